@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * x86: kvm:kvm_exit / kvm:kvm_entry, Intel VMX and AMD SVM.
+ *
+ * Layouts (see tests/formats): 2.6.32 {exit_reason, guest_rip}; 3.x adds
+ * isa, info1, info2; 5.10 adds intr_info, error_code, vcpu_id; 6.13 adds
+ * requests.  isa is 1 for VMX, 2 for SVM.  A VMX exit_reason carries the
+ * basic reason in its low 16 bits and flags (bit 31: FAILED_VMENTRY)
+ * above; an SVM exit code is used whole.
+ *
+ * The tables below are the exit codes of the Intel SDM (Appendix C) and
+ * the AMD APM (Appendix C), as the kernel names them; they are used
+ * only when the event format has no table of its own.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../src/decode.h"
+
+#define X86_ISA_VMX	1
+#define X86_ISA_SVM	2
+#define VMX_FAILED_VMENTRY	0x80000000u
+
+struct code_name {
+	uint32_t code;
+	const char *name;
+};
+
+static const struct code_name vmx_names[] = {
+	{ 0, "EXCEPTION_NMI" }, { 1, "EXTERNAL_INTERRUPT" }, { 2, "TRIPLE_FAULT" },
+	{ 3, "INIT_SIGNAL" }, { 4, "SIPI_SIGNAL" }, { 7, "INTERRUPT_WINDOW" },
+	{ 8, "NMI_WINDOW" }, { 9, "TASK_SWITCH" }, { 10, "CPUID" }, { 12, "HLT" },
+	{ 13, "INVD" }, { 14, "INVLPG" }, { 15, "RDPMC" }, { 16, "RDTSC" },
+	{ 18, "VMCALL" }, { 19, "VMCLEAR" }, { 20, "VMLAUNCH" }, { 21, "VMPTRLD" },
+	{ 22, "VMPTRST" }, { 23, "VMREAD" }, { 24, "VMRESUME" }, { 25, "VMWRITE" },
+	{ 26, "VMOFF" }, { 27, "VMON" }, { 28, "CR_ACCESS" }, { 29, "DR_ACCESS" },
+	{ 30, "IO_INSTRUCTION" }, { 31, "MSR_READ" }, { 32, "MSR_WRITE" },
+	{ 33, "INVALID_STATE" }, { 34, "MSR_LOAD_FAIL" }, { 36, "MWAIT_INSTRUCTION" },
+	{ 37, "MONITOR_TRAP_FLAG" }, { 39, "MONITOR_INSTRUCTION" },
+	{ 40, "PAUSE_INSTRUCTION" }, { 41, "MCE_DURING_VMENTRY" },
+	{ 43, "TPR_BELOW_THRESHOLD" }, { 44, "APIC_ACCESS" }, { 45, "EOI_INDUCED" },
+	{ 46, "GDTR_IDTR" }, { 47, "LDTR_TR" }, { 48, "EPT_VIOLATION" },
+	{ 49, "EPT_MISCONFIG" }, { 50, "INVEPT" }, { 51, "RDTSCP" },
+	{ 52, "PREEMPTION_TIMER" }, { 53, "INVVPID" }, { 54, "WBINVD" },
+	{ 55, "XSETBV" }, { 56, "APIC_WRITE" }, { 57, "RDRAND" }, { 58, "INVPCID" },
+	{ 59, "VMFUNC" }, { 60, "ENCLS" }, { 61, "RDSEED" }, { 62, "PML_FULL" },
+	{ 63, "XSAVES" }, { 64, "XRSTORS" }, { 67, "UMWAIT" }, { 68, "TPAUSE" },
+	{ 74, "BUS_LOCK" }, { 75, "NOTIFY" }, { 77, "TDCALL" },
+	{ 84, "MSR_READ_IMM" }, { 85, "MSR_WRITE_IMM" },
+};
+
+static const struct code_name svm_names[] = {
+	{ 0x000, "read_cr0" }, { 0x002, "read_cr2" }, { 0x003, "read_cr3" },
+	{ 0x004, "read_cr4" }, { 0x008, "read_cr8" }, { 0x010, "write_cr0" },
+	{ 0x012, "write_cr2" }, { 0x013, "write_cr3" }, { 0x014, "write_cr4" },
+	{ 0x018, "write_cr8" }, { 0x020, "read_dr0" }, { 0x021, "read_dr1" },
+	{ 0x022, "read_dr2" }, { 0x023, "read_dr3" }, { 0x024, "read_dr4" },
+	{ 0x025, "read_dr5" }, { 0x026, "read_dr6" }, { 0x027, "read_dr7" },
+	{ 0x030, "write_dr0" }, { 0x031, "write_dr1" }, { 0x032, "write_dr2" },
+	{ 0x033, "write_dr3" }, { 0x034, "write_dr4" }, { 0x035, "write_dr5" },
+	{ 0x036, "write_dr6" }, { 0x037, "write_dr7" }, { 0x040, "DE excp" },
+	{ 0x041, "DB excp" }, { 0x043, "BP excp" }, { 0x044, "OF excp" },
+	{ 0x045, "BR excp" }, { 0x046, "UD excp" }, { 0x047, "NM excp" },
+	{ 0x048, "DF excp" }, { 0x04a, "TS excp" }, { 0x04b, "NP excp" },
+	{ 0x04c, "SS excp" }, { 0x04d, "GP excp" }, { 0x04e, "PF excp" },
+	{ 0x050, "MF excp" }, { 0x051, "AC excp" }, { 0x052, "MC excp" },
+	{ 0x053, "XF excp" }, { 0x060, "interrupt" }, { 0x061, "nmi" },
+	{ 0x062, "smi" }, { 0x063, "init" }, { 0x064, "vintr" },
+	{ 0x065, "cr0_sel_write" }, { 0x066, "read_idtr" }, { 0x067, "read_gdtr" },
+	{ 0x068, "read_ldtr" }, { 0x069, "read_rt" }, { 0x06a, "write_idtr" },
+	{ 0x06b, "write_gdtr" }, { 0x06c, "write_ldtr" }, { 0x06d, "write_rt" },
+	{ 0x06e, "rdtsc" }, { 0x06f, "rdpmc" }, { 0x070, "pushf" }, { 0x071, "popf" },
+	{ 0x072, "cpuid" }, { 0x073, "rsm" }, { 0x074, "iret" }, { 0x075, "swint" },
+	{ 0x076, "invd" }, { 0x077, "pause" }, { 0x078, "hlt" }, { 0x079, "invlpg" },
+	{ 0x07a, "invlpga" }, { 0x07b, "io" }, { 0x07c, "msr" },
+	{ 0x07d, "task_switch" }, { 0x07e, "ferr_freeze" }, { 0x07f, "shutdown" },
+	{ 0x080, "vmrun" }, { 0x081, "hypercall" }, { 0x082, "vmload" },
+	{ 0x083, "vmsave" }, { 0x084, "stgi" }, { 0x085, "clgi" }, { 0x086, "skinit" },
+	{ 0x087, "rdtscp" }, { 0x088, "icebp" }, { 0x089, "wbinvd" },
+	{ 0x08a, "monitor" }, { 0x08b, "mwait" }, { 0x08d, "xsetbv" },
+	{ 0x08f, "write_efer_trap" }, { 0x090, "write_cr0_trap" },
+	{ 0x094, "write_cr4_trap" }, { 0x098, "write_cr8_trap" }, { 0x0a2, "invpcid" },
+	{ 0x0a5, "buslock" }, { 0x0a6, "idle-halt" }, { 0x400, "npf" },
+	{ 0x401, "avic_incomplete_ipi" }, { 0x402, "avic_unaccelerated_access" },
+	{ 0x403, "vmgexit" }, { 0x80000001, "vmgexit_mmio_read" },
+	{ 0x80000002, "vmgexit_mmio_write" }, { 0x80000003, "vmgexit_nmi_complete" },
+	{ 0x80000004, "vmgexit_ap_hlt_loop" }, { 0x80000005, "vmgexit_ap_jump_table" },
+	{ 0x80000010, "vmgexit_page_state_change" },
+	{ 0x80000011, "vmgexit_guest_request" },
+	{ 0x80000012, "vmgexit_ext_guest_request" },
+	{ 0x80000013, "vmgexit_ap_creation" },
+	{ 0x8000fffd, "vmgexit_hypervisor_feature" },
+	{ 0xffffffff, "invalid_guest_state" },
+};
+
+static const char *lookup(const struct code_name *t, size_t n, uint32_t code)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (t[i].code == code)
+			return t[i].name;
+	return NULL;
+}
+
+static void x86_decode_exit(const struct field_vals *fv, struct kvm_event *ev)
+{
+	uint32_t raw = FV_HAS(fv, FR_REASON) ? (uint32_t)fv->v[FR_REASON] : 0;
+
+	ev->isa = ISA_UNKNOWN;
+	if (FV_HAS(fv, FR_ISA)) {
+		if (fv->v[FR_ISA] == X86_ISA_VMX)
+			ev->isa = ISA_VMX;
+		else if (fv->v[FR_ISA] == X86_ISA_SVM)
+			ev->isa = ISA_SVM;
+	}
+	if (ev->isa == ISA_VMX) {
+		ev->reason = raw & 0xffff;
+		ev->flags = raw & 0xffff0000;
+	} else {
+		ev->reason = raw;
+		ev->flags = 0;
+	}
+}
+
+static int64_t x86_isa_raw(enum kvm_isa isa)
+{
+	return isa == ISA_VMX ? X86_ISA_VMX : isa == ISA_SVM ? X86_ISA_SVM : 0;
+}
+
+static const char *x86_table_name(enum kvm_isa isa, uint32_t code)
+{
+	if (isa == ISA_VMX)
+		return lookup(vmx_names, sizeof(vmx_names) / sizeof(vmx_names[0]), code);
+	if (isa == ISA_SVM)
+		return lookup(svm_names, sizeof(svm_names) / sizeof(svm_names[0]), code);
+	return NULL;
+}
+
+static void x86_flag_names(enum kvm_isa isa, uint32_t flags, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (isa != ISA_VMX)
+		return;
+	if (flags & VMX_FAILED_VMENTRY)
+		strlcat(buf, "FAILED_VMENTRY", len);
+	flags &= ~VMX_FAILED_VMENTRY;
+	if (flags) {
+		char more[16];
+
+		snprintf(more, sizeof(more), "%s0x%x", buf[0] ? " " : "", flags);
+		strlcat(buf, more, len);
+	}
+}
+
+static bool x86_blocking(enum kvm_isa isa, uint32_t code)
+{
+	if (isa == ISA_VMX)
+		return code == 12;			/* HLT */
+	if (isa == ISA_SVM)
+		return code == 0x078 || code == 0x0a6;	/* hlt, idle-halt */
+	return false;
+}
+
+static bool x86_async(enum kvm_isa isa, uint32_t code)
+{
+	if (isa == ISA_VMX)	/* EXTERNAL_INTERRUPT, PREEMPTION_TIMER */
+		return code == 1 || code == 52;
+	if (isa == ISA_SVM)	/* interrupt, nmi, vintr */
+		return code == 0x060 || code == 0x061 || code == 0x064;
+	return false;
+}
+
+const struct arch_ops arch_x86 = {
+	.name = "x86",
+	.exit_system = "kvm",
+	.exit_event = "kvm_exit",
+	.entry_system = "kvm",
+	.entry_event = "kvm_entry",
+	.exit_fields = {
+		[FR_REASON] = { "exit_reason" },
+		[FR_ISA] = { "isa" },
+		[FR_IP] = { "guest_rip" },
+		[FR_VCPU] = { "vcpu_id" },
+		[FR_INFO1] = { "info1" },
+		[FR_INFO2] = { "info2" },
+	},
+	.entry_fields = {
+		[FR_VCPU] = { "vcpu_id" },
+		[FR_IP] = { "rip" },
+	},
+	.exit_required = 1u << FR_REASON,
+	.reason_field = "exit_reason",
+	.decode_exit = x86_decode_exit,
+	.isa_raw = x86_isa_raw,
+	.table_name = x86_table_name,
+	.flag_names = x86_flag_names,
+	.blocking = x86_blocking,
+	.async = x86_async,
+};

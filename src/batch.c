@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch.h"
+#include "escape.h"
+
+/* Figures of one reason in one scope (host, VM or vCPU). */
+struct reason_row {
+	const struct reason *r;
+	int id;
+	uint64_t count;		/* this interval */
+	uint64_t total;		/* since start */
+	uint64_t scope_exits;	/* exits of the scope this interval, for % */
+	struct hist lat;	/* this interval's completed exit -> entry pairs */
+};
+
+enum col_type {
+	COL_STR,
+	COL_U64,
+	COL_PCT,
+	COL_TIME,		/* a latency, in the source's time unit */
+	COL_TIME_MEAN,
+};
+
+struct col_val {
+	const char *s;
+	uint64_t u;
+	double d;
+};
+
+/*
+ * The reason columns, declared once: name (CSV header, JSON key), title
+ * (text header), width, format, and how to get the value.  Text and CSV
+ * print from this table; JSON uses the same names.
+ */
+struct reason_col {
+	const char *name;
+	const char *title;
+	int width;
+	enum col_type type;
+	bool text;		/* shown in the text table */
+	void (*get)(const struct reason_row *row, struct col_val *v);
+};
+
+static void get_reason(const struct reason_row *w, struct col_val *v) { v->s = w->r->name; }
+static void get_isa(const struct reason_row *w, struct col_val *v) { v->s = isa_name(w->r->isa); }
+static void get_flags(const struct reason_row *w, struct col_val *v) { v->s = w->r->flag_names; }
+static void get_code(const struct reason_row *w, struct col_val *v) { v->u = w->r->code; }
+static void get_count(const struct reason_row *w, struct col_val *v) { v->u = w->count; }
+static void get_total(const struct reason_row *w, struct col_val *v) { v->u = w->total; }
+static void get_samples(const struct reason_row *w, struct col_val *v) { v->u = w->lat.samples; }
+static void get_min(const struct reason_row *w, struct col_val *v) { v->u = w->lat.samples ? w->lat.min : 0; }
+static void get_max(const struct reason_row *w, struct col_val *v) { v->u = w->lat.max; }
+static void get_sum(const struct reason_row *w, struct col_val *v) { v->u = w->lat.sum; }
+static void get_mean(const struct reason_row *w, struct col_val *v) { v->d = hist_mean(&w->lat); }
+static void get_p50(const struct reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->lat, 0.50); }
+static void get_p90(const struct reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->lat, 0.90); }
+static void get_p99(const struct reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->lat, 0.99); }
+static void get_p999(const struct reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->lat, 0.999); }
+
+static void get_pct(const struct reason_row *w, struct col_val *v)
+{
+	v->d = w->scope_exits ? 100.0 * (double)w->count / (double)w->scope_exits : 0.0;
+}
+
+static const struct reason_col reason_cols[] = {
+	{ "reason",  "REASON",  30, COL_STR,       true,  get_reason },
+	{ "code",    "CODE",    10, COL_U64,       false, get_code },
+	{ "isa",     "ISA",      6, COL_STR,       true,  get_isa },
+	{ "flags",   "FLAGS",   14, COL_STR,       false, get_flags },
+	{ "count",   "COUNT",    9, COL_U64,       true,  get_count },
+	{ "pct",     "%",        6, COL_PCT,       true,  get_pct },
+	{ "total",   "TOTAL",   10, COL_U64,       true,  get_total },
+	{ "samples", "PAIRS",    9, COL_U64,       false, get_samples },
+	{ "min",     "MIN",      9, COL_TIME,      true,  get_min },
+	{ "mean",    "MEAN",     9, COL_TIME_MEAN, true,  get_mean },
+	{ "p50",     "P50",      9, COL_TIME,      true,  get_p50 },
+	{ "p90",     "P90",      9, COL_TIME,      true,  get_p90 },
+	{ "p99",     "P99",      9, COL_TIME,      true,  get_p99 },
+	{ "p999",    "P99.9",    9, COL_TIME,      true,  get_p999 },
+	{ "max",     "MAX",      9, COL_TIME,      true,  get_max },
+	{ "sum",     "SUM",     12, COL_TIME,      false, get_sum },
+};
+
+#define NR_REASON_COLS	(sizeof(reason_cols) / sizeof(reason_cols[0]))
+
+int batch_format_parse(const char *s, enum batch_format *fmt)
+{
+	if (!strcmp(s, "text"))
+		*fmt = BATCH_TEXT;
+	else if (!strcmp(s, "csv"))
+		*fmt = BATCH_CSV;
+	else if (!strcmp(s, "json"))
+		*fmt = BATCH_JSON;
+	else
+		return -1;
+	return 0;
+}
+
+/* --- aggregation over a scope --- */
+
+struct scope {
+	struct reason_row *rows;	/* indexed by reason id */
+	unsigned int nr;
+	uint64_t exits;
+	uint64_t exits_total;
+	uint64_t unmatched_exits;
+	uint64_t unmatched_entries;
+	uint64_t *other;
+	uint64_t uexit[UEXIT_MAX];
+};
+
+static int scope_init(struct scope *s, const struct batch *b)
+{
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	s->nr = b->d->reasons->nr;
+	s->rows = calloc(s->nr ? s->nr : 1, sizeof(*s->rows));
+	s->other = calloc(b->m->nr_other ? b->m->nr_other : 1, sizeof(*s->other));
+	if (!s->rows || !s->other)
+		return -1;
+	for (i = 0; i < s->nr; i++) {
+		s->rows[i].r = &b->d->reasons->r[i];
+		s->rows[i].id = i;
+		hist_init(&s->rows[i].lat);
+	}
+	return 0;
+}
+
+static void scope_free(struct scope *s)
+{
+	unsigned int i;
+
+	for (i = 0; s->rows && i < s->nr; i++)
+		hist_free(&s->rows[i].lat);
+	free(s->rows);
+	free(s->other);
+}
+
+static int scope_add_vcpu(struct scope *s, const struct model *m, const struct vcpu *v)
+{
+	unsigned int i;
+	int j;
+
+	for (i = 0; i < v->nr_rs && i < s->nr; i++) {
+		const struct reason_stat *rs = v->rs[i];
+
+		if (!rs)
+			continue;
+		s->rows[i].count += ctr_interval(&rs->count);
+		s->rows[i].total += rs->count.total;
+		if (hist_merge(&s->rows[i].lat, &rs->lat))
+			return -1;
+	}
+	s->exits += ctr_interval(&v->exits);
+	s->exits_total += v->exits.total;
+	s->unmatched_exits += ctr_interval(&v->unmatched_exits);
+	s->unmatched_entries += ctr_interval(&v->unmatched_entries);
+	for (j = 0; j < m->nr_other; j++)
+		s->other[j] += ctr_interval(&v->other[j]);
+	for (j = 0; j < UEXIT_MAX; j++)
+		s->uexit[j] += ctr_interval(&v->uexit[j]);
+	return 0;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct reason_row *x = *(const struct reason_row *const *)a;
+	const struct reason_row *y = *(const struct reason_row *const *)b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return x->id - y->id;
+}
+
+/* The rows of a scope that have exits, most frequent first. */
+static unsigned int scope_sorted(const struct scope *s, const struct reason_row **out)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < s->nr; i++) {
+		if (!s->rows[i].total)
+			continue;
+		s->rows[i].scope_exits = s->exits;
+		out[n++] = &s->rows[i];
+	}
+	qsort(out, n, sizeof(*out), row_cmp);
+	return n;
+}
+
+static double interval_seconds(const struct batch *b, uint64_t end)
+{
+	uint64_t t = end - b->m->interval_start;
+
+	return b->ns ? (double)t / 1e9 : 0.0;
+}
+
+/* --- text --- */
+
+static void fmt_time(const struct batch *b, double t, char *buf, size_t len)
+{
+	if (!b->ns) {
+		snprintf(buf, len, "%.0f", t);
+		return;
+	}
+	if (t < 1e3)
+		snprintf(buf, len, "%.0fns", t);
+	else if (t < 1e6)
+		snprintf(buf, len, "%.2fus", t / 1e3);
+	else if (t < 1e9)
+		snprintf(buf, len, "%.2fms", t / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", t / 1e9);
+}
+
+static void text_cell(const struct batch *b, const struct reason_col *c,
+		      const struct reason_row *w)
+{
+	struct col_val v = { NULL, 0, 0 };
+	char buf[96], name[96];
+
+	c->get(w, &v);
+	switch (c->type) {
+	case COL_STR:
+		if (c->get == get_reason && w->r->flag_names[0]) {
+			snprintf(name, sizeof(name), "%s %s", w->r->name, w->r->flag_names);
+			v.s = name;
+		}
+		fprintf(b->out, "%-*s", c->width, escape_text(v.s, buf, sizeof(buf)));
+		return;
+	case COL_U64:
+		fprintf(b->out, "%*" PRIu64, c->width, v.u);
+		return;
+	case COL_PCT:
+		fprintf(b->out, "%*.2f", c->width, v.d);
+		return;
+	case COL_TIME:
+	case COL_TIME_MEAN:
+		if (!w->lat.samples)
+			snprintf(buf, sizeof(buf), "-");
+		else
+			fmt_time(b, c->type == COL_TIME ? (double)v.u : v.d, buf, sizeof(buf));
+		fprintf(b->out, "%*s", c->width, buf);
+		return;
+	}
+}
+
+static void text_table(const struct batch *b, const struct scope *s, const char *indent)
+{
+	const struct reason_row **rows = calloc(s->nr ? s->nr : 1, sizeof(*rows));
+	unsigned int i, j, n;
+
+	if (!rows)
+		return;
+	n = scope_sorted(s, rows);
+	fputs(indent, b->out);
+	for (j = 0; j < NR_REASON_COLS; j++)
+		if (reason_cols[j].text)
+			fprintf(b->out, reason_cols[j].type == COL_STR ? "%-*s " : "%*s ",
+				reason_cols[j].width, reason_cols[j].title);
+	fputc('\n', b->out);
+	for (i = 0; i < n; i++) {
+		fputs(indent, b->out);
+		for (j = 0; j < NR_REASON_COLS; j++) {
+			if (!reason_cols[j].text)
+				continue;
+			text_cell(b, &reason_cols[j], rows[i]);
+			fputc(' ', b->out);
+		}
+		fputc('\n', b->out);
+	}
+	free(rows);
+}
+
+static void text_events(const struct batch *b, const struct scope *s, const char *indent)
+{
+	char name[32];
+	bool any = false;
+	int j;
+
+	for (j = 0; j < b->m->nr_other; j++) {
+		if (!s->other[j])
+			continue;
+		fprintf(b->out, "%s%s %" PRIu64, any ? ", " : indent,
+			b->d->other_name[j], s->other[j]);
+		any = true;
+	}
+	if (!any)
+		return;
+	fputc('\n', b->out);
+	any = false;
+	for (j = 0; j < UEXIT_MAX; j++) {
+		if (!s->uexit[j])
+			continue;
+		fprintf(b->out, "%s%s%s %" PRIu64, any ? ", " : indent,
+			any ? "" : "userspace exits: ",
+			decoder_uexit_name(b->d, j, name, sizeof(name)), s->uexit[j]);
+		any = true;
+	}
+	if (any)
+		fputc('\n', b->out);
+}
+
+static void text_rate(const struct batch *b, uint64_t n, uint64_t end, char *buf, size_t len)
+{
+	double secs = interval_seconds(b, end);
+
+	if (secs > 0)
+		snprintf(buf, len, ", %.1f/s", (double)n / secs);
+	else
+		buf[0] = '\0';
+}
+
+static int print_text(struct batch *b, uint64_t end)
+{
+	const struct model *m = b->m;
+	char esc[256], rate[48];
+	struct scope host;
+	struct vm *vm;
+	struct vcpu *v;
+	int ret = -1;
+
+	if (scope_init(&host, b))
+		goto out_host;
+	RB_FOREACH(v, vcpu_tree, (struct vcpu_tree *)&m->vcpus)
+		if (scope_add_vcpu(&host, m, v))
+			goto out_host;
+
+	if (b->snapshots)
+		fputc('\n', b->out);
+	fprintf(b->out, "kvmtop %s%s%s: clock %s (times in %s), %s %u",
+		b->source, b->file ? " " : "", b->file ? escape_text(b->file, esc, sizeof(esc)) : "",
+		b->clock, b->time_unit, b->summary ? "summary" : "snapshot", b->snapshots + 1);
+	if (b->ns)
+		fprintf(b->out, ", %.6f s\n", interval_seconds(b, end));
+	else
+		fprintf(b->out, ", %" PRIu64 " %s\n", end - m->interval_start, b->time_unit);
+	text_rate(b, host.exits, end, rate, sizeof(rate));
+	fprintf(b->out, "exits %" PRIu64 "%s, kvm events %" PRIu64 ", lost events %" PRIu64,
+		host.exits, rate, ctr_interval(&m->events), ctr_interval(&m->lost_events));
+	if (ctr_interval(&m->dropped))
+		fprintf(b->out, ", dropped (over %u threads) %" PRIu64, m->max_vcpus,
+			ctr_interval(&m->dropped));
+	fputc('\n', b->out);
+	if (RB_EMPTY(&m->vcpus))
+		fprintf(b->out, "no KVM events\n");
+
+	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
+		struct scope vs;
+
+		if (scope_init(&vs, b))
+			goto out_host;
+		TAILQ_FOREACH(v, &vm->vcpus, vm_link)
+			if (scope_add_vcpu(&vs, m, v)) {
+				scope_free(&vs);
+				goto out_host;
+			}
+		text_rate(b, vs.exits, end, rate, sizeof(rate));
+		fprintf(b->out, "\nVM %s (pid %d): %" PRIu64 " exits%s, %d vCPU threads\n",
+			escape_text(vm->name, esc, sizeof(esc)), vm->pid, vs.exits, rate,
+			vm->nr_vcpus);
+		text_table(b, &vs, "  ");
+		text_events(b, &vs, "  ");
+		scope_free(&vs);
+
+		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
+			struct scope cs;
+
+			if (scope_init(&cs, b) || scope_add_vcpu(&cs, m, v)) {
+				scope_free(&cs);
+				goto out_host;
+			}
+			fprintf(b->out, "\n  vCPU %d (tid %d \"%s\", last on CPU %d): %" PRIu64
+				" exits, unmatched exits %" PRIu64 ", unmatched entries %" PRIu64 "\n",
+				v->vcpu_id, v->tid, escape_text(v->comm, esc, sizeof(esc)),
+				v->last_cpu, cs.exits, cs.unmatched_exits, cs.unmatched_entries);
+			if (cs.exits_total)
+				text_table(b, &cs, "    ");
+			text_events(b, &cs, "    ");
+			scope_free(&cs);
+		}
+	}
+	ret = 0;
+out_host:
+	scope_free(&host);
+	return ret;
+}
+
+/* --- CSV --- */
+
+static void csv_cell(const struct batch *b, const struct reason_col *c,
+		     const struct reason_row *w)
+{
+	struct col_val v = { NULL, 0, 0 };
+
+	c->get(w, &v);
+	switch (c->type) {
+	case COL_STR:
+		escape_csv(b->out, v.s);
+		return;
+	case COL_U64:
+	case COL_TIME:
+		fprintf(b->out, "%" PRIu64, v.u);
+		return;
+	case COL_PCT:
+		fprintf(b->out, "%.2f", v.d);
+		return;
+	case COL_TIME_MEAN:
+		fprintf(b->out, "%.1f", v.d);
+		return;
+	}
+}
+
+static int print_csv(struct batch *b, uint64_t end)
+{
+	const struct model *m = b->m;
+	struct vm *vm;
+	struct vcpu *v;
+	unsigned int j, i, n;
+
+	if (!b->snapshots) {
+		fputs("snapshot,start,end,vm_pid,vm_name,vcpu,tid,comm", b->out);
+		for (j = 0; j < NR_REASON_COLS; j++)
+			fprintf(b->out, ",%s", reason_cols[j].name);
+		fputc('\n', b->out);
+	}
+	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
+		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
+			const struct reason_row **rows;
+			struct scope cs;
+
+			if (scope_init(&cs, b) || scope_add_vcpu(&cs, m, v)) {
+				scope_free(&cs);
+				return -1;
+			}
+			rows = calloc(cs.nr ? cs.nr : 1, sizeof(*rows));
+			if (!rows) {
+				scope_free(&cs);
+				return -1;
+			}
+			n = scope_sorted(&cs, rows);
+			for (i = 0; i < n; i++) {
+				fprintf(b->out, "%u,%" PRIu64 ",%" PRIu64 ",%d,", b->snapshots + 1,
+					m->interval_start, end, vm->pid);
+				escape_csv(b->out, vm->name);
+				fprintf(b->out, ",%d,%d,", v->vcpu_id, v->tid);
+				escape_csv(b->out, v->comm);
+				for (j = 0; j < NR_REASON_COLS; j++) {
+					fputc(',', b->out);
+					csv_cell(b, &reason_cols[j], rows[i]);
+				}
+				fputc('\n', b->out);
+			}
+			free(rows);
+			scope_free(&cs);
+		}
+	}
+	return 0;
+}
+
+/* --- JSON Lines --- */
+
+static void json_rate(const struct batch *b, uint64_t n, uint64_t end)
+{
+	double secs = interval_seconds(b, end);
+
+	if (secs > 0)
+		fprintf(b->out, "%.3f", (double)n / secs);
+	else
+		fputs("null", b->out);
+}
+
+static void json_reasons(const struct batch *b, const struct scope *s)
+{
+	const struct reason_row **rows = calloc(s->nr ? s->nr : 1, sizeof(*rows));
+	unsigned int i, n;
+
+	fputs("\"reasons\":[", b->out);
+	if (!rows) {
+		fputc(']', b->out);
+		return;
+	}
+	n = scope_sorted(s, rows);
+	for (i = 0; i < n; i++) {
+		const struct reason_row *w = rows[i];
+		const struct hist *h = &w->lat;
+
+		fprintf(b->out, "%s{\"reason\":", i ? "," : "");
+		escape_json(b->out, w->r->name);
+		fprintf(b->out, ",\"code\":%u,\"isa\":\"%s\"", w->r->code, isa_name(w->r->isa));
+		if (w->r->flag_names[0]) {
+			fputs(",\"flags\":", b->out);
+			escape_json(b->out, w->r->flag_names);
+		}
+		fprintf(b->out, ",\"blocking\":%s,\"count\":%" PRIu64 ",\"total\":%" PRIu64
+			",\"latency\":{\"samples\":%" PRIu64 ",\"min\":%" PRIu64
+			",\"mean\":%.1f,\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64
+			",\"p999\":%" PRIu64 ",\"max\":%" PRIu64 ",\"sum\":%" PRIu64 "}}",
+			w->r->blocking ? "true" : "false", w->count, w->total, h->samples,
+			h->samples ? h->min : 0, hist_mean(h), hist_quantile(h, 0.5),
+			hist_quantile(h, 0.9), hist_quantile(h, 0.99), hist_quantile(h, 0.999),
+			h->max, h->sum);
+	}
+	fputc(']', b->out);
+	free(rows);
+}
+
+static void json_events(const struct batch *b, const struct scope *s)
+{
+	char name[32];
+	bool any = false;
+	int j;
+
+	fputs(",\"events\":{", b->out);
+	for (j = 0; j < b->m->nr_other; j++) {
+		if (!s->other[j])
+			continue;
+		fprintf(b->out, "%s", any ? "," : "");
+		escape_json(b->out, b->d->other_name[j]);
+		fprintf(b->out, ":%" PRIu64, s->other[j]);
+		any = true;
+	}
+	fputs("},\"userspace_exits\":{", b->out);
+	any = false;
+	for (j = 0; j < UEXIT_MAX; j++) {
+		if (!s->uexit[j])
+			continue;
+		fprintf(b->out, "%s", any ? "," : "");
+		escape_json(b->out, decoder_uexit_name(b->d, j, name, sizeof(name)));
+		fprintf(b->out, ":%" PRIu64, s->uexit[j]);
+		any = true;
+	}
+	fputc('}', b->out);
+}
+
+static int print_json(struct batch *b, uint64_t end)
+{
+	const struct model *m = b->m;
+	struct scope host;
+	struct vm *vm;
+	struct vcpu *v;
+	bool first_vm = true;
+	int ret = -1;
+
+	if (scope_init(&host, b))
+		goto out_host;
+	RB_FOREACH(v, vcpu_tree, (struct vcpu_tree *)&m->vcpus)
+		if (scope_add_vcpu(&host, m, v))
+			goto out_host;
+
+	fprintf(b->out, "{\"source\":\"%s\",", b->source);
+	if (b->file) {
+		fputs("\"file\":", b->out);
+		escape_json(b->out, b->file);
+		fputc(',', b->out);
+	}
+	fputs("\"clock\":", b->out);
+	escape_json(b->out, b->clock);
+	fprintf(b->out, ",\"time_unit\":\"%s\",\"snapshot\":%u,\"summary\":%s,"
+		"\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"seconds\":",
+		b->time_unit, b->snapshots + 1, b->summary ? "true" : "false",
+		m->interval_start, end);
+	if (b->ns)
+		fprintf(b->out, "%.9f", interval_seconds(b, end));
+	else
+		fputs("null", b->out);
+	fprintf(b->out, ",\"kvm_events\":%" PRIu64 ",\"lost_events\":%" PRIu64
+		",\"dropped_events\":%" PRIu64 ",\"host\":{\"exits\":%" PRIu64
+		",\"exits_total\":%" PRIu64 ",\"exits_per_s\":",
+		ctr_interval(&m->events), ctr_interval(&m->lost_events),
+		ctr_interval(&m->dropped), host.exits, host.exits_total);
+	json_rate(b, host.exits, end);
+	fputc(',', b->out);
+	json_reasons(b, &host);
+	fputs("},\"vms\":[", b->out);
+
+	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
+		struct scope vs;
+		bool first_vcpu = true;
+
+		if (scope_init(&vs, b))
+			goto out_host;
+		TAILQ_FOREACH(v, &vm->vcpus, vm_link)
+			if (scope_add_vcpu(&vs, m, v)) {
+				scope_free(&vs);
+				goto out_host;
+			}
+		fprintf(b->out, "%s{\"pid\":%d,\"name\":", first_vm ? "" : ",", vm->pid);
+		escape_json(b->out, vm->name);
+		fprintf(b->out, ",\"vcpu_threads\":%d,\"exits\":%" PRIu64 ",\"exits_total\":%" PRIu64
+			",\"exits_per_s\":", vm->nr_vcpus, vs.exits, vs.exits_total);
+		json_rate(b, vs.exits, end);
+		fprintf(b->out, ",\"unmatched_exits\":%" PRIu64 ",\"unmatched_entries\":%" PRIu64 ",",
+			vs.unmatched_exits, vs.unmatched_entries);
+		json_reasons(b, &vs);
+		json_events(b, &vs);
+		fputs(",\"vcpus\":[", b->out);
+		scope_free(&vs);
+		first_vm = false;
+
+		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
+			struct scope cs;
+
+			if (scope_init(&cs, b) || scope_add_vcpu(&cs, m, v)) {
+				scope_free(&cs);
+				goto out_host;
+			}
+			fprintf(b->out, "%s{\"vcpu\":%d,\"tid\":%d,\"comm\":", first_vcpu ? "" : ",",
+				v->vcpu_id, v->tid);
+			escape_json(b->out, v->comm);
+			fprintf(b->out, ",\"last_cpu\":%d,\"exits\":%" PRIu64 ",\"exits_total\":%" PRIu64
+				",\"exits_per_s\":", v->last_cpu, cs.exits, cs.exits_total);
+			json_rate(b, cs.exits, end);
+			fprintf(b->out, ",\"unmatched_exits\":%" PRIu64 ",\"unmatched_entries\":%" PRIu64
+				",", cs.unmatched_exits, cs.unmatched_entries);
+			json_reasons(b, &cs);
+			json_events(b, &cs);
+			fputc('}', b->out);
+			scope_free(&cs);
+			first_vcpu = false;
+		}
+		fputs("]}", b->out);
+	}
+	fputs("]}\n", b->out);
+	ret = 0;
+out_host:
+	scope_free(&host);
+	return ret;
+}
+
+int batch_print(struct batch *b, uint64_t end)
+{
+	int ret;
+
+	switch (b->fmt) {
+	case BATCH_CSV:
+		ret = print_csv(b, end);
+		break;
+	case BATCH_JSON:
+		ret = print_json(b, end);
+		break;
+	default:
+		ret = print_text(b, end);
+		break;
+	}
+	fflush(b->out);
+	b->snapshots++;
+	return ret;
+}

@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Decoder.  For each event format of the recording or of the running
+ * kernel, decoder_init() decides once whether it is an exit, an entry or
+ * another KVM event, keeps the field handles the arch asks for, and
+ * collects the __print_symbolic tables of its print fmt, so reason names
+ * come from the kernel that wrote the events.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+
+struct sym {
+	uint64_t value;
+	const char *str;	/* owned by libtraceevent's parsed format */
+};
+
+/* One __print_symbolic() of a print fmt, maybe under "cond_field == value ?". */
+struct sym_table {
+	const char *field;
+	const char *cond_field;	/* NULL: no condition */
+	int64_t cond_value;
+	bool cond_neg;		/* the table is in the ':' branch */
+	unsigned int nr;
+	struct sym *sym;
+};
+
+struct reason_cache_ent {
+	uint64_t key;		/* isa << 56 | flags-present << 55 | flags >> 16 << 32 | code; 0 = empty */
+	int id;
+};
+
+struct decode_fmt {
+	enum kvm_event_kind kind;
+	const struct arch_ops *arch;
+	struct tep_event *event;
+	struct tep_format_field *f[FR_NR];
+	unsigned int have;
+	unsigned int sign_ext;	/* roles whose field is signed */
+	struct sym_table *tables;
+	unsigned int nr_tables;
+	int other;
+	struct reason_cache_ent *cache;
+	unsigned int cache_size;	/* power of two */
+	unsigned int cache_used;
+};
+
+static const struct arch_ops *const arches[] = {
+	&arch_x86,
+};
+
+const char *isa_name(enum kvm_isa isa)
+{
+	static const char *const names[ISA_NR] = {
+		[ISA_UNKNOWN] = "unknown",
+		[ISA_VMX] = "vmx",
+		[ISA_SVM] = "svm",
+		[ISA_ARM64] = "arm64",
+		[ISA_PPC_HV] = "ppc_hv",
+		[ISA_S390] = "s390",
+	};
+
+	return isa < ISA_NR ? names[isa] : "unknown";
+}
+
+/* --- the kernel's own name tables, from the parsed print fmt --- */
+
+static const char *arg_field_name(const struct tep_print_arg *a)
+{
+	while (a) {
+		switch (a->type) {
+		case TEP_PRINT_FIELD:
+			return a->field.name;
+		case TEP_PRINT_OP:
+			/* REC->exit_reason & 0xffff: the field is on the left */
+			a = a->op.left;
+			break;
+		case TEP_PRINT_TYPE:
+			a = a->typecast.item;
+			break;
+		default:
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+static int add_table(struct decode_fmt *f, const struct tep_print_arg *a,
+		     const char *cond_field, int64_t cond_value, bool cond_neg)
+{
+	const struct tep_print_flag_sym *s;
+	struct sym_table *t;
+	unsigned int n = 0;
+	const char *field = arg_field_name(a->symbol.field);
+
+	if (!field)
+		return 0;
+	for (s = a->symbol.symbols; s; s = s->next)
+		n++;
+	t = reallocarray(f->tables, f->nr_tables + 1, sizeof(*t));
+	if (!t)
+		return -1;
+	f->tables = t;
+	t = &f->tables[f->nr_tables];
+	t->field = field;
+	t->cond_field = cond_field;
+	t->cond_value = cond_value;
+	t->cond_neg = cond_neg;
+	t->nr = 0;
+	t->sym = calloc(n ? n : 1, sizeof(*t->sym));
+	if (!t->sym)
+		return -1;
+	for (s = a->symbol.symbols; s; s = s->next) {
+		char *end;
+		long long v;
+
+		if (!s->value || !s->str)
+			continue;
+		errno = 0;
+		v = strtoll(s->value, &end, 0);
+		if (errno || *end)
+			continue;
+		t->sym[t->nr].value = (uint64_t)v;
+		t->sym[t->nr].str = s->str;
+		t->nr++;
+	}
+	f->nr_tables++;
+	return 0;
+}
+
+static int walk_args(struct decode_fmt *f, const struct tep_print_arg *a,
+		     const char *cf, int64_t cv, bool cn)
+{
+	for (; a; a = NULL) {
+		switch (a->type) {
+		case TEP_PRINT_SYMBOL:
+			return add_table(f, a, cf, cv, cn);
+		case TEP_PRINT_TYPE:
+			return walk_args(f, a->typecast.item, cf, cv, cn);
+		case TEP_PRINT_OP: {
+			const struct tep_print_arg *c = a->op.left, *br = a->op.right;
+
+			if (strcmp(a->op.op, "?") || !br || br->type != TEP_PRINT_OP ||
+			    strcmp(br->op.op, ":"))
+				return walk_args(f, a->op.left, cf, cv, cn) ?:
+				       walk_args(f, a->op.right, cf, cv, cn);
+			/* (REC->isa == 1) ? A : B */
+			if (c && c->type == TEP_PRINT_OP && !strcmp(c->op.op, "==") &&
+			    c->op.left && c->op.left->type == TEP_PRINT_FIELD &&
+			    c->op.right && c->op.right->type == TEP_PRINT_ATOM) {
+				const char *name = c->op.left->field.name;
+				int64_t v = strtoll(c->op.right->atom.atom, NULL, 0);
+
+				return walk_args(f, br->op.left, name, v, false) ?:
+				       walk_args(f, br->op.right, name, v, true);
+			}
+			return walk_args(f, br->op.left, cf, cv, cn) ?:
+			       walk_args(f, br->op.right, cf, cv, cn);
+		}
+		default:
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static int collect_tables(struct decode_fmt *f)
+{
+	const struct tep_print_arg *a;
+
+	for (a = f->event->print_fmt.args; a; a = a->next)
+		if (walk_args(f, a, NULL, 0, false))
+			return -1;
+	return 0;
+}
+
+/* The kernel's name of value v of field, for raw isa value isa_raw (or any). */
+static const char *format_sym(const struct decode_fmt *f, const char *field,
+			      bool have_isa, int64_t isa_raw, uint64_t v)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < f->nr_tables; i++) {
+		const struct sym_table *t = &f->tables[i];
+
+		if (strcmp(t->field, field))
+			continue;
+		if (t->cond_field) {
+			if (!have_isa)
+				continue;
+			if ((isa_raw == t->cond_value) == t->cond_neg)
+				continue;
+		}
+		for (j = 0; j < t->nr; j++)
+			if (t->sym[j].value == v ||
+			    (uint32_t)t->sym[j].value == v)
+				return t->sym[j].str;
+	}
+	return NULL;
+}
+
+/* --- formats --- */
+
+static struct tep_format_field *find_field(struct tep_event *e, const char *const names[3])
+{
+	int i;
+
+	for (i = 0; i < 3 && names[i]; i++) {
+		struct tep_format_field *f = tep_find_field(e, names[i]);
+
+		if (f)
+			return f;
+	}
+	return NULL;
+}
+
+static void bind_fields(struct decode_fmt *f, const char *const names[FR_NR][3])
+{
+	int r;
+
+	for (r = 0; r < FR_NR; r++) {
+		f->f[r] = names[r][0] ? find_field(f->event, names[r]) : NULL;
+		if (!f->f[r])
+			continue;
+		/* Arrays, strings and odd sizes cannot be read as a number. */
+		if (f->f[r]->size != 1 && f->f[r]->size != 2 &&
+		    f->f[r]->size != 4 && f->f[r]->size != 8) {
+			f->f[r] = NULL;
+			continue;
+		}
+		f->have |= 1u << r;
+		if (f->f[r]->flags & TEP_FIELD_IS_SIGNED)
+			f->sign_ext |= 1u << r;
+	}
+}
+
+static struct decode_fmt *fmt_new(struct tep_event *e, enum kvm_event_kind kind,
+				  const struct arch_ops *arch)
+{
+	struct decode_fmt *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->event = e;
+	f->kind = kind;
+	f->arch = arch;
+	f->other = -1;
+	if (collect_tables(f)) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static void fmt_free(struct decode_fmt *f)
+{
+	unsigned int i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->nr_tables; i++)
+		free(f->tables[i].sym);
+	free(f->tables);
+	free(f->cache);
+	free(f);
+}
+
+static bool is_kvm_system(const char *sys)
+{
+	return !strcmp(sys, "kvm") || !strcmp(sys, "kvm_hv") || !strcmp(sys, "kvmmmu");
+}
+
+static unsigned int missing_required(const struct arch_ops *a, struct tep_event *e)
+{
+	unsigned int missing = 0;
+	int r;
+
+	for (r = 0; r < FR_NR; r++)
+		if ((a->exit_required & (1u << r)) && !find_field(e, a->exit_fields[r]))
+			missing |= 1u << r;
+	return missing;
+}
+
+/* The arch whose exit event this is, or the generic fallback. */
+static const struct arch_ops *pick_arch(struct tep_event *e, struct decoder *d)
+{
+	const struct arch_ops *a, *named = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++) {
+		a = arches[i];
+		if (strcmp(e->system, a->exit_system) || strcmp(e->name, a->exit_event))
+			continue;
+		if (!missing_required(a, e))
+			return a;
+		named = a;
+	}
+	if (named && !d->notice[0]) {
+		unsigned int m = missing_required(named, e);
+		int r;
+
+		for (r = 0; r < FR_NR; r++)
+			if (m & (1u << r))
+				break;
+		snprintf(d->notice, sizeof(d->notice),
+			 "%s:%s has no field '%s': counting its exits per thread with UNKNOWN reasons",
+			 e->system, e->name, named->exit_fields[r][0]);
+	}
+	return &arch_generic;
+}
+
+static bool is_exit_event(struct tep_event *e)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+		if (!strcmp(e->system, arches[i]->exit_system) &&
+		    !strcmp(e->name, arches[i]->exit_event))
+			return true;
+	return !strcmp(e->system, "kvm") && !strcmp(e->name, "kvm_exit");
+}
+
+static const struct arch_ops *entry_arch(struct tep_event *e)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+		if (!strcmp(e->system, arches[i]->entry_system) &&
+		    !strcmp(e->name, arches[i]->entry_event))
+			return arches[i];
+	if (!strcmp(e->system, "kvm") && !strcmp(e->name, "kvm_entry"))
+		return &arch_generic;
+	return NULL;
+}
+
+int decoder_init(struct decoder *d, struct tep_handle *tep, struct reason_table *rt)
+{
+	int i, n = tep_get_events_count(tep), max_id = -1;
+	struct tep_event *e;
+
+	memset(d, 0, sizeof(*d));
+	d->tep = tep;
+	d->reasons = rt;
+	d->uexit_other = -1;
+
+	for (i = 0; i < n; i++) {
+		e = tep_get_event(tep, i);
+		if (e && e->id > max_id)
+			max_id = e->id;
+	}
+	d->nr_ids = max_id + 1;
+	d->by_id = calloc(d->nr_ids ? d->nr_ids : 1, sizeof(*d->by_id));
+	if (!d->by_id)
+		return -1;
+
+	for (i = 0; i < n; i++) {
+		const struct arch_ops *a;
+		struct decode_fmt *f = NULL;
+
+		e = tep_get_event(tep, i);
+		if (!e || e->id < 0 || !e->system || !is_kvm_system(e->system))
+			continue;
+		if (is_exit_event(e)) {
+			a = pick_arch(e, d);
+			f = fmt_new(e, KVM_EV_EXIT, a);
+			if (!f)
+				goto out_nomem;
+			bind_fields(f, a->exit_fields);
+			if (!d->arch || d->arch == &arch_generic)
+				d->arch = a;
+			d->nr_exit_formats++;
+		} else if ((a = entry_arch(e))) {
+			f = fmt_new(e, KVM_EV_ENTRY, a);
+			if (!f)
+				goto out_nomem;
+			bind_fields(f, a->entry_fields);
+			d->nr_entry_formats++;
+		} else if (d->nr_other < DECODE_OTHER_MAX) {
+			static const char *const uexit_fields[FR_NR][3] = {
+				[FR_AUX] = { "reason" },
+				[FR_VCPU] = { "vcpu_id" },
+			};
+
+			f = fmt_new(e, KVM_EV_OTHER, NULL);
+			if (!f)
+				goto out_nomem;
+			f->other = d->nr_other;
+			d->other_name[d->nr_other++] = e->name;
+			if (!strcmp(e->name, "kvm_userspace_exit")) {
+				bind_fields(f, uexit_fields);
+				d->uexit_other = f->other;
+				d->uexit_fmt = f;
+			}
+		}
+		if (f)
+			d->by_id[e->id] = f;
+	}
+	if (!d->arch)
+		d->arch = &arch_generic;
+	return 0;
+
+out_nomem:
+	decoder_free(d);
+	return -1;
+}
+
+void decoder_free(struct decoder *d)
+{
+	int i;
+
+	for (i = 0; i < d->nr_ids; i++)
+		fmt_free(d->by_id[i]);
+	free(d->by_id);
+	d->by_id = NULL;
+	d->nr_ids = 0;
+}
+
+static inline void read_fields(struct tep_handle *tep, const struct decode_fmt *f,
+			       const void *data, int size, struct field_vals *fv)
+{
+	int r;
+
+	fv->have = 0;
+	for (r = 0; r < FR_NR; r++) {
+		const struct tep_format_field *fld = f->f[r];
+		uint64_t v;
+
+		if (!fld || fld->offset + fld->size > size)
+			continue;
+		v = tep_read_number(tep, (const char *)data + fld->offset, fld->size);
+		if ((f->sign_ext & (1u << r)) && fld->size < 8 &&
+		    (v & (1ull << (fld->size * 8 - 1))))
+			v |= ~0ull << (fld->size * 8);
+		fv->v[r] = v;
+		fv->have |= 1u << r;
+	}
+}
+
+static int reason_id_slow(struct decoder *d, struct decode_fmt *f,
+			  const struct field_vals *fv, const struct kvm_event *ev)
+{
+	const struct arch_ops *a = f->arch;
+	const char *name = NULL;
+	char buf[48], flags[32] = "";
+
+	if (a->reason_field && FV_HAS(fv, FR_REASON))
+		name = format_sym(f, a->reason_field, FV_HAS(fv, FR_ISA),
+				  FV_HAS(fv, FR_ISA) ? (int64_t)fv->v[FR_ISA] : 0,
+				  ev->reason);
+	if (!name && a->table_name)
+		name = a->table_name(ev->isa, ev->reason);
+	if (!name) {
+		snprintf(buf, sizeof(buf), "UNKNOWN(%u)", ev->reason);
+		name = buf;
+	}
+	if (ev->flags && a->flag_names)
+		a->flag_names(ev->isa, ev->flags, flags, sizeof(flags));
+	return reason_intern(d->reasons, ev->isa, ev->reason, ev->flags, name, flags,
+			     a->blocking ? a->blocking(ev->isa, ev->reason) : false,
+			     a->async ? a->async(ev->isa, ev->reason) : false);
+}
+
+/* Reason id of ev through the format's cache: one probe per record. */
+static int reason_id(struct decoder *d, struct decode_fmt *f,
+		     const struct field_vals *fv, const struct kvm_event *ev)
+{
+	uint64_t key = (uint64_t)ev->isa << 56 | (uint64_t)(ev->flags >> 16) << 32 |
+		       (ev->flags ? 1ull << 55 : 0) | ev->reason | 1ull << 63;
+	unsigned int i, mask;
+	int id;
+
+	if (f->cache_used * 2 >= f->cache_size) {
+		unsigned int n = f->cache_size ? f->cache_size * 2 : 64;
+		struct reason_cache_ent *c = calloc(n, sizeof(*c));
+
+		if (!c)
+			return -1;
+		for (i = 0; i < f->cache_size; i++) {
+			unsigned int j;
+
+			if (!f->cache[i].key)
+				continue;
+			for (j = f->cache[i].key * 0x9e3779b97f4a7c15ull >> 40 & (n - 1);
+			     c[j].key; j = (j + 1) & (n - 1))
+				;
+			c[j] = f->cache[i];
+		}
+		free(f->cache);
+		f->cache = c;
+		f->cache_size = n;
+	}
+	mask = f->cache_size - 1;
+	for (i = key * 0x9e3779b97f4a7c15ull >> 40 & mask; f->cache[i].key; i = (i + 1) & mask)
+		if (f->cache[i].key == key)
+			return f->cache[i].id;
+	id = reason_id_slow(d, f, fv, ev);
+	if (id < 0)
+		return -1;
+	f->cache[i].key = key;
+	f->cache[i].id = id;
+	f->cache_used++;
+	return id;
+}
+
+int decoder_decode(struct decoder *d, struct tep_record *rec, struct kvm_event *ev)
+{
+	struct decode_fmt *f;
+	struct field_vals fv;
+	int type;
+
+	type = tep_data_type(d->tep, rec);
+	if (type < 0 || type >= d->nr_ids || !(f = d->by_id[type]))
+		return 0;
+
+	read_fields(d->tep, f, rec->data, rec->size, &fv);
+	ev->time = rec->ts;
+	ev->cpu = rec->cpu;
+	ev->tid = tep_data_pid(d->tep, rec);
+	ev->kind = f->kind;
+	ev->vcpu_id = FV_HAS(&fv, FR_VCPU) ? (int)fv.v[FR_VCPU] : KVM_VCPU_NONE;
+	ev->ip = FV_HAS(&fv, FR_IP) ? fv.v[FR_IP] : 0;
+	ev->isa = ISA_UNKNOWN;
+	ev->reason = 0;
+	ev->flags = 0;
+	ev->info1 = FV_HAS(&fv, FR_INFO1) ? fv.v[FR_INFO1] : 0;
+	ev->info2 = FV_HAS(&fv, FR_INFO2) ? fv.v[FR_INFO2] : 0;
+	ev->other = f->other;
+	ev->reason_id = -1;
+	ev->sub = -1;
+
+	switch (f->kind) {
+	case KVM_EV_EXIT:
+		f->arch->decode_exit(&fv, ev);
+		ev->reason_id = reason_id(d, f, &fv, ev);
+		if (ev->reason_id < 0)
+			return -1;
+		break;
+	case KVM_EV_ENTRY:
+		break;
+	case KVM_EV_OTHER:
+		if (FV_HAS(&fv, FR_AUX))
+			ev->sub = fv.v[FR_AUX] < UEXIT_MAX - 1 ? (int)fv.v[FR_AUX] : UEXIT_MAX - 1;
+		break;
+	}
+	return 1;
+}
+
+const char *decoder_uexit_name(const struct decoder *d, int sub, char *buf, size_t len)
+{
+	static const char *const names[] = {
+		"UNKNOWN", "EXCEPTION", "IO", "HYPERCALL", "DEBUG", "HLT", "MMIO",
+		"IRQ_WINDOW_OPEN", "SHUTDOWN", "FAIL_ENTRY", "INTR", "SET_TPR",
+		"TPR_ACCESS", "S390_SIEIC", "S390_RESET", "DCR", "NMI",
+		"INTERNAL_ERROR", "OSI", "PAPR_HCALL", "S390_UCONTROL", "WATCHDOG",
+		"S390_TSCH", "EPR", "SYSTEM_EVENT", "S390_STSI", "IOAPIC_EOI",
+		"HYPERV", "ARM_NISV", "X86_RDMSR", "X86_WRMSR", "DIRTY_RING_FULL",
+		"AP_RESET_HOLD", "X86_BUS_LOCK", "XEN", "RISCV_SBI", "RISCV_CSR",
+		"NOTIFY", "LOONGARCH_IOCSR", "MEMORY_FAULT",
+	};
+	const char *s = NULL;
+
+	if (sub == UEXIT_MAX - 1) {
+		strlcpy(buf, "OTHER", len);
+		return buf;
+	}
+	if (d->uexit_fmt)
+		s = format_sym(d->uexit_fmt, "reason", false, 0, sub);
+	if (s) {
+		/* the kernel prints KVM_EXIT_IO; the prefix says nothing here */
+		if (!strncmp(s, "KVM_EXIT_", 9))
+			s += 9;
+		strlcpy(buf, s, len);
+	} else if (sub >= 0 && (size_t)sub < sizeof(names) / sizeof(names[0])) {
+		strlcpy(buf, names[sub], len);
+	} else {
+		snprintf(buf, len, "UNKNOWN(%d)", sub);
+	}
+	return buf;
+}

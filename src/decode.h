@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Decoder: turns a tep_record of any KVM event into a struct kvm_event.
+ * Every event format is looked at once, when the decoder is created:
+ * field handles, the arch that owns it and the kernel's own reason
+ * tables.  Per record there is no lookup by name.
+ */
+#ifndef KVMTOP_DECODE_H
+#define KVMTOP_DECODE_H
+
+#include <stdbool.h>
+#include <event-parse.h>
+
+#include "kvm_event.h"
+#include "reason.h"
+
+/* What an arch wants read from its exit / entry events. */
+enum field_role {
+	FR_REASON,
+	FR_ISA,
+	FR_IP,
+	FR_VCPU,
+	FR_INFO1,
+	FR_INFO2,
+	FR_AUX,
+	FR_NR,
+};
+
+struct field_vals {
+	uint64_t v[FR_NR];
+	unsigned int have;	/* bit (1 << role) set when the field exists */
+};
+
+#define FV_HAS(fv, role)	((fv)->have & (1u << (role)))
+
+struct arch_ops {
+	const char *name;
+	const char *exit_system;
+	const char *exit_event;
+	const char *entry_system;
+	const char *entry_event;
+	/* Candidate field names per role, first match wins. */
+	const char *exit_fields[FR_NR][3];
+	const char *entry_fields[FR_NR][3];
+	/* The exit fields that must exist for the exit event to be this arch's. */
+	unsigned int exit_required;
+	/* Field whose __print_symbolic table names the reason. */
+	const char *reason_field;
+	/* Raw fields of an exit -> isa, reason, flags (ip, vcpu are generic). */
+	void (*decode_exit)(const struct field_vals *fv, struct kvm_event *ev);
+	/* The raw value of the isa field the kernel's print fmt tests for isa. */
+	int64_t (*isa_raw)(enum kvm_isa isa);
+	/* Built-in name tables: used when the format has none. */
+	const char *(*table_name)(enum kvm_isa isa, uint32_t code);
+	void (*flag_names)(enum kvm_isa isa, uint32_t flags, char *buf, size_t len);
+	bool (*blocking)(enum kvm_isa isa, uint32_t code);
+	bool (*async)(enum kvm_isa isa, uint32_t code);
+};
+
+extern const struct arch_ops arch_x86;
+extern const struct arch_ops arch_generic;
+
+struct sym_table;
+struct decode_fmt;
+
+#define DECODE_OTHER_MAX	128
+#define UEXIT_MAX		64	/* userspace exit reasons kept apart */
+
+struct decoder {
+	struct tep_handle *tep;
+	struct reason_table *reasons;
+	struct decode_fmt **by_id;	/* indexed by event id, NULL = not ours */
+	int nr_ids;
+	const struct arch_ops *arch;	/* arch of the exit event(s) found */
+	int nr_exit_formats;
+	int nr_entry_formats;
+	/* Names of the other kvm events counted per vCPU, indexed by kvm_event.other. */
+	const char *other_name[DECODE_OTHER_MAX];
+	int nr_other;
+	int uexit_other;		/* .other of kvm_userspace_exit, -1 if none */
+	const struct decode_fmt *uexit_fmt;
+	char notice[256];		/* one line to tell the user once, or "" */
+};
+
+int decoder_init(struct decoder *d, struct tep_handle *tep, struct reason_table *rt);
+void decoder_free(struct decoder *d);
+/* 1: rec was a KVM event, now in *ev; 0: not ours; -1: no memory. */
+int decoder_decode(struct decoder *d, struct tep_record *rec, struct kvm_event *ev);
+/* Name of userspace exit reason sub (KVM_EXIT_IO ...). */
+const char *decoder_uexit_name(const struct decoder *d, int sub, char *buf, size_t len);
+
+#endif

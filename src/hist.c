@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Log-linear histogram.  Octave 0 holds the values 0 .. HIST_SUB-1, one
+ * bucket each.  Octave k >= 1 holds [HIST_SUB << (k-1), HIST_SUB << k)
+ * in HIST_SUB buckets of width 1 << (k-1).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+
+static inline unsigned int octave_of(uint64_t v, unsigned int *sub)
+{
+	unsigned int msb;
+
+	if (v < HIST_SUB) {
+		*sub = v;
+		return 0;
+	}
+	msb = 63 - __builtin_clzll(v);
+	*sub = (v >> (msb - HIST_SUB_BITS)) & (HIST_SUB - 1);
+	return msb - HIST_SUB_BITS + 1;
+}
+
+/* Lowest value and width of bucket (octave, sub). */
+static inline void bucket_range(unsigned int oct, unsigned int sub,
+				uint64_t *lo, uint64_t *width)
+{
+	if (oct == 0) {
+		*lo = sub;
+		*width = 1;
+		return;
+	}
+	*lo = (uint64_t)(HIST_SUB | sub) << (oct - 1);
+	*width = 1ull << (oct - 1);
+}
+
+static inline unsigned int page_index(uint64_t present, unsigned int oct)
+{
+	return __builtin_popcountll(present & ((1ull << oct) - 1));
+}
+
+void hist_init(struct hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min = UINT64_MAX;
+}
+
+void hist_free(struct hist *h)
+{
+	free(h->pages);
+	hist_init(h);
+}
+
+void hist_clear(struct hist *h)
+{
+	unsigned int n = __builtin_popcountll(h->present);
+
+	if (h->pages)
+		memset(h->pages, 0, n * HIST_SUB * sizeof(*h->pages));
+	h->samples = 0;
+	h->sum = 0;
+	h->min = UINT64_MAX;
+	h->max = 0;
+}
+
+/* Returns the counters of octave oct, adding a zeroed page if needed. */
+static uint64_t *octave_page(struct hist *h, unsigned int oct)
+{
+	unsigned int idx = page_index(h->present, oct);
+	unsigned int n;
+	uint64_t *pages;
+
+	if (h->present & (1ull << oct))
+		return h->pages + (size_t)idx * HIST_SUB;
+
+	n = __builtin_popcountll(h->present);
+	pages = realloc(h->pages, (n + 1) * HIST_SUB * sizeof(*pages));
+	if (!pages)
+		return NULL;
+	memmove(pages + (size_t)(idx + 1) * HIST_SUB, pages + (size_t)idx * HIST_SUB,
+		(n - idx) * HIST_SUB * sizeof(*pages));
+	memset(pages + (size_t)idx * HIST_SUB, 0, HIST_SUB * sizeof(*pages));
+	h->pages = pages;
+	h->present |= 1ull << oct;
+	return pages + (size_t)idx * HIST_SUB;
+}
+
+int hist_add(struct hist *h, uint64_t v)
+{
+	unsigned int sub, oct = octave_of(v, &sub);
+	uint64_t *page = octave_page(h, oct);
+
+	if (!page)
+		return -1;
+	page[sub]++;
+	h->samples++;
+	h->sum = (h->sum + v < h->sum) ? UINT64_MAX : h->sum + v;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	return 0;
+}
+
+int hist_merge(struct hist *dst, const struct hist *src)
+{
+	uint64_t left = src->present;
+	const uint64_t *from = src->pages;
+
+	while (left) {
+		unsigned int oct = __builtin_ctzll(left);
+		uint64_t *to = octave_page(dst, oct);
+		unsigned int i;
+
+		if (!to)
+			return -1;
+		for (i = 0; i < HIST_SUB; i++)
+			to[i] += from[i];
+		from += HIST_SUB;
+		left &= left - 1;
+	}
+	dst->samples += src->samples;
+	dst->sum = (dst->sum + src->sum < dst->sum) ? UINT64_MAX : dst->sum + src->sum;
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	return 0;
+}
+
+uint64_t hist_quantile(const struct hist *h, double q)
+{
+	uint64_t rank, seen = 0, left = h->present;
+	const uint64_t *page = h->pages;
+
+	if (!h->samples)
+		return 0;
+	if (q <= 0)
+		return h->min;
+	if (q >= 1)
+		return h->max;
+	/* The smallest value with at least ceil(q * samples) samples at or below it. */
+	rank = (uint64_t)(q * (double)h->samples);
+	if ((double)rank < q * (double)h->samples)
+		rank++;
+	if (rank == 0)
+		rank = 1;
+
+	while (left) {
+		unsigned int oct = __builtin_ctzll(left), sub;
+
+		for (sub = 0; sub < HIST_SUB; sub++) {
+			uint64_t lo, width, v;
+
+			seen += page[sub];
+			if (seen < rank)
+				continue;
+			bucket_range(oct, sub, &lo, &width);
+			/* The bucket's middle, never outside what was seen. */
+			v = lo + width / 2;
+			if (v < h->min)
+				v = h->min;
+			if (v > h->max)
+				v = h->max;
+			return v;
+		}
+		page += HIST_SUB;
+		left &= left - 1;
+	}
+	return h->max;
+}
+
+double hist_mean(const struct hist *h)
+{
+	return h->samples ? (double)h->sum / (double)h->samples : 0.0;
+}
+
+size_t hist_bytes(const struct hist *h)
+{
+	return (size_t)__builtin_popcountll(h->present) * HIST_SUB * sizeof(uint64_t);
+}

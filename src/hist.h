@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Log-linear latency histogram: values below HIST_SUB are exact, above
+ * that every power of two is split in HIST_SUB equal buckets, so a
+ * reported percentile is within 1/(2*HIST_SUB) (1.6 %) of the true
+ * value.  Buckets are allocated one octave at a time, only for octaves
+ * that have seen a value, so an idle (vCPU, reason) costs 48 bytes and
+ * a typical one a few hundred.  min, max, sum and samples are exact.
+ */
+#ifndef KVMTOP_HIST_H
+#define KVMTOP_HIST_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+#define HIST_SUB_BITS	5
+#define HIST_SUB	(1u << HIST_SUB_BITS)
+#define HIST_OCTAVES	(64 - HIST_SUB_BITS + 1)
+
+struct hist {
+	uint64_t samples;
+	uint64_t sum;		/* saturates at UINT64_MAX */
+	uint64_t min;
+	uint64_t max;
+	uint64_t present;	/* bit n: octave n has a page in pages[] */
+	uint64_t *pages;	/* HIST_SUB counters per present octave, in octave order */
+};
+
+void hist_init(struct hist *h);
+void hist_free(struct hist *h);
+/* Forget the samples, keep the pages for reuse. */
+void hist_clear(struct hist *h);
+int hist_add(struct hist *h, uint64_t v);
+int hist_merge(struct hist *dst, const struct hist *src);
+/* q in [0, 1]: the value at or below which q of the samples lie. */
+uint64_t hist_quantile(const struct hist *h, double q);
+double hist_mean(const struct hist *h);
+/* Bytes of heap the histogram holds. */
+size_t hist_bytes(const struct hist *h);
+
+#endif

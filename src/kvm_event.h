@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one record that flows from the decoder to the model: a KVM
+ * tracepoint reduced to what kvmtop counts, whatever arch or kernel
+ * layout it came from.
+ */
+#ifndef KVMTOP_KVM_EVENT_H
+#define KVMTOP_KVM_EVENT_H
+
+#include <stdint.h>
+
+enum kvm_event_kind {
+	KVM_EV_EXIT,		/* kvm_exit and its per-arch equivalents */
+	KVM_EV_ENTRY,		/* kvm_entry and its per-arch equivalents */
+	KVM_EV_OTHER,		/* any other kvm event: counted per vCPU */
+};
+
+/* Instruction set / hypervisor flavour an exit code belongs to. */
+enum kvm_isa {
+	ISA_UNKNOWN,
+	ISA_VMX,
+	ISA_SVM,
+	ISA_ARM64,
+	ISA_PPC_HV,
+	ISA_S390,
+	ISA_NR,
+};
+
+#define KVM_VCPU_NONE	(-1)
+
+struct kvm_event {
+	uint64_t time;		/* in the source's time unit */
+	int cpu;		/* host CPU the record was written on */
+	int tid;		/* host thread (common_pid) */
+	int vcpu_id;		/* from the event, or KVM_VCPU_NONE */
+	enum kvm_event_kind kind;
+	enum kvm_isa isa;
+	uint32_t reason;	/* arch exit code, flags stripped */
+	uint32_t flags;		/* arch exit flags (VMX FAILED_VMENTRY ...) */
+	uint64_t ip;		/* guest instruction pointer, 0 if none */
+	uint64_t info1;
+	uint64_t info2;
+	int reason_id;		/* KVM_EV_EXIT: id in the reason table */
+	int other;		/* KVM_EV_OTHER: index in decode's event table */
+	int sub;		/* KVM_EV_OTHER: sub-reason (userspace exit reason), -1 if none */
+};
+
+const char *isa_name(enum kvm_isa isa);
+
+#endif

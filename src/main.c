@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvmtop: top for KVM exits.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "batch.h"
+#include "decode.h"
+#include "model.h"
+#include "replay.h"
+
+struct options {
+	bool batch;
+	bool summary;
+	long long iterations;	/* 0: until the input ends */
+	double delay;		/* seconds, 0: not given */
+	enum batch_format fmt;
+	const char *replay;
+	unsigned int ring;
+};
+
+enum {
+	OPT_SUMMARY = 0x100,
+	OPT_RING,
+};
+
+static const struct option long_opts[] = {
+	{ "batch",	no_argument,		NULL, 'b' },
+	{ "iterations",	required_argument,	NULL, 'n' },
+	{ "delay",	required_argument,	NULL, 'd' },
+	{ "output",	required_argument,	NULL, 'o' },
+	{ "replay",	required_argument,	NULL, 'r' },
+	{ "summary",	no_argument,		NULL, OPT_SUMMARY },
+	{ "ring",	required_argument,	NULL, OPT_RING },
+	{ "help",	no_argument,		NULL, 'h' },
+	{ "version",	no_argument,		NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: kvmtop -b -r FILE [options]\n"
+"Show KVM exits per VM, vCPU and exit reason, with exit-handling latency.\n"
+"\n"
+"  -b, --batch           batch mode: print snapshots instead of the screen\n"
+"  -r, --replay FILE     read a trace-cmd recording (trace.dat, v6/v7,\n"
+"                        compressed with zlib or zstd or not)\n"
+"  -n, --iterations N    stop after N snapshots\n"
+"  -d, --delay SECS      one snapshot every SECS seconds (of recording time\n"
+"                        with -r); without -d a replay prints one summary\n"
+"  -o, --output FMT      text (default), csv or json (JSON Lines)\n"
+"      --summary         one report for the whole input\n"
+"      --ring N          keep the last N exits per vCPU (default %d)\n"
+"  -h, --help            this text\n"
+"  -V, --version         the version\n"
+"\n"
+"Latencies are exit -> next entry of the same vCPU thread, in the\n"
+"recording's time unit (ns, or cycles for an unconverted TSC clock).\n"
+"See kvmtop(1) for the output fields.\n", MODEL_RING_DEFAULT);
+}
+
+static void __attribute__((format(printf, 1, 2))) die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "kvmtop: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (kvmtop --help lists the options)\n");
+	exit(2);
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	const char *errstr;
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->fmt = BATCH_TEXT;
+	o->ring = MODEL_RING_DEFAULT;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":bn:d:o:r:hV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			o->batch = true;
+			break;
+		case 'n':
+			o->iterations = strtonum(optarg, 1, 1000000000, &errstr);
+			if (errstr)
+				die_usage("-n: iterations '%s' must be a whole number from 1", optarg);
+			break;
+		case 'd':
+			errno = 0;
+			o->delay = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(o->delay) ||
+			    o->delay < 0.001 || o->delay > 86400)
+				die_usage("-d: delay '%s' must be seconds from 0.001 to 86400", optarg);
+			break;
+		case 'o':
+			if (batch_format_parse(optarg, &o->fmt))
+				die_usage("-o: unknown output format '%s' (text, csv or json)", optarg);
+			break;
+		case 'r':
+			o->replay = optarg;
+			break;
+		case OPT_SUMMARY:
+			o->summary = true;
+			break;
+		case OPT_RING:
+			o->ring = strtonum(optarg, 0, 1 << 20, &errstr);
+			if (errstr)
+				die_usage("--ring: '%s' must be a number of exits from 0 to 1048576", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("kvmtop %s\n", PACKAGE_VERSION);
+			exit(0);
+		case ':':
+			die_usage("option '%s' needs a value", argv[optind - 1]);
+			break;
+		default:
+			die_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		die_usage("unexpected argument '%s'", argv[optind]);
+	if (o->summary && (o->iterations || o->delay))
+		die_usage("%s: --summary is one report; it takes no -n or -d", "--summary");
+}
+
+/* --- replay in batch mode --- */
+
+struct run {
+	struct options *o;
+	struct replay *rp;
+	struct decoder d;
+	struct reason_table reasons;
+	struct model *m;
+	struct batch b;
+	uint64_t step;		/* -d in the recording's time unit, 0: none */
+	uint64_t next;		/* end of the current interval */
+	bool started;
+	bool done;
+	bool nomem;
+};
+
+static void replay_ident(void *ctx, int tid, struct ident_info *out)
+{
+	struct run *r = ctx;
+	const char *comm = replay_comm(r->rp, tid);
+
+	/* A trace-cmd recording has no thread -> process map: one VM. */
+	out->pid = 0;
+	strlcpy(out->vm_name, "unknown", sizeof(out->vm_name));
+	strlcpy(out->comm, comm ? comm : "", sizeof(out->comm));
+}
+
+static int snapshot(struct run *r, uint64_t end)
+{
+	if (batch_print(&r->b, end) || model_interval_end(r->m, end)) {
+		r->nomem = true;
+		return -1;
+	}
+	if (r->o->iterations && r->b.snapshots >= r->o->iterations)
+		r->done = true;
+	return 0;
+}
+
+static int on_record(struct tep_record *rec, void *ctx)
+{
+	struct run *r = ctx;
+	struct kvm_event ev;
+	int ret;
+
+	if (rec->missed_events)
+		model_lost(r->m, rec->missed_events > 0 ? (uint64_t)rec->missed_events : 1);
+	ret = decoder_decode(&r->d, rec, &ev);
+	if (ret <= 0) {
+		if (ret < 0)
+			r->nomem = true;
+		return ret;
+	}
+	if (r->step) {
+		if (!r->started) {
+			r->started = true;
+			r->next = ev.time + r->step;
+		}
+		/* Close every interval that ended before this event. */
+		while (ev.time >= r->next) {
+			if (!r->m->have_time)
+				r->m->interval_start = r->next - r->step;
+			if (snapshot(r, r->next))
+				return -1;
+			if (r->done)
+				return 1;
+			r->next += r->step;
+		}
+	}
+	if (model_feed(r->m, &ev)) {
+		r->nomem = true;
+		return -1;
+	}
+	return 0;
+}
+
+static int run_replay(struct options *o)
+{
+	struct replay rp;
+	struct run r;
+	char err[512];
+	int ret = 1;
+
+	memset(&r, 0, sizeof(r));
+	r.o = o;
+	r.rp = &rp;
+	if (replay_open(&rp, o->replay, err, sizeof(err))) {
+		fprintf(stderr, "kvmtop: %s\n", err);
+		return 1;
+	}
+	reason_table_init(&r.reasons);
+	if (decoder_init(&r.d, rp.tep, &r.reasons)) {
+		fprintf(stderr, "kvmtop: out of memory\n");
+		goto out_close;
+	}
+	if (r.d.notice[0])
+		fprintf(stderr, "kvmtop: %s: %s\n", o->replay, r.d.notice);
+
+	r.m = model_new(&r.reasons, r.d.nr_other, o->ring, replay_ident, &r);
+	if (!r.m) {
+		fprintf(stderr, "kvmtop: out of memory\n");
+		goto out_decoder;
+	}
+	r.b.out = stdout;
+	r.b.fmt = o->fmt;
+	r.b.m = r.m;
+	r.b.d = &r.d;
+	r.b.source = "replay";
+	r.b.file = o->replay;
+	r.b.clock = rp.clock;
+	r.b.time_unit = rp.time_unit;
+	r.b.ns = rp.ns;
+	r.b.summary = !o->delay;
+	if (o->delay) {
+		if (!rp.ns) {
+			fprintf(stderr, "kvmtop: %s: -d needs a clock in nanoseconds; this recording's clock '%s' counts %s\n",
+				o->replay, rp.clock, rp.time_unit);
+			goto out_model;
+		}
+		r.step = (uint64_t)llround(o->delay * 1e9);
+	}
+
+	switch (replay_run(&rp, on_record, &r, err, sizeof(err))) {
+	case -1:
+		fprintf(stderr, "kvmtop: %s\n", err);
+		goto out_model;
+	default:
+		break;
+	}
+	if (r.nomem) {
+		fprintf(stderr, "kvmtop: out of memory\n");
+		goto out_model;
+	}
+	if (!r.m->events.total)
+		fprintf(stderr, "kvmtop: %s: the recording holds no KVM events%s\n", o->replay,
+			r.d.nr_exit_formats + r.d.nr_entry_formats + r.d.nr_other ?
+			"" : " (KVM tracepoints were not recorded)");
+	if (!r.done) {
+		uint64_t end = r.m->have_time ? r.m->last_time : 0;
+
+		model_finish(r.m);
+		if (batch_print(&r.b, end)) {
+			fprintf(stderr, "kvmtop: out of memory\n");
+			goto out_model;
+		}
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "kvmtop: writing the output: %s\n", strerror(errno));
+		goto out_model;
+	}
+	ret = 0;
+out_model:
+	model_free(r.m);
+out_decoder:
+	decoder_free(&r.d);
+	reason_table_free(&r.reasons);
+out_close:
+	replay_close(&rp);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+
+	parse_options(argc, argv, &o);
+	if (!o.replay) {
+		fprintf(stderr, "kvmtop: live tracing is not built yet: use -b -r FILE to read a recording\n");
+		return 2;
+	}
+	if (!o.batch) {
+		fprintf(stderr, "kvmtop: the interactive screen is not built yet: add -b for batch output\n");
+		return 2;
+	}
+	return run_replay(&o);
+}

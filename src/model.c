@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+int vcpu_cmp(const struct vcpu *a, const struct vcpu *b)
+{
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+int vm_cmp(const struct vm *a, const struct vm *b)
+{
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+RB_GENERATE(vcpu_tree, vcpu, node, vcpu_cmp)
+RB_GENERATE(vm_tree, vm, node, vm_cmp)
+
+struct model *model_new(const struct reason_table *rt, int nr_other,
+			unsigned int ring_size, ident_fn ident, void *ident_ctx)
+{
+	struct model *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	RB_INIT(&m->vcpus);
+	RB_INIT(&m->vms);
+	m->reasons = rt;
+	m->nr_other = nr_other;
+	m->ring_size = ring_size;
+	m->max_vcpus = MODEL_MAX_VCPUS;
+	m->ident = ident;
+	m->ident_ctx = ident_ctx;
+	return m;
+}
+
+static void vcpu_free(struct vcpu *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < v->nr_rs; i++) {
+		if (!v->rs[i])
+			continue;
+		hist_free(&v->rs[i]->lat);
+		hist_free(&v->rs[i]->lat_done);
+		free(v->rs[i]);
+	}
+	free(v->rs);
+	free(v->other);
+	free(v->ring);
+	free(v);
+}
+
+void model_free(struct model *m)
+{
+	struct vcpu *v, *vn;
+	struct vm *vm, *vmn;
+
+	if (!m)
+		return;
+	RB_FOREACH_SAFE(v, vcpu_tree, &m->vcpus, vn) {
+		RB_REMOVE(vcpu_tree, &m->vcpus, v);
+		vcpu_free(v);
+	}
+	RB_FOREACH_SAFE(vm, vm_tree, &m->vms, vmn) {
+		RB_REMOVE(vm_tree, &m->vms, vm);
+		free(vm);
+	}
+	free(m);
+}
+
+/* "CPU 3/KVM" (QEMU), "kvm-vcpu-3" (kvmtool), "vcpu3" / "fc_vcpu 3" (others). */
+int vcpu_id_from_comm(const char *comm)
+{
+	static const char *const prefixes[] = { "CPU ", "kvm-vcpu-", "fc_vcpu ", "vcpu" };
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t n = strlen(prefixes[i]);
+		const char *p = comm + n;
+		long v = 0;
+
+		if (strncmp(comm, prefixes[i], n) || *p < '0' || *p > '9')
+			continue;
+		while (*p >= '0' && *p <= '9' && v < 1000000)
+			v = v * 10 + (*p++ - '0');
+		if (*p == '\0' || *p == '/')
+			return (int)v;
+	}
+	return -1;
+}
+
+static struct vm *vm_get(struct model *m, const struct ident_info *id)
+{
+	struct vm key = { .pid = id->pid }, *vm;
+
+	vm = RB_FIND(vm_tree, &m->vms, &key);
+	if (vm)
+		return vm;
+	vm = calloc(1, sizeof(*vm));
+	if (!vm)
+		return NULL;
+	vm->pid = id->pid;
+	strlcpy(vm->name, id->vm_name, sizeof(vm->name));
+	TAILQ_INIT(&vm->vcpus);
+	RB_INSERT(vm_tree, &m->vms, vm);
+	return vm;
+}
+
+static struct vcpu *vcpu_new(struct model *m, int tid)
+{
+	struct ident_info id = { .pid = 0 };
+	struct vcpu *v;
+
+	if (m->nr_vcpus >= m->max_vcpus)
+		return NULL;
+	strlcpy(id.vm_name, "unknown", sizeof(id.vm_name));
+	if (m->ident)
+		m->ident(m->ident_ctx, tid, &id);
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return NULL;
+	v->ring = calloc(m->ring_size ? m->ring_size : 1, sizeof(*v->ring));
+	v->other = calloc(m->nr_other ? m->nr_other : 1, sizeof(*v->other));
+	v->vm = vm_get(m, &id);
+	if (!v->ring || !v->other || !v->vm) {
+		free(v->ring);
+		free(v->other);
+		free(v);
+		return NULL;
+	}
+	v->tid = tid;
+	v->last_cpu = -1;
+	strlcpy(v->comm, id.comm, sizeof(v->comm));
+	v->vcpu_id = vcpu_id_from_comm(v->comm);
+	RB_INSERT(vcpu_tree, &m->vcpus, v);
+	TAILQ_INSERT_TAIL(&v->vm->vcpus, v, vm_link);
+	v->vm->nr_vcpus++;
+	m->nr_vcpus++;
+	return v;
+}
+
+static struct vcpu *vcpu_get(struct model *m, int tid)
+{
+	unsigned int slot = (unsigned int)tid % MODEL_TID_CACHE;
+	struct vcpu key = { .tid = tid }, *v = m->tid_cache[slot];
+
+	if (v && v->tid == tid)
+		return v;
+	v = RB_FIND(vcpu_tree, &m->vcpus, &key);
+	if (!v)
+		v = vcpu_new(m, tid);
+	if (v)
+		m->tid_cache[slot] = v;
+	return v;
+}
+
+static struct reason_stat *reason_stat_get(struct vcpu *v, int id)
+{
+	struct reason_stat *rs;
+
+	if ((unsigned int)id >= v->nr_rs) {
+		unsigned int n = v->nr_rs ? v->nr_rs : 16;
+		struct reason_stat **t;
+
+		while (n <= (unsigned int)id)
+			n *= 2;
+		t = reallocarray(v->rs, n, sizeof(*t));
+		if (!t)
+			return NULL;
+		memset(t + v->nr_rs, 0, (n - v->nr_rs) * sizeof(*t));
+		v->rs = t;
+		v->nr_rs = n;
+	}
+	rs = v->rs[id];
+	if (rs)
+		return rs;
+	rs = calloc(1, sizeof(*rs));
+	if (!rs)
+		return NULL;
+	hist_init(&rs->lat);
+	hist_init(&rs->lat_done);
+	v->rs[id] = rs;
+	return rs;
+}
+
+static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev)
+{
+	struct reason_stat *rs = reason_stat_get(v, ev->reason_id);
+	struct exit_rec *r;
+
+	if (!rs)
+		return -1;
+	if (v->pending)
+		v->unmatched_exits.total++;
+	v->exits.total++;
+	m->exits.total++;
+	rs->count.total++;
+	if (m->ring_size) {
+		r = &v->ring[v->ring_head];
+		r->time = ev->time;
+		r->ip = ev->ip;
+		r->latency = MODEL_LAT_NONE;
+		r->reason_id = ev->reason_id;
+		r->cpu = ev->cpu;
+		v->pending_slot = v->ring_head;
+		v->ring_head = (v->ring_head + 1) % m->ring_size;
+		v->ring_count++;
+	}
+	v->pending = true;
+	v->pending_time = ev->time;
+	v->pending_reason = ev->reason_id;
+	return 0;
+}
+
+static int feed_entry(struct model *m, struct vcpu *v, const struct kvm_event *ev)
+{
+	struct reason_stat *rs;
+	uint64_t lat;
+
+	if (!v->pending) {
+		v->unmatched_entries.total++;
+		return 0;
+	}
+	v->pending = false;
+	lat = ev->time >= v->pending_time ? ev->time - v->pending_time : 0;
+	rs = v->rs[v->pending_reason];
+	if (hist_add(&rs->lat, lat))
+		return -1;
+	/* Only exits write the ring, so the pending exit is still in its slot. */
+	if (m->ring_size)
+		v->ring[v->pending_slot].latency = lat;
+	return 0;
+}
+
+int model_feed(struct model *m, const struct kvm_event *ev)
+{
+	struct vcpu *v;
+
+	if (!m->have_time) {
+		m->have_time = true;
+		m->first_time = ev->time;
+		m->interval_start = ev->time;
+	}
+	if (ev->time > m->last_time)
+		m->last_time = ev->time;
+	m->events.total++;
+
+	v = vcpu_get(m, ev->tid);
+	if (!v) {
+		m->dropped.total++;
+		return m->nr_vcpus >= m->max_vcpus ? 0 : -1;
+	}
+	v->last_cpu = ev->cpu;
+	if (ev->vcpu_id != KVM_VCPU_NONE)
+		v->vcpu_id = ev->vcpu_id;
+
+	switch (ev->kind) {
+	case KVM_EV_EXIT:
+		return feed_exit(m, v, ev);
+	case KVM_EV_ENTRY:
+		return feed_entry(m, v, ev);
+	case KVM_EV_OTHER:
+		if (ev->other >= 0 && ev->other < m->nr_other)
+			v->other[ev->other].total++;
+		if (ev->sub >= 0 && ev->sub < UEXIT_MAX)
+			v->uexit[ev->sub].total++;
+		return 0;
+	}
+	return 0;
+}
+
+void model_lost(struct model *m, uint64_t n)
+{
+	m->lost_events.total += n;
+}
+
+static inline void ctr_mark(struct ctr *c)
+{
+	c->base = c->total;
+}
+
+int model_interval_end(struct model *m, uint64_t now)
+{
+	struct vcpu *v;
+	unsigned int i;
+	int j;
+
+	RB_FOREACH(v, vcpu_tree, &m->vcpus) {
+		for (i = 0; i < v->nr_rs; i++) {
+			struct reason_stat *rs = v->rs[i];
+
+			if (!rs)
+				continue;
+			if (rs->lat.samples && hist_merge(&rs->lat_done, &rs->lat))
+				return -1;
+			hist_clear(&rs->lat);
+			ctr_mark(&rs->count);
+		}
+		ctr_mark(&v->exits);
+		ctr_mark(&v->unmatched_exits);
+		ctr_mark(&v->unmatched_entries);
+		for (j = 0; j < m->nr_other; j++)
+			ctr_mark(&v->other[j]);
+		for (j = 0; j < UEXIT_MAX; j++)
+			ctr_mark(&v->uexit[j]);
+	}
+	ctr_mark(&m->exits);
+	ctr_mark(&m->events);
+	ctr_mark(&m->lost_events);
+	ctr_mark(&m->dropped);
+	m->interval_start = now;
+	return 0;
+}
+
+void model_finish(struct model *m)
+{
+	struct vcpu *v;
+
+	RB_FOREACH(v, vcpu_tree, &m->vcpus) {
+		if (!v->pending)
+			continue;
+		v->pending = false;
+		v->unmatched_exits.total++;
+	}
+}
+
+int model_reason_total_lat(const struct reason_stat *rs, struct hist *out)
+{
+	return hist_merge(out, &rs->lat_done) ?: hist_merge(out, &rs->lat);
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The model: what kvmtop knows about VMs and vCPUs.  Sources feed it
+ * decoded events; batch output and the TUI read it.  Every counter is
+ * kept as a total since start (or the last reset) and the total at the
+ * start of the current interval, so interval figures cost nothing per
+ * event.  Memory is bounded: at most max_vcpus threads are tracked (the
+ * events of any further thread are counted as dropped), at most
+ * REASON_MAX reasons, a fixed ring of recent exits per vCPU.
+ */
+#ifndef KVMTOP_MODEL_H
+#define KVMTOP_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/tree.h>
+#include <sys/queue.h>
+
+#include "hist.h"
+#include "kvm_event.h"
+#include "reason.h"
+#include "decode.h"
+
+#define MODEL_LAT_NONE		UINT64_MAX
+#define MODEL_RING_DEFAULT	256
+#define MODEL_MAX_VCPUS		4096
+#define MODEL_NAME_LEN		64
+
+/* A counter: its total and its value when the interval began. */
+struct ctr {
+	uint64_t total;
+	uint64_t base;
+};
+
+static inline uint64_t ctr_interval(const struct ctr *c)
+{
+	return c->total - c->base;
+}
+
+struct exit_rec {
+	uint64_t time;
+	uint64_t ip;
+	uint64_t latency;	/* exit -> entry, MODEL_LAT_NONE if none (yet) */
+	int32_t reason_id;
+	int32_t cpu;
+};
+
+struct reason_stat {
+	struct ctr count;
+	struct hist lat;	/* exit -> entry of this interval */
+	struct hist lat_done;	/* of the intervals before it */
+};
+
+struct vm;
+
+struct vcpu {
+	RB_ENTRY(vcpu) node;
+	TAILQ_ENTRY(vcpu) vm_link;
+	struct vm *vm;
+	int tid;
+	int vcpu_id;		/* from the events, else the thread name, else -1 */
+	int last_cpu;
+	char comm[MODEL_NAME_LEN];	/* raw: escape before printing */
+	struct ctr exits;
+	struct ctr unmatched_exits;	/* exits followed by an exit, not an entry */
+	struct ctr unmatched_entries;	/* entries with no exit before them */
+	bool pending;
+	uint64_t pending_time;
+	int pending_reason;
+	unsigned int pending_slot;
+	struct reason_stat **rs;	/* indexed by reason id, NULL if never seen */
+	unsigned int nr_rs;
+	struct ctr *other;		/* indexed by kvm_event.other */
+	struct ctr uexit[UEXIT_MAX];	/* kvm_userspace_exit by reason */
+	struct exit_rec *ring;
+	unsigned int ring_head;		/* next slot to write */
+	uint64_t ring_count;		/* exits ever written */
+};
+
+struct vm {
+	RB_ENTRY(vm) node;
+	int pid;
+	char name[MODEL_NAME_LEN];	/* raw: escape before printing */
+	TAILQ_HEAD(, vcpu) vcpus;
+	int nr_vcpus;
+};
+
+RB_HEAD(vcpu_tree, vcpu);
+RB_HEAD(vm_tree, vm);
+/* sys/tree.h marks some functions __unused; glibc does not define it */
+#ifndef __unused
+#define __unused __attribute__((__unused__))
+#endif
+int vcpu_cmp(const struct vcpu *a, const struct vcpu *b);
+int vm_cmp(const struct vm *a, const struct vm *b);
+RB_PROTOTYPE(vcpu_tree, vcpu, node, vcpu_cmp)
+RB_PROTOTYPE(vm_tree, vm, node, vm_cmp)
+
+/* Who a thread is: filled by the source (replay: the file; live: /proc). */
+struct ident_info {
+	int pid;			/* VM = host process; 0 = unknown */
+	char vm_name[MODEL_NAME_LEN];
+	char comm[MODEL_NAME_LEN];	/* thread name */
+};
+
+typedef void (*ident_fn)(void *ctx, int tid, struct ident_info *out);
+
+#define MODEL_TID_CACHE	64
+
+struct model {
+	struct vcpu_tree vcpus;
+	struct vm_tree vms;
+	struct vcpu *tid_cache[MODEL_TID_CACHE];
+	const struct reason_table *reasons;
+	unsigned int ring_size;
+	unsigned int max_vcpus;
+	unsigned int nr_vcpus;
+	int nr_other;
+	ident_fn ident;
+	void *ident_ctx;
+	struct ctr exits;		/* host */
+	struct ctr events;		/* all kvm events fed */
+	struct ctr lost_events;		/* ring-buffer overruns reported by the source */
+	struct ctr dropped;		/* events of threads over max_vcpus */
+	bool have_time;
+	uint64_t first_time;
+	uint64_t last_time;
+	uint64_t interval_start;
+};
+
+struct model *model_new(const struct reason_table *rt, int nr_other,
+			unsigned int ring_size, ident_fn ident, void *ident_ctx);
+void model_free(struct model *m);
+/* 0, or -1 when memory ran out. */
+int model_feed(struct model *m, const struct kvm_event *ev);
+void model_lost(struct model *m, uint64_t n);
+/* Close the interval at time now: interval figures start again from 0. */
+int model_interval_end(struct model *m, uint64_t now);
+/* End of input: exits still waiting for an entry become unmatched. */
+void model_finish(struct model *m);
+/* Latency of a reason since start: both histograms merged into out. */
+int model_reason_total_lat(const struct reason_stat *rs, struct hist *out);
+
+int vcpu_id_from_comm(const char *comm);
+
+#endif

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+
+#include "reason.h"
+
+void reason_table_init(struct reason_table *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->other_id = -1;
+}
+
+void reason_table_free(struct reason_table *t)
+{
+	free(t->r);
+	reason_table_init(t);
+}
+
+static int reason_add(struct reason_table *t, enum kvm_isa isa, uint32_t code,
+		      uint32_t flags, const char *name, const char *flag_names,
+		      bool blocking, bool async)
+{
+	struct reason *r;
+
+	if (t->nr == t->alloc) {
+		unsigned int n = t->alloc ? t->alloc * 2 : 64;
+
+		r = reallocarray(t->r, n, sizeof(*r));
+		if (!r)
+			return -1;
+		t->r = r;
+		t->alloc = n;
+	}
+	r = &t->r[t->nr];
+	r->isa = isa;
+	r->code = code;
+	r->flags = flags;
+	strlcpy(r->name, name, sizeof(r->name));
+	strlcpy(r->flag_names, flag_names ? flag_names : "", sizeof(r->flag_names));
+	r->blocking = blocking;
+	r->async = async;
+	return t->nr++;
+}
+
+/*
+ * Called once per (decoder format, isa, code, flags) the decoder has not
+ * cached yet, so a linear search is fine.
+ */
+int reason_intern(struct reason_table *t, enum kvm_isa isa, uint32_t code,
+		  uint32_t flags, const char *name, const char *flag_names,
+		  bool blocking, bool async)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nr; i++) {
+		struct reason *r = &t->r[i];
+
+		if (r->isa == isa && r->code == code && r->flags == flags &&
+		    (int)i != t->other_id)
+			return i;
+	}
+	if (t->nr >= REASON_MAX - 1) {
+		if (t->other_id < 0)
+			t->other_id = reason_add(t, ISA_UNKNOWN, UINT32_MAX, 0,
+						 "OTHER", NULL, false, false);
+		return t->other_id;
+	}
+	return reason_add(t, isa, code, flags, name, flag_names, blocking, async);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Global registry of exit reasons.  A reason is (isa, code, flags) with a
+ * name; it gets a small dense id the first time the decoder meets it, so
+ * the model can keep per-reason figures in plain arrays.
+ */
+#ifndef KVMTOP_REASON_H
+#define KVMTOP_REASON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kvm_event.h"
+
+/* More distinct reasons than this fold into one "OTHER" reason. */
+#define REASON_MAX	1024
+
+struct reason {
+	enum kvm_isa isa;
+	uint32_t code;
+	uint32_t flags;
+	char name[48];		/* the code's name */
+	char flag_names[32];	/* names of the flags, space separated, or "" */
+	bool blocking;		/* the vCPU waits (HLT, WFI, cede): not handling time */
+	bool async;		/* asynchronous exit: its IP is a time sample */
+};
+
+struct reason_table {
+	struct reason *r;
+	unsigned int nr;
+	unsigned int alloc;
+	int other_id;		/* id of the overflow reason, -1 until needed */
+};
+
+void reason_table_init(struct reason_table *t);
+void reason_table_free(struct reason_table *t);
+/* Id of (isa, code, flags), adding it with name if new. */
+int reason_intern(struct reason_table *t, enum kvm_isa isa, uint32_t code,
+		  uint32_t flags, const char *name, const char *flag_names,
+		  bool blocking, bool async);
+
+#endif

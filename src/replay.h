@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Replay source: a trace-cmd recording (trace.dat, file version 6 or 7,
+ * compressed or not), its records handed out in time order across CPUs.
+ * The only caller of libtracecmd.
+ */
+#ifndef KVMTOP_REPLAY_H
+#define KVMTOP_REPLAY_H
+
+#include <stdbool.h>
+#include <event-parse.h>
+
+struct tracecmd_input;
+
+struct replay {
+	struct tracecmd_input *handle;
+	struct tep_handle *tep;
+	const char *path;
+	char clock[32];		/* as kvmtop reports it: "tsc2nsec", "local", ... */
+	bool ns;		/* timestamps are nanoseconds */
+	const char *time_unit;	/* "ns", "cycles" or "counts" */
+	unsigned long file_version;
+	const char *compression;	/* NULL when not compressed */
+	int cpus;
+};
+
+/* Called for every record, in timestamp order; a non-zero return stops. */
+typedef int (*replay_fn)(struct tep_record *rec, void *ctx);
+
+/* 0, or -1 with a one-line reason in err. */
+int replay_open(struct replay *r, const char *path, char *err, size_t errlen);
+/* 0 at the end of the data, 1 if fn stopped it, -1 with err on failure. */
+int replay_run(struct replay *r, replay_fn fn, void *ctx, char *err, size_t errlen);
+void replay_close(struct replay *r);
+/* Thread name the recording saved for tid, or NULL. */
+const char *replay_comm(struct replay *r, int tid);
+
+#endif

@@ -1,0 +1,818 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvmgen: writes trace-cmd recordings of KVM events in exact kernel
+ * layouts, and the figures kvmtop must report for them.
+ *
+ * The event layouts come from a directory of format files as the kernel
+ * prints them into events/<system>/<event>/format (tests/formats/<layout>).
+ * libtraceevent parses them; every field is written at the offset and
+ * size the format gives, so one scenario serves every kernel's layout.
+ * Records are packed into ring-buffer pages as the kernel writes them
+ * (page header {timestamp, commit}, 32-bit event headers with 27-bit
+ * time deltas, time-extend events for longer gaps, the missed-events
+ * flags), one file per CPU, and libtracecmd's own writer packages them
+ * as a file of version 6 or 7, compressed or not.
+ *
+ * The expected figures are worked out from the final event list with
+ * the definitions of the man page (exit -> next entry of the same
+ * thread), independently of kvmtop's code.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <event-parse.h>
+
+#include "tracecmd_priv.h"
+#include "zlib_codec.h"
+
+#define PAGE_SIZE	4096
+#define PAGE_HDR	16
+#define TS_BITS		27
+#define TYPE_EXTEND	30
+
+enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_NR };
+
+static const char *const gk_event[G_NR] = {
+	"kvm_exit", "kvm_entry", "kvm_pio", "kvm_userspace_exit",
+};
+
+struct gev {
+	uint64_t t;
+	uint32_t seq;
+	int16_t cpu;
+	uint8_t kind;
+	uint8_t lost_before;	/* the page holding it starts after lost events */
+	int32_t tid;
+	uint32_t reason;	/* exit: raw exit_reason; uexit: KVM_EXIT_* */
+	uint32_t vcpu;
+	uint64_t rip;
+};
+
+struct opts {
+	const char *formats;
+	const char *out;
+	const char *expect;
+	int version;
+	const char *compress;
+	const char *clock;	/* local, x86-tsc, tsc2nsec */
+	const char *isa;	/* vmx, svm, mixed */
+	int vms;
+	int vcpus;
+	long long exits;	/* per vCPU */
+	int cpus;
+	unsigned int seed;
+	bool cut;
+	bool lost;
+	bool others;
+	const char *comm_fmt;	/* thread names */
+};
+
+static struct tep_handle *tep;
+static struct tep_event *ev_fmt[G_NR];
+static struct gev *evs;
+static size_t nr_evs, alloc_evs;
+
+static void __attribute__((format(printf, 1, 2))) die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "kvmgen: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc(n + 1);
+	if (!buf || fread(buf, 1, n, f) != (size_t)n)
+		die("cannot read %s", path);
+	buf[n] = '\0';
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+static void load_formats(const char *dir)
+{
+	int k;
+
+	tep = tep_alloc();
+	tep_set_loglevel(TEP_LOG_NONE);
+	tep_set_long_size(tep, 8);
+	tep_set_page_size(tep, PAGE_SIZE);
+	for (k = 0; k < G_NR; k++) {
+		char path[4096];
+		size_t len;
+		char *buf;
+
+		snprintf(path, sizeof(path), "%s/%s.format", dir, gk_event[k]);
+		buf = read_file(path, &len);
+		if (!buf) {
+			if (k <= G_ENTRY)
+				die("no format file %s", path);
+			continue;
+		}
+		if (tep_parse_event(tep, buf, len, "kvm") && !tep_find_event_by_name(tep, "kvm", gk_event[k]))
+			die("cannot parse %s", path);
+		ev_fmt[k] = tep_find_event_by_name(tep, "kvm", gk_event[k]);
+		free(buf);
+	}
+}
+
+/* --- the scenario --- */
+
+static uint32_t rnd(unsigned int *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return (*s >> 8) & 0xffffff;
+}
+
+static void push(const struct gev *e)
+{
+	if (nr_evs == alloc_evs) {
+		alloc_evs = alloc_evs ? alloc_evs * 2 : 1 << 16;
+		evs = realloc(evs, alloc_evs * sizeof(*evs));
+		if (!evs)
+			die("%s", "out of memory");
+	}
+	evs[nr_evs] = *e;
+	evs[nr_evs].seq = nr_evs;
+	nr_evs++;
+}
+
+struct mix {
+	uint32_t reason;
+	unsigned int weight;
+	uint32_t lat_min, lat_span;	/* latency in clock units */
+};
+
+/* A workload like the real hosts': APIC writes, EPT, HLT with long waits. */
+static const struct mix vmx_mix[] = {
+	{ 56, 40, 150, 2000 },		/* APIC_WRITE */
+	{ 49, 15, 400, 5000 },		/* EPT_MISCONFIG */
+	{ 12, 15, 300, 3000000 },	/* HLT */
+	{ 32, 10, 120, 3000 },		/* MSR_WRITE */
+	{ 30, 8, 1000, 50000 },		/* IO_INSTRUCTION */
+	{ 1, 5, 1100, 80000 },		/* EXTERNAL_INTERRUPT */
+	{ 48, 4, 380, 6000 },		/* EPT_VIOLATION */
+	{ 0x80000021, 1, 500, 100 },	/* INVALID_STATE | FAILED_VMENTRY */
+	{ 0xbeef, 1, 100, 100 },	/* a code no table names */
+};
+
+static const struct mix svm_mix[] = {
+	{ 0x07c, 30, 150, 3000 },	/* msr */
+	{ 0x400, 25, 400, 6000 },	/* npf */
+	{ 0x078, 15, 300, 3000000 },	/* hlt */
+	{ 0x07b, 10, 1000, 50000 },	/* io */
+	{ 0x060, 10, 1100, 80000 },	/* interrupt */
+	{ 0x064, 8, 200, 2000 },	/* vintr */
+	{ 0xbeef, 2, 100, 100 },	/* a code no table names */
+};
+
+static const struct mix *pick(const struct mix *m, size_t n, unsigned int *seed)
+{
+	unsigned int total = 0, r;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		total += m[i].weight;
+	r = rnd(seed) % total;
+	for (i = 0; i < n; i++) {
+		if (r < m[i].weight)
+			return &m[i];
+		r -= m[i].weight;
+	}
+	return &m[0];
+}
+
+static void scenario(const struct opts *o)
+{
+	unsigned int seed = o->seed;
+	int vm, k;
+
+	for (vm = 0; vm < o->vms; vm++) {
+		for (k = 0; k < o->vcpus; k++) {
+			int tid = 1000 + vm * 100 + k;
+			bool svm = !strcmp(o->isa, "svm") || (!strcmp(o->isa, "mixed") && vm % 2);
+			const struct mix *mx = svm ? svm_mix : vmx_mix;
+			size_t nmx = svm ? sizeof(svm_mix) / sizeof(svm_mix[0]) :
+					   sizeof(vmx_mix) / sizeof(vmx_mix[0]);
+			int cpu = (vm * o->vcpus + k) % o->cpus;
+			uint64_t t = 1000000 + rnd(&seed) % 100000;
+			long long i;
+			struct gev e;
+
+			/* a cut recording starts inside an exit: an entry with no exit */
+			if (o->cut) {
+				memset(&e, 0, sizeof(e));
+				e.kind = G_ENTRY;
+				e.t = t;
+				e.cpu = cpu;
+				e.tid = tid;
+				e.vcpu = k;
+				e.rip = 0xffffffff81000000ull;
+				push(&e);
+				t += 1000;
+			}
+			for (i = 0; i < o->exits; i++) {
+				const struct mix *m = pick(mx, nmx, &seed);
+				uint64_t lat = m->lat_min + rnd(&seed) % m->lat_span;
+
+				memset(&e, 0, sizeof(e));
+				e.kind = G_EXIT;
+				e.t = t;
+				e.cpu = cpu;
+				e.tid = tid;
+				e.vcpu = k;
+				e.reason = m->reason;
+				e.rip = 0xffffffff81000000ull + (rnd(&seed) % 4096) * 16;
+				push(&e);
+				if (o->others && (m->reason == 30 || m->reason == 0x07b)) {
+					/* port I/O handled in user space, inside the exit */
+					e.kind = G_PIO;
+					e.t = t + 1 + lat / 4;
+					push(&e);
+					e.kind = G_UEXIT;
+					e.reason = 2;		/* KVM_EXIT_IO */
+					e.t = t + 2 + lat / 2;
+					push(&e);
+				}
+				/* vCPUs migrate: now and then the entry is on another CPU */
+				if (o->cpus > 1 && rnd(&seed) % 10 == 0)
+					cpu = (cpu + 1 + rnd(&seed) % (o->cpus - 1)) % o->cpus;
+				/* now and then an exit is followed by another exit */
+				if (rnd(&seed) % 100 == 0) {
+					t += lat + 10;
+					continue;
+				}
+				/* a cut recording ends inside the last exits */
+				if (o->cut && i == o->exits - 1)
+					break;
+				e.kind = G_ENTRY;
+				e.t = t + 3 + lat;
+				e.cpu = cpu;
+				e.reason = 0;
+				push(&e);
+				t += 3 + lat + 200 + rnd(&seed) % 20000;
+			}
+		}
+	}
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+	const struct gev *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Distinct, increasing timestamps: the order of the file is the order of truth. */
+static void settle_times(void)
+{
+	size_t i;
+
+	qsort(evs, nr_evs, sizeof(*evs), cmp_time);
+	for (i = 1; i < nr_evs; i++)
+		if (evs[i].t <= evs[i - 1].t)
+			evs[i].t = evs[i - 1].t + 1;
+}
+
+/* --- writing ring-buffer pages --- */
+
+struct cpu_out {
+	FILE *f;
+	unsigned char page[PAGE_SIZE];
+	size_t used;		/* bytes of data after the header */
+	uint64_t page_ts;
+	uint64_t last_ts;
+	bool open;
+	uint64_t missed;	/* events lost before this page */
+};
+
+static void put_u32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put_u64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
+
+static void page_flush(struct cpu_out *c)
+{
+	uint64_t commit = c->used;
+
+	if (!c->open)
+		return;
+	if (c->missed) {
+		/* RB_MISSED_EVENTS | RB_MISSED_STORED, the count after the data */
+		commit |= 1ull << 31 | 1ull << 30;
+		put_u64(c->page + PAGE_HDR + c->used, c->missed);
+		c->missed = 0;
+	}
+	put_u64(c->page, c->page_ts);
+	put_u64(c->page + 8, commit);
+	if (fwrite(c->page, PAGE_SIZE, 1, c->f) != 1)
+		die("%s", "write failed");
+	c->open = false;
+}
+
+static void set_field(unsigned char *data, struct tep_event *e, const char *name, uint64_t v)
+{
+	struct tep_format_field *f = tep_find_field(e, name);
+
+	if (!f)
+		f = tep_find_common_field(e, name);
+	if (!f)
+		return;
+	switch (f->size) {
+	case 1: data[f->offset] = v; break;
+	case 2: { uint16_t x = v; memcpy(data + f->offset, &x, 2); break; }
+	case 4: { uint32_t x = v; memcpy(data + f->offset, &x, 4); break; }
+	case 8: memcpy(data + f->offset, &v, 8); break;
+	}
+}
+
+static size_t event_size(struct tep_event *e)
+{
+	struct tep_format_field *f;
+	size_t max = 8;
+
+	for (f = e->format.fields; f; f = f->next) {
+		if ((size_t)(f->offset + f->size) > max)
+			max = f->offset + f->size;
+	}
+	return (max + 3) & ~3ul;
+}
+
+static void encode(const struct gev *g, unsigned char *data, size_t *len)
+{
+	struct tep_event *e = ev_fmt[g->kind];
+	size_t n = event_size(e);
+	uint32_t isa = 0;
+
+	memset(data, 0, n);
+	set_field(data, e, "common_type", e->id);
+	set_field(data, e, "common_pid", g->tid);
+	switch (g->kind) {
+	case G_EXIT:
+		isa = g->reason == 0xbeef || g->reason == 0x80000021 || g->reason < 0x60 ? 1 : 2;
+		if (g->reason == 0x07c || g->reason == 0x400 || g->reason == 0x078 ||
+		    g->reason == 0x07b || g->reason == 0x060 || g->reason == 0x064)
+			isa = 2;
+		if (g->reason == 0xbeef)
+			isa = g->vcpu & 0x1000 ? 2 : 1;
+		set_field(data, e, "exit_reason", g->reason);
+		set_field(data, e, "guest_rip", g->rip);
+		set_field(data, e, "isa", isa);
+		set_field(data, e, "vcpu_id", g->vcpu);
+		set_field(data, e, "info1", 0x1234);
+		break;
+	case G_ENTRY:
+		set_field(data, e, "vcpu_id", g->vcpu);
+		set_field(data, e, "rip", g->rip);
+		break;
+	case G_PIO:
+		set_field(data, e, "rw", 1);
+		set_field(data, e, "port", 0x3f8);
+		set_field(data, e, "size", 1);
+		set_field(data, e, "count", 1);
+		break;
+	case G_UEXIT:
+		set_field(data, e, "reason", g->reason);
+		break;
+	}
+	*len = n;
+}
+
+static void write_event(struct cpu_out *c, const struct gev *g)
+{
+	unsigned char data[256];
+	size_t len, need;
+	uint64_t delta;
+
+	encode(g, data, &len);
+	if (len > 28 * 4)
+		die("%s: event too large for a small record", gk_event[g->kind]);
+	need = 4 + len;
+	delta = c->open ? g->t - c->last_ts : 0;
+	if (delta >= (1u << TS_BITS))
+		need += 8;
+	/* room for the record and, at the end, a missed-events count */
+	if (c->open && PAGE_HDR + c->used + need + 8 > PAGE_SIZE)
+		page_flush(c);
+	if (g->lost_before && !c->open)
+		c->missed += g->lost_before;
+	if (!c->open) {
+		c->open = true;
+		c->used = 0;
+		c->page_ts = g->t;
+		c->last_ts = g->t;
+		memset(c->page, 0, PAGE_SIZE);
+		delta = 0;
+	}
+	if (delta >= (1u << TS_BITS)) {
+		/* time extend: low 27 bits in the header, the rest in array[0] */
+		put_u32(c->page + PAGE_HDR + c->used,
+			TYPE_EXTEND | (uint32_t)(delta & ((1u << TS_BITS) - 1)) << 5);
+		put_u32(c->page + PAGE_HDR + c->used + 4, delta >> TS_BITS);
+		c->used += 8;
+		delta = 0;
+	}
+	put_u32(c->page + PAGE_HDR + c->used, (uint32_t)(len / 4) | (uint32_t)delta << 5);
+	memcpy(c->page + PAGE_HDR + c->used + 4, data, len);
+	c->used += 4 + len;
+	c->last_ts = g->t;
+}
+
+/* --- the tracing directory libtracecmd's writer reads --- */
+
+static void write_text(const char *dir, const char *name, const char *text)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		die("cannot write %s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void make_tracing_dir(const char *dir, const struct opts *o)
+{
+	static const char header_page[] =
+		"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+		"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+		"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+	static const char header_event[] =
+		"# compressed entry header\n"
+		"\ttype_len    :    5 bits\n"
+		"\ttime_delta  :   27 bits\n"
+		"\tarray       :   32 bits\n\n"
+		"\tpadding     : type == 29\n"
+		"\ttime_extend : type == 30\n"
+		"\ttime_stamp : type == 31\n"
+		"\tdata max type_len  == 28\n";
+	char path[4096], cmd[8192];
+	const char *clock;
+	FILE *f;
+	int k;
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/events/kvm' '%s/events/ftrace'", dir, dir);
+	if (system(cmd))
+		die("cannot create %s", dir);
+	write_text(dir, "events/header_page", header_page);
+	write_text(dir, "events/header_event", header_event);
+	/* libtracecmd 3.1 needs at least one ftrace event in the directory */
+	snprintf(path, sizeof(path), "%s/events/ftrace/function", dir);
+	mkdir(path, 0755);
+	write_text(dir, "events/ftrace/function/format",
+		   "name: function\nID: 1\nformat:\n"
+		   "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		   "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		   "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		   "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		   "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+		   "\tfield:unsigned long parent_ip;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+		   "print fmt: \" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip\n");
+	write_text(dir, "printk_formats", "");
+	write_text(dir, "kallsyms", "");
+	clock = !strcmp(o->clock, "local") ? "[local] global x86-tsc\n" : "local global [x86-tsc]\n";
+	write_text(dir, "trace_clock", clock);
+	for (k = 0; k < G_NR; k++) {
+		char src[4096];
+		size_t len;
+		char *buf;
+
+		if (!ev_fmt[k])
+			continue;
+		snprintf(src, sizeof(src), "%s/%s.format", o->formats, gk_event[k]);
+		buf = read_file(src, &len);
+		snprintf(path, sizeof(path), "%s/events/kvm/%s", dir, gk_event[k]);
+		mkdir(path, 0755);
+		snprintf(path, sizeof(path), "events/kvm/%s/format", gk_event[k]);
+		write_text(dir, path, buf);
+		free(buf);
+	}
+	/* thread names, as the kernel's saved_cmdlines lists them */
+	snprintf(path, sizeof(path), "%s/saved_cmdlines", dir);
+	f = fopen(path, "w");
+	if (!f)
+		die("cannot write %s", path);
+	{
+		int vm, kk;
+
+		for (vm = 0; vm < o->vms; vm++)
+			for (kk = 0; kk < o->vcpus; kk++) {
+				fprintf(f, "%d ", 1000 + vm * 100 + kk);
+				if (!strcmp(o->comm_fmt, "kvmtool"))
+					fprintf(f, "kvm-vcpu-%d\n", kk);
+				else if (!strcmp(o->comm_fmt, "none"))
+					fprintf(f, "qemu-system-x86\n");
+				else
+					fprintf(f, "CPU %d/KVM\n", kk);
+			}
+	}
+	fclose(f);
+}
+
+/* --- the time the reader will see --- */
+
+#define TSC_MULT	2796202u	/* 1 cycle = 0.6667 ns at 1.5 GHz: mult / 2^22 */
+#define TSC_SHIFT	22
+
+static uint64_t seen_time(const struct opts *o, uint64_t t)
+{
+	if (strcmp(o->clock, "tsc2nsec"))
+		return t;
+	return (uint64_t)(((unsigned __int128)t * TSC_MULT) >> TSC_SHIFT);
+}
+
+/* --- expected figures --- */
+
+struct rstat {
+	uint32_t isa, code, flags;
+	uint64_t count, samples, sum, min, max;
+};
+
+struct tstat {
+	int tid, vcpu;
+	uint64_t exits, unmatched_exits, unmatched_entries, pio, uexit_io;
+	bool pending;
+	uint64_t pending_t;
+	int pending_r;
+	struct rstat r[16];
+	int nr;
+};
+
+static void expect(const struct opts *o, const char *path, uint64_t lost)
+{
+	struct tstat *ts = calloc(o->vms * o->vcpus, sizeof(*ts));
+	FILE *f = fopen(path, "w");
+	size_t i;
+	int j, k;
+
+	if (!ts || !f)
+		die("cannot write %s", path);
+	for (i = 0; i < (size_t)(o->vms * o->vcpus); i++)
+		ts[i].tid = -1;
+	for (i = 0; i < nr_evs; i++) {
+		const struct gev *g = &evs[i];
+		int idx = (g->tid - 1000) / 100 * o->vcpus + (g->tid - 1000) % 100;
+		struct tstat *t = &ts[idx];
+		uint64_t now = seen_time(o, g->t);
+
+		t->tid = g->tid;
+		t->vcpu = g->vcpu;
+		switch (g->kind) {
+		case G_EXIT: {
+			bool has_isa = tep_find_field(ev_fmt[G_EXIT], "isa");
+			uint32_t isa = 0, code = g->reason, flags = 0;
+			struct gev tmp = *g;
+			unsigned char data[256];
+			size_t len;
+
+			if (has_isa) {
+				encode(&tmp, data, &len);
+				memcpy(&isa, data + tep_find_field(ev_fmt[G_EXIT], "isa")->offset, 4);
+				if (isa == 1) {
+					code = g->reason & 0xffff;
+					flags = g->reason & 0xffff0000;
+				}
+			}
+			if (t->pending)
+				t->unmatched_exits++;
+			t->exits++;
+			for (j = 0; j < t->nr; j++)
+				if (t->r[j].isa == isa && t->r[j].code == code && t->r[j].flags == flags)
+					break;
+			if (j == t->nr) {
+				t->nr++;
+				t->r[j].isa = isa;
+				t->r[j].code = code;
+				t->r[j].flags = flags;
+				t->r[j].min = UINT64_MAX;
+			}
+			t->r[j].count++;
+			t->pending = true;
+			t->pending_t = now;
+			t->pending_r = j;
+			break;
+		}
+		case G_ENTRY:
+			if (!t->pending) {
+				t->unmatched_entries++;
+				break;
+			} else {
+				struct rstat *r = &t->r[t->pending_r];
+				uint64_t lat = now - t->pending_t;
+
+				r->samples++;
+				r->sum += lat;
+				if (lat < r->min)
+					r->min = lat;
+				if (lat > r->max)
+					r->max = lat;
+				t->pending = false;
+			}
+			break;
+		case G_PIO:
+			t->pio++;
+			break;
+		case G_UEXIT:
+			t->uexit_io++;
+			break;
+		}
+	}
+	fprintf(f, "{\"clock\":\"%s\",\"time_unit\":\"%s\",\"lost_events\":%" PRIu64 ",\"threads\":[",
+		!strcmp(o->clock, "tsc2nsec") ? "tsc2nsec" : o->clock,
+		!strcmp(o->clock, "x86-tsc") ? "cycles" : "ns", lost);
+	for (k = 0; k < o->vms * o->vcpus; k++) {
+		struct tstat *t = &ts[k];
+
+		if (t->pending)
+			t->unmatched_exits++;
+		fprintf(f, "%s{\"tid\":%d,\"vcpu\":%d,\"exits\":%" PRIu64 ",\"unmatched_exits\":%" PRIu64
+			",\"unmatched_entries\":%" PRIu64 ",\"kvm_pio\":%" PRIu64 ",\"uexit_io\":%" PRIu64
+			",\"reasons\":[", k ? "," : "", t->tid, t->vcpu, t->exits, t->unmatched_exits,
+			t->unmatched_entries, t->pio, t->uexit_io);
+		for (j = 0; j < t->nr; j++) {
+			struct rstat *r = &t->r[j];
+
+			fprintf(f, "%s{\"isa\":%u,\"code\":%u,\"flags\":%u,\"count\":%" PRIu64
+				",\"samples\":%" PRIu64 ",\"sum\":%" PRIu64 ",\"min\":%" PRIu64
+				",\"max\":%" PRIu64 "}", j ? "," : "", r->isa, r->code, r->flags,
+				r->count, r->samples, r->sum, r->samples ? r->min : 0, r->max);
+		}
+		fputs("]}", f);
+	}
+	fputs("]}\n", f);
+	fclose(f);
+	free(ts);
+}
+
+/* --- main --- */
+
+static void usage(void)
+{
+	fprintf(stderr,
+"usage: kvmgen -f FORMAT_DIR -o OUT.dat [-e EXPECT.json] [options]\n"
+"  -V 6|7            file version (default 7)\n"
+"  -z none|zlib|zstd compression of a version 7 file (default none)\n"
+"  -c local|x86-tsc|tsc2nsec  clock (default local: ns)\n"
+"  -i vmx|svm|mixed  exit codes (default vmx; mixed: odd VMs are SVM)\n"
+"  -m VMS -v VCPUS -n EXITS_PER_VCPU -C CPUS -s SEED\n"
+"  -t                a cut recording: starts after an exit, ends before entries\n"
+"  -l                lose events: some pages start after missed events\n"
+"  -x                with port I/O exits, kvm_pio and kvm_userspace_exit events\n"
+"  -N qemu|kvmtool|none  thread names: CPU n/KVM, kvm-vcpu-n, or one name for all\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {
+		.version = 7, .compress = "none", .clock = "local", .isa = "vmx",
+		.vms = 1, .vcpus = 2, .exits = 1000, .cpus = 4, .seed = 1,
+		.comm_fmt = "qemu",
+	};
+	struct tracecmd_output *out;
+	struct cpu_out *cpus;
+	char tmpdir[] = "/tmp/kvmgen.XXXXXX";
+	char **files;
+	uint64_t lost = 0;
+	size_t i;
+	int c;
+
+	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:")) != -1) {
+		switch (c) {
+		case 'f': o.formats = optarg; break;
+		case 'o': o.out = optarg; break;
+		case 'e': o.expect = optarg; break;
+		case 'V': o.version = atoi(optarg); break;
+		case 'z': o.compress = optarg; break;
+		case 'c': o.clock = optarg; break;
+		case 'i': o.isa = optarg; break;
+		case 'm': o.vms = atoi(optarg); break;
+		case 'v': o.vcpus = atoi(optarg); break;
+		case 'n': o.exits = atoll(optarg); break;
+		case 'C': o.cpus = atoi(optarg); break;
+		case 's': o.seed = strtoul(optarg, NULL, 0); break;
+		case 't': o.cut = true; break;
+		case 'l': o.lost = true; break;
+		case 'x': o.others = true; break;
+		case 'N': o.comm_fmt = optarg; break;
+		default: usage();
+		}
+	}
+	if (!o.formats || !o.out || o.vms < 1 || o.vcpus < 1 || o.vcpus > 99 || o.cpus < 1 ||
+	    o.exits < 1 || (o.version != 6 && o.version != 7))
+		usage();
+	load_formats(o.formats);
+	if (o.others && (!ev_fmt[G_PIO] || !ev_fmt[G_UEXIT]))
+		o.others = false;
+	scenario(&o);
+	settle_times();
+	if (o.lost) {
+		/* every 50th page of events starts after 7 lost events */
+		for (i = 0; i < nr_evs; i += 50 * 60)
+			evs[i].lost_before = 7;
+	}
+
+	if (!mkdtemp(tmpdir))
+		die("%s", "mkdtemp failed");
+	make_tracing_dir(tmpdir, &o);
+
+	cpus = calloc(o.cpus, sizeof(*cpus));
+	files = calloc(o.cpus, sizeof(*files));
+	for (c = 0; c < o.cpus; c++) {
+		if (asprintf(&files[c], "%s/cpu%d", tmpdir, c) < 0)
+			die("%s", "out of memory");
+		cpus[c].f = fopen(files[c], "w");
+		if (!cpus[c].f)
+			die("cannot write %s", files[c]);
+	}
+	for (i = 0; i < nr_evs; i++) {
+		struct cpu_out *co = &cpus[evs[i].cpu];
+
+		/* missed events are reported with the first event of a new page */
+		if (evs[i].lost_before && co->open)
+			page_flush(co);
+		if (evs[i].lost_before)
+			lost += evs[i].lost_before;
+		write_event(co, &evs[i]);
+	}
+	for (c = 0; c < o.cpus; c++) {
+		page_flush(&cpus[c]);
+		fclose(cpus[c].f);
+	}
+
+	if (zlib_codec_register())
+		die("%s", "cannot register zlib");
+	tracecmd_set_loglevel(TEP_LOG_WARNING);
+	out = tracecmd_output_create(o.out);
+	if (!out)
+		die("cannot create %s", o.out);
+	tracecmd_set_quiet(out, true);
+	if (tracecmd_output_set_version(out, o.version))
+		die("%s", "cannot set the file version");
+	if (o.version >= 7 && strcmp(o.compress, "none") &&
+	    tracecmd_output_set_compression(out, o.compress))
+		die("compression %s not available", o.compress);
+	{
+		char ks[4200];
+
+		snprintf(ks, sizeof(ks), "%s/kallsyms", tmpdir);
+		if (tracecmd_output_set_trace_dir(out, tmpdir) ||
+		    tracecmd_output_set_kallsyms(out, ks))
+			die("%s", "cannot set the tracing dir");
+	}
+	tracecmd_set_out_clock(out, !strcmp(o.clock, "local") ? "local" : "x86-tsc");
+	if (tracecmd_output_write_headers(out, NULL))
+		die("%s", "cannot write the headers");
+	if (tracecmd_write_cmdlines(out))
+		die("%s", "cannot write the thread names");
+	if (!strcmp(o.clock, "tsc2nsec")) {
+		unsigned char opt[16];
+		uint32_t mult = TSC_MULT, shift = TSC_SHIFT;
+		uint64_t off = 0;
+
+		memcpy(opt, &mult, 4);
+		memcpy(opt + 4, &shift, 4);
+		memcpy(opt + 8, &off, 8);
+		tracecmd_add_option(out, TRACECMD_OPTION_TSC2NSEC, sizeof(opt), opt);
+	}
+	if (tracecmd_append_cpu_data(out, o.cpus, files))
+		die("%s", "cannot write the event data");
+	tracecmd_output_close(out);
+
+	if (o.expect)
+		expect(&o, o.expect, lost);
+
+	{
+		char cmd[4200];
+
+		snprintf(cmd, sizeof(cmd), getenv("KVMGEN_KEEP") ? "true '%s'" : "rm -rf '%s'", tmpdir);
+		if (system(cmd))
+			fprintf(stderr, "kvmgen: could not remove %s\n", tmpdir);
+	}
+	return 0;
+}
