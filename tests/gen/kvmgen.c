@@ -49,6 +49,7 @@ struct gev {
 	int16_t cpu;
 	uint8_t kind;
 	uint8_t lost_before;	/* the page holding it starts after lost events */
+	uint8_t isa;		/* exit: 1 VMX, 2 SVM (the kernel's isa values) */
 	int32_t tid;
 	uint32_t reason;	/* exit: raw exit_reason; uexit: KVM_EXIT_* */
 	uint32_t vcpu;
@@ -244,6 +245,7 @@ static void scenario(const struct opts *o)
 				e.tid = tid;
 				e.vcpu = k;
 				e.reason = m->reason;
+				e.isa = svm ? 2 : 1;
 				e.rip = 0xffffffff81000000ull + (rnd(&seed) % 4096) * 16;
 				push(&e);
 				if (o->others && (m->reason == 30 || m->reason == 0x07b)) {
@@ -371,12 +373,7 @@ static void encode(const struct gev *g, unsigned char *data, size_t *len)
 	set_field(data, e, "common_pid", g->tid);
 	switch (g->kind) {
 	case G_EXIT:
-		isa = g->reason == 0xbeef || g->reason == 0x80000021 || g->reason < 0x60 ? 1 : 2;
-		if (g->reason == 0x07c || g->reason == 0x400 || g->reason == 0x078 ||
-		    g->reason == 0x07b || g->reason == 0x060 || g->reason == 0x064)
-			isa = 2;
-		if (g->reason == 0xbeef)
-			isa = g->vcpu & 0x1000 ? 2 : 1;
+		isa = g->isa;
 		set_field(data, e, "exit_reason", g->reason);
 		set_field(data, e, "guest_rip", g->rip);
 		set_field(data, e, "isa", isa);
@@ -790,6 +787,13 @@ int main(int argc, char **argv)
 		die("%s", "cannot write the headers");
 	if (tracecmd_write_cmdlines(out))
 		die("%s", "cannot write the thread names");
+	/* the trace_clock file's text, as trace-cmd record saves it */
+	{
+		const char *tc = !strcmp(o.clock, "local") ? "[local] global x86-tsc" :
+							     "local global [x86-tsc]";
+
+		tracecmd_add_option(out, TRACECMD_OPTION_TRACECLOCK, strlen(tc) + 1, tc);
+	}
 	if (!strcmp(o.clock, "tsc2nsec")) {
 		unsigned char opt[16];
 		uint32_t mult = TSC_MULT, shift = TSC_SHIFT;
