@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make bench: kvmtop's replay speed and memory beside trace-cmd's, in one run.
+
+Generates a recording of about 10 million KVM events once (bench/out), then
+runs, one after the other on the same file:
+  kvmtop -b -r FILE --summary -o json
+  trace-cmd report FILE > /dev/null
+  trace-cmd report --profile FILE > /dev/null
+and prints for each: wall and CPU seconds, events/s, ns/event, peak RSS and
+peak anonymous memory (RssAnon: the heap, not the recording's mapped pages).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+TOP = os.environ.get("KVMTOP_BUILD", os.getcwd())
+SRC = os.environ.get("KVMTOP_SRC", TOP)
+OUT = os.path.join(TOP, "bench", "out")
+DAT = os.path.join(OUT, "bench-10M.dat")
+GEN_ARGS = ["-f", os.path.join(SRC, "tests", "formats", "x86-6.5"), "-m", "4", "-v", "4",
+            "-n", "312500", "-C", "2", "-s", "42"]
+
+
+def status_kb(pid, key):
+    try:
+        for line in open("/proc/%d/status" % pid):
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def measure(argv):
+    """Run argv with stdout to /dev/null: (wall s, cpu s, peak RSS KiB, peak anon KiB, status)."""
+    t0 = time.monotonic()
+    r0 = os.times()
+    with open(os.devnull, "w") as null:
+        p = subprocess.Popen(argv, stdout=null, stderr=subprocess.PIPE)
+        peak_anon = peak_rss = 0
+        while p.poll() is None:
+            peak_anon = max(peak_anon, status_kb(p.pid, "RssAnon"))
+            peak_rss = max(peak_rss, status_kb(p.pid, "VmHWM"))
+            time.sleep(0.005)
+        err = p.stderr.read().decode(errors="replace")
+    wall = time.monotonic() - t0
+    r1 = os.times()
+    cpu = (r1.children_user - r0.children_user) + (r1.children_system - r0.children_system)
+    return wall, cpu, peak_rss, peak_anon, p.returncode, err
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    kvmtop = os.path.join(TOP, "kvmtop")
+    if not os.path.exists(DAT):
+        print("generating %s ..." % DAT, flush=True)
+        subprocess.run([os.path.join(TOP, "tests", "kvmgen"), "-o", DAT] + GEN_ARGS, check=True)
+    size = os.path.getsize(DAT)
+    j = json.loads(subprocess.run([kvmtop, "-b", "-r", DAT, "--summary", "-o", "json"],
+                                  capture_output=True, check=True).stdout)
+    events = j["kvm_events"]
+    print("recording: %s, %.0f MiB, %d KVM events (%d exits)\n" % (DAT, size / 2**20, events, j["host"]["exits"]))
+
+    runs = [("kvmtop -b --summary -o json", [kvmtop, "-b", "-r", DAT, "--summary", "-o", "json"])]
+    tc = shutil.which("trace-cmd")
+    if tc:
+        runs.append(("trace-cmd report", [tc, "report", DAT]))
+        runs.append(("trace-cmd report --profile", [tc, "report", "--profile", DAT]))
+    else:
+        print("trace-cmd not installed: no peers to compare with (apt-get install trace-cmd)")
+
+    res = {}
+    print("%-30s %8s %8s %12s %9s %10s %10s" % ("command", "wall s", "cpu s", "events/s", "ns/event",
+                                                "peak RSS", "peak anon"))
+    for name, argv in runs:
+        wall, cpu, rss, anon, rc, err = measure(argv)
+        if rc != 0:
+            print("%s failed (%d): %s" % (name, rc, err.strip()[:200]))
+            continue
+        res[name] = (wall, cpu, rss, anon)
+        print("%-30s %8.2f %8.2f %12.0f %9.1f %8.1f M %8.1f M" % (
+            name, wall, cpu, events / wall, wall * 1e9 / events, rss / 1024, anon / 1024), flush=True)
+
+    k = res.get(runs[0][0])
+    if k:
+        print()
+        for name, (wall, cpu, rss, anon) in res.items():
+            if name == runs[0][0]:
+                continue
+            print("kvmtop is %.1fx faster than %s (wall), %.1fx (cpu)" % (wall / k[0], name, cpu / k[1]))
+        print("kvmtop peak anonymous memory: %.1f MiB (target < 64 MiB)" % (k[3] / 1024))
+
+
+main()

@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Every option in --help and every JSON key kvmtop prints is in man/kvmtop.1."""
+import json
+import os
+import re
+
+from tap import ok, eq, done, run
+
+MAN = os.path.join(os.environ.get("KVMTOP_FORMATS", "tests/formats"), "..", "..", "man", "kvmtop.1")
+TMP = os.environ.get("KVMTOP_TMP", "/tmp")
+
+
+def keys(o, out):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            out.add(k)
+            keys(v, out)
+    elif isinstance(o, list):
+        for v in o:
+            keys(v, out)
+    return out
+
+
+def main():
+    man = open(MAN).read().replace("\\-", "-")
+    rc, out, err = run(["--help"])
+    eq(rc, 0, "--help exits 0")
+    opts = set(re.findall(r"(--[a-z][a-z-]+)", out)) | set(re.findall(r"^\s+(-[a-zA-Z]),", out, re.M))
+    ok(len(opts) >= 10, "--help lists the options (%d)" % len(opts))
+    missing = sorted(o for o in opts if o not in man and o.lstrip("-") not in man)
+    eq(missing, [], "every --help option is in the man page")
+
+    dat = os.path.join(TMP, "docs.dat")
+    gen = os.environ["KVMGEN"]
+    os.system("%s -f %s -o %s -x -l -n 200 >/dev/null" % (gen, os.path.join(os.environ["KVMTOP_FORMATS"], "x86-6.5"), dat))
+    rc, out, err = run(["-b", "-r", dat, "-o", "json"])
+    j = json.loads(out)
+    unknown = sorted(k for k in keys(j, set()) if '"%s"' % k not in man
+                     and k not in ("kvm_pio", "kvm_userspace_exit", "IO"))
+    eq(unknown, [], "every JSON key kvmtop prints is in the man page's schema")
+    rc, out, err = run(["-b", "-r", dat, "-o", "csv"])
+    header = out.splitlines()[0]
+    ok(header in man.replace("\n", ""), "the CSV header is in the man page", header)
+    done()
+
+
+main()
