@@ -164,6 +164,11 @@ int replay_run(struct replay *r, replay_fn fn, void *ctx, char *err, size_t errl
 	}
 	ret = tracecmd_iterate_events(r->handle, NULL, 0, run_cb, &rc);
 	bus_guard(false, &old);
+	if (ret >= 0 && zlib_codec_failures()) {
+		snprintf(err, errlen, "%s: truncated or corrupt: %lu compressed block(s) cannot be read",
+			 r->path, zlib_codec_failures());
+		return -1;
+	}
 	return ret < 0 ? 1 : 0;
 }
 

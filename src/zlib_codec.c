@@ -23,16 +23,26 @@ static int zc_compress(void *ctx, const void *in, int in_bytes, void *out, int o
 	return n;
 }
 
+static unsigned long failures;
+
 static int zc_uncompress(void *ctx, const void *in, int in_bytes, void *out, int out_bytes)
 {
 	uLongf n = out_bytes;
 
-	if (in_bytes < 0 || out_bytes < 0)
+	/*
+	 * A cut or corrupt block is an error, never a partial page.  The
+	 * library skips a block it cannot read, so count it for the caller.
+	 */
+	if (in_bytes < 0 || out_bytes < 0 || uncompress(out, &n, in, in_bytes) != Z_OK) {
+		failures++;
 		return -1;
-	/* A cut or corrupt block is an error, never a partial page. */
-	if (uncompress(out, &n, in, in_bytes) != Z_OK)
-		return -1;
+	}
 	return n;
+}
+
+unsigned long zlib_codec_failures(void)
+{
+	return failures;
 }
 
 static unsigned int zc_bound(void *ctx, unsigned int bytes)
