@@ -166,6 +166,36 @@ static int scope_add_vcpu(struct scope *s, const struct model *m, const struct v
 	return 0;
 }
 
+/* The figures of the whole host, of one VM, or of one vCPU thread: 0 or -1. */
+static int scope_host(struct scope *s, const struct batch *b)
+{
+	struct vcpu *v;
+
+	if (scope_init(s, b))
+		return -1;
+	RB_FOREACH(v, vcpu_tree, (struct vcpu_tree *)&b->m->vcpus)
+		if (scope_add_vcpu(s, b->m, v))
+			return -1;
+	return 0;
+}
+
+static int scope_vm(struct scope *s, const struct batch *b, const struct vm *vm)
+{
+	struct vcpu *v;
+
+	if (scope_init(s, b))
+		return -1;
+	TAILQ_FOREACH(v, &vm->vcpus, vm_link)
+		if (scope_add_vcpu(s, b->m, v))
+			return -1;
+	return 0;
+}
+
+static int scope_vcpu(struct scope *s, const struct batch *b, const struct vcpu *v)
+{
+	return scope_init(s, b) ?: scope_add_vcpu(s, b->m, v);
+}
+
 static int row_cmp(const void *a, const void *b)
 {
 	const struct reason_row *x = *(const struct reason_row *const *)a;
@@ -325,11 +355,8 @@ static int print_text(struct batch *b, uint64_t end)
 	struct vcpu *v;
 	int ret = -1;
 
-	if (scope_init(&host, b))
+	if (scope_host(&host, b))
 		goto out_host;
-	RB_FOREACH(v, vcpu_tree, (struct vcpu_tree *)&m->vcpus)
-		if (scope_add_vcpu(&host, m, v))
-			goto out_host;
 
 	if (b->snapshots)
 		fputc('\n', b->out);
@@ -353,13 +380,10 @@ static int print_text(struct batch *b, uint64_t end)
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
 		struct scope vs;
 
-		if (scope_init(&vs, b))
+		if (scope_vm(&vs, b, vm)) {
+			scope_free(&vs);
 			goto out_host;
-		TAILQ_FOREACH(v, &vm->vcpus, vm_link)
-			if (scope_add_vcpu(&vs, m, v)) {
-				scope_free(&vs);
-				goto out_host;
-			}
+		}
 		text_rate(b, vs.exits, end, rate, sizeof(rate));
 		fprintf(b->out, "\nVM %s (pid %d): %" PRIu64 " exits%s, %d vCPU threads\n",
 			escape_text(vm->name, esc, sizeof(esc)), vm->pid, vs.exits, rate,
@@ -371,7 +395,7 @@ static int print_text(struct batch *b, uint64_t end)
 		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
 			struct scope cs;
 
-			if (scope_init(&cs, b) || scope_add_vcpu(&cs, m, v)) {
+			if (scope_vcpu(&cs, b, v)) {
 				scope_free(&cs);
 				goto out_host;
 			}
@@ -434,7 +458,7 @@ static int print_csv(struct batch *b, uint64_t end)
 			const struct reason_row **rows;
 			struct scope cs;
 
-			if (scope_init(&cs, b) || scope_add_vcpu(&cs, m, v)) {
+			if (scope_vcpu(&cs, b, v)) {
 				scope_free(&cs);
 				return -1;
 			}
@@ -547,11 +571,8 @@ static int print_json(struct batch *b, uint64_t end)
 	bool first_vm = true;
 	int ret = -1;
 
-	if (scope_init(&host, b))
+	if (scope_host(&host, b))
 		goto out_host;
-	RB_FOREACH(v, vcpu_tree, (struct vcpu_tree *)&m->vcpus)
-		if (scope_add_vcpu(&host, m, v))
-			goto out_host;
 
 	fprintf(b->out, "{\"source\":\"%s\",", b->source);
 	if (b->file) {
@@ -583,13 +604,10 @@ static int print_json(struct batch *b, uint64_t end)
 		struct scope vs;
 		bool first_vcpu = true;
 
-		if (scope_init(&vs, b))
+		if (scope_vm(&vs, b, vm)) {
+			scope_free(&vs);
 			goto out_host;
-		TAILQ_FOREACH(v, &vm->vcpus, vm_link)
-			if (scope_add_vcpu(&vs, m, v)) {
-				scope_free(&vs);
-				goto out_host;
-			}
+		}
 		fprintf(b->out, "%s{\"pid\":%d,\"name\":", first_vm ? "" : ",", vm->pid);
 		escape_json(b->out, vm->name);
 		fprintf(b->out, ",\"vcpu_threads\":%d,\"exits\":%" PRIu64 ",\"exits_total\":%" PRIu64
@@ -606,7 +624,7 @@ static int print_json(struct batch *b, uint64_t end)
 		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
 			struct scope cs;
 
-			if (scope_init(&cs, b) || scope_add_vcpu(&cs, m, v)) {
+			if (scope_vcpu(&cs, b, v)) {
 				scope_free(&cs);
 				goto out_host;
 			}
