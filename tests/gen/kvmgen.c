@@ -563,6 +563,7 @@ struct tstat {
 static void expect(const struct opts *o, const char *path, uint64_t lost)
 {
 	struct tstat *ts = calloc(o->vms * o->vcpus, sizeof(*ts));
+	bool has_isa = tep_find_field(ev_fmt[G_EXIT], "isa");
 	FILE *f = fopen(path, "w");
 	size_t i;
 	int j, k;
@@ -581,19 +582,12 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 		t->vcpu = g->vcpu;
 		switch (g->kind) {
 		case G_EXIT: {
-			bool has_isa = tep_find_field(ev_fmt[G_EXIT], "isa");
-			uint32_t isa = 0, code = g->reason, flags = 0;
-			struct gev tmp = *g;
-			unsigned char data[256];
-			size_t len;
+			/* a layout without the isa field cannot tell VMX from SVM */
+			uint32_t isa = has_isa ? g->isa : 0, code = g->reason, flags = 0;
 
-			if (has_isa) {
-				encode(&tmp, data, &len);
-				memcpy(&isa, data + tep_find_field(ev_fmt[G_EXIT], "isa")->offset, 4);
-				if (isa == 1) {
-					code = g->reason & 0xffff;
-					flags = g->reason & 0xffff0000;
-				}
+			if (isa == 1) {
+				code = g->reason & 0xffff;
+				flags = g->reason & 0xffff0000;
 			}
 			if (t->pending)
 				t->unmatched_exits++;
