@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -78,6 +79,169 @@ static int check_magic(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * libtracecmd reads only the parts of a file it needs, and on some cuts
+ * it fails half-way through tracecmd_open() and crashes cleaning up
+ * (libtracecmd 1.3.1, a version 6 file cut in its CPU data).  So before
+ * handing a file over, walk its layout as the file declares it and
+ * require that every part ends inside the file:
+ *
+ *  - version 7: a header, then sections one after another, each with a
+ *    16-byte header {u16 id, u16 flags, u32 name, u64 size}; the chain
+ *    must end exactly at the end of the file (the section-name strings at
+ *    the end are never read by libtracecmd, so a cut there would pass);
+ *  - version 6: header page and event, ftrace and event formats,
+ *    kallsyms, printk, cmdlines, CPU count, options, then per CPU the
+ *    {u64 offset, u64 size} of its data, which must lie inside the file
+ *    (the trace clock that follows is read by libtracecmd).
+ */
+struct walk {
+	int fd;
+	off_t pos;
+	off_t size;
+	bool big_endian;
+};
+
+static int walk_skip(struct walk *w, uint64_t n)
+{
+	if (n > (uint64_t)(w->size - w->pos))
+		return -1;
+	w->pos += n;
+	return 0;
+}
+
+static int walk_num(struct walk *w, int bytes, uint64_t *val)
+{
+	unsigned char b[8];
+	int i;
+
+	if (w->size - w->pos < bytes || pread(w->fd, b, bytes, w->pos) != bytes)
+		return -1;
+	w->pos += bytes;
+	*val = 0;
+	for (i = 0; i < bytes; i++)
+		*val |= (uint64_t)b[w->big_endian ? bytes - 1 - i : i] << (8 * i);
+	return 0;
+}
+
+/* Skips a NUL-terminated string; copies its start to buf when given. */
+static int walk_str(struct walk *w, char *buf, size_t len)
+{
+	size_t i = 0;
+	char c;
+
+	do {
+		if (w->pos >= w->size || pread(w->fd, &c, 1, w->pos) != 1)
+			return -1;
+		w->pos++;
+		if (buf && i + 1 < len)
+			buf[i++] = c;
+	} while (c);
+	if (buf)
+		buf[i] = '\0';
+	return 0;
+}
+
+/* n blocks of {size (size_bytes wide), data} */
+static int walk_blocks(struct walk *w, uint64_t n, int size_bytes)
+{
+	uint64_t len;
+
+	while (n--)
+		if (walk_num(w, size_bytes, &len) || walk_skip(w, len))
+			return -1;
+	return 0;
+}
+
+static int walk_v6(struct walk *w)
+{
+	uint64_t n, cpus, id, off, len;
+	char name[16];
+
+	/* header_page and header_event: a name, a u64 size, the text */
+	if (walk_str(w, NULL, 0) || walk_blocks(w, 1, 8) || walk_str(w, NULL, 0) || walk_blocks(w, 1, 8))
+		return -1;
+	/* ftrace formats, then event systems each with its formats */
+	if (walk_num(w, 4, &n) || walk_blocks(w, n, 8) || walk_num(w, 4, &n))
+		return -1;
+	while (n--) {
+		uint64_t m;
+
+		if (walk_str(w, NULL, 0) || walk_num(w, 4, &m) || walk_blocks(w, m, 8))
+			return -1;
+	}
+	/* kallsyms, printk, cmdlines, CPU count */
+	if (walk_blocks(w, 2, 4) || walk_blocks(w, 1, 8) || walk_num(w, 4, &cpus))
+		return -1;
+	if (walk_str(w, name, sizeof(name)))
+		return -1;
+	if (!strncmp(name, "options", 7)) {
+		for (;;) {
+			if (walk_num(w, 2, &id))
+				return -1;
+			if (!id)
+				break;
+			if (walk_blocks(w, 1, 4))
+				return -1;
+		}
+		if (walk_str(w, name, sizeof(name)))
+			return -1;
+	}
+	if (strncmp(name, "flyrecord", 9))
+		return 0;	/* latency format: text, read as it is */
+	while (cpus--) {
+		if (walk_num(w, 8, &off) || walk_num(w, 8, &len))
+			return -1;
+		/* an empty CPU may point at the page after the end */
+		if (len && (off > (uint64_t)w->size || len > (uint64_t)w->size - off))
+			return -1;
+	}
+	return 0;
+}
+
+static int walk_v7(struct walk *w)
+{
+	uint64_t len;
+
+	/* compression name and version, offset of the first options */
+	if (walk_str(w, NULL, 0) || walk_str(w, NULL, 0) || walk_skip(w, 8))
+		return -1;
+	while (w->pos < w->size)
+		if (walk_skip(w, 8) || walk_num(w, 8, &len) || walk_skip(w, len))
+			return -1;
+	return 0;
+}
+
+static int check_layout(const char *path, char *err, size_t errlen)
+{
+	struct walk w = { .pos = 10 };	/* after the magic */
+	uint64_t endian;
+	struct stat st;
+	char ver[8];
+	int ret = -1;
+
+	w.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (w.fd < 0 || fstat(w.fd, &st)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto out_close;
+	}
+	w.size = st.st_size;
+	/* version string, endianness, long size, page size */
+	if (walk_str(&w, ver, sizeof(ver)) || walk_num(&w, 1, &endian) || walk_skip(&w, 1 + 4))
+		goto out_cut;
+	w.big_endian = endian;
+	if (!strcmp(ver, "6") ? walk_v6(&w) : !strcmp(ver, "7") ? walk_v7(&w) : 0)
+		goto out_cut;
+	ret = 0;
+	goto out_close;
+out_cut:
+	snprintf(err, errlen, "%s: truncated: a part ends past the end of the file", path);
+out_close:
+	if (w.fd >= 0)
+		close(w.fd);
+	return ret;
+}
+
 static void set_clock(struct replay *r)
 {
 	const char *clock = tracecmd_get_trace_clock(r->handle);
@@ -105,7 +269,7 @@ int replay_open(struct replay *r, const char *path, char *err, size_t errlen)
 
 	memset(r, 0, sizeof(*r));
 	r->path = path;
-	if (check_magic(path, err, errlen))
+	if (check_magic(path, err, errlen) || check_layout(path, err, errlen))
 		return -1;
 	if (zlib_codec_register()) {
 		snprintf(err, errlen, "cannot register the zlib codec with libtracecmd");
