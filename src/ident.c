@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ident.h"
+
+#define CMDLINE_MAX	65536
+
+void ident_init(struct ident *id, const char *proc_root)
+{
+	strlcpy(id->root, proc_root ? proc_root : "/proc", sizeof(id->root));
+}
+
+/* Reads at most len - 1 bytes of root/rel into buf; -1 if missing. */
+static ssize_t read_file(const struct ident *id, const char *rel, char *buf, size_t len)
+{
+	char path[PATH_MAX + 64];
+	ssize_t n, total = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", id->root, rel);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while ((size_t)total < len - 1) {
+		n = read(fd, buf + total, len - 1 - total);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		total += n;
+	}
+	close(fd);
+	buf[total] = '\0';
+	return total;
+}
+
+static void chomp(char *s)
+{
+	size_t n = strlen(s);
+
+	if (n && s[n - 1] == '\n')
+		s[n - 1] = '\0';
+}
+
+/*
+ * QEMU's option syntax: elements split at ',', ",," a literal comma.  The
+ * name is the "guest=" element, or a first element without '='.
+ */
+static void qemu_name(const char *val, char *out, size_t outlen)
+{
+	char elem[256];
+	size_t n = 0;
+	int index = 0;
+	bool found = false;
+	const char *p = val;
+
+	for (;;) {
+		if (*p == ',' && p[1] == ',') {
+			if (n + 1 < sizeof(elem))
+				elem[n++] = ',';
+			p += 2;
+			continue;
+		}
+		if (*p && *p != ',') {
+			if (n + 1 < sizeof(elem))
+				elem[n++] = *p;
+			p++;
+			continue;
+		}
+		elem[n] = '\0';
+		if (!strncmp(elem, "guest=", 6)) {
+			strlcpy(out, elem + 6, outlen);
+			return;
+		}
+		if (index == 0 && !strchr(elem, '=') && elem[0]) {
+			strlcpy(out, elem, outlen);
+			found = true;
+		}
+		if (!*p)
+			break;
+		p++;
+		n = 0;
+		index++;
+	}
+	if (!found && outlen)
+		out[0] = '\0';
+}
+
+/* A socket path names its VM: its file name, or its folder's for a generic one. */
+static void socket_name(const char *val, char *out, size_t outlen)
+{
+	static const char *const generic[] = { "api", "clh-api", "ch", "vm", "control", "crosvm" };
+	char path[512], *base, *dot;
+	size_t i;
+
+	if (!strncmp(val, "path=", 5))
+		val += 5;
+	strlcpy(path, val, sizeof(path));
+	path[strcspn(path, ",")] = '\0';
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	if (dot && (!strcmp(dot, ".sock") || !strcmp(dot, ".socket")))
+		*dot = '\0';
+	for (i = 0; i < sizeof(generic) / sizeof(generic[0]); i++) {
+		if (strcmp(base, generic[i]) || base == path)
+			continue;
+		base[-1] = '\0';
+		base = strrchr(path, '/');
+		base = base ? base + 1 : path;
+		break;
+	}
+	strlcpy(out, base, outlen);
+}
+
+/* The value of option opt at argv[i]: "opt V" or "opt=V". */
+static const char *opt_value(char **argv, int argc, int *i, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	if (!strcmp(argv[*i], opt))
+		return *i + 1 < argc ? argv[++*i] : NULL;
+	if (!strncmp(argv[*i], opt, n) && argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	return NULL;
+}
+
+void ident_vm_name(const char *cmdline, size_t len, const char *comm, char *out, size_t outlen)
+{
+	char *argv[512], *copy, *prog;
+	const char *v;
+	int argc = 0, i;
+	size_t off;
+
+	strlcpy(out, comm ? comm : "", outlen);
+	if (!len)
+		return;
+	copy = malloc(len + 1);
+	if (!copy)
+		return;
+	memcpy(copy, cmdline, len);
+	copy[len] = '\0';
+	for (off = 0; off < len && argc < 512; off += strlen(copy + off) + 1)
+		argv[argc++] = copy + off;
+	prog = strrchr(argv[0], '/');
+	prog = prog ? prog + 1 : argv[0];
+
+	for (i = 1; i < argc; i++) {
+		char name[256] = "";
+
+		if ((v = opt_value(argv, argc, &i, "-name")) ||
+		    (v = opt_value(argv, argc, &i, "--name")))
+			qemu_name(v, name, sizeof(name));
+		else if (!strcmp(prog, "firecracker") && (v = opt_value(argv, argc, &i, "--id")))
+			strlcpy(name, v, sizeof(name));
+		else if ((v = opt_value(argv, argc, &i, "--api-socket")) ||
+			 (!strncmp(prog, "crosvm", 6) && (v = opt_value(argv, argc, &i, "--socket"))))
+			socket_name(v, name, sizeof(name));
+		if (name[0]) {
+			strlcpy(out, name, outlen);
+			break;
+		}
+	}
+	free(copy);
+}
+
+bool ident_alive(const struct ident *id, int pid)
+{
+	char path[PATH_MAX + 32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%d", id->root, pid);
+	return stat(path, &st) == 0;
+}
+
+int ident_thread(const struct ident *id, int tid, struct ident_info *out)
+{
+	char rel[64], buf[4096], pcomm[MODEL_NAME_LEN] = "", *p;
+	char *cmd;
+	ssize_t n;
+	int pid = 0;
+
+	memset(out, 0, sizeof(*out));
+	strlcpy(out->vm_name, "unknown", sizeof(out->vm_name));
+	snprintf(rel, sizeof(rel), "%d/status", tid);
+	if (read_file(id, rel, buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, "\nTgid:");
+	if (p)
+		pid = atoi(p + 6);
+	if (pid <= 0)
+		return -1;
+	out->pid = pid;
+	snprintf(rel, sizeof(rel), "%d/comm", tid);
+	if (read_file(id, rel, out->comm, sizeof(out->comm)) >= 0)
+		chomp(out->comm);
+	snprintf(rel, sizeof(rel), "%d/comm", pid);
+	if (read_file(id, rel, pcomm, sizeof(pcomm)) >= 0)
+		chomp(pcomm);
+	cmd = malloc(CMDLINE_MAX);
+	snprintf(rel, sizeof(rel), "%d/cmdline", pid);
+	n = cmd ? read_file(id, rel, cmd, CMDLINE_MAX) : -1;
+	ident_vm_name(cmd, n > 0 ? (size_t)n : 0, pcomm[0] ? pcomm : "unknown",
+		      out->vm_name, sizeof(out->vm_name));
+	free(cmd);
+	return 0;
+}

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Identity on /proc fixture trees: which VM a vCPU thread belongs to and
+ * what the VM is called, for QEMU (with and without guest=), libvirt,
+ * Firecracker, cloud-hypervisor, crosvm, kvmtool and a plain process.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "escape.h"
+#include "ident.h"
+
+static char root[256];
+
+static void put(const char *rel, const char *data, size_t len)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+/* A process pid with thread tid: comm, thread name, command line (argv joined by \0). */
+static void fixture(int pid, int tid, const char *comm, const char *tcomm, const char *cmd, size_t cmdlen)
+{
+	char rel[320], buf[256];
+
+	snprintf(rel, sizeof(rel), "%s/%d", root, pid);
+	mkdir(rel, 0755);
+	snprintf(rel, sizeof(rel), "%s/%d", root, tid);
+	mkdir(rel, 0755);
+	snprintf(rel, sizeof(rel), "%d/comm", pid);
+	snprintf(buf, sizeof(buf), "%s\n", comm);
+	put(rel, buf, strlen(buf));
+	snprintf(rel, sizeof(rel), "%d/cmdline", pid);
+	put(rel, cmd, cmdlen);
+	snprintf(rel, sizeof(rel), "%d/comm", tid);
+	snprintf(buf, sizeof(buf), "%s\n", tcomm);
+	put(rel, buf, strlen(buf));
+	snprintf(rel, sizeof(rel), "%d/status", tid);
+	snprintf(buf, sizeof(buf), "Name:\t%s\nUmask:\t0022\nState:\tR (running)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n",
+		 tcomm, pid, tid);
+	put(rel, buf, strlen(buf));
+}
+
+#define CMD(s) s, sizeof(s)	/* keeps the \0 between arguments */
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/kvmtop-ident-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd);
+}
+
+static void expect(int tid, int pid, const char *vm, const char *comm)
+{
+	struct ident id;
+	struct ident_info info;
+
+	ident_init(&id, root);
+	assert_int_equal(ident_thread(&id, tid, &info), 0);
+	assert_int_equal(info.pid, pid);
+	assert_string_equal(info.vm_name, vm);
+	assert_string_equal(info.comm, comm);
+	assert_true(ident_alive(&id, pid));
+}
+
+static void test_qemu_guest(void **state)
+{
+	(void)state;
+	fixture(100, 101, "qemu-system-x86", "CPU 0/KVM",
+		CMD("/usr/bin/qemu-system-x86_64\0-machine\0q35\0-name\0guest=web01,debug-threads=on\0-m\0" "4096"));
+	expect(101, 100, "web01", "CPU 0/KVM");
+}
+
+static void test_qemu_plain_name(void **state)
+{
+	(void)state;
+	fixture(200, 203, "qemu-kvm", "CPU 2/KVM", CMD("qemu-kvm\0-enable-kvm\0-name\0db,process=qemu-db\0"));
+	expect(203, 200, "db", "CPU 2/KVM");
+}
+
+static void test_qemu_commas(void **state)
+{
+	(void)state;
+	/* ",," is a comma in QEMU's option syntax */
+	fixture(300, 301, "qemu-system-x86", "CPU 0/KVM",
+		CMD("qemu-system-x86_64\0-name\0guest=a,,b,,c,debug-threads=on"));
+	expect(301, 300, "a,b,c", "CPU 0/KVM");
+	fixture(310, 311, "qemu-system-x86", "CPU 0/KVM", CMD("qemu-system-x86_64\0--name\0x,,y"));
+	expect(311, 310, "x,y", "CPU 0/KVM");
+}
+
+static void test_libvirt(void **state)
+{
+	(void)state;
+	fixture(400, 402, "qemu-system-x86", "CPU 1/KVM",
+		CMD("/usr/bin/qemu-system-x86_64\0-name\0guest=instance-0000002a,debug-threads=on\0-S\0"
+		    "-object\0{\"qom-type\":\"secret\"}\0-uuid\0" "5c8d2d49-1111-4c51-9f8e-2d3b0f0a3a71"));
+	expect(402, 400, "instance-0000002a", "CPU 1/KVM");
+}
+
+static void test_firecracker(void **state)
+{
+	(void)state;
+	fixture(500, 501, "firecracker", "fc_vcpu 0",
+		CMD("/usr/bin/firecracker\0--api-sock\0/run/fc.sock\0--id\0microvm-7"));
+	expect(501, 500, "microvm-7", "fc_vcpu 0");
+	fixture(510, 511, "firecracker", "fc_vcpu 1", CMD("firecracker\0--id=fc-b"));
+	expect(511, 510, "fc-b", "fc_vcpu 1");
+}
+
+static void test_cloud_hypervisor(void **state)
+{
+	(void)state;
+	fixture(600, 601, "cloud-hypervisor", "vcpu0",
+		CMD("cloud-hypervisor\0--api-socket\0/run/ch/build-42.sock\0--cpus\0boot=2"));
+	expect(601, 600, "build-42", "vcpu0");
+	/* a generic socket name: its folder names the VM (Kata-style layout) */
+	fixture(610, 611, "cloud-hypervisor", "vcpu1",
+		CMD("cloud-hypervisor\0--api-socket\0path=/run/vc/vm/pod-9f/clh-api.sock"));
+	expect(611, 610, "pod-9f", "vcpu1");
+}
+
+static void test_crosvm_kvmtool(void **state)
+{
+	(void)state;
+	fixture(700, 701, "crosvm", "crosvm_vcpu0", CMD("crosvm\0run\0--socket\0/run/crosvm/termina.sock\0vmlinux"));
+	expect(701, 700, "termina", "crosvm_vcpu0");
+	fixture(710, 711, "lkvm", "kvm-vcpu-0", CMD("lkvm\0run\0--name\0tiny\0-k\0bzImage"));
+	expect(711, 710, "tiny", "kvm-vcpu-0");
+}
+
+static void test_plain_process(void **state)
+{
+	(void)state;
+	/* no name option: the process name; an empty command line too */
+	fixture(800, 801, "myvmm", "worker", CMD("/opt/myvmm\0--mem\0" "512"));
+	expect(801, 800, "myvmm", "worker");
+	fixture(810, 811, "zombie-vmm", "w", "", 0);
+	expect(811, 810, "zombie-vmm", "w");
+	/* -name without a value */
+	fixture(820, 821, "qemu-system-x86", "CPU 0/KVM", CMD("qemu-system-x86_64\0-name"));
+	expect(821, 820, "qemu-system-x86", "CPU 0/KVM");
+}
+
+static void test_escapes(void **state)
+{
+	struct ident id;
+	struct ident_info info;
+	char buf[256];
+
+	(void)state;
+	/* a guest name with terminal escapes is kept raw and escaped where printed */
+	fixture(900, 901, "qemu-system-x86", "CPU 0/\033[31mKVM",
+		CMD("qemu-system-x86_64\0-name\0guest=evil\033]0;pwned\007\033[2J,debug-threads=on"));
+	expect(901, 900, "evil\033]0;pwned\007\033[2J", "CPU 0/\033[31mKVM");
+	ident_init(&id, root);
+	assert_int_equal(ident_thread(&id, 901, &info), 0);
+	assert_string_equal(escape_text(info.vm_name, buf, sizeof(buf)),
+			    "evil\\x1b]0;pwned\\x07\\x1b[2J");
+	assert_null(strchr(escape_text(info.comm, buf, sizeof(buf)), '\033'));
+}
+
+static void test_gone(void **state)
+{
+	struct ident id;
+	struct ident_info info;
+
+	(void)state;
+	ident_init(&id, root);
+	/* a thread that ended before kvmtop looked: unknown VM, no crash */
+	assert_int_equal(ident_thread(&id, 424242, &info), -1);
+	assert_int_equal(info.pid, 0);
+	assert_string_equal(info.vm_name, "unknown");
+	assert_false(ident_alive(&id, 424242));
+}
+
+static void test_long_name(void **state)
+{
+	char cmd[600];
+	size_t n;
+
+	(void)state;
+	/* "qemu", "-name", "guest=" + 400 x: cut to MODEL_NAME_LEN - 1 */
+	n = sizeof("qemu\0-name\0guest=") - 1;
+	memcpy(cmd, "qemu\0-name\0guest=", n);
+	memset(cmd + n, 'x', 400);
+	cmd[n + 400] = '\0';
+	fixture(950, 951, "qemu", "CPU 0/KVM", cmd, n + 401);
+	{
+		struct ident id;
+		struct ident_info info;
+
+		ident_init(&id, root);
+		assert_int_equal(ident_thread(&id, 951, &info), 0);
+		assert_int_equal(strlen(info.vm_name), MODEL_NAME_LEN - 1);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_qemu_guest),
+		cmocka_unit_test(test_qemu_plain_name),
+		cmocka_unit_test(test_qemu_commas),
+		cmocka_unit_test(test_libvirt),
+		cmocka_unit_test(test_firecracker),
+		cmocka_unit_test(test_cloud_hypervisor),
+		cmocka_unit_test(test_crosvm_kvmtool),
+		cmocka_unit_test(test_plain_process),
+		cmocka_unit_test(test_escapes),
+		cmocka_unit_test(test_gone),
+		cmocka_unit_test(test_long_name),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
