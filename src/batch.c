@@ -385,10 +385,11 @@ static int print_text(struct batch *b, uint64_t end)
 			goto out_host;
 		}
 		text_rate(b, vs.exits, end, rate, sizeof(rate));
-		fprintf(b->out, "\nVM %s (pid %d): %" PRIu64 " exits%s, %d vCPU threads\n",
-			escape_text(vm->name, esc, sizeof(esc)), vm->pid, vs.exits, rate,
-			vm->nr_vcpus);
-		text_table(b, &vs, "  ");
+		fprintf(b->out, "\nVM %s (pid %d%s): %" PRIu64 " exits%s, %d vCPU threads\n",
+			escape_text(vm->name, esc, sizeof(esc)), vm->pid,
+			vm->exited ? ", exited" : "", vs.exits, rate, vm->nr_vcpus);
+		if (vs.exits_total)
+			text_table(b, &vs, "  ");
 		text_events(b, &vs, "  ");
 		scope_free(&vs);
 
@@ -448,7 +449,7 @@ static int print_csv(struct batch *b, uint64_t end)
 	unsigned int j, i, n;
 
 	if (!b->snapshots) {
-		fputs("snapshot,start,end,vm_pid,vm_name,vcpu,tid,comm", b->out);
+		fputs("snapshot,start,end,vm_pid,vm_name,vm_state,vcpu,tid,comm", b->out);
 		for (j = 0; j < NR_REASON_COLS; j++)
 			fprintf(b->out, ",%s", reason_cols[j].name);
 		fputc('\n', b->out);
@@ -472,7 +473,7 @@ static int print_csv(struct batch *b, uint64_t end)
 				fprintf(b->out, "%u,%" PRIu64 ",%" PRIu64 ",%d,", b->snapshots + 1,
 					m->interval_start, end, vm->pid);
 				escape_csv(b->out, vm->name);
-				fprintf(b->out, ",%d,%d,", v->vcpu_id, v->tid);
+				fprintf(b->out, ",%s,%d,%d,", model_vm_state(m, vm), v->vcpu_id, v->tid);
 				escape_csv(b->out, v->comm);
 				for (j = 0; j < NR_REASON_COLS; j++) {
 					fputc(',', b->out);
@@ -610,8 +611,8 @@ static int print_json(struct batch *b, uint64_t end)
 		}
 		fprintf(b->out, "%s{\"pid\":%d,\"name\":", first_vm ? "" : ",", vm->pid);
 		escape_json(b->out, vm->name);
-		fprintf(b->out, ",\"vcpu_threads\":%d,\"exits\":%" PRIu64 ",\"exits_total\":%" PRIu64
-			",\"exits_per_s\":", vm->nr_vcpus, vs.exits, vs.exits_total);
+		fprintf(b->out, ",\"state\":\"%s\",\"vcpu_threads\":%d,\"exits\":%" PRIu64 ",\"exits_total\":%" PRIu64
+			",\"exits_per_s\":", model_vm_state(m, vm), vm->nr_vcpus, vs.exits, vs.exits_total);
 		json_rate(b, vs.exits, end);
 		fprintf(b->out, ",\"unmatched_exits\":%" PRIu64 ",\"unmatched_entries\":%" PRIu64 ",",
 			vs.unmatched_exits, vs.unmatched_entries);

@@ -16,20 +16,18 @@
 #include "decode.h"
 #include "model.h"
 #include "replay.h"
+#include "options.h"
+#include "demo.h"
 
-struct options {
-	bool batch;
-	bool summary;
-	long long iterations;	/* 0: until the input ends */
-	double delay;		/* seconds, 0: not given */
-	enum batch_format fmt;
-	const char *replay;
-	unsigned int ring;
-};
 
 enum {
 	OPT_SUMMARY = 0x100,
 	OPT_RING,
+	OPT_BUFFER_KB,
+	OPT_DEMO,
+	OPT_DEMO_VCPUS,
+	OPT_DEMO_LOOPS,
+	OPT_DEMO_REPORT,
 };
 
 static const struct option long_opts[] = {
@@ -40,6 +38,11 @@ static const struct option long_opts[] = {
 	{ "replay",	required_argument,	NULL, 'r' },
 	{ "summary",	no_argument,		NULL, OPT_SUMMARY },
 	{ "ring",	required_argument,	NULL, OPT_RING },
+	{ "buffer-kb",	required_argument,	NULL, OPT_BUFFER_KB },
+	{ "demo",	no_argument,		NULL, OPT_DEMO },
+	{ "demo-vcpus",	required_argument,	NULL, OPT_DEMO_VCPUS },
+	{ "demo-loops",	required_argument,	NULL, OPT_DEMO_LOOPS },
+	{ "demo-report", required_argument,	NULL, OPT_DEMO_REPORT },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ "version",	no_argument,		NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -48,24 +51,35 @@ static const struct option long_opts[] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: kvmtop -b -r FILE [options]\n"
+"Usage: kvmtop -b [options]           live, from this host's KVM tracepoints\n"
+"       kvmtop -b -r FILE [options]   a trace-cmd recording\n"
 "Show KVM exits per VM, vCPU and exit reason, with exit-handling latency.\n"
 "\n"
 "  -b, --batch           batch mode: print snapshots instead of the screen\n"
 "  -r, --replay FILE     read a trace-cmd recording (trace.dat, v6/v7,\n"
 "                        compressed with zlib or zstd or not)\n"
 "  -n, --iterations N    stop after N snapshots\n"
-"  -d, --delay SECS      one snapshot every SECS seconds (of recording time\n"
-"                        with -r); without -d a replay prints one summary\n"
+"  -d, --delay SECS      one snapshot every SECS seconds (live: of wall time,\n"
+"                        default 3; with -r: of recording time, and without\n"
+"                        -d a replay prints one summary)\n"
 "  -o, --output FMT      text (default), csv or json (JSON Lines)\n"
-"      --summary         one report for the whole input\n"
+"      --summary         one report for the whole input (live: until\n"
+"                        SIGINT/SIGTERM/SIGHUP, or the demo guest ends)\n"
 "      --ring N          keep the last N exits per vCPU (default %d)\n"
+"      --buffer-kb N     live: trace buffer per CPU in KiB (default: sized\n"
+"                        for the 100 ms drain tick, 3200)\n"
+"      --demo            start kvmtop's own small guest and watch it live\n"
+"      --demo-vcpus N    its vCPUs (1 to %d, default 2)\n"
+"      --demo-loops N    loops per vCPU, then it ends (default: until kvmtop\n"
+"                        stops); a loop is out, MMIO store, cpuid, rdmsr, hlt\n"
+"      --demo-report FILE  the demo guest writes its own exit counts there\n"
 "  -h, --help            this text\n"
 "  -V, --version         the version\n"
 "\n"
-"Latencies are exit -> next entry of the same vCPU thread, in the\n"
-"recording's time unit (ns, or cycles for an unconverted TSC clock).\n"
-"See kvmtop(1) for the output fields.\n", MODEL_RING_DEFAULT);
+"Latencies are exit -> next entry of the same vCPU thread, in ns (a\n"
+"recording with an unconverted TSC clock: in cycles).  Live tracing needs\n"
+"root (or CAP_PERFMON and tracefs access) and uses its own trace instance.\n"
+"See kvmtop(1) for the output fields.\n", MODEL_RING_DEFAULT, DEMO_MAX_VCPUS);
 }
 
 static void __attribute__((format(printf, 1, 2))) die_usage(const char *fmt, ...)
@@ -89,6 +103,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->fmt = BATCH_TEXT;
 	o->ring = MODEL_RING_DEFAULT;
+	o->demo_vcpus = 2;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":bn:d:o:r:hV", long_opts, NULL)) != -1) {
 		switch (c) {
@@ -122,6 +137,27 @@ static void parse_options(int argc, char **argv, struct options *o)
 			if (errstr)
 				die_usage("--ring: '%s' must be a number of exits from 0 to 1048576", optarg);
 			break;
+		case OPT_BUFFER_KB:
+			o->buffer_kb = strtonum(optarg, 64, 4 << 20, &errstr);
+			if (errstr)
+				die_usage("--buffer-kb: '%s' must be KiB from 64 to 4194304", optarg);
+			break;
+		case OPT_DEMO:
+			o->demo = true;
+			break;
+		case OPT_DEMO_VCPUS:
+			o->demo_vcpus = strtonum(optarg, 1, DEMO_MAX_VCPUS, &errstr);
+			if (errstr)
+				die_usage("--demo-vcpus: '%s' must be from 1 to %d", optarg, DEMO_MAX_VCPUS);
+			break;
+		case OPT_DEMO_LOOPS:
+			o->demo_loops = strtonum(optarg, 1, 1000000000000LL, &errstr);
+			if (errstr)
+				die_usage("--demo-loops: '%s' must be a whole number from 1", optarg);
+			break;
+		case OPT_DEMO_REPORT:
+			o->demo_report = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -139,6 +175,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 		die_usage("unexpected argument '%s'", argv[optind]);
 	if (o->summary && (o->iterations || o->delay))
 		die_usage("%s: --summary is one report; it takes no -n or -d", "--summary");
+	if (o->demo && o->replay)
+		die_usage("--demo watches a live guest; it cannot go with -r");
+	if (!o->demo && (o->demo_loops || o->demo_report))
+		die_usage("--demo-loops and --demo-report go with --demo");
 }
 
 /* --- replay in batch mode --- */
@@ -305,14 +345,13 @@ int main(int argc, char **argv)
 {
 	struct options o;
 
+	/* the demo guest's own process: see demo.h */
+	if (argc > 1 && !strcmp(argv[1], "--demo-guest"))
+		return demo_guest_main(argc, argv);
 	parse_options(argc, argv, &o);
-	if (!o.replay) {
-		fprintf(stderr, "kvmtop: live tracing is not built yet: use -b -r FILE to read a recording\n");
-		return 2;
-	}
 	if (!o.batch) {
 		fprintf(stderr, "kvmtop: the interactive screen is not built yet: add -b for batch output\n");
 		return 2;
 	}
-	return run_replay(&o);
+	return o.replay ? run_replay(&o) : live_run(&o);
 }

@@ -330,3 +330,37 @@ int model_reason_total_lat(const struct reason_stat *rs, struct hist *out)
 {
 	return hist_merge(out, &rs->lat_done) ?: hist_merge(out, &rs->lat);
 }
+
+static void vm_remove(struct model *m, struct vm *vm)
+{
+	struct vcpu *v;
+
+	while ((v = TAILQ_FIRST(&vm->vcpus))) {
+		TAILQ_REMOVE(&vm->vcpus, v, vm_link);
+		RB_REMOVE(vcpu_tree, &m->vcpus, v);
+		vcpu_free(v);
+		m->nr_vcpus--;
+	}
+	memset(m->tid_cache, 0, sizeof(m->tid_cache));
+	RB_REMOVE(vm_tree, &m->vms, vm);
+	free(vm);
+}
+
+void model_reap(struct model *m, alive_fn alive, void *ctx)
+{
+	struct vm *vm, *next;
+
+	RB_FOREACH_SAFE(vm, vm_tree, &m->vms, next) {
+		if (vm->exited)
+			vm_remove(m, vm);
+		else if (vm->pid > 0 && !alive(ctx, vm->pid))
+			vm->exited = true;
+	}
+}
+
+const char *model_vm_state(const struct model *m, const struct vm *vm)
+{
+	if (!m->live)
+		return "recorded";
+	return vm->exited ? "exited" : "running";
+}

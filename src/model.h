@@ -83,6 +83,7 @@ struct vm {
 	char name[MODEL_NAME_LEN];	/* raw: escape before printing */
 	TAILQ_HEAD(, vcpu) vcpus;
 	int nr_vcpus;
+	bool exited;		/* live: its process ended; removed next interval */
 };
 
 RB_HEAD(vcpu_tree, vcpu);
@@ -122,6 +123,7 @@ struct model {
 	struct ctr events;		/* all kvm events fed */
 	struct ctr lost_events;		/* ring-buffer overruns reported by the source */
 	struct ctr dropped;		/* events of threads over max_vcpus */
+	bool live;			/* VMs are processes that come and go */
 	bool have_time;
 	uint64_t first_time;
 	uint64_t last_time;
@@ -142,5 +144,16 @@ void model_finish(struct model *m);
 int model_reason_total_lat(const struct reason_stat *rs, struct hist *out);
 
 int vcpu_id_from_comm(const char *comm);
+
+/* Does VM (host process) pid still run? */
+typedef bool (*alive_fn)(void *ctx, int pid);
+/*
+ * Live, before printing an interval: remove the VMs marked exited at the
+ * previous interval, then mark those whose process has ended, so a
+ * stopped VM's last figures are printed once, marked, and then go.
+ */
+void model_reap(struct model *m, alive_fn alive, void *ctx);
+/* "running", "exited", or for a recording "recorded" */
+const char *model_vm_state(const struct model *m, const struct vm *vm);
 
 #endif

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE	/* pthread_setname_np */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "demo.h"
+
+#define GUEST_MEM	0x10000		/* 64 KiB of RAM at guest address 0 */
+#define GUEST_CODE	0x1000
+#define MMIO_SEG	0x2000		/* ds:0 = 0x20000, past the RAM: MMIO */
+#define DEMO_PORT	0x10
+
+/* Real-mode loop; see demo.h. */
+static const unsigned char guest_code[] = {
+	0xba, DEMO_PORT, 0x00,			/* mov dx, 0x10 */
+	0xee,					/* out dx, al */
+	0xa2, 0x00, 0x00,			/* mov [0], al  (ds = 0x2000) */
+	0x66, 0x31, 0xc0,			/* xor eax, eax */
+	0x0f, 0xa2,				/* cpuid */
+	0x66, 0xb9, 0x10, 0x00, 0x00, 0x00,	/* mov ecx, 0x10 */
+	0x0f, 0x32,				/* rdmsr */
+	0xf4,					/* hlt */
+	0xeb, 0xe9,				/* jmp 0x1000 */
+};
+
+enum { X_IO, X_MMIO, X_HLT, X_INTR, X_OTHER, X_MAX };
+static const char *const x_names[X_MAX] = { "IO", "MMIO", "HLT", "INTR", "other" };
+
+struct demo_vcpu {
+	pthread_t thread;
+	int index;
+	int fd;
+	int tid;
+	struct kvm_run *run;
+	long long loops;
+	unsigned long long runs;
+	unsigned long long exits[X_MAX];
+	char error[128];
+};
+
+static volatile sig_atomic_t demo_stop_flag;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	demo_stop_flag = 1;
+}
+
+static void *vcpu_thread(void *arg)
+{
+	struct demo_vcpu *v = arg;
+	char name[16];
+	long long done = 0;
+
+	v->tid = (int)syscall(SYS_gettid);
+	snprintf(name, sizeof(name), "CPU %d/KVM", v->index);
+	pthread_setname_np(pthread_self(), name);
+	while (!demo_stop_flag && (!v->loops || done < v->loops)) {
+		int ret = ioctl(v->fd, KVM_RUN, 0);
+
+		v->runs++;
+		if (ret < 0) {
+			if (errno == EINTR || errno == EAGAIN) {
+				v->exits[X_INTR]++;
+				continue;
+			}
+			snprintf(v->error, sizeof(v->error), "KVM_RUN: %s", strerror(errno));
+			break;
+		}
+		switch (v->run->exit_reason) {
+		case KVM_EXIT_IO:
+			v->exits[X_IO]++;
+			break;
+		case KVM_EXIT_MMIO:
+			v->exits[X_MMIO]++;
+			break;
+		case KVM_EXIT_HLT:
+			v->exits[X_HLT]++;
+			done++;		/* one loop ends at its hlt */
+			break;
+		case KVM_EXIT_INTR:
+			v->exits[X_INTR]++;
+			break;
+		default:
+			v->exits[X_OTHER]++;
+			snprintf(v->error, sizeof(v->error), "unexpected exit reason %u",
+				 v->run->exit_reason);
+			demo_stop_flag = 1;
+			break;
+		}
+	}
+	return NULL;
+}
+
+static int setup_vcpu(int kvm, int vm, struct demo_vcpu *v, int mmap_size)
+{
+	struct kvm_sregs sregs;
+	struct kvm_regs regs;
+
+	v->fd = ioctl(vm, KVM_CREATE_VCPU, v->index);
+	if (v->fd < 0)
+		return -1;
+	v->run = mmap(NULL, mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, v->fd, 0);
+	if (v->run == MAP_FAILED)
+		return -1;
+	if (ioctl(v->fd, KVM_GET_SREGS, &sregs) < 0)
+		return -1;
+	sregs.cs.base = 0;
+	sregs.cs.selector = 0;
+	sregs.ds.base = MMIO_SEG << 4;
+	sregs.ds.selector = MMIO_SEG;
+	if (ioctl(v->fd, KVM_SET_SREGS, &sregs) < 0)
+		return -1;
+	memset(&regs, 0, sizeof(regs));
+	regs.rip = GUEST_CODE;
+	regs.rflags = 2;
+	if (ioctl(v->fd, KVM_SET_REGS, &regs) < 0)
+		return -1;
+	(void)kvm;
+	return 0;
+}
+
+static void write_report(const char *path, struct demo_vcpu *v, int n, long long loops)
+{
+	FILE *f = fopen(path, "we");
+	int i, j;
+
+	if (!f)
+		return;
+	fprintf(f, "{\"pid\": %d, \"name\": \"%s\", \"loops\": %lld, \"vcpus\": [", (int)getpid(),
+		DEMO_NAME, loops);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s{\"vcpu\": %d, \"tid\": %d, \"runs\": %llu, \"exits\": {", i ? ", " : "",
+			v[i].index, v[i].tid, v[i].runs);
+		for (j = 0; j < X_MAX; j++)
+			fprintf(f, "%s\"%s\": %llu", j ? ", " : "", x_names[j], v[i].exits[j]);
+		fprintf(f, "}, \"error\": \"%s\"}", v[i].error);
+	}
+	fprintf(f, "]}\n");
+	fclose(f);
+}
+
+/* kvmtop --demo-guest -name guest=kvmtop-demo,debug-threads=on VCPUS LOOPS [REPORT] */
+int demo_guest_main(int argc, char **argv)
+{
+	struct demo_vcpu *v = NULL;
+	struct kvm_userspace_memory_region region;
+	struct sigaction sa;
+	const char *report;
+	unsigned char *mem;
+	int kvm, vm, n, i, mmap_size, ret = 1;
+	long long loops;
+
+	if (argc < 6) {
+		fprintf(stderr, "kvmtop: --demo-guest is started by kvmtop --demo\n");
+		return 2;
+	}
+	n = atoi(argv[4]);
+	loops = atoll(argv[5]);
+	report = argc > 6 ? argv[6] : NULL;
+	if (n < 1 || n > DEMO_MAX_VCPUS || loops < 0)
+		return 2;
+	prctl(PR_SET_NAME, DEMO_NAME);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigemptyset(&sa.sa_mask);
+	sigprocmask(SIG_SETMASK, &sa.sa_mask, NULL);
+	if (getppid() == 1)
+		return 1;	/* kvmtop is already gone */
+
+	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (kvm < 0) {
+		fprintf(stderr, "kvmtop: demo guest: /dev/kvm: %s\n", strerror(errno));
+		return 1;
+	}
+	vm = ioctl(kvm, KVM_CREATE_VM, 0);
+	mmap_size = ioctl(kvm, KVM_GET_VCPU_MMAP_SIZE, 0);
+	mem = mmap(NULL, GUEST_MEM, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	v = calloc(n, sizeof(*v));
+	if (vm < 0 || mmap_size <= 0 || mem == MAP_FAILED || !v) {
+		fprintf(stderr, "kvmtop: demo guest: cannot create a VM: %s\n", strerror(errno));
+		goto out;
+	}
+	memcpy(mem + GUEST_CODE, guest_code, sizeof(guest_code));
+	memset(&region, 0, sizeof(region));
+	region.memory_size = GUEST_MEM;
+	region.userspace_addr = (uintptr_t)mem;
+	if (ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region) < 0) {
+		fprintf(stderr, "kvmtop: demo guest: KVM_SET_USER_MEMORY_REGION: %s\n", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		v[i].index = i;
+		v[i].loops = loops;
+		if (setup_vcpu(kvm, vm, &v[i], mmap_size)) {
+			fprintf(stderr, "kvmtop: demo guest: vCPU %d: %s\n", i, strerror(errno));
+			goto out;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (pthread_create(&v[i].thread, NULL, vcpu_thread, &v[i])) {
+			demo_stop_flag = 1;
+			n = i;
+			break;
+		}
+	for (i = 0; i < n; i++)
+		pthread_join(v[i].thread, NULL);
+	ret = 0;
+	for (i = 0; i < n; i++)
+		if (v[i].error[0]) {
+			fprintf(stderr, "kvmtop: demo guest: vCPU %d: %s\n", i, v[i].error);
+			ret = 1;
+		}
+	if (report)
+		write_report(report, v, n, loops);
+out:
+	free(v);
+	return ret;
+}
+
+pid_t demo_start(int vcpus, long long loops, const char *report, char *err, size_t errlen)
+{
+	char nv[16], nl[32];
+	pid_t pid;
+
+	if (access("/dev/kvm", R_OK | W_OK)) {
+		snprintf(err, errlen, "--demo needs /dev/kvm: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(nv, sizeof(nv), "%d", vcpus);
+	snprintf(nl, sizeof(nl), "%lld", loops);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "--demo: fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		sigset_t none;
+		char *argv[] = { "kvmtop", "--demo-guest", "-name", "guest=" DEMO_NAME ",debug-threads=on",
+				 nv, nl, (char *)report, NULL };
+
+		/* kvmtop blocks its stop signals and ignores SIGPIPE: not the guest */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+int demo_ended(pid_t pid, int *status)
+{
+	return waitpid(pid, status, WNOHANG) == pid;
+}
+
+int demo_stop(pid_t pid)
+{
+	int status;
+
+	if (pid <= 0)
+		return 0;
+	kill(pid, SIGTERM);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE	/* ppoll */
+/*
+ * Live driver: trace.c's records -> decoder -> model -> batch output,
+ * one snapshot every -d seconds of wall time.
+ *
+ * Signals only set a flag; the loop sleeps in ppoll() with them blocked
+ * everywhere else, so a signal is seen at once and teardown (tracing
+ * off, events off, instance removed, demo guest stopped) runs on the
+ * normal path for SIGINT, SIGTERM and SIGHUP alike.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "options.h"
+#include "decode.h"
+#include "demo.h"
+#include "ident.h"
+#include "model.h"
+#include "trace.h"
+
+#define LIVE_TICK_MS		100	/* drain the buffers this often */
+#define LIVE_DEFAULT_DELAY	3.0	/* seconds between snapshots, as top */
+
+struct live {
+	struct options *o;
+	struct trace t;
+	struct decoder d;
+	struct reason_table reasons;
+	struct model *m;
+	struct batch b;
+	struct ident id;
+	bool nomem;
+};
+
+static volatile sig_atomic_t stop_sig;
+static volatile sig_atomic_t child_sig;
+
+static void on_stop(int sig)
+{
+	stop_sig = sig;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+	child_sig = 1;
+}
+
+static void live_ident(void *ctx, int tid, struct ident_info *out)
+{
+	struct live *l = ctx;
+
+	ident_thread(&l->id, tid, out);
+}
+
+static bool live_alive(void *ctx, int pid)
+{
+	struct live *l = ctx;
+
+	return ident_alive(&l->id, pid);
+}
+
+static int on_record(struct tep_record *rec, void *ctx)
+{
+	struct live *l = ctx;
+	struct kvm_event ev;
+	int ret;
+
+	if (rec->missed_events)
+		model_lost(l->m, rec->missed_events > 0 ? (uint64_t)rec->missed_events : 1);
+	ret = decoder_decode(&l->d, rec, &ev);
+	if (ret <= 0) {
+		if (ret < 0) {
+			l->nomem = true;
+			return -1;
+		}
+		return 0;
+	}
+	if (model_feed(l->m, &ev)) {
+		l->nomem = true;
+		return -1;
+	}
+	return 0;
+}
+
+static void signals(sigset_t *blocked, sigset_t *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_child;
+	sigaction(SIGCHLD, &sa, NULL);
+	/* a closed pipe is an output error, seen by ferror() */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	sigemptyset(blocked);
+	sigaddset(blocked, SIGINT);
+	sigaddset(blocked, SIGTERM);
+	sigaddset(blocked, SIGHUP);
+	sigaddset(blocked, SIGCHLD);
+	sigprocmask(SIG_BLOCK, blocked, old);
+}
+
+static int drain(struct live *l)
+{
+	uint64_t lost = l->t.lost;
+
+	if (trace_drain(&l->t, on_record, l) == 0) {
+		/* losses are counted in the output; make them less likely */
+		if (l->t.lost > lost && !l->o->buffer_kb && trace_grow(&l->t))
+			fprintf(stderr, "kvmtop: %" PRIu64 " events lost: trace buffers grown to %zu KiB per CPU\n",
+				l->t.lost - lost, l->t.buffer_kb);
+		return 0;
+	}
+	if (l->nomem)
+		fprintf(stderr, "kvmtop: out of memory\n");
+	else
+		fprintf(stderr, "kvmtop: reading %s/instances/%s: %s\n", l->t.dir, l->t.name,
+			strerror(errno));
+	return -1;
+}
+
+static int output_ok(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	/* kvmtop -b | head: the reader went away, a normal end */
+	if (errno == EPIPE)
+		return 1;
+	fprintf(stderr, "kvmtop: writing the output: %s\n", strerror(errno));
+	return -1;
+}
+
+static int snapshot(struct live *l, uint64_t now)
+{
+	model_reap(l->m, live_alive, l);
+	if (batch_print(&l->b, now) || model_interval_end(l->m, now)) {
+		fprintf(stderr, "kvmtop: out of memory\n");
+		return -1;
+	}
+	return output_ok();
+}
+
+static void sleep_until(uint64_t now, uint64_t until, const sigset_t *old)
+{
+	struct timespec ts;
+	uint64_t d = until > now ? until - now : 0;
+
+	ts.tv_sec = d / 1000000000ull;
+	ts.tv_nsec = d % 1000000000ull;
+	ppoll(NULL, 0, &ts, old);
+}
+
+static int setup(struct live *l, unsigned int tick_ms)
+{
+	char err[512];
+
+	if (trace_open(&l->t, tick_ms, l->o->buffer_kb, err, sizeof(err))) {
+		fprintf(stderr, "kvmtop: %s\n", err);
+		return -1;
+	}
+	if (l->t.mounted_by_us)
+		fprintf(stderr, "kvmtop: tracefs was not mounted: mounted it at %s\n", l->t.dir);
+	if (l->t.stale_removed)
+		fprintf(stderr, "kvmtop: removed %u trace instance(s) left by a kvmtop that died\n",
+			l->t.stale_removed);
+	reason_table_init(&l->reasons);
+	if (decoder_init(&l->d, l->t.tep, &l->reasons)) {
+		fprintf(stderr, "kvmtop: out of memory\n");
+		return -1;
+	}
+	if (l->d.notice[0])
+		fprintf(stderr, "kvmtop: %s\n", l->d.notice);
+	ident_init(&l->id, "/proc");
+	l->m = model_new(&l->reasons, l->d.nr_other, l->o->ring, live_ident, l);
+	if (!l->m) {
+		fprintf(stderr, "kvmtop: out of memory\n");
+		return -1;
+	}
+	l->m->live = true;
+	l->b.out = stdout;
+	l->b.fmt = l->o->fmt;
+	l->b.m = l->m;
+	l->b.d = &l->d;
+	l->b.source = "live";
+	l->b.clock = l->t.clock;
+	l->b.time_unit = "ns";
+	l->b.ns = true;
+	l->b.summary = l->o->summary;
+	return 0;
+}
+
+int live_run(struct options *o)
+{
+	double delay = o->delay ? o->delay : LIVE_DEFAULT_DELAY;
+	unsigned int tick_ms = delay * 1000 < LIVE_TICK_MS ? (unsigned int)(delay * 1000) : LIVE_TICK_MS;
+	uint64_t step = (uint64_t)llround(delay * 1e9), now, next;
+	sigset_t blocked, old;
+	bool demo_done = false;
+	pid_t demo = -1;
+	struct live l;
+	int ret = 1, st;
+
+	memset(&l, 0, sizeof(l));
+	l.o = o;
+	signals(&blocked, &old);
+	if (setup(&l, tick_ms ? tick_ms : 1))
+		goto out;
+	if (o->demo) {
+		char err[256];
+
+		demo = demo_start(o->demo_vcpus, o->demo_loops, o->demo_report, err, sizeof(err));
+		if (demo < 0) {
+			fprintf(stderr, "kvmtop: %s\n", err);
+			goto out;
+		}
+	}
+	now = trace_now(&l.t);
+	l.m->have_time = true;
+	l.m->first_time = now;
+	l.m->interval_start = now;
+	next = now + step;
+
+	while (!stop_sig) {
+		uint64_t wake = now + (uint64_t)tick_ms * 1000000ull;
+
+		sleep_until(now, o->summary || wake < next ? wake : next, &old);
+		if (drain(&l))
+			goto out;
+		now = trace_now(&l.t);
+		if (demo > 0 && child_sig && demo_ended(demo, &st)) {
+			demo = -1;
+			demo_done = true;
+			if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+				fprintf(stderr, "kvmtop: the demo guest failed (status %d)\n", st);
+				goto out;
+			}
+			break;
+		}
+		if (o->summary || now < next)
+			continue;
+		switch (snapshot(&l, now)) {
+		case 0:
+			break;
+		case 1:
+			ret = 0;
+			goto out;
+		default:
+			goto out;
+		}
+		if (o->iterations && l.b.snapshots >= o->iterations) {
+			ret = 0;
+			goto out;
+		}
+		next += step;
+		if (next <= now)	/* fell behind: do not print a burst */
+			next = now + step;
+	}
+	/* Stopped (signal, or the demo guest ended): the last figures. */
+	if (demo_done || o->summary) {
+		if (drain(&l))
+			goto out;
+		now = trace_now(&l.t);
+		model_finish(l.m);
+		if (o->summary)
+			l.m->interval_start = l.m->first_time;
+		if (snapshot(&l, now) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	if (demo > 0 && demo_stop(demo))
+		fprintf(stderr, "kvmtop: the demo guest did not end cleanly\n");
+	model_free(l.m);
+	decoder_free(&l.d);
+	reason_table_free(&l.reasons);
+	trace_close(&l.t);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}

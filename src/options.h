@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Command-line options, shared by the replay and live drivers. */
+#ifndef KVMTOP_OPTIONS_H
+#define KVMTOP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "batch.h"
+
+struct options {
+	bool batch;
+	bool summary;
+	long long iterations;	/* 0: until the input ends */
+	double delay;		/* seconds, 0: not given */
+	enum batch_format fmt;
+	const char *replay;
+	unsigned int ring;
+	size_t buffer_kb;	/* live: per-CPU trace buffer, 0: default */
+	bool demo;
+	int demo_vcpus;
+	long long demo_loops;	/* 0: until kvmtop stops */
+	const char *demo_report;
+};
+
+/* Live tracing: 0, 1 (failed, said why), 2 (usage). */
+int live_run(struct options *o);
+
+#endif

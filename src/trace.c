@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Live source.  Everything kvmtop does to tracefs happens here, in its
+ * own instance "kvmtop-<pid>": the top-level buffer and other tools'
+ * instances are never touched, so kvmtop runs beside trace-cmd, perf and
+ * a second kvmtop.
+ *
+ * Each tick the caller drains all CPUs: whole ring-buffer pages are read
+ * from trace_pipe_raw without blocking (one read() per page, not per
+ * event) and their events are merged across CPUs in timestamp order with
+ * libtraceevent's kbuffer.  The instance uses the "mono" trace clock, so
+ * event times and CLOCK_MONOTONIC share one time base: the drain stops at
+ * the moment it started, and interval ends are real times.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+#include <kbuffer.h>
+
+#include "trace.h"
+
+#define INSTANCE_PREFIX	"kvmtop-"
+
+struct trace_cpu {
+	struct tracefs_cpu *tcpu;
+	struct kbuffer *kbuf;
+	void *page;
+	void *data;			/* current event, NULL: none loaded */
+	unsigned long long ts;
+	long long missed;		/* reported with the page's first event */
+	int cpu;
+};
+
+size_t trace_default_buffer_kb(unsigned int tick_ms)
+{
+	/*
+	 * 32 KiB per ms of tick holds ~800 k events/s per CPU for one tick,
+	 * more than a vCPU exiting flat out makes; at least 1 MiB, at most
+	 * 16 MiB per CPU to start with (--buffer-kb overrides it), grown by
+	 * trace_grow() when events are lost anyway.
+	 */
+	size_t kb = (size_t)tick_ms * 32;
+
+	if (kb < 1024)
+		kb = 1024;
+	if (kb > TRACE_BUFFER_MAX_KB / 4)
+		kb = TRACE_BUFFER_MAX_KB / 4;
+	return kb;
+}
+
+uint64_t trace_now(const struct trace *t)
+{
+	struct timespec ts;
+
+	(void)t;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* A kvmtop instance is stale when its pid is gone or is not a kvmtop. */
+static bool instance_stale(const char *name)
+{
+	char path[64], comm[32] = "";
+	const char *errstr;
+	long long pid;
+	FILE *f;
+
+	pid = strtonum(name + strlen(INSTANCE_PREFIX), 1, INT_MAX, &errstr);
+	if (errstr)
+		return false;	/* not named by kvmtop: not ours to remove */
+	if (pid == getpid())
+		return false;
+	if (kill((pid_t)pid, 0) && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%lld/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return strncmp(comm, "kvmtop", 6) != 0;
+}
+
+static void remove_stale(struct trace *t)
+{
+	/* all of them: libtracefs 1.6 leaks the regex it is given */
+	char **list = tracefs_instances(NULL);
+	int i;
+
+	for (i = 0; list && list[i]; i++) {
+		struct tracefs_instance *inst;
+
+		if (strncmp(list[i], INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)) || !instance_stale(list[i]))
+			continue;
+		inst = tracefs_instance_alloc(NULL, list[i]);
+		if (!inst)
+			continue;
+		tracefs_trace_off(inst);
+		tracefs_event_disable(inst, NULL, NULL);
+		if (!tracefs_instance_destroy(inst))
+			t->stale_removed++;
+		tracefs_instance_free(inst);
+	}
+	tracefs_list_free(list);
+}
+
+static int find_tracefs(struct trace *t, char *err, size_t errlen)
+{
+	const char *path = NULL;
+	int ret;
+
+	ret = tracefs_tracing_dir_is_mounted(false, &path);
+	if (ret == 0) {
+		ret = tracefs_tracing_dir_is_mounted(true, &path);
+		if (ret < 0 || !path) {
+			snprintf(err, errlen,
+				 "tracefs is not mounted and mounting it at /sys/kernel/tracing failed: %s (kernel without CONFIG_FTRACE, or not root?)",
+				 strerror(errno ? errno : ENODEV));
+			return -1;
+		}
+		t->mounted_by_us = true;
+	} else if (ret < 0 || !path) {
+		snprintf(err, errlen, "cannot find tracefs: %s", strerror(errno ? errno : ENODEV));
+		return -1;
+	}
+	t->dir = path;
+	if (access(path, R_OK | W_OK | X_OK)) {
+		snprintf(err, errlen,
+			 "no access to tracefs at %s (%s): kvmtop needs root, or CAP_PERFMON and write access to tracefs",
+			 path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Which of TRACE_SYSTEMS this kernel has; fills sys[], returns how many. */
+static int find_systems(struct trace *t, const char **sys, int max)
+{
+	static const char *const want[] = TRACE_SYSTEMS;
+	char **have = tracefs_event_systems(t->dir);
+	int i, j, n = 0;
+
+	for (i = 0; want[i] && n < max - 1; i++)
+		for (j = 0; have && have[j]; j++)
+			if (!strcmp(have[j], want[i])) {
+				sys[n++] = want[i];
+				break;
+			}
+	sys[n] = NULL;
+	tracefs_list_free(have);
+	return n;
+}
+
+static int open_cpus(struct trace *t, char *err, size_t errlen)
+{
+	int cpu, opened = 0;
+
+	t->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	if (t->nr_cpus < 1)
+		t->nr_cpus = 1;
+	t->cpus = calloc(t->nr_cpus, sizeof(*t->cpus));
+	if (!t->cpus) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
+		struct trace_cpu *c = &t->cpus[cpu];
+
+		c->cpu = cpu;
+		/* an offline CPU has no buffer to read: skip it */
+		c->tcpu = tracefs_cpu_open(t->inst, cpu, true);
+		if (!c->tcpu)
+			continue;
+		t->page_size = tracefs_cpu_read_size(c->tcpu);
+		c->page = malloc(t->page_size);
+		c->kbuf = tep_kbuffer(t->tep);
+		if (!c->page || !c->kbuf) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		opened++;
+	}
+	if (!opened) {
+		snprintf(err, errlen, "cannot open %s/instances/%s/per_cpu/*/trace_pipe_raw: %s",
+			 t->dir, t->name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, char *err, size_t errlen)
+{
+	const char *sys[4];
+	int nsys;
+
+	memset(t, 0, sizeof(*t));
+	if (find_tracefs(t, err, errlen))
+		return -1;
+	nsys = find_systems(t, sys, 4);
+	if (!nsys) {
+		snprintf(err, errlen,
+			 "this kernel has no KVM trace events in %s/events (load the kvm module, or a kernel with CONFIG_KVM)",
+			 t->dir);
+		return -1;
+	}
+	remove_stale(t);
+
+	snprintf(t->name, sizeof(t->name), INSTANCE_PREFIX "%d", (int)getpid());
+	t->inst = tracefs_instance_create(t->name);
+	if (!t->inst) {
+		snprintf(err, errlen, "cannot create the trace instance %s/instances/%s: %s%s",
+			 t->dir, t->name, strerror(errno),
+			 errno == EACCES || errno == EPERM ?
+			 " (kvmtop needs root, or CAP_PERFMON and write access to tracefs)" : "");
+		return -1;
+	}
+	/* Everything from here is undone by trace_close(). */
+	tracefs_trace_off(t->inst);
+	t->tep = tracefs_local_events_system(t->dir, sys);
+	if (!t->tep) {
+		snprintf(err, errlen, "cannot read the KVM event formats under %s/events", t->dir);
+		goto out_close;
+	}
+	/* kbuffer needs the word size; older libtraceevents leave it unset */
+	if (!tep_get_long_size(t->tep))
+		tep_set_long_size(t->tep, sizeof(long));
+	t->buffer_kb = buffer_kb ? buffer_kb : trace_default_buffer_kb(tick_ms);
+	if (tracefs_instance_set_buffer_size(t->inst, t->buffer_kb, -1) < 0) {
+		snprintf(err, errlen, "cannot set the trace buffer size to %zu KiB per CPU: %s",
+			 t->buffer_kb, strerror(errno));
+		goto out_close;
+	}
+	strlcpy(t->clock, "mono", sizeof(t->clock));
+	if (tracefs_instance_file_write(t->inst, "trace_clock", "mono") < 0)
+		strlcpy(t->clock, "local", sizeof(t->clock));
+	if (open_cpus(t, err, errlen))
+		goto out_close;
+	for (nsys = 0; sys[nsys]; nsys++) {
+		if (tracefs_event_enable(t->inst, sys[nsys], NULL) < 0) {
+			snprintf(err, errlen, "cannot enable the %s events: %s", sys[nsys], strerror(errno));
+			goto out_close;
+		}
+	}
+	t->enabled = true;
+	if (tracefs_trace_on(t->inst) < 0) {
+		snprintf(err, errlen, "cannot turn tracing on in %s: %s", t->name, strerror(errno));
+		goto out_close;
+	}
+	return 0;
+out_close:
+	trace_close(t);
+	return -1;
+}
+
+/* Load c's next page with events; c->data is NULL when none is ready. */
+static int load_page(struct trace *t, struct trace_cpu *c)
+{
+	int n;
+
+	c->data = NULL;
+	for (;;) {
+		n = tracefs_cpu_read(c->tcpu, c->page, true);
+		if (n < 0)
+			return errno == EINTR ? 0 : -1;
+		if (n == 0)
+			return 0;
+		if (kbuffer_load_subbuffer(c->kbuf, c->page) < 0)
+			continue;
+		c->missed = kbuffer_missed_events(c->kbuf);
+		if (c->missed)
+			t->lost += c->missed > 0 ? (uint64_t)c->missed : 1;
+		c->data = kbuffer_read_event(c->kbuf, &c->ts);
+		if (c->data)
+			return 0;
+	}
+}
+
+int trace_drain(struct trace *t, trace_fn fn, void *ctx)
+{
+	uint64_t horizon = t->clock[0] == 'm' ? trace_now(t) : UINT64_MAX;
+	/* without "mono" there is no horizon: bound the pages instead */
+	long budget = (long)(t->buffer_kb * 1024 / (t->page_size ? t->page_size : 4096)) + 16;
+	struct tep_record rec;
+	int i;
+
+	for (i = 0; i < t->nr_cpus; i++)
+		if (t->cpus[i].tcpu && !t->cpus[i].data && load_page(t, &t->cpus[i]))
+			return -1;
+	for (;;) {
+		struct trace_cpu *best = NULL;
+
+		for (i = 0; i < t->nr_cpus; i++) {
+			struct trace_cpu *c = &t->cpus[i];
+
+			if (c->data && (!best || c->ts < best->ts))
+				best = c;
+		}
+		if (!best || best->ts > horizon)
+			return 0;
+		memset(&rec, 0, sizeof(rec));
+		rec.ts = best->ts;
+		rec.cpu = best->cpu;
+		rec.data = best->data;
+		rec.size = kbuffer_event_size(best->kbuf);
+		rec.missed_events = best->missed;
+		best->missed = 0;
+		if (fn(&rec, ctx)) {
+			errno = ECANCELED;
+			return -1;
+		}
+		best->data = kbuffer_next_event(best->kbuf, &best->ts);
+		if (!best->data) {
+			if (--budget < 0)
+				return 0;
+			if (load_page(t, best))
+				return -1;
+		}
+	}
+}
+
+int trace_grow(struct trace *t)
+{
+	size_t kb = t->buffer_kb * 2;
+
+	if (kb > TRACE_BUFFER_MAX_KB)
+		kb = TRACE_BUFFER_MAX_KB;
+	if (kb <= t->buffer_kb || tracefs_instance_set_buffer_size(t->inst, kb, -1) < 0)
+		return 0;
+	t->buffer_kb = kb;
+	return 1;
+}
+
+void trace_close(struct trace *t)
+{
+	int i;
+
+	if (t->inst) {
+		tracefs_trace_off(t->inst);
+		if (t->enabled)
+			tracefs_event_disable(t->inst, NULL, NULL);
+	}
+	for (i = 0; t->cpus && i < t->nr_cpus; i++) {
+		if (t->cpus[i].tcpu)
+			tracefs_cpu_close(t->cpus[i].tcpu);
+		if (t->cpus[i].kbuf)
+			kbuffer_free(t->cpus[i].kbuf);
+		free(t->cpus[i].page);
+	}
+	free(t->cpus);
+	t->cpus = NULL;
+	if (t->inst) {
+		tracefs_instance_destroy(t->inst);
+		tracefs_instance_free(t->inst);
+		t->inst = NULL;
+	}
+	if (t->tep)
+		tep_free(t->tep);
+	t->tep = NULL;
+	t->enabled = false;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Live source: the running kernel's KVM tracepoints, read from kvmtop's
+ * own tracefs instance ("kvmtop-<pid>"), never the top-level buffer.
+ * The only caller of libtracefs.
+ */
+#ifndef KVMTOP_TRACE_H
+#define KVMTOP_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <event-parse.h>
+
+struct tracefs_instance;
+struct trace_cpu;
+
+#define TRACE_BUFFER_MAX_KB	65536	/* per CPU, when grown after losses */
+
+/* Event systems kvmtop enables where the kernel has them. */
+#define TRACE_SYSTEMS	{ "kvm", "kvm_hv", NULL }
+
+struct trace {
+	struct tracefs_instance *inst;
+	char name[32];			/* kvmtop-<pid> */
+	const char *dir;		/* tracefs mount point */
+	bool mounted_by_us;
+	struct tep_handle *tep;
+	struct trace_cpu *cpus;
+	int nr_cpus;
+	int page_size;
+	size_t buffer_kb;		/* per CPU */
+	char clock[16];			/* "mono", or "local" if mono is missing */
+	uint64_t lost;			/* events the kernel overwrote or dropped */
+	unsigned int stale_removed;	/* instances of dead kvmtops removed */
+	bool enabled;
+};
+
+/* Called for every record, in timestamp order across CPUs. */
+typedef int (*trace_fn)(struct tep_record *rec, void *ctx);
+
+/*
+ * Find (or mount) tracefs, remove instances left by dead kvmtops, create
+ * this one, size its buffers (buffer_kb per CPU, 0: the default for a
+ * tick of tick_ms), enable the KVM events and start tracing.
+ * 0, or -1 with a one-line reason in err (everything already undone).
+ */
+int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, char *err, size_t errlen);
+/*
+ * Read every CPU's buffer up to now, in time order.  Pages are read a
+ * whole page at a time; an event newer than the start of the drain waits
+ * for the next one, so a busy CPU cannot keep the drain going.  Lost
+ * events are added to t->lost and passed on in rec->missed_events.
+ * 0, or -1 with errno when a read failed or fn returned non-zero.
+ */
+int trace_drain(struct trace *t, trace_fn fn, void *ctx);
+/* The trace clock's "now", in the records' time base. */
+uint64_t trace_now(const struct trace *t);
+/*
+ * Events were lost: double the per-CPU buffers, up to
+ * TRACE_BUFFER_MAX_KB.  1 if they grew, 0 if they cannot.
+ */
+int trace_grow(struct trace *t);
+/* Tracing off, events off, instance removed.  Safe to call twice. */
+void trace_close(struct trace *t);
+/* Default per-CPU buffer for a drain every tick_ms. */
+size_t trace_default_buffer_kb(unsigned int tick_ms);
+
+#endif

@@ -1,0 +1,254 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Live tracing on this host, with kvmtop's own demo guest.
+
+Needs root, tracefs, /dev/kvm and the kernel's kvm events; where one is
+missing every case says SKIP with the reason.  The demo guest counts what
+each vCPU thread got back from KVM_RUN; kvmtop must report exactly those
+kvm_pio and kvm_userspace_exit counts per thread, under the VM's name,
+with no lost events.  Every way kvmtop can end must leave the host's
+tracing as it was: no kvmtop instance, the top-level buffer untouched.
+"""
+import json
+import os
+import signal
+import subprocess
+import time
+
+from tap import ok, eq, skip, done, kvmtop
+
+ASAN = os.environ.get("KVMTOP_ASAN")
+TMP = os.environ.get("KVMTOP_TMP", "/tmp")
+CASES = ["demo workload counts", "ASan build live", "live intervals", "SIGINT teardown", "SIGTERM teardown",
+         "SIGHUP teardown", "SIGKILL then cleanup", "two kvmtops at once", "not root"]
+
+
+def tracefs():
+    for line in open("/proc/mounts"):
+        f = line.split()
+        if f[2] == "tracefs":
+            return f[1]
+    return None
+
+
+def why_not():
+    if os.geteuid() != 0:
+        return "needs root"
+    if not os.path.exists("/dev/kvm"):
+        return "/dev/kvm is missing"
+    t = tracefs()
+    if not t:
+        # kvmtop mounts it itself; the test needs to know where
+        subprocess.run(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"], capture_output=True)
+        t = tracefs()
+        if not t:
+            return "tracefs is not available"
+    if not os.path.isdir(os.path.join(t, "events", "kvm")):
+        return "the kernel has no kvm trace events"
+    return None
+
+
+def ours(t):
+    return sorted(n for n in os.listdir(os.path.join(t, "instances")) if n.startswith("kvmtop-"))
+
+
+TOP = ["tracing_on", "current_tracer", "trace_clock", "buffer_size_kb", "set_event", "events/kvm/enable",
+       "tracing_cpumask", "options/overwrite"]
+
+
+def top_settings(t):
+    out = {}
+    for f in TOP:
+        try:
+            out[f] = open(os.path.join(t, f)).read()
+        except OSError as e:
+            out[f] = str(e)
+    return out
+
+
+def demo_guests():
+    """pids of running demo guests (their command line says --demo-guest)."""
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            cmd = open("/proc/%s/cmdline" % d, "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if len(cmd) > 1 and cmd[1] == b"--demo-guest":
+            found.append(int(d))
+    return found
+
+
+def wait_for(cond, secs):
+    end = time.time() + secs
+    while time.time() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
+def by_tid(j):
+    out = {}
+    for vm in j["vms"]:
+        for c in vm["vcpus"]:
+            out[c["tid"]] = (vm, c)
+    return out
+
+
+def workload(binary, vcpus, loops, label):
+    rep = os.path.join(TMP, "demo-report-%s.json" % label)
+    if os.path.exists(rep):
+        os.unlink(rep)
+    env = dict(os.environ, LSAN_OPTIONS="suppressions=%s" % os.path.join(os.path.dirname(__file__), "lsan.supp"),
+               UBSAN_OPTIONS="halt_on_error=1")
+    p = subprocess.run([binary, "-b", "--summary", "-o", "json", "--demo", "--demo-vcpus", str(vcpus),
+                        "--demo-loops", str(loops), "--demo-report", rep], capture_output=True, timeout=600, env=env)
+    if not ok(p.returncode == 0 and os.path.exists(rep), "%s: kvmtop --demo ran (%d vCPUs x %d loops)"
+              % (label, vcpus, loops), p.stderr.decode()):
+        return
+    guest = json.load(open(rep))
+    j = json.loads(p.stdout.decode())
+    eq(j["source"], "live", "%s: source is live" % label)
+    eq(j["lost_events"], 0, "%s: lost_events 0" % label)
+    got = by_tid(j)
+    bad = []
+    for g in guest["vcpus"]:
+        if g["tid"] not in got:
+            bad.append("vCPU %d (tid %d) missing" % (g["vcpu"], g["tid"]))
+            continue
+        vm, c = got[g["tid"]]
+        ev, ue = c["events"], c["userspace_exits"]
+        want = dict(vm_pid=guest["pid"], vm_name="kvmtop-demo", vcpu=g["vcpu"], comm="CPU %d/KVM" % g["vcpu"],
+                    kvm_pio=g["exits"]["IO"], kvm_userspace_exit=g["runs"], IO=g["exits"]["IO"],
+                    MMIO=g["exits"]["MMIO"], HLT=g["exits"]["HLT"], kvm_mmio=g["exits"]["MMIO"])
+        have = dict(vm_pid=vm["pid"], vm_name=vm["name"], vcpu=c["vcpu"], comm=c["comm"],
+                    kvm_pio=ev.get("kvm_pio", 0), kvm_userspace_exit=ev.get("kvm_userspace_exit", 0),
+                    IO=ue.get("IO", 0), MMIO=ue.get("MMIO", 0), HLT=ue.get("HLT", 0),
+                    kvm_mmio=ev.get("kvm_mmio", 0))
+        if have != want:
+            bad.append("tid %d: got %r\nwant %r" % (g["tid"], have, want))
+        if g["exits"]["IO"] != loops:
+            bad.append("tid %d: the guest did %d loops, not %d" % (g["tid"], g["exits"]["IO"], loops))
+    ok(not bad and len(guest["vcpus"]) == vcpus,
+       "%s: per vCPU thread, kvm_pio, kvm_mmio, kvm_userspace_exit and its reasons equal the guest's own counts"
+       % label, "\n".join(bad))
+    vm = [v for v in j["vms"] if v["pid"] == guest["pid"]]
+    ok(vm and vm[0]["state"] == "exited", "%s: the ended demo VM is marked exited" % label)
+
+
+def intervals():
+    p = subprocess.run([kvmtop(), "-b", "-n", "3", "-d", "0.3", "-o", "json", "--demo"], capture_output=True,
+                       timeout=60)
+    lines = p.stdout.decode().splitlines()
+    if not ok(p.returncode == 0 and len(lines) == 3, "-n 3 -d 0.3: three JSON snapshots", p.stderr.decode()):
+        return
+    js = [json.loads(l) for l in lines]
+    eq([j["snapshot"] for j in js], [1, 2, 3], "snapshots are numbered")
+    ok(all(0.25 <= j["seconds"] <= 0.8 for j in js), "each interval is ~0.3 s of wall time",
+       [j["seconds"] for j in js])
+    ok(all(js[i]["start"] == js[i - 1]["end"] for i in (1, 2)), "intervals follow each other")
+    demo = [vm for vm in js[2]["vms"] if vm["name"] == "kvmtop-demo"]
+    ok(demo and demo[0]["state"] == "running" and demo[0]["vcpu_threads"] >= 2,
+       "the demo VM is there, running, with its vCPU threads")
+    ok(demo and all(sum(c["events"].values()) > 0 for c in demo[0]["vcpus"] if c["vcpu"] >= 0),
+       "its vCPUs have events in the last interval")
+    eq(demo_guests(), [], "the demo guest is gone when kvmtop ends")
+
+
+def teardown(t, sig):
+    before = top_settings(t)
+    p = subprocess.Popen([kvmtop(), "-b", "-d", "0.2", "-o", "json", "--demo"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    name = "kvmtop-%d" % p.pid
+    up = wait_for(lambda: name in ours(t), 10)
+    line = p.stdout.readline()  # tracing is on and a snapshot came out
+    ok(up and line.startswith(b"{"), "%s: kvmtop made its own instance and printed" % signal.Signals(sig).name)
+    during = top_settings(t)
+    p.send_signal(sig)
+    try:
+        rc = p.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = None
+    err = p.stderr.read().decode()
+    name_s = signal.Signals(sig).name
+    eq(rc, 0, "%s: kvmtop ends with status 0" % name_s)
+    eq(ours(t), [], "%s: instances/ holds nothing of kvmtop's" % name_s)
+    eq(during, before, "%s: the top-level buffer's settings were untouched while it ran" % name_s)
+    eq(top_settings(t), before, "%s: and are unchanged after" % name_s)
+    ok(wait_for(lambda: not demo_guests(), 5), "%s: the demo guest was stopped" % name_s, err)
+
+
+def killed(t):
+    p = subprocess.Popen([kvmtop(), "-b", "-d", "0.2", "-o", "json", "--demo"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    name = "kvmtop-%d" % p.pid
+    wait_for(lambda: name in ours(t), 10)
+    time.sleep(0.3)
+    p.kill()
+    p.wait()
+    eq(ours(t), [name], "SIGKILL: the instance is left behind (nothing can run on SIGKILL)")
+    ok(wait_for(lambda: not demo_guests(), 5), "SIGKILL: the demo guest ends with its parent")
+    q = subprocess.run([kvmtop(), "-b", "-n", "1", "-d", "0.1", "-o", "json"], capture_output=True, timeout=30)
+    err = q.stderr.decode()
+    ok(q.returncode == 0 and "removed 1 trace instance" in err, "the next start removes the dead kvmtop's instance",
+       err)
+    eq(ours(t), [], "SIGKILL: nothing of kvmtop's is left after the next run")
+
+
+def two_at_once(t):
+    a = subprocess.Popen([kvmtop(), "-b", "-n", "3", "-d", "0.3", "-o", "json", "--demo"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_for(lambda: "kvmtop-%d" % a.pid in ours(t), 10)
+    b = subprocess.run([kvmtop(), "-b", "-n", "2", "-d", "0.3", "-o", "json"], capture_output=True, timeout=30)
+    out_a, err_a = a.communicate(timeout=30)
+    lines_b = b.stdout.decode().splitlines()
+    ok(a.returncode == 0 and b.returncode == 0 and len(out_a.splitlines()) == 3 and len(lines_b) == 2,
+       "two kvmtops run at once, each in its own instance", err_a.decode() + b.stderr.decode())
+    seen = lines_b and any(vm["name"] == "kvmtop-demo" for vm in json.loads(lines_b[-1])["vms"])
+    ok(seen, "the second kvmtop sees the first one's demo guest")
+    eq(ours(t), [], "both instances are gone")
+
+
+def not_root():
+    exe = kvmtop()
+    p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
+                        "--bounding-set=-all", exe, "-b", "-n", "1", "-d", "0.1"], capture_output=True, timeout=30)
+    err = p.stderr.decode()
+    lines = [l for l in err.splitlines() if l.strip()]
+    if p.returncode == 126 or ("Permission denied" in err and not (lines and lines[0].startswith("kvmtop:"))):
+        skip("not root", "user nobody cannot run %s here" % exe)
+        return
+    ok(p.returncode not in (0, None) and len(lines) == 1 and lines[0].startswith("kvmtop: ")
+       and "root" in lines[0] and "CAP_PERFMON" in lines[0],
+       "not root: one line saying root or CAP_PERFMON is needed, status != 0", "status %r: %s" % (p.returncode, err))
+
+
+def main():
+    why = why_not()
+    if why:
+        for c in CASES:
+            skip(c, why)
+        done()
+    t = tracefs()
+    left = ours(t)
+    print("# tracefs at %s%s" % (t, ", stale instances before the test: %r" % left if left else ""))
+    if left:
+        subprocess.run([kvmtop(), "-b", "-n", "1", "-d", "0.1"], capture_output=True, timeout=30)
+    workload(kvmtop(), 4, 50000, "kvmtop")
+    if ASAN:
+        workload(ASAN, 2, 2000, "kvmtop-asan")
+    else:
+        skip("ASan build live", "KVMTOP_ASAN not set")
+    intervals()
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        teardown(t, sig)
+    killed(t)
+    two_at_once(t)
+    not_root()
+    done()
+
+
+main()
