@@ -76,7 +76,7 @@ static int on_record(struct tep_record *rec, void *ctx)
 	int ret;
 
 	if (rec->missed_events)
-		model_lost(l->m, rec->missed_events > 0 ? (uint64_t)rec->missed_events : 1);
+		model_lost(l->m, rec->missed_events);
 	ret = decoder_decode(&l->d, rec, &ev);
 	if (ret <= 0) {
 		if (ret < 0) {
@@ -117,13 +117,13 @@ static void signals(sigset_t *blocked, sigset_t *old)
 
 static int drain(struct live *l)
 {
-	uint64_t lost = l->t.lost;
+	uint64_t lost = l->m->lost_events.total;
 
 	if (trace_drain(&l->t, on_record, l) == 0) {
 		/* losses are counted in the output; make them less likely */
-		if (l->t.lost > lost && !l->o->buffer_kb && trace_grow(&l->t))
+		if (l->m->lost_events.total > lost && !l->o->buffer_kb && trace_grow(&l->t))
 			fprintf(stderr, "kvmtop: %" PRIu64 " events lost: trace buffers grown to %zu KiB per CPU\n",
-				l->t.lost - lost, l->t.buffer_kb);
+				l->m->lost_events.total - lost, l->t.buffer_kb);
 		return 0;
 	}
 	if (l->nomem)

@@ -73,6 +73,8 @@ static void usage(FILE *f)
 "      --demo-loops N    loops per vCPU, then it ends (default: until kvmtop\n"
 "                        stops); a loop is out, MMIO store, cpuid, rdmsr, hlt\n"
 "      --demo-report FILE  the demo guest writes its own exit counts there\n"
+"      --demo-guest ...  internal: the demo guest process itself, as --demo\n"
+"                        starts it (kvmtop(1) gives its arguments)\n"
 "  -h, --help            this text\n"
 "  -V, --version         the version\n"
 "\n"
@@ -226,7 +228,7 @@ static int on_record(struct tep_record *rec, void *ctx)
 	int ret;
 
 	if (rec->missed_events)
-		model_lost(r->m, rec->missed_events > 0 ? (uint64_t)rec->missed_events : 1);
+		model_lost(r->m, rec->missed_events);
 	ret = decoder_decode(&r->d, rec, &ev);
 	if (ret <= 0) {
 		if (ret < 0)

@@ -271,9 +271,9 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 	return 0;
 }
 
-void model_lost(struct model *m, uint64_t n)
+void model_lost(struct model *m, long long n)
 {
-	m->lost_events.total += n;
+	m->lost_events.total += n > 0 ? (uint64_t)n : n < 0 ? 1 : 0;
 }
 
 static inline void ctr_mark(struct ctr *c)

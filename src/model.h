@@ -135,7 +135,8 @@ struct model *model_new(const struct reason_table *rt, int nr_other,
 void model_free(struct model *m);
 /* 0, or -1 when memory ran out. */
 int model_feed(struct model *m, const struct kvm_event *ev);
-void model_lost(struct model *m, uint64_t n);
+/* A record says missed events were lost before it: n, or < 0 if how many is unknown (counted as 1). */
+void model_lost(struct model *m, long long n);
 /* Close the interval at time now: interval figures start again from 0. */
 int model_interval_end(struct model *m, uint64_t now);
 /* End of input: exits still waiting for an entry become unmatched. */

@@ -35,7 +35,7 @@ struct trace_cpu {
 	void *page;
 	void *data;			/* current event, NULL: none loaded */
 	unsigned long long ts;
-	long long missed;		/* reported with the page's first event */
+	long long missed;		/* passed on with the next event; -1: unknown */
 	int cpu;
 };
 
@@ -262,7 +262,7 @@ out_close:
 }
 
 /* Load c's next page with events; c->data is NULL when none is ready. */
-static int load_page(struct trace *t, struct trace_cpu *c)
+static int load_page(struct trace_cpu *c)
 {
 	int n;
 
@@ -275,9 +275,10 @@ static int load_page(struct trace *t, struct trace_cpu *c)
 			return 0;
 		if (kbuffer_load_subbuffer(c->kbuf, c->page) < 0)
 			continue;
-		c->missed = kbuffer_missed_events(c->kbuf);
-		if (c->missed)
-			t->lost += c->missed > 0 ? (uint64_t)c->missed : 1;
+		/* kept until an event carries it: a page may hold none */
+		n = kbuffer_missed_events(c->kbuf);
+		if (n)
+			c->missed = c->missed < 0 || n < 0 ? -1 : c->missed + n;
 		c->data = kbuffer_read_event(c->kbuf, &c->ts);
 		if (c->data)
 			return 0;
@@ -293,7 +294,7 @@ int trace_drain(struct trace *t, trace_fn fn, void *ctx)
 	int i;
 
 	for (i = 0; i < t->nr_cpus; i++)
-		if (t->cpus[i].tcpu && !t->cpus[i].data && load_page(t, &t->cpus[i]))
+		if (t->cpus[i].tcpu && !t->cpus[i].data && load_page(&t->cpus[i]))
 			return -1;
 	for (;;) {
 		struct trace_cpu *best = NULL;
@@ -321,7 +322,7 @@ int trace_drain(struct trace *t, trace_fn fn, void *ctx)
 		if (!best->data) {
 			if (--budget < 0)
 				return 0;
-			if (load_page(t, best))
+			if (load_page(best))
 				return -1;
 		}
 	}

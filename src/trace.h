@@ -31,7 +31,6 @@ struct trace {
 	int page_size;
 	size_t buffer_kb;		/* per CPU */
 	char clock[16];			/* "mono", or "local" if mono is missing */
-	uint64_t lost;			/* events the kernel overwrote or dropped */
 	unsigned int stale_removed;	/* instances of dead kvmtops removed */
 	bool enabled;
 };
@@ -49,8 +48,8 @@ int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, char *er
 /*
  * Read every CPU's buffer up to now, in time order.  Pages are read a
  * whole page at a time; an event newer than the start of the drain waits
- * for the next one, so a busy CPU cannot keep the drain going.  Lost
- * events are added to t->lost and passed on in rec->missed_events.
+ * for the next one, so a busy CPU cannot keep the drain going.  Events
+ * the kernel overwrote are passed on in rec->missed_events.
  * 0, or -1 with errno when a read failed or fn returned non-zero.
  */
 int trace_drain(struct trace *t, trace_fn fn, void *ctx);
