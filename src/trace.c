@@ -160,6 +160,49 @@ static int find_systems(struct trace *t, const char **sys, int max)
 	return n;
 }
 
+/*
+ * A tep with the formats of the given systems only.  Not
+ * tracefs_local_events_system(): that also parses /proc/kallsyms and the
+ * printk formats, a fifth of a second of CPU kvmtop has no use for.
+ */
+static struct tep_handle *load_formats(struct trace *t, const char *const *sys)
+{
+	struct tep_handle *tep = tep_alloc();
+	int i, j, size = 0, parsed = 0;
+	char *buf;
+
+	if (!tep)
+		return NULL;
+	/* the ring-buffer page header: kbuffer needs its layout */
+	buf = tracefs_instance_file_read(NULL, "events/header_page", &size);
+	if (!buf || size <= 0 || tep_parse_header_page(tep, buf, size, sizeof(long))) {
+		free(buf);
+		goto out_free;
+	}
+	free(buf);
+	for (i = 0; sys[i]; i++) {
+		char **events = tracefs_system_events(t->dir, sys[i]);
+
+		for (j = 0; events && events[j]; j++) {
+			size = 0;
+			buf = tracefs_event_file_read(t->inst, sys[i], events[j], "format", &size);
+
+			/* an event the library cannot parse is left out, not fatal */
+			if (buf && size > 0 && !tep_parse_event(tep, buf, size, sys[i]))
+				parsed++;
+			free(buf);
+		}
+		tracefs_list_free(events);
+	}
+	if (!parsed)
+		goto out_free;
+	tep_set_long_size(tep, tep_get_header_page_size(tep));
+	return tep;
+out_free:
+	tep_free(tep);
+	return NULL;
+}
+
 static int open_cpus(struct trace *t, char *err, size_t errlen)
 {
 	int cpu, opened = 0;
@@ -225,7 +268,7 @@ int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, char *er
 	}
 	/* Everything from here is undone by trace_close(). */
 	tracefs_trace_off(t->inst);
-	t->tep = tracefs_local_events_system(t->dir, sys);
+	t->tep = load_formats(t, sys);
 	if (!t->tep) {
 		snprintf(err, errlen, "cannot read the KVM event formats under %s/events", t->dir);
 		goto out_close;
@@ -298,32 +341,43 @@ int trace_drain(struct trace *t, trace_fn fn, void *ctx)
 			return -1;
 	for (;;) {
 		struct trace_cpu *best = NULL;
+		uint64_t limit = horizon;
 
+		/* the oldest event, and up to when its CPU can go on alone */
 		for (i = 0; i < t->nr_cpus; i++) {
 			struct trace_cpu *c = &t->cpus[i];
 
-			if (c->data && (!best || c->ts < best->ts))
+			if (!c->data)
+				continue;
+			if (!best || c->ts < best->ts) {
+				if (best && best->ts < limit)
+					limit = best->ts;
 				best = c;
+			} else if (c->ts < limit) {
+				limit = c->ts;
+			}
 		}
 		if (!best || best->ts > horizon)
 			return 0;
-		memset(&rec, 0, sizeof(rec));
-		rec.ts = best->ts;
-		rec.cpu = best->cpu;
-		rec.data = best->data;
-		rec.size = kbuffer_event_size(best->kbuf);
-		rec.missed_events = best->missed;
-		best->missed = 0;
-		if (fn(&rec, ctx)) {
-			errno = ECANCELED;
-			return -1;
-		}
-		best->data = kbuffer_next_event(best->kbuf, &best->ts);
-		if (!best->data) {
-			if (--budget < 0)
-				return 0;
-			if (load_page(best))
+		while (best->data && best->ts <= limit) {
+			memset(&rec, 0, sizeof(rec));
+			rec.ts = best->ts;
+			rec.cpu = best->cpu;
+			rec.data = best->data;
+			rec.size = kbuffer_event_size(best->kbuf);
+			rec.missed_events = best->missed;
+			best->missed = 0;
+			if (fn(&rec, ctx)) {
+				errno = ECANCELED;
 				return -1;
+			}
+			best->data = kbuffer_next_event(best->kbuf, &best->ts);
+			if (!best->data) {
+				if (--budget < 0)
+					return 0;
+				if (load_page(best))
+					return -1;
+			}
 		}
 	}
 }
