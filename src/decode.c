@@ -336,6 +336,35 @@ static const struct arch_ops *entry_arch(struct tep_event *e)
 	return NULL;
 }
 
+/*
+ * Where common_type and common_pid are.  They sit at the same place in
+ * every event of a kernel (the common fields come first); taken from any
+ * event that has them.  With none, no record is decoded.
+ */
+static void bind_common(struct decoder *d)
+{
+	int i, n = tep_get_events_count(d->tep);
+
+	d->native = tep_is_file_bigendian(d->tep) == tep_is_local_bigendian(d->tep);
+	for (i = 0; i < n; i++) {
+		struct tep_event *e = tep_get_event(d->tep, i);
+		struct tep_format_field *ft, *fp;
+
+		if (!e)
+			continue;
+		ft = tep_find_common_field(e, "common_type");
+		fp = tep_find_common_field(e, "common_pid");
+		if (!ft || !fp)
+			continue;
+		d->type_off = ft->offset;
+		d->type_size = ft->size;
+		d->pid_off = fp->offset;
+		d->pid_size = fp->size;
+		d->have_common = d->type_size <= 8 && d->pid_size <= 8;
+		return;
+	}
+}
+
 int decoder_init(struct decoder *d, struct tep_handle *tep, struct reason_table *rt)
 {
 	int i, n = tep_get_events_count(tep), max_id = -1;
@@ -400,6 +429,7 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, struct reason_table 
 	}
 	if (!d->arch)
 		d->arch = &arch_generic;
+	bind_common(d);
 	return 0;
 
 out_nomem:
@@ -418,19 +448,48 @@ void decoder_free(struct decoder *d)
 	d->nr_ids = 0;
 }
 
-static inline void read_fields(struct tep_handle *tep, const struct decode_fmt *f,
+/* A number of size bytes at p: in place when the record is in host order. */
+static inline uint64_t read_num(const struct decoder *d, const void *p, int size)
+{
+	uint8_t v8;
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	if (!d->native)
+		return tep_read_number(d->tep, p, size);
+	switch (size) {
+	case 1:
+		memcpy(&v8, p, 1);
+		return v8;
+	case 2:
+		memcpy(&v16, p, 2);
+		return v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return v32;
+	case 8:
+		memcpy(&v64, p, 8);
+		return v64;
+	}
+	return tep_read_number(d->tep, p, size);
+}
+
+static inline void read_fields(const struct decoder *d, const struct decode_fmt *f,
 			       const void *data, int size, struct field_vals *fv)
 {
 	int r;
 
 	fv->have = 0;
+	if (!f->have)
+		return;
 	for (r = 0; r < FR_NR; r++) {
 		const struct tep_format_field *fld = f->f[r];
 		uint64_t v;
 
 		if (!fld || fld->offset + fld->size > size)
 			continue;
-		v = tep_read_number(tep, (const char *)data + fld->offset, fld->size);
+		v = read_num(d, (const char *)data + fld->offset, fld->size);
 		if ((f->sign_ext & (1u << r)) && fld->size < 8 &&
 		    (v & (1ull << (fld->size * 8 - 1))))
 			v |= ~0ull << (fld->size * 8);
@@ -511,15 +570,25 @@ int decoder_decode(struct decoder *d, struct tep_record *rec, struct kvm_event *
 	struct field_vals fv;
 	int type;
 
-	type = tep_data_type(d->tep, rec);
+	if (!d->have_common || rec->size < d->type_off + d->type_size ||
+	    rec->size < d->pid_off + d->pid_size)
+		return 0;
+	type = (int)read_num(d, (const char *)rec->data + d->type_off, d->type_size);
 	if (type < 0 || type >= d->nr_ids || !(f = d->by_id[type]))
 		return 0;
 
-	read_fields(d->tep, f, rec->data, rec->size, &fv);
 	ev->time = rec->ts;
 	ev->cpu = rec->cpu;
-	ev->tid = tep_data_pid(d->tep, rec);
+	ev->tid = (int)read_num(d, (const char *)rec->data + d->pid_off, d->pid_size);
 	ev->kind = f->kind;
+	ev->other = f->other;
+	ev->sub = -1;
+	if (f->kind == KVM_EV_OTHER && !f->have) {
+		/* most events are only counted: nothing else to read */
+		ev->vcpu_id = KVM_VCPU_NONE;
+		return 1;
+	}
+	read_fields(d, f, rec->data, rec->size, &fv);
 	ev->vcpu_id = FV_HAS(&fv, FR_VCPU) ? (int)fv.v[FR_VCPU] : KVM_VCPU_NONE;
 	ev->ip = FV_HAS(&fv, FR_IP) ? fv.v[FR_IP] : 0;
 	ev->isa = ISA_UNKNOWN;
@@ -527,9 +596,7 @@ int decoder_decode(struct decoder *d, struct tep_record *rec, struct kvm_event *
 	ev->flags = 0;
 	ev->info1 = FV_HAS(&fv, FR_INFO1) ? fv.v[FR_INFO1] : 0;
 	ev->info2 = FV_HAS(&fv, FR_INFO2) ? fv.v[FR_INFO2] : 0;
-	ev->other = f->other;
 	ev->reason_id = -1;
-	ev->sub = -1;
 
 	switch (f->kind) {
 	case KVM_EV_EXIT:

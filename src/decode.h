@@ -80,6 +80,11 @@ struct decoder {
 	int uexit_other;		/* .other of kvm_userspace_exit, -1 if none */
 	const struct decode_fmt *uexit_fmt;
 	char notice[256];		/* one line to tell the user once, or "" */
+	/* Records in host byte order: fields are read in place, not through tep. */
+	bool native;
+	bool have_common;
+	int type_off, type_size;	/* common_type, for every event alike */
+	int pid_off, pid_size;		/* common_pid */
 };
 
 int decoder_init(struct decoder *d, struct tep_handle *tep, struct reason_table *rt);

@@ -28,6 +28,11 @@ enum kvm_isa {
 
 #define KVM_VCPU_NONE	(-1)
 
+/*
+ * For KVM_EV_OTHER only time, cpu, tid, vcpu_id, kind, other and sub are
+ * set: most such events are only counted, and their records are not read
+ * further.
+ */
 struct kvm_event {
 	uint64_t time;		/* in the source's time unit */
 	int cpu;		/* host CPU the record was written on */
