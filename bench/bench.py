@@ -119,6 +119,21 @@ def run_guest(loops):
     return json.load(open(rep)) if g.returncode == 0 else None
 
 
+def run_reader(argv, loops):
+    """Start a reader, run the demo guest flat out, stop the reader: (cpu s, stdout, guest report)."""
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(0.5)
+    guest = run_guest(loops)
+    time.sleep(0.3)
+    p.send_signal(signal.SIGINT)
+    out = p.stdout.read()
+    cpu = cpu_of(p)
+    if p.returncode != 0 or not guest:
+        print("live: %s failed: %s" % (argv[0], p.stderr.read().decode()[:300]))
+        return None
+    return cpu, out
+
+
 def live():
     print("\nlive: the demo guest flat out, 2 vCPUs on %d CPUs" % os.cpu_count())
     if os.geteuid() != 0 or not os.path.exists("/dev/kvm"):
@@ -126,38 +141,37 @@ def live():
         return
     tracefs = "/sys/kernel/tracing"
     raw = os.path.join(OUT, "rawread")
-    subprocess.run(["cc", "-O2", "-o", raw, os.path.join(SRC, "bench", "rawread.c")], check=True)
+    walk = os.path.join(OUT, "rawread-kbuffer")
+    src = os.path.join(SRC, "bench", "rawread.c")
+    subprocess.run(["cc", "-O2", "-o", raw, src], check=True)
+    cflags = subprocess.run(["pkg-config", "--cflags", "--libs", "libtraceevent"], check=True,
+                            stdout=subprocess.PIPE).stdout.decode().split()
+    subprocess.run(["cc", "-O2", "-DWALK_KBUFFER", "-o", walk, src] + cflags, check=True)
     loops = 200000
     kvmtop = os.path.join(TOP, "kvmtop")
     print("%-34s %8s %10s %8s %10s" % ("reader", "cpu s", "events", "ns/event", "lost"))
 
-    k = subprocess.Popen([kvmtop, "-b", "--summary", "-o", "json"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
-    time.sleep(0.5)
-    guest = run_guest(loops)
-    time.sleep(0.3)
-    k.send_signal(signal.SIGINT)
-    out = k.stdout.read()
-    kcpu = cpu_of(k)
-    if k.returncode != 0 or not guest:
-        print("live: kvmtop failed: %s" % k.stderr.read().decode()[:300])
+    r = run_reader([kvmtop, "-b", "--summary", "-o", "json"], loops)
+    if not r:
         return
+    kcpu, out = r
     j = json.loads(out)
     events, lost = j["kvm_events"], j["lost_events"]
     print("%-34s %8.2f %10d %8.0f %10d" % ("kvmtop -b --summary -o json", kcpu, events, kcpu * 1e9 / events, lost))
 
-    r = subprocess.Popen([raw, tracefs, "3200"], stdout=subprocess.PIPE)
-    time.sleep(0.5)
-    run_guest(loops)
-    time.sleep(0.3)
-    r.send_signal(signal.SIGINT)
-    out = r.stdout.read()
-    rcpu = cpu_of(r)
-    rj = json.loads(out)
-    print("%-34s %8.2f %10s %8.0f %10s" % ("bare trace_pipe_raw reader", rcpu, "(same)", rcpu * 1e9 / events,
-                                           "%d pages" % rj["pages_missed"]))
-    print("\nlive: kvmtop's CPU is %.2fx the bare reader's (target <= 2x); kvmtop lost %d events (target 0)"
-          % (kcpu / rcpu if rcpu else float("inf"), lost))
+    cpus = {}
+    for name, exe in (("bare trace_pipe_raw reader", raw), ("same + kbuffer walk (libtraceevent)", walk)):
+        r = run_reader([exe, tracefs, "3200"], loops)
+        if not r:
+            return
+        cpus[exe], out = r
+        rj = json.loads(out)
+        print("%-34s %8.2f %10s %8.0f %10s" % (name, cpus[exe], rj["events"] or "(same)",
+                                               cpus[exe] * 1e9 / events, "%d pages" % rj["pages_missed"]))
+    print("\nlive: kvmtop's CPU is %.2fx the bare reader's (target <= 2x), %.2fx the kbuffer walk's;"
+          " kvmtop lost %d events (target 0)"
+          % (kcpu / cpus[raw] if cpus[raw] else float("inf"),
+             kcpu / cpus[walk] if cpus[walk] else float("inf"), lost))
 
 
 main()

@@ -7,6 +7,10 @@
  * pages, bytes of event data and pages flagged with missed events.  It
  * stops on SIGINT and removes its instance.  Plain syscalls, no library.
  *
+ * Built with -DWALK_KBUFFER (and -ltraceevent) it also walks every event
+ * of every page with libtraceevent's kbuffer, as kvmtop must, and counts
+ * them: the floor that library sets under any decoder.
+ *
  *	rawread TRACEFS BUFFER_KB
  */
 #include <errno.h>
@@ -19,6 +23,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef WALK_KBUFFER
+#include <kbuffer.h>
+#endif
 
 #define MAX_CPUS	1024
 #define MISSED_FLAGS	(3ULL << 30)	/* RB_MISSED_EVENTS | RB_MISSED_STORED */
@@ -48,7 +55,7 @@ static int put(const char *dir, const char *file, const char *val)
 int main(int argc, char **argv)
 {
 	static char page[65536];
-	unsigned long long pages = 0, bytes = 0, missed = 0;
+	unsigned long long pages = 0, bytes = 0, missed = 0, events = 0;
 	char inst[256], path[512];
 	int fds[MAX_CPUS], ncpu, cpu;
 	struct timespec tick = { 0, 100 * 1000000 };
@@ -87,6 +94,24 @@ int main(int argc, char **argv)
 				pages++;
 				bytes += commit & ~MISSED_FLAGS & 0xffffffffULL;
 				missed += !!(commit & MISSED_FLAGS);
+#ifdef WALK_KBUFFER
+				{
+					static struct kbuffer *kb;
+					unsigned long long ts;
+					void *ev;
+
+					if (!kb)
+						kb = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 :
+								   KBUFFER_LSIZE_4,
+								   __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
+								   KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+					if (!kb || kbuffer_load_subbuffer(kb, page) < 0)
+						continue;
+					for (ev = kbuffer_read_event(kb, &ts); ev;
+					     ev = kbuffer_next_event(kb, &ts))
+						events += kbuffer_event_size(kb) > 0;
+				}
+#endif
 			}
 		}
 	}
@@ -96,6 +121,7 @@ int main(int argc, char **argv)
 		if (fds[cpu] >= 0)
 			close(fds[cpu]);
 	rmdir(inst);
-	printf("{\"pages\": %llu, \"bytes\": %llu, \"pages_missed\": %llu}\n", pages, bytes, missed);
+	printf("{\"pages\": %llu, \"bytes\": %llu, \"pages_missed\": %llu, \"events\": %llu}\n",
+	       pages, bytes, missed, events);
 	return 0;
 }
