@@ -22,6 +22,7 @@
 
 #include "options.h"
 #include "decode.h"
+#include "debugfs.h"
 #include "demo.h"
 #include "ident.h"
 #include "model.h"
@@ -33,6 +34,8 @@
 struct live {
 	struct options *o;
 	struct trace t;
+	struct debugfs_src ds;
+	bool use_debugfs;
 	struct decoder d;
 	struct reason_table reasons;
 	struct model *m;
@@ -60,6 +63,15 @@ static void live_ident(void *ctx, int tid, struct ident_info *out)
 	struct live *l = ctx;
 
 	ident_thread(&l->id, tid, out);
+	if (l->use_debugfs) {
+		/* a debugfs row is a whole VM, keyed by its pid: known even if /proc is not */
+		if (!out->pid) {
+			out->pid = tid;
+			if (!out->vm_name[0])
+				strlcpy(out->vm_name, "unknown", sizeof(out->vm_name));
+		}
+		strlcpy(out->comm, "all vCPUs", sizeof(out->comm));
+	}
 }
 
 static bool live_alive(void *ctx, int pid)
@@ -115,9 +127,21 @@ static void signals(sigset_t *blocked, sigset_t *old)
 	sigprocmask(SIG_BLOCK, blocked, old);
 }
 
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 static int drain(struct live *l)
 {
-	uint64_t lost = l->m->lost_events.total;
+	uint64_t lost;
+
+	if (l->use_debugfs)
+		return 0;	/* counters: read when a snapshot needs them */
+	lost = l->m->lost_events.total;
 
 	if (trace_drain(&l->t, on_record, l) == 0) {
 		/* losses are counted in the output; make them less likely */
@@ -147,6 +171,10 @@ static int output_ok(void)
 
 static int snapshot(struct live *l, uint64_t now)
 {
+	if (l->use_debugfs && debugfs_poll(&l->ds, l->m)) {
+		fprintf(stderr, "kvmtop: out of memory\n");
+		return -1;
+	}
 	model_reap(l->m, live_alive, l);
 	if (batch_print(&l->b, now) || model_interval_end(l->m, now)) {
 		fprintf(stderr, "kvmtop: out of memory\n");
@@ -165,14 +193,30 @@ static void sleep_until(uint64_t now, uint64_t until, const sigset_t *old)
 	ppoll(NULL, 0, &ts, old);
 }
 
-static int setup(struct live *l, unsigned int tick_ms)
+/* The debugfs source: a decoder that only names its counters. */
+static int setup_debugfs(struct live *l, char *err, size_t errlen)
 {
-	char err[512];
+	int i;
 
-	if (trace_open(&l->t, tick_ms, l->o->buffer_kb, err, sizeof(err))) {
-		fprintf(stderr, "kvmtop: %s\n", err);
+	reason_table_init(&l->reasons);
+	if (debugfs_open(&l->ds, l->o->debugfs_root, &l->reasons, err, errlen))
 		return -1;
-	}
+	l->use_debugfs = true;
+	if (l->ds.mounted_by_us)
+		fprintf(stderr, "kvmtop: debugfs was not mounted: mounted it at /sys/kernel/debug\n");
+	memset(&l->d, 0, sizeof(l->d));
+	l->d.reasons = &l->reasons;
+	l->d.uexit_other = -1;
+	l->d.nr_other = l->ds.nr_other;
+	for (i = 0; i < l->ds.nr_other; i++)
+		l->d.other_name[i] = l->ds.other_name[i];
+	return 0;
+}
+
+static int setup_trace(struct live *l, unsigned int tick_ms, char *err, size_t errlen)
+{
+	if (trace_open(&l->t, tick_ms, l->o->buffer_kb, err, errlen))
+		return -1;
 	if (l->t.mounted_by_us)
 		fprintf(stderr, "kvmtop: tracefs was not mounted: mounted it at %s\n", l->t.dir);
 	if (l->t.stale_removed)
@@ -180,11 +224,28 @@ static int setup(struct live *l, unsigned int tick_ms)
 			l->t.stale_removed);
 	reason_table_init(&l->reasons);
 	if (decoder_init(&l->d, l->t.tep, &l->reasons)) {
-		fprintf(stderr, "kvmtop: out of memory\n");
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	if (l->d.notice[0])
 		fprintf(stderr, "kvmtop: %s\n", l->d.notice);
+	return 0;
+}
+
+static int setup(struct live *l, unsigned int tick_ms)
+{
+	char err[512];
+	int ret;
+
+	if (l->o->source == SOURCE_DEBUGFS)
+		ret = setup_debugfs(l, err, sizeof(err));
+	else
+		ret = setup_trace(l, tick_ms, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "kvmtop: %s\n", err);
+		return -1;
+	}
+
 	ident_init(&l->id, "/proc");
 	l->m = model_new(&l->reasons, l->d.nr_other, l->o->ring, live_ident, l);
 	if (!l->m) {
@@ -196,11 +257,20 @@ static int setup(struct live *l, unsigned int tick_ms)
 	l->b.fmt = l->o->fmt;
 	l->b.m = l->m;
 	l->b.d = &l->d;
-	l->b.source = "live";
-	l->b.clock = l->t.clock;
+	l->b.source = l->use_debugfs ? "debugfs" : "live";
+	l->b.clock = l->use_debugfs ? "mono" : l->t.clock;
 	l->b.time_unit = "ns";
 	l->b.ns = true;
 	l->b.summary = l->o->summary;
+	if (l->use_debugfs) {
+		/* the VMs running now count from here */
+		if (debugfs_poll(&l->ds, l->m)) {
+			fprintf(stderr, "kvmtop: out of memory\n");
+			return -1;
+		}
+		fprintf(stderr, "kvmtop: reading KVM statistics from %s: per VM only, no latencies\n",
+			l->ds.dir);
+	}
 	return 0;
 }
 
@@ -229,7 +299,7 @@ int live_run(struct options *o)
 			goto out;
 		}
 	}
-	now = trace_now(&l.t);
+	now = mono_now();
 	l.m->have_time = true;
 	l.m->first_time = now;
 	l.m->interval_start = now;
@@ -241,7 +311,7 @@ int live_run(struct options *o)
 		sleep_until(now, o->summary || wake < next ? wake : next, &old);
 		if (drain(&l))
 			goto out;
-		now = trace_now(&l.t);
+		now = mono_now();
 		if (demo > 0 && child_sig && demo_ended(demo, &st)) {
 			demo = -1;
 			demo_done = true;
@@ -274,7 +344,7 @@ int live_run(struct options *o)
 	if (demo_done || o->summary) {
 		if (drain(&l))
 			goto out;
-		now = trace_now(&l.t);
+		now = mono_now();
 		model_finish(l.m);
 		if (o->summary)
 			l.m->interval_start = l.m->first_time;
@@ -287,6 +357,7 @@ out:
 		fprintf(stderr, "kvmtop: the demo guest did not end cleanly\n");
 	model_free(l.m);
 	decoder_free(&l.d);
+	debugfs_close(&l.ds);
 	reason_table_free(&l.reasons);
 	trace_close(&l.t);
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -28,6 +28,8 @@ enum {
 	OPT_DEMO_VCPUS,
 	OPT_DEMO_LOOPS,
 	OPT_DEMO_REPORT,
+	OPT_SOURCE,
+	OPT_DEBUGFS,
 };
 
 static const struct option long_opts[] = {
@@ -43,6 +45,8 @@ static const struct option long_opts[] = {
 	{ "demo-vcpus",	required_argument,	NULL, OPT_DEMO_VCPUS },
 	{ "demo-loops",	required_argument,	NULL, OPT_DEMO_LOOPS },
 	{ "demo-report", required_argument,	NULL, OPT_DEMO_REPORT },
+	{ "source",	required_argument,	NULL, OPT_SOURCE },
+	{ "debugfs",	required_argument,	NULL, OPT_DEBUGFS },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ "version",	no_argument,		NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -68,6 +72,12 @@ static void usage(FILE *f)
 "      --ring N          keep the last N exits per vCPU (default %d)\n"
 "      --buffer-kb N     live: trace buffer per CPU in KiB (default: sized\n"
 "                        for the 100 ms drain tick, 3200)\n"
+"      --source SRC      live: trace (default: the KVM tracepoints) or\n"
+"                        debugfs (KVM's counters in debugfs, as kvm_stat:\n"
+"                        per VM only, no latencies; for hosts where tracing\n"
+"                        is not possible)\n"
+"      --debugfs DIR     with --source debugfs: read DIR/kvm instead of the\n"
+"                        system's debugfs (a copy of it, or a test tree)\n"
 "      --demo            start kvmtop's own small guest and watch it live\n"
 "      --demo-vcpus N    its vCPUs (1 to %d, default 2)\n"
 "      --demo-loops N    loops per vCPU, then it ends (default: until kvmtop\n"
@@ -160,6 +170,17 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_DEMO_REPORT:
 			o->demo_report = optarg;
 			break;
+		case OPT_SOURCE:
+			if (!strcmp(optarg, "trace"))
+				o->source = SOURCE_TRACE;
+			else if (!strcmp(optarg, "debugfs"))
+				o->source = SOURCE_DEBUGFS;
+			else
+				die_usage("--source: unknown source '%s' (trace or debugfs)", optarg);
+			break;
+		case OPT_DEBUGFS:
+			o->debugfs_root = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -179,6 +200,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 		die_usage("%s: --summary is one report; it takes no -n or -d", "--summary");
 	if (o->demo && o->replay)
 		die_usage("--demo watches a live guest; it cannot go with -r");
+	if (o->replay && (o->source != SOURCE_TRACE || o->debugfs_root))
+		die_usage("--source and --debugfs choose a live source; they cannot go with -r");
+	if (o->debugfs_root && o->source != SOURCE_DEBUGFS)
+		die_usage("--debugfs goes with --source debugfs");
+	if (o->source == SOURCE_DEBUGFS && o->buffer_kb)
+		die_usage("--buffer-kb sizes trace buffers; --source debugfs has none");
 	if (!o->demo && (o->demo_loops || o->demo_report))
 		die_usage("--demo-loops and --demo-report go with --demo");
 }

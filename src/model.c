@@ -271,6 +271,40 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 	return 0;
 }
 
+int model_add_exits(struct model *m, int tid, int reason_id, uint64_t n)
+{
+	struct vcpu *v = vcpu_get(m, tid);
+	struct reason_stat *rs;
+
+	if (!v) {
+		m->dropped.total += n;
+		return m->nr_vcpus >= m->max_vcpus ? 0 : -1;
+	}
+	if (reason_id >= 0) {
+		rs = reason_stat_get(v, reason_id);
+		if (!rs)
+			return -1;
+		rs->count.total += n;
+		return 0;
+	}
+	v->exits.total += n;
+	m->exits.total += n;
+	return 0;
+}
+
+int model_add_other(struct model *m, int tid, int other, uint64_t n)
+{
+	struct vcpu *v = vcpu_get(m, tid);
+
+	if (!v) {
+		m->dropped.total += n;
+		return m->nr_vcpus >= m->max_vcpus ? 0 : -1;
+	}
+	if (other >= 0 && other < m->nr_other)
+		v->other[other].total += n;
+	return 0;
+}
+
 void model_lost(struct model *m, long long n)
 {
 	m->lost_events.total += n > 0 ? (uint64_t)n : n < 0 ? 1 : 0;

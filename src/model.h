@@ -135,6 +135,15 @@ struct model *model_new(const struct reason_table *rt, int nr_other,
 void model_free(struct model *m);
 /* 0, or -1 when memory ran out. */
 int model_feed(struct model *m, const struct kvm_event *ev);
+/*
+ * Sources that count rather than trace (debugfs), where the total and the
+ * split by reason are separate counters: reason_id -1 adds n to the
+ * exits of thread tid (and the host's), a reason id adds n to that
+ * reason's count only; model_add_other() adds n to other event "other".
+ * 0, or -1 when memory ran out.
+ */
+int model_add_exits(struct model *m, int tid, int reason_id, uint64_t n);
+int model_add_other(struct model *m, int tid, int other, uint64_t n);
 /* A record says missed events were lost before it: n, or < 0 if how many is unknown (counted as 1). */
 void model_lost(struct model *m, long long n);
 /* Close the interval at time now: interval figures start again from 0. */

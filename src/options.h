@@ -8,6 +8,11 @@
 
 #include "batch.h"
 
+enum live_source {
+	SOURCE_TRACE,		/* the KVM tracepoints (default) */
+	SOURCE_DEBUGFS,		/* KVM's counters in debugfs, per VM */
+};
+
 struct options {
 	bool batch;
 	bool summary;
@@ -21,6 +26,8 @@ struct options {
 	int demo_vcpus;
 	long long demo_loops;	/* 0: until kvmtop stops */
 	const char *demo_report;
+	enum live_source source;
+	const char *debugfs_root;	/* --debugfs DIR, NULL: the system's */
 };
 
 /* Live tracing: 0, 1 (failed, said why), 2 (usage). */

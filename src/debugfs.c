@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * debugfs source.  The kernel keeps one file per statistic in
+ * <debugfs>/kvm (all VMs) and in <debugfs>/kvm/<pid>-<fd> (one VM).
+ * Cumulative counters are writable (writing clears them); instant values
+ * and histograms are read-only or hold several numbers, and are left out:
+ * their growth means nothing.
+ *
+ * Under kernel lockdown (integrity or confidentiality) debugfs refuses
+ * to open writable files, so every counter reads EPERM: that is reported
+ * as the reason, with the lockdown mode where securityfs shows it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <mntent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+
+#include "debugfs.h"
+
+#define DEBUGFS_DEFAULT	"/sys/kernel/debug"
+
+struct debugfs_vm {
+	int pid;
+	int fd;
+	bool seen;
+	uint64_t *last;		/* per stat, at the last poll */
+};
+
+/* Read one counter file: 0 and *v, or -1 with errno (EINVAL: not one number). */
+static int read_counter(int dirfd, const char *name, uint64_t *v)
+{
+	char buf[64], *end;
+	ssize_t n;
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0) {
+		if (!n)
+			errno = EINVAL;
+		return -1;
+	}
+	buf[n] = '\0';
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	if (errno || end == buf || (*end && strcmp(end, "\n"))) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+/* The system's debugfs mount point, mounting it when there is none. */
+static int find_debugfs(struct debugfs_src *s, char *path, size_t len, char *err, size_t errlen)
+{
+	struct mntent *me;
+	FILE *f = setmntent("/proc/self/mounts", "re");
+
+	path[0] = '\0';
+	while (f && (me = getmntent(f)))
+		if (!strcmp(me->mnt_type, "debugfs")) {
+			strlcpy(path, me->mnt_dir, len);
+			break;
+		}
+	if (f)
+		endmntent(f);
+	if (path[0])
+		return 0;
+	if (mount("nodev", DEBUGFS_DEFAULT, "debugfs", 0, NULL)) {
+		snprintf(err, errlen,
+			 "debugfs is not mounted and mounting it at %s failed: %s",
+			 DEBUGFS_DEFAULT, strerror(errno));
+		return -1;
+	}
+	s->mounted_by_us = true;
+	strlcpy(path, DEBUGFS_DEFAULT, len);
+	return 0;
+}
+
+/* "integrity" from "none [integrity] confidentiality", or "" if unknown. */
+static void lockdown_mode(char *mode, size_t len)
+{
+	char buf[128] = "", *a, *b;
+	FILE *f = fopen("/sys/kernel/security/lockdown", "re");
+
+	mode[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(buf, sizeof(buf), f) && (a = strchr(buf, '[')) && (b = strchr(a, ']'))) {
+		*b = '\0';
+		strlcpy(mode, a + 1, len);
+	}
+	fclose(f);
+}
+
+static void refused(const struct debugfs_src *s, const char *name, int e, char *err, size_t errlen)
+{
+	char mode[32];
+
+	if (e != EPERM) {
+		snprintf(err, errlen, "cannot read %s/%s: %s", s->dir, name, strerror(e));
+		return;
+	}
+	lockdown_mode(mode, sizeof(mode));
+	if (mode[0] && strcmp(mode, "none"))
+		snprintf(err, errlen,
+			 "cannot read %s/%s: %s: the kernel is locked down (%s), which hides debugfs; use the tracepoint source (the default)",
+			 s->dir, name, strerror(e), mode);
+	else
+		snprintf(err, errlen,
+			 "cannot read %s/%s: %s (kernel lockdown hides debugfs, see kernel_lockdown(7)); use the tracepoint source (the default)",
+			 s->dir, name, strerror(e));
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every counter of the all-VMs directory, sorted by name. */
+static int list_stats(struct debugfs_src *s, char *err, size_t errlen)
+{
+	int dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int first_errno = 0;
+	char first[NAME_MAX + 1] = "";
+	struct dirent *de;
+	DIR *d;
+
+	if (dfd < 0) {
+		if (errno == ENOENT)
+			snprintf(err, errlen, "no KVM statistics in %s: is the kvm module loaded?", s->dir);
+		else
+			refused(s, "", errno, err, errlen);
+		return -1;
+	}
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		snprintf(err, errlen, "cannot read %s: %s", s->dir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d)) && s->nr_stats < DEBUGFS_STATS_MAX) {
+		struct stat st;
+		uint64_t v;
+
+		if (de->d_name[0] == '.' || fstatat(dfd, de->d_name, &st, 0) || !S_ISREG(st.st_mode))
+			continue;
+		/* instant values are read-only; peaks (max_*) only ever grow */
+		if (!(st.st_mode & S_IWUSR) || !strncmp(de->d_name, "max_", 4))
+			continue;
+		if (read_counter(dfd, de->d_name, &v)) {
+			if (errno != EINVAL && !first_errno) {
+				first_errno = errno;
+				strlcpy(first, de->d_name, sizeof(first));
+			}
+			continue;
+		}
+		s->stat[s->nr_stats] = strdup(de->d_name);
+		if (!s->stat[s->nr_stats])
+			break;
+		s->nr_stats++;
+	}
+	closedir(d);
+	if (!s->nr_stats) {
+		if (first_errno)
+			refused(s, first, first_errno, err, errlen);
+		else
+			snprintf(err, errlen, "no KVM counters in %s", s->dir);
+		return -1;
+	}
+	qsort(s->stat, s->nr_stats, sizeof(s->stat[0]), cmp_names);
+	return 0;
+}
+
+int debugfs_open(struct debugfs_src *s, const char *root, struct reason_table *rt,
+		 char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->exits = -1;
+	if (root)
+		strlcpy(path, root, sizeof(path));
+	else if (find_debugfs(s, path, sizeof(path), err, errlen))
+		return -1;
+	snprintf(s->dir, sizeof(s->dir), "%s/kvm", path);
+	if (list_stats(s, err, errlen))
+		goto out_close;
+	for (i = 0; i < s->nr_stats; i++) {
+		const char *n = s->stat[i];
+
+		s->reason_id[i] = -1;
+		s->other[i] = -1;
+		if (!strcmp(n, "exits")) {
+			s->exits = i;
+		} else if (strstr(n, "exit")) {
+			/* io_exits, halt_exits, wfi_exit_stat ...: the kernel's own split */
+			s->reason_id[i] = reason_intern(rt, ISA_UNKNOWN, i, 0, n, "",
+							!strncmp(n, "halt", 4) || !strncmp(n, "wf", 2),
+							false);
+			if (s->reason_id[i] < 0)
+				goto out_nomem;
+		} else {
+			s->other[i] = s->nr_other;
+			s->other_name[s->nr_other++] = n;
+		}
+	}
+	return 0;
+out_nomem:
+	snprintf(err, errlen, "out of memory");
+out_close:
+	debugfs_close(s);
+	return -1;
+}
+
+static struct debugfs_vm *vm_find(struct debugfs_src *s, int pid, int fd)
+{
+	struct debugfs_vm *v;
+	unsigned int i;
+
+	for (i = 0; i < s->nr_vms; i++)
+		if (s->vms[i].pid == pid && s->vms[i].fd == fd)
+			return &s->vms[i];
+	if (s->nr_vms == s->alloc_vms) {
+		unsigned int n = s->alloc_vms ? s->alloc_vms * 2 : 16;
+
+		if (n > MODEL_MAX_VCPUS) {
+			errno = ENOSPC;
+			return NULL;
+		}
+		v = reallocarray(s->vms, n, sizeof(*v));
+		if (!v)
+			return NULL;
+		s->vms = v;
+		s->alloc_vms = n;
+	}
+	v = &s->vms[s->nr_vms];
+	v->last = calloc(s->nr_stats, sizeof(*v->last));
+	if (!v->last)
+		return NULL;
+	v->pid = pid;
+	v->fd = fd;
+	s->nr_vms++;
+	return v;
+}
+
+/* "<pid>-<fd>": the VM directories KVM makes; 0, or -1 for anything else */
+static int vm_dir_name(const char *name, int *pid, int *fd)
+{
+	char buf[NAME_MAX + 1], *dash;
+	const char *e1, *e2;
+
+	strlcpy(buf, name, sizeof(buf));
+	dash = strchr(buf, '-');
+	if (!dash)
+		return -1;
+	*dash = '\0';
+	*pid = (int)strtonum(buf, 1, INT_MAX, &e1);
+	*fd = (int)strtonum(dash + 1, 0, INT_MAX, &e2);
+	return e1 || e2 ? -1 : 0;
+}
+
+static int poll_vm(struct debugfs_src *s, struct model *m, int dirfd, struct debugfs_vm *v,
+		   bool fresh)
+{
+	int i;
+
+	for (i = 0; i < s->nr_stats; i++) {
+		uint64_t now, d;
+
+		if (read_counter(dirfd, s->stat[i], &now))
+			continue;
+		/* a counter cleared by a write starts again from 0 */
+		d = now >= v->last[i] ? now - v->last[i] : now;
+		v->last[i] = now;
+		if (fresh || !d)
+			continue;
+		if (i == s->exits) {
+			if (model_add_exits(m, v->pid, -1, d))
+				return -1;
+		} else if (s->reason_id[i] >= 0) {
+			if (model_add_exits(m, v->pid, s->reason_id[i], d))
+				return -1;
+		} else if (s->other[i] >= 0) {
+			if (model_add_other(m, v->pid, s->other[i], d))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int debugfs_poll(struct debugfs_src *s, struct model *m)
+{
+	struct dirent *de;
+	unsigned int i, j;
+	int ret = 0;
+	DIR *d = opendir(s->dir);
+
+	s->polls++;
+	if (!d)
+		return 0;	/* the kvm module went away: no VMs */
+	for (i = 0; i < s->nr_vms; i++)
+		s->vms[i].seen = false;
+	while ((de = readdir(d))) {
+		struct debugfs_vm *v;
+		int pid, fd, vfd;
+		bool fresh;
+
+		if (vm_dir_name(de->d_name, &pid, &fd))
+			continue;
+		vfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (vfd < 0)
+			continue;
+		fresh = s->polls == 1;
+		v = vm_find(s, pid, fd);
+		if (v) {
+			v->seen = true;
+			ret = poll_vm(s, m, vfd, v, fresh);
+		} else if (errno != ENOSPC) {
+			ret = -1;	/* no memory; over MODEL_MAX_VCPUS VMs: skipped */
+		}
+		close(vfd);
+		if (ret)
+			break;
+	}
+	closedir(d);
+	if (ret)
+		return -1;
+	/* forget the VMs whose directory went: their figures stay in the model */
+	for (i = j = 0; i < s->nr_vms; i++) {
+		if (s->vms[i].seen)
+			s->vms[j++] = s->vms[i];
+		else
+			free(s->vms[i].last);
+	}
+	s->nr_vms = j;
+	return 0;
+}
+
+void debugfs_close(struct debugfs_src *s)
+{
+	unsigned int i;
+	int k;
+
+	for (i = 0; i < s->nr_vms; i++)
+		free(s->vms[i].last);
+	free(s->vms);
+	s->vms = NULL;
+	s->nr_vms = 0;
+	for (k = 0; k < s->nr_stats; k++)
+		free(s->stat[k]);
+	s->nr_stats = 0;
+}
