@@ -5,16 +5,7 @@
 
 #include "batch.h"
 #include "escape.h"
-
-/* Figures of one reason in one scope (host, VM or vCPU). */
-struct reason_row {
-	const struct reason *r;
-	int id;
-	uint64_t count;		/* this interval */
-	uint64_t total;		/* since start */
-	uint64_t scope_exits;	/* exits of the scope this interval, for % */
-	struct hist lat;	/* this interval's completed exit -> entry pairs */
-};
+#include "model_scope.h"
 
 enum col_type {
 	COL_STR,
@@ -41,26 +32,26 @@ struct reason_col {
 	int width;
 	enum col_type type;
 	bool text;		/* shown in the text table */
-	void (*get)(const struct reason_row *row, struct col_val *v);
+	void (*get)(const struct model_reason_row *row, struct col_val *v);
 };
 
-static void get_reason(const struct reason_row *w, struct col_val *v) { v->s = w->r->name; }
-static void get_isa(const struct reason_row *w, struct col_val *v) { v->s = isa_name(w->r->isa); }
-static void get_flags(const struct reason_row *w, struct col_val *v) { v->s = w->r->flag_names; }
-static void get_code(const struct reason_row *w, struct col_val *v) { v->u = w->r->code; }
-static void get_count(const struct reason_row *w, struct col_val *v) { v->u = w->count; }
-static void get_total(const struct reason_row *w, struct col_val *v) { v->u = w->total; }
-static void get_samples(const struct reason_row *w, struct col_val *v) { v->u = w->lat.samples; }
-static void get_min(const struct reason_row *w, struct col_val *v) { v->u = w->lat.samples ? w->lat.min : 0; }
-static void get_max(const struct reason_row *w, struct col_val *v) { v->u = w->lat.max; }
-static void get_sum(const struct reason_row *w, struct col_val *v) { v->u = w->lat.sum; }
-static void get_mean(const struct reason_row *w, struct col_val *v) { v->d = hist_mean(&w->lat); }
-static void get_p50(const struct reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->lat, 0.50); }
-static void get_p90(const struct reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->lat, 0.90); }
-static void get_p99(const struct reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->lat, 0.99); }
-static void get_p999(const struct reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->lat, 0.999); }
+static void get_reason(const struct model_reason_row *w, struct col_val *v) { v->s = w->r->name; }
+static void get_isa(const struct model_reason_row *w, struct col_val *v) { v->s = isa_name(w->r->isa); }
+static void get_flags(const struct model_reason_row *w, struct col_val *v) { v->s = w->r->flag_names; }
+static void get_code(const struct model_reason_row *w, struct col_val *v) { v->u = w->r->code; }
+static void get_count(const struct model_reason_row *w, struct col_val *v) { v->u = w->count; }
+static void get_total(const struct model_reason_row *w, struct col_val *v) { v->u = w->total; }
+static void get_samples(const struct model_reason_row *w, struct col_val *v) { v->u = w->lat.samples; }
+static void get_min(const struct model_reason_row *w, struct col_val *v) { v->u = w->lat.samples ? w->lat.min : 0; }
+static void get_max(const struct model_reason_row *w, struct col_val *v) { v->u = w->lat.max; }
+static void get_sum(const struct model_reason_row *w, struct col_val *v) { v->u = w->lat.sum; }
+static void get_mean(const struct model_reason_row *w, struct col_val *v) { v->d = hist_mean(&w->lat); }
+static void get_p50(const struct model_reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->lat, 0.50); }
+static void get_p90(const struct model_reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->lat, 0.90); }
+static void get_p99(const struct model_reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->lat, 0.99); }
+static void get_p999(const struct model_reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->lat, 0.999); }
 
-static void get_pct(const struct reason_row *w, struct col_val *v)
+static void get_pct(const struct model_reason_row *w, struct col_val *v)
 {
 	v->d = w->scope_exits ? 100.0 * (double)w->count / (double)w->scope_exits : 0.0;
 }
@@ -99,130 +90,6 @@ int batch_format_parse(const char *s, enum batch_format *fmt)
 	return 0;
 }
 
-/* --- aggregation over a scope --- */
-
-struct scope {
-	struct reason_row *rows;	/* indexed by reason id */
-	unsigned int nr;
-	uint64_t exits;
-	uint64_t exits_total;
-	uint64_t unmatched_exits;
-	uint64_t unmatched_entries;
-	uint64_t *other;
-	uint64_t uexit[UEXIT_MAX];
-};
-
-static int scope_init(struct scope *s, const struct batch *b)
-{
-	unsigned int i;
-
-	memset(s, 0, sizeof(*s));
-	s->nr = b->d->reasons->nr;
-	s->rows = calloc(s->nr ? s->nr : 1, sizeof(*s->rows));
-	s->other = calloc(b->m->nr_other ? b->m->nr_other : 1, sizeof(*s->other));
-	if (!s->rows || !s->other)
-		return -1;
-	for (i = 0; i < s->nr; i++) {
-		s->rows[i].r = &b->d->reasons->r[i];
-		s->rows[i].id = i;
-		hist_init(&s->rows[i].lat);
-	}
-	return 0;
-}
-
-static void scope_free(struct scope *s)
-{
-	unsigned int i;
-
-	for (i = 0; s->rows && i < s->nr; i++)
-		hist_free(&s->rows[i].lat);
-	free(s->rows);
-	free(s->other);
-}
-
-static int scope_add_vcpu(struct scope *s, const struct model *m, const struct vcpu *v)
-{
-	unsigned int i;
-	int j;
-
-	for (i = 0; i < v->nr_rs && i < s->nr; i++) {
-		const struct reason_stat *rs = v->rs[i];
-
-		if (!rs)
-			continue;
-		s->rows[i].count += ctr_interval(&rs->count);
-		s->rows[i].total += rs->count.total;
-		if (hist_merge(&s->rows[i].lat, &rs->lat))
-			return -1;
-	}
-	s->exits += ctr_interval(&v->exits);
-	s->exits_total += v->exits.total;
-	s->unmatched_exits += ctr_interval(&v->unmatched_exits);
-	s->unmatched_entries += ctr_interval(&v->unmatched_entries);
-	for (j = 0; j < m->nr_other; j++)
-		s->other[j] += ctr_interval(&v->other[j]);
-	for (j = 0; j < UEXIT_MAX; j++)
-		s->uexit[j] += ctr_interval(&v->uexit[j]);
-	return 0;
-}
-
-/* The figures of the whole host, of one VM, or of one vCPU thread: 0 or -1. */
-static int scope_host(struct scope *s, const struct batch *b)
-{
-	struct vcpu *v;
-
-	if (scope_init(s, b))
-		return -1;
-	RB_FOREACH(v, vcpu_tree, (struct vcpu_tree *)&b->m->vcpus)
-		if (scope_add_vcpu(s, b->m, v))
-			return -1;
-	return 0;
-}
-
-static int scope_vm(struct scope *s, const struct batch *b, const struct vm *vm)
-{
-	struct vcpu *v;
-
-	if (scope_init(s, b))
-		return -1;
-	TAILQ_FOREACH(v, &vm->vcpus, vm_link)
-		if (scope_add_vcpu(s, b->m, v))
-			return -1;
-	return 0;
-}
-
-static int scope_vcpu(struct scope *s, const struct batch *b, const struct vcpu *v)
-{
-	return scope_init(s, b) ?: scope_add_vcpu(s, b->m, v);
-}
-
-static int row_cmp(const void *a, const void *b)
-{
-	const struct reason_row *x = *(const struct reason_row *const *)a;
-	const struct reason_row *y = *(const struct reason_row *const *)b;
-
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	return x->id - y->id;
-}
-
-/* The rows of a scope that have exits, most frequent first. */
-static unsigned int scope_sorted(const struct scope *s, const struct reason_row **out)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < s->nr; i++) {
-		if (!s->rows[i].total)
-			continue;
-		s->rows[i].scope_exits = s->exits;
-		out[n++] = &s->rows[i];
-	}
-	qsort(out, n, sizeof(*out), row_cmp);
-	return n;
-}
-
 static double interval_seconds(const struct batch *b, uint64_t end)
 {
 	uint64_t t = end - b->m->interval_start;
@@ -249,7 +116,7 @@ static void fmt_time(const struct batch *b, double t, char *buf, size_t len)
 }
 
 static void text_cell(const struct batch *b, const struct reason_col *c,
-		      const struct reason_row *w)
+		      const struct model_reason_row *w)
 {
 	struct col_val v = { NULL, 0, 0 };
 	char buf[96], name[96];
@@ -280,14 +147,14 @@ static void text_cell(const struct batch *b, const struct reason_col *c,
 	}
 }
 
-static void text_table(const struct batch *b, const struct scope *s, const char *indent)
+static void text_table(const struct batch *b, const struct model_scope *s, const char *indent)
 {
-	const struct reason_row **rows = calloc(s->nr ? s->nr : 1, sizeof(*rows));
+	const struct model_reason_row **rows = calloc(s->nr ? s->nr : 1, sizeof(*rows));
 	unsigned int i, j, n;
 
 	if (!rows)
 		return;
-	n = scope_sorted(s, rows);
+	n = model_scope_sorted(s, rows);
 	fputs(indent, b->out);
 	for (j = 0; j < NR_REASON_COLS; j++)
 		if (reason_cols[j].text)
@@ -307,7 +174,7 @@ static void text_table(const struct batch *b, const struct scope *s, const char 
 	free(rows);
 }
 
-static void text_events(const struct batch *b, const struct scope *s, const char *indent)
+static void text_events(const struct batch *b, const struct model_scope *s, const char *indent)
 {
 	char name[32];
 	bool any = false;
@@ -350,12 +217,12 @@ static int print_text(struct batch *b, uint64_t end)
 {
 	const struct model *m = b->m;
 	char esc[256], rate[48];
-	struct scope host;
+	struct model_scope host;
 	struct vm *vm;
 	struct vcpu *v;
 	int ret = -1;
 
-	if (scope_host(&host, b))
+	if (model_scope_host(&host, b->m, b->d->reasons, false))
 		goto out_host;
 
 	if (b->snapshots)
@@ -378,10 +245,10 @@ static int print_text(struct batch *b, uint64_t end)
 		fprintf(b->out, "no KVM events\n");
 
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
-		struct scope vs;
+		struct model_scope vs;
 
-		if (scope_vm(&vs, b, vm)) {
-			scope_free(&vs);
+		if (model_scope_vm(&vs, b->m, b->d->reasons, vm, false)) {
+			model_scope_free(&vs);
 			goto out_host;
 		}
 		text_rate(b, vs.exits, end, rate, sizeof(rate));
@@ -391,13 +258,13 @@ static int print_text(struct batch *b, uint64_t end)
 		if (vs.exits_total)
 			text_table(b, &vs, "  ");
 		text_events(b, &vs, "  ");
-		scope_free(&vs);
+		model_scope_free(&vs);
 
 		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
-			struct scope cs;
+			struct model_scope cs;
 
-			if (scope_vcpu(&cs, b, v)) {
-				scope_free(&cs);
+			if (model_scope_vcpu(&cs, b->m, b->d->reasons, v, false)) {
+				model_scope_free(&cs);
 				goto out_host;
 			}
 			fprintf(b->out, "\n  vCPU %d (tid %d \"%s\", last on CPU %d): %" PRIu64
@@ -407,19 +274,19 @@ static int print_text(struct batch *b, uint64_t end)
 			if (cs.exits_total)
 				text_table(b, &cs, "    ");
 			text_events(b, &cs, "    ");
-			scope_free(&cs);
+			model_scope_free(&cs);
 		}
 	}
 	ret = 0;
 out_host:
-	scope_free(&host);
+	model_scope_free(&host);
 	return ret;
 }
 
 /* --- CSV --- */
 
 static void csv_cell(const struct batch *b, const struct reason_col *c,
-		     const struct reason_row *w)
+		     const struct model_reason_row *w)
 {
 	struct col_val v = { NULL, 0, 0 };
 
@@ -456,19 +323,19 @@ static int print_csv(struct batch *b, uint64_t end)
 	}
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
 		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
-			const struct reason_row **rows;
-			struct scope cs;
+			const struct model_reason_row **rows;
+			struct model_scope cs;
 
-			if (scope_vcpu(&cs, b, v)) {
-				scope_free(&cs);
+			if (model_scope_vcpu(&cs, b->m, b->d->reasons, v, false)) {
+				model_scope_free(&cs);
 				return -1;
 			}
 			rows = calloc(cs.nr ? cs.nr : 1, sizeof(*rows));
 			if (!rows) {
-				scope_free(&cs);
+				model_scope_free(&cs);
 				return -1;
 			}
-			n = scope_sorted(&cs, rows);
+			n = model_scope_sorted(&cs, rows);
 			for (i = 0; i < n; i++) {
 				fprintf(b->out, "%u,%" PRIu64 ",%" PRIu64 ",%d,", b->snapshots + 1,
 					m->interval_start, end, vm->pid);
@@ -482,7 +349,7 @@ static int print_csv(struct batch *b, uint64_t end)
 				fputc('\n', b->out);
 			}
 			free(rows);
-			scope_free(&cs);
+			model_scope_free(&cs);
 		}
 	}
 	return 0;
@@ -500,9 +367,9 @@ static void json_rate(const struct batch *b, uint64_t n, uint64_t end)
 		fputs("null", b->out);
 }
 
-static void json_reasons(const struct batch *b, const struct scope *s)
+static void json_reasons(const struct batch *b, const struct model_scope *s)
 {
-	const struct reason_row **rows = calloc(s->nr ? s->nr : 1, sizeof(*rows));
+	const struct model_reason_row **rows = calloc(s->nr ? s->nr : 1, sizeof(*rows));
 	unsigned int i, n;
 
 	fputs("\"reasons\":[", b->out);
@@ -510,9 +377,9 @@ static void json_reasons(const struct batch *b, const struct scope *s)
 		fputc(']', b->out);
 		return;
 	}
-	n = scope_sorted(s, rows);
+	n = model_scope_sorted(s, rows);
 	for (i = 0; i < n; i++) {
-		const struct reason_row *w = rows[i];
+		const struct model_reason_row *w = rows[i];
 		const struct hist *h = &w->lat;
 
 		fprintf(b->out, "%s{\"reason\":", i ? "," : "");
@@ -535,7 +402,7 @@ static void json_reasons(const struct batch *b, const struct scope *s)
 	free(rows);
 }
 
-static void json_events(const struct batch *b, const struct scope *s)
+static void json_events(const struct batch *b, const struct model_scope *s)
 {
 	char name[32];
 	bool any = false;
@@ -566,13 +433,13 @@ static void json_events(const struct batch *b, const struct scope *s)
 static int print_json(struct batch *b, uint64_t end)
 {
 	const struct model *m = b->m;
-	struct scope host;
+	struct model_scope host;
 	struct vm *vm;
 	struct vcpu *v;
 	bool first_vm = true;
 	int ret = -1;
 
-	if (scope_host(&host, b))
+	if (model_scope_host(&host, b->m, b->d->reasons, false))
 		goto out_host;
 
 	fprintf(b->out, "{\"source\":\"%s\",", b->source);
@@ -602,11 +469,11 @@ static int print_json(struct batch *b, uint64_t end)
 	fputs("},\"vms\":[", b->out);
 
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
-		struct scope vs;
+		struct model_scope vs;
 		bool first_vcpu = true;
 
-		if (scope_vm(&vs, b, vm)) {
-			scope_free(&vs);
+		if (model_scope_vm(&vs, b->m, b->d->reasons, vm, false)) {
+			model_scope_free(&vs);
 			goto out_host;
 		}
 		fprintf(b->out, "%s{\"pid\":%d,\"name\":", first_vm ? "" : ",", vm->pid);
@@ -619,14 +486,14 @@ static int print_json(struct batch *b, uint64_t end)
 		json_reasons(b, &vs);
 		json_events(b, &vs);
 		fputs(",\"vcpus\":[", b->out);
-		scope_free(&vs);
+		model_scope_free(&vs);
 		first_vm = false;
 
 		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
-			struct scope cs;
+			struct model_scope cs;
 
-			if (scope_vcpu(&cs, b, v)) {
-				scope_free(&cs);
+			if (model_scope_vcpu(&cs, b->m, b->d->reasons, v, false)) {
+				model_scope_free(&cs);
 				goto out_host;
 			}
 			fprintf(b->out, "%s{\"vcpu\":%d,\"tid\":%d,\"comm\":", first_vcpu ? "" : ",",
@@ -640,7 +507,7 @@ static int print_json(struct batch *b, uint64_t end)
 			json_reasons(b, &cs);
 			json_events(b, &cs);
 			fputc('}', b->out);
-			scope_free(&cs);
+			model_scope_free(&cs);
 			first_vcpu = false;
 		}
 		fputs("]}", b->out);
@@ -648,7 +515,7 @@ static int print_json(struct batch *b, uint64_t end)
 	fputs("]}\n", b->out);
 	ret = 0;
 out_host:
-	scope_free(&host);
+	model_scope_free(&host);
 	return ret;
 }
 

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_scope.h"
+
+static int scope_init(struct model_scope *s, const struct model *m, const struct reason_table *rt,
+		      bool cumulative)
+{
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	hist_init(&s->handling);
+	s->top = -1;
+	s->cumulative = cumulative;
+	s->nr = rt->nr;
+	s->rows = calloc(s->nr ? s->nr : 1, sizeof(*s->rows));
+	s->other = calloc(m->nr_other ? m->nr_other : 1, sizeof(*s->other));
+	if (!s->rows || !s->other)
+		return -1;
+	for (i = 0; i < s->nr; i++) {
+		s->rows[i].r = &rt->r[i];
+		s->rows[i].id = i;
+		hist_init(&s->rows[i].lat);
+	}
+	return 0;
+}
+
+void model_scope_free(struct model_scope *s)
+{
+	unsigned int i;
+
+	for (i = 0; s->rows && i < s->nr; i++)
+		hist_free(&s->rows[i].lat);
+	free(s->rows);
+	free(s->other);
+	hist_free(&s->handling);
+	s->rows = NULL;
+	s->other = NULL;
+}
+
+static inline uint64_t ctr_get(const struct ctr *c, bool cumulative)
+{
+	return cumulative ? c->total : ctr_interval(c);
+}
+
+static int scope_add_vcpu(struct model_scope *s, const struct model *m, const struct vcpu *v)
+{
+	bool cu = s->cumulative;
+	unsigned int i;
+	int j;
+
+	for (i = 0; i < v->nr_rs && i < s->nr; i++) {
+		const struct reason_stat *rs = v->rs[i];
+
+		if (!rs)
+			continue;
+		s->rows[i].count += ctr_get(&rs->count, cu);
+		s->rows[i].total += rs->count.total;
+		if (hist_merge(&s->rows[i].lat, &rs->lat))
+			return -1;
+		if (cu && hist_merge(&s->rows[i].lat, &rs->lat_done))
+			return -1;
+	}
+	s->exits += ctr_get(&v->exits, cu);
+	s->exits_total += v->exits.total;
+	s->unmatched_exits += ctr_get(&v->unmatched_exits, cu);
+	s->unmatched_entries += ctr_get(&v->unmatched_entries, cu);
+	for (j = 0; j < m->nr_other; j++)
+		s->other[j] += ctr_get(&v->other[j], cu);
+	for (j = 0; j < UEXIT_MAX; j++) {
+		s->uexit[j] += ctr_get(&v->uexit[j], cu);
+		s->uexits += ctr_get(&v->uexit[j], cu);
+	}
+	return 0;
+}
+
+int model_scope_host(struct model_scope *s, const struct model *m, const struct reason_table *rt,
+		     bool cumulative)
+{
+	struct vcpu *v;
+
+	if (scope_init(s, m, rt, cumulative))
+		return -1;
+	RB_FOREACH(v, vcpu_tree, (struct vcpu_tree *)&m->vcpus)
+		if (scope_add_vcpu(s, m, v))
+			return -1;
+	return 0;
+}
+
+int model_scope_vm(struct model_scope *s, const struct model *m, const struct reason_table *rt,
+		   const struct vm *vm, bool cumulative)
+{
+	struct vcpu *v;
+
+	if (scope_init(s, m, rt, cumulative))
+		return -1;
+	TAILQ_FOREACH(v, &vm->vcpus, vm_link)
+		if (scope_add_vcpu(s, m, v))
+			return -1;
+	return 0;
+}
+
+int model_scope_vcpu(struct model_scope *s, const struct model *m, const struct reason_table *rt,
+		     const struct vcpu *v, bool cumulative)
+{
+	if (scope_init(s, m, rt, cumulative))
+		return -1;
+	return scope_add_vcpu(s, m, v);
+}
+
+int model_scope_summary(struct model_scope *s)
+{
+	uint64_t best = 0;
+	unsigned int i;
+
+	hist_clear(&s->handling);
+	s->halted = 0;
+	s->top = -1;
+	for (i = 0; i < s->nr; i++) {
+		const struct model_reason_row *w = &s->rows[i];
+
+		if (w->count > best) {
+			best = w->count;
+			s->top = (int)i;
+		}
+		if (!w->r->blocking) {
+			if (hist_merge(&s->handling, &w->lat))
+				return -1;
+		} else {
+			s->halted = w->lat.sum > UINT64_MAX - s->halted ? UINT64_MAX : s->halted + w->lat.sum;
+		}
+	}
+	return 0;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct model_reason_row *x = *(const struct model_reason_row *const *)a;
+	const struct model_reason_row *y = *(const struct model_reason_row *const *)b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return x->id - y->id;
+}
+
+unsigned int model_scope_sorted(const struct model_scope *s, const struct model_reason_row **out)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < s->nr; i++) {
+		if (!s->rows[i].total)
+			continue;
+		s->rows[i].scope_exits = s->exits;
+		out[n++] = &s->rows[i];
+	}
+	qsort(out, n, sizeof(*out), row_cmp);
+	return n;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A scope's figures: the whole host, one VM or one vCPU thread, summed
+ * from the model's per-vCPU counters for the current interval (or, when
+ * cumulative, since the start or the last reset).  Batch output and the
+ * TUI both print from these, so a number means the same in both.
+ */
+#ifndef KVMTOP_MODEL_SCOPE_H
+#define KVMTOP_MODEL_SCOPE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "model.h"
+#include "reason.h"
+
+/* Figures of one reason in one scope. */
+struct model_reason_row {
+	const struct reason *r;
+	int id;
+	uint64_t count;		/* this interval (cumulative: since start) */
+	uint64_t total;		/* since start */
+	uint64_t scope_exits;	/* exits of the scope, for % */
+	struct hist lat;	/* the exit -> entry pairs counted in count */
+};
+
+struct model_scope {
+	struct model_reason_row *rows;	/* indexed by reason id */
+	unsigned int nr;
+	bool cumulative;
+	uint64_t exits;			/* this interval (cumulative: since start) */
+	uint64_t exits_total;
+	uint64_t unmatched_exits;
+	uint64_t unmatched_entries;
+	uint64_t *other;		/* indexed by kvm_event.other */
+	uint64_t uexit[UEXIT_MAX];
+	uint64_t uexits;		/* all userspace exits */
+	/* Filled by model_scope_summary(): */
+	struct hist handling;		/* latency of the non-blocking reasons */
+	uint64_t halted;		/* summed latency of the blocking reasons */
+	int top;			/* reason id with the most exits, -1 if none */
+};
+
+/* Each fills *s (zeroed first, so model_scope_free() is always safe): 0 or -1 (no memory). */
+int model_scope_host(struct model_scope *s, const struct model *m, const struct reason_table *rt,
+		     bool cumulative);
+int model_scope_vm(struct model_scope *s, const struct model *m, const struct reason_table *rt,
+		   const struct vm *vm, bool cumulative);
+int model_scope_vcpu(struct model_scope *s, const struct model *m, const struct reason_table *rt,
+		     const struct vcpu *v, bool cumulative);
+/* handling, halted and top, from the rows: 0 or -1. */
+int model_scope_summary(struct model_scope *s);
+void model_scope_free(struct model_scope *s);
+/* The rows that have exits since start, most exits first; out holds s->nr. */
+unsigned int model_scope_sorted(const struct model_scope *s, const struct model_reason_row **out);
+
+#endif
