@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -27,6 +28,7 @@
 #include "ident.h"
 #include "model.h"
 #include "trace.h"
+#include "view.h"
 
 #define LIVE_TICK_MS		100	/* drain the buffers this often */
 #define LIVE_DEFAULT_DELAY	3.0	/* seconds between snapshots, as top */
@@ -42,7 +44,45 @@ struct live {
 	struct batch b;
 	struct ident id;
 	bool nomem;
+	struct view *view;	/* NULL: batch output */
+	bool view_on;		/* the view owns the terminal */
 };
+
+static void view_off(struct live *l)
+{
+	if (l->view_on)
+		l->view->stop(l->view->ctx);
+	l->view_on = false;
+}
+
+/* A fatal error: the terminal back first, then one line. */
+static void __attribute__((format(printf, 2, 3))) live_fail(struct live *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	view_off(l);
+	fputs("kvmtop: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* A notice: on standard error, or in the view's message line. */
+static void __attribute__((format(printf, 2, 3))) live_notice(struct live *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (l->view_on) {
+		vsnprintf(l->view->msg, sizeof(l->view->msg), fmt, ap);
+	} else {
+		fputs("kvmtop: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	}
+	va_end(ap);
+}
 
 static volatile sig_atomic_t stop_sig;
 static volatile sig_atomic_t child_sig;
@@ -146,15 +186,14 @@ static int drain(struct live *l)
 	if (trace_drain(&l->t, on_record, l) == 0) {
 		/* losses are counted in the output; make them less likely */
 		if (l->m->lost_events.total > lost && !l->o->buffer_kb && trace_grow(&l->t))
-			fprintf(stderr, "kvmtop: %" PRIu64 " events lost: trace buffers grown to %zu KiB per CPU\n",
-				l->m->lost_events.total - lost, l->t.buffer_kb);
+			live_notice(l, "%" PRIu64 " events lost: trace buffers grown to %zu KiB per CPU",
+				    l->m->lost_events.total - lost, l->t.buffer_kb);
 		return 0;
 	}
 	if (l->nomem)
-		fprintf(stderr, "kvmtop: out of memory\n");
+		live_fail(l, "out of memory");
 	else
-		fprintf(stderr, "kvmtop: reading %s/instances/%s: %s\n", l->t.dir, l->t.name,
-			strerror(errno));
+		live_fail(l, "reading %s/instances/%s: %s", l->t.dir, l->t.name, strerror(errno));
 	return -1;
 }
 
@@ -172,28 +211,37 @@ static int output_ok(void)
 static int snapshot(struct live *l, uint64_t now)
 {
 	if (l->use_debugfs && debugfs_poll(&l->ds, l->m)) {
-		fprintf(stderr, "kvmtop: out of memory\n");
+		live_fail(l, "out of memory");
 		return -1;
 	}
 	model_reap(l->m, live_alive, l);
+	if (l->view) {
+		if (l->view->refresh(l->view->ctx, now) || model_interval_end(l->m, now)) {
+			live_fail(l, "out of memory");
+			return -1;
+		}
+		l->b.snapshots++;
+		return 0;
+	}
 	if (batch_print(&l->b, now) || model_interval_end(l->m, now)) {
-		fprintf(stderr, "kvmtop: out of memory\n");
+		live_fail(l, "out of memory");
 		return -1;
 	}
 	return output_ok();
 }
 
-static void sleep_until(uint64_t now, uint64_t until, const sigset_t *old)
+/* Sleep until until, or a signal, or input on fd (-1: none). */
+static void wait_until(uint64_t now, uint64_t until, int fd, const sigset_t *old)
 {
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct timespec ts;
 	uint64_t d = until > now ? until - now : 0;
 
 	ts.tv_sec = d / 1000000000ull;
 	ts.tv_nsec = d % 1000000000ull;
-	ppoll(NULL, 0, &ts, old);
+	ppoll(&pfd, fd >= 0 ? 1 : 0, &ts, old);
 }
 
-/* The debugfs source: a decoder that only names its counters. */
 static int setup_debugfs(struct live *l, char *err, size_t errlen)
 {
 	int i;
@@ -274,7 +322,7 @@ static int setup(struct live *l, unsigned int tick_ms)
 	return 0;
 }
 
-int live_run(struct options *o)
+int live_run(struct options *o, struct view *v)
 {
 	double delay = o->delay ? o->delay : LIVE_DEFAULT_DELAY;
 	unsigned int tick_ms = delay * 1000 < LIVE_TICK_MS ? (unsigned int)(delay * 1000) : LIVE_TICK_MS;
@@ -287,6 +335,7 @@ int live_run(struct options *o)
 
 	memset(&l, 0, sizeof(l));
 	l.o = o;
+	l.view = v;
 	signals(&blocked, &old);
 	if (setup(&l, tick_ms ? tick_ms : 1))
 		goto out;
@@ -305,10 +354,19 @@ int live_run(struct options *o)
 	l.m->interval_start = now;
 	next = now + step;
 
+	if (v) {
+		if (v->start(v->ctx, l.m, &l.d, l.b.source, l.b.clock, true))
+			goto out;
+		l.view_on = true;
+		if (l.use_debugfs)
+			live_notice(&l, "debugfs counters: per VM only, no latencies");
+	}
+
 	while (!stop_sig) {
 		uint64_t wake = now + (uint64_t)tick_ms * 1000000ull;
+		bool now_please = false;
 
-		sleep_until(now, o->summary || wake < next ? wake : next, &old);
+		wait_until(now, o->summary || wake < next ? wake : next, v ? v->fd : -1, &old);
 		if (drain(&l))
 			goto out;
 		now = mono_now();
@@ -316,12 +374,28 @@ int live_run(struct options *o)
 			demo = -1;
 			demo_done = true;
 			if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-				fprintf(stderr, "kvmtop: the demo guest failed (status %d)\n", st);
+				live_fail(&l, "the demo guest failed (status %d)", st);
 				goto out;
 			}
-			break;
+			if (!v)
+				break;
+			live_notice(&l, "the demo guest ended");
 		}
-		if (o->summary || now < next)
+		if (v) {
+			/* every wake: keys, and a resize ncurses saw while we slept */
+			int act = v->input(v->ctx, now);
+
+			if (act & VIEW_QUIT)
+				break;
+			if (act & VIEW_RESET)
+				model_reset(l.m, now);
+			if (act & VIEW_DELAY) {
+				step = (uint64_t)llround(v->delay * 1e9);
+				next = now + step;
+			}
+			now_please = act & (VIEW_REFRESH | VIEW_RESET);
+		}
+		if (o->summary || (now < next && !now_please))
 			continue;
 		switch (snapshot(&l, now)) {
 		case 0:
@@ -337,11 +411,11 @@ int live_run(struct options *o)
 			goto out;
 		}
 		next += step;
-		if (next <= now)	/* fell behind: do not print a burst */
+		if (next <= now || now_please)	/* fell behind: do not print a burst */
 			next = now + step;
 	}
 	/* Stopped (signal, or the demo guest ended): the last figures. */
-	if (demo_done || o->summary) {
+	if (!v && (demo_done || o->summary)) {
 		if (drain(&l))
 			goto out;
 		now = mono_now();
@@ -353,6 +427,7 @@ int live_run(struct options *o)
 	}
 	ret = 0;
 out:
+	view_off(&l);
 	if (demo > 0 && demo_stop(demo))
 		fprintf(stderr, "kvmtop: the demo guest did not end cleanly\n");
 	model_free(l.m);

@@ -18,6 +18,7 @@
 #include "replay.h"
 #include "options.h"
 #include "demo.h"
+#include "tui.h"
 
 
 enum {
@@ -30,6 +31,7 @@ enum {
 	OPT_DEMO_REPORT,
 	OPT_SOURCE,
 	OPT_DEBUGFS,
+	OPT_ASCII,
 };
 
 static const struct option long_opts[] = {
@@ -47,6 +49,8 @@ static const struct option long_opts[] = {
 	{ "demo-report", required_argument,	NULL, OPT_DEMO_REPORT },
 	{ "source",	required_argument,	NULL, OPT_SOURCE },
 	{ "debugfs",	required_argument,	NULL, OPT_DEBUGFS },
+	{ "no-color",	no_argument,		NULL, 'C' },
+	{ "ascii",	no_argument,		NULL, OPT_ASCII },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ "version",	no_argument,		NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -55,8 +59,9 @@ static const struct option long_opts[] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: kvmtop -b [options]           live, from this host's KVM tracepoints\n"
-"       kvmtop -b -r FILE [options]   a trace-cmd recording\n"
+"Usage: kvmtop [options]              the screen, live from this host\n"
+"       kvmtop -r FILE [options]      the screen, on a trace-cmd recording\n"
+"       kvmtop -b [-r FILE] [options] batch reports instead of the screen\n"
 "Show KVM exits per VM, vCPU and exit reason, with exit-handling latency.\n"
 "\n"
 "  -b, --batch           batch mode: print snapshots instead of the screen\n"
@@ -85,12 +90,18 @@ static void usage(FILE *f)
 "      --demo-report FILE  the demo guest writes its own exit counts there\n"
 "      --demo-guest ...  internal: the demo guest process itself, as --demo\n"
 "                        starts it (kvmtop(1) gives its arguments)\n"
+"  -C, --no-color        the screen without colours (also with NO_COLOR set)\n"
+"      --ascii           the screen without UTF-8 drawing characters\n"
 "  -h, --help            this text\n"
 "  -V, --version         the version\n"
 "\n"
 "Latencies are exit -> next entry of the same vCPU thread, in ns (a\n"
 "recording with an unconverted TSC clock: in cycles).  Live tracing needs\n"
 "root (or CAP_PERFMON and tracefs access) and uses its own trace instance.\n"
+"Keys on the screen: arrows/PgUp/PgDn/Home/End move, Enter opens (VM ->\n"
+"vCPUs -> exit reasons -> recent exits), Esc goes back, Tab switches, < > F6\n"
+"sort, I inverts, / filters, p pauses, d delay, r reset, c cumulative,\n"
+"[ ] replay intervals, h ? F1 help, q F10 quit.\n"
 "See kvmtop(1) for the output fields.\n", MODEL_RING_DEFAULT, DEMO_MAX_VCPUS);
 }
 
@@ -117,7 +128,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->ring = MODEL_RING_DEFAULT;
 	o->demo_vcpus = 2;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":bn:d:o:r:hV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":bn:d:o:r:hVC", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			o->batch = true;
@@ -135,6 +146,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 				die_usage("-d: delay '%s' must be seconds from 0.001 to 86400", optarg);
 			break;
 		case 'o':
+			o->fmt_given = true;
 			if (batch_format_parse(optarg, &o->fmt))
 				die_usage("-o: unknown output format '%s' (text, csv or json)", optarg);
 			break;
@@ -181,6 +193,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_DEBUGFS:
 			o->debugfs_root = optarg;
 			break;
+		case 'C':
+			o->mono = true;
+			break;
+		case OPT_ASCII:
+			o->ascii = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -200,6 +218,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		die_usage("%s: --summary is one report; it takes no -n or -d", "--summary");
 	if (o->demo && o->replay)
 		die_usage("--demo watches a live guest; it cannot go with -r");
+	if (!o->batch && (o->fmt_given || o->summary))
+		die_usage("-o and --summary are for batch output: add -b");
 	if (o->replay && (o->source != SOURCE_TRACE || o->debugfs_root))
 		die_usage("--source and --debugfs choose a live source; they cannot go with -r");
 	if (o->debugfs_root && o->source != SOURCE_DEBUGFS)
@@ -210,11 +230,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 		die_usage("--demo-loops and --demo-report go with --demo");
 }
 
-/* --- replay in batch mode --- */
+/* --- replay: batch output, or the screen's loader --- */
 
 struct run {
 	struct options *o;
-	struct replay *rp;
+	struct replay rp;
+	bool open;
 	struct decoder d;
 	struct reason_table reasons;
 	struct model *m;
@@ -224,12 +245,18 @@ struct run {
 	bool started;
 	bool done;
 	bool nomem;
+	/* the screen: stop with interval want (1-based) in the model, not ended */
+	bool tui;
+	long want;
+	long seen;
+	uint64_t iv_end;
+	long nr_intervals;	/* of the whole recording, -1: not known */
 };
 
 static void replay_ident(void *ctx, int tid, struct ident_info *out)
 {
 	struct run *r = ctx;
-	const char *comm = replay_comm(r->rp, tid);
+	const char *comm = replay_comm(&r->rp, tid);
 
 	/* A trace-cmd recording has no thread -> process map: one VM. */
 	out->pid = 0;
@@ -239,6 +266,18 @@ static void replay_ident(void *ctx, int tid, struct ident_info *out)
 
 static int snapshot(struct run *r, uint64_t end)
 {
+	if (r->tui) {
+		if (++r->seen == r->want) {
+			r->iv_end = end;
+			r->done = true;
+			return 0;
+		}
+		if (model_interval_end(r->m, end)) {
+			r->nomem = true;
+			return -1;
+		}
+		return 0;
+	}
 	if (batch_print(&r->b, end) || model_interval_end(r->m, end)) {
 		r->nomem = true;
 		return -1;
@@ -285,63 +324,76 @@ static int on_record(struct tep_record *rec, void *ctx)
 	return 0;
 }
 
+static void run_free(struct run *r)
+{
+	model_free(r->m);
+	r->m = NULL;
+	decoder_free(&r->d);
+	reason_table_free(&r->reasons);
+	if (r->open)
+		replay_close(&r->rp);
+	r->open = false;
+}
+
+/* Open the recording and feed all of it (or up to r->want) to a new model: 0 or 1 (said why). */
+static int run_load(struct run *r)
+{
+	struct options *o = r->o;
+	char err[512];
+
+	if (replay_open(&r->rp, o->replay, err, sizeof(err))) {
+		fprintf(stderr, "kvmtop: %s\n", err);
+		return 1;
+	}
+	r->open = true;
+	reason_table_init(&r->reasons);
+	if (decoder_init(&r->d, r->rp.tep, &r->reasons))
+		goto out_nomem;
+	if (r->d.notice[0] && !r->tui)
+		fprintf(stderr, "kvmtop: %s: %s\n", o->replay, r->d.notice);
+	r->m = model_new(&r->reasons, r->d.nr_other, o->ring, replay_ident, r);
+	if (!r->m)
+		goto out_nomem;
+	/* batch output prints while the recording is read (-d) */
+	r->b.m = r->m;
+	r->b.clock = r->rp.clock;
+	r->b.time_unit = r->rp.time_unit;
+	r->b.ns = r->rp.ns;
+	if ((o->delay && !r->tui) || r->want) {
+		if (!r->rp.ns) {
+			fprintf(stderr, "kvmtop: %s: -d needs a clock in nanoseconds; this recording's clock '%s' counts %s\n",
+				o->replay, r->rp.clock, r->rp.time_unit);
+			return 1;
+		}
+		r->step = (uint64_t)llround((o->delay ? o->delay : 1.0) * 1e9);
+	}
+	if (replay_run(&r->rp, on_record, r, err, sizeof(err)) < 0) {
+		fprintf(stderr, "kvmtop: %s\n", err);
+		return 1;
+	}
+	if (r->nomem)
+		goto out_nomem;
+	return 0;
+out_nomem:
+	fprintf(stderr, "kvmtop: out of memory\n");
+	return 1;
+}
+
 static int run_replay(struct options *o)
 {
-	struct replay rp;
 	struct run r;
-	char err[512];
 	int ret = 1;
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
-	r.rp = &rp;
-	if (replay_open(&rp, o->replay, err, sizeof(err))) {
-		fprintf(stderr, "kvmtop: %s\n", err);
-		return 1;
-	}
-	reason_table_init(&r.reasons);
-	if (decoder_init(&r.d, rp.tep, &r.reasons)) {
-		fprintf(stderr, "kvmtop: out of memory\n");
-		goto out_close;
-	}
-	if (r.d.notice[0])
-		fprintf(stderr, "kvmtop: %s: %s\n", o->replay, r.d.notice);
-
-	r.m = model_new(&r.reasons, r.d.nr_other, o->ring, replay_ident, &r);
-	if (!r.m) {
-		fprintf(stderr, "kvmtop: out of memory\n");
-		goto out_decoder;
-	}
 	r.b.out = stdout;
 	r.b.fmt = o->fmt;
-	r.b.m = r.m;
 	r.b.d = &r.d;
 	r.b.source = "replay";
 	r.b.file = o->replay;
-	r.b.clock = rp.clock;
-	r.b.time_unit = rp.time_unit;
-	r.b.ns = rp.ns;
 	r.b.summary = !o->delay;
-	if (o->delay) {
-		if (!rp.ns) {
-			fprintf(stderr, "kvmtop: %s: -d needs a clock in nanoseconds; this recording's clock '%s' counts %s\n",
-				o->replay, rp.clock, rp.time_unit);
-			goto out_model;
-		}
-		r.step = (uint64_t)llround(o->delay * 1e9);
-	}
-
-	switch (replay_run(&rp, on_record, &r, err, sizeof(err))) {
-	case -1:
-		fprintf(stderr, "kvmtop: %s\n", err);
-		goto out_model;
-	default:
-		break;
-	}
-	if (r.nomem) {
-		fprintf(stderr, "kvmtop: out of memory\n");
-		goto out_model;
-	}
+	if (run_load(&r))
+		goto out;
 	if (!r.m->events.total)
 		fprintf(stderr, "kvmtop: %s: the recording holds no KVM events%s\n", o->replay,
 			r.d.nr_exit_formats + r.d.nr_entry_formats + r.d.nr_other ?
@@ -352,21 +404,63 @@ static int run_replay(struct options *o)
 		model_finish(r.m);
 		if (batch_print(&r.b, end)) {
 			fprintf(stderr, "kvmtop: out of memory\n");
-			goto out_model;
+			goto out;
 		}
 	}
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "kvmtop: writing the output: %s\n", strerror(errno));
-		goto out_model;
+		goto out;
 	}
 	ret = 0;
-out_model:
-	model_free(r.m);
-out_decoder:
-	decoder_free(&r.d);
-	reason_table_free(&r.reasons);
-out_close:
-	replay_close(&rp);
+out:
+	run_free(&r);
+	return ret;
+}
+
+/* The screen's loader: interval k of -d seconds (default 1), 0 = the whole recording. */
+static int tui_load(struct tui *t, long k)
+{
+	struct run *r = t->load_ctx;
+	long nr = r->nr_intervals;
+	uint64_t start, end;
+
+	run_free(r);
+	r->step = 0;
+	r->started = r->done = r->nomem = false;
+	r->seen = 0;
+	r->want = k;
+	if (run_load(r))
+		return -1;
+	model_finish(r->m);
+	start = r->m->have_time ? r->m->first_time : 0;
+	end = r->m->have_time ? r->m->last_time : 0;
+	if (k == 0) {
+		uint64_t step = (uint64_t)llround((r->o->delay ? r->o->delay : 1.0) * 1e9);
+
+		/* intervals start at the first KVM event, as with -b -d */
+		nr = r->rp.ns && r->m->have_time ? (long)((end - start) / step) + 1 : 0;
+		r->nr_intervals = nr;
+	} else {
+		start = r->m->interval_start;
+		if (r->done)
+			end = r->iv_end;
+	}
+	t->ns = r->rp.ns;
+	tui_set_model(t, r->m, &r->d, start, end, nr);
+	return 0;
+}
+
+static int run_tui_replay(struct options *o)
+{
+	struct run r;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	r.o = o;
+	r.tui = true;
+	r.nr_intervals = -1;
+	ret = tui_replay(o, o->replay, tui_load, &r);
+	run_free(&r);
 	return ret;
 }
 
@@ -378,9 +472,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--demo-guest"))
 		return demo_guest_main(argc, argv);
 	parse_options(argc, argv, &o);
-	if (!o.batch) {
-		fprintf(stderr, "kvmtop: the interactive screen is not built yet: add -b for batch output\n");
-		return 2;
-	}
-	return o.replay ? run_replay(&o) : live_run(&o);
+	if (!o.batch)
+		return o.replay ? run_tui_replay(&o) : tui_live(&o);
+	return o.replay ? run_replay(&o) : live_run(&o, NULL);
 }

@@ -348,6 +348,47 @@ int model_interval_end(struct model *m, uint64_t now)
 	return 0;
 }
 
+static inline void ctr_zero(struct ctr *c)
+{
+	c->total = 0;
+	c->base = 0;
+}
+
+void model_reset(struct model *m, uint64_t now)
+{
+	struct vcpu *v;
+	unsigned int i;
+	int j;
+
+	RB_FOREACH(v, vcpu_tree, &m->vcpus) {
+		for (i = 0; i < v->nr_rs; i++) {
+			struct reason_stat *rs = v->rs[i];
+
+			if (!rs)
+				continue;
+			hist_clear(&rs->lat);
+			hist_clear(&rs->lat_done);
+			ctr_zero(&rs->count);
+		}
+		ctr_zero(&v->exits);
+		ctr_zero(&v->unmatched_exits);
+		ctr_zero(&v->unmatched_entries);
+		for (j = 0; j < m->nr_other; j++)
+			ctr_zero(&v->other[j]);
+		for (j = 0; j < UEXIT_MAX; j++)
+			ctr_zero(&v->uexit[j]);
+		v->pending = false;
+		v->ring_head = 0;
+		v->ring_count = 0;
+	}
+	ctr_zero(&m->exits);
+	ctr_zero(&m->events);
+	ctr_zero(&m->lost_events);
+	ctr_zero(&m->dropped);
+	m->first_time = now;
+	m->interval_start = now;
+}
+
 void model_finish(struct model *m)
 {
 	struct vcpu *v;

@@ -148,6 +148,8 @@ int model_add_other(struct model *m, int tid, int other, uint64_t n);
 void model_lost(struct model *m, long long n);
 /* Close the interval at time now: interval figures start again from 0. */
 int model_interval_end(struct model *m, uint64_t now);
+/* Forget every count (the TUI's reset key): VMs and vCPUs stay. */
+void model_reset(struct model *m, uint64_t now);
 /* End of input: exits still waiting for an entry become unmatched. */
 void model_finish(struct model *m);
 /* Latency of a reason since start: both histograms merged into out. */

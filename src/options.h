@@ -19,6 +19,7 @@ struct options {
 	long long iterations;	/* 0: until the input ends */
 	double delay;		/* seconds, 0: not given */
 	enum batch_format fmt;
+	bool fmt_given;
 	const char *replay;
 	unsigned int ring;
 	size_t buffer_kb;	/* live: per-CPU trace buffer, 0: default */
@@ -28,9 +29,12 @@ struct options {
 	const char *demo_report;
 	enum live_source source;
 	const char *debugfs_root;	/* --debugfs DIR, NULL: the system's */
+	bool mono;		/* -C: no colours */
+	bool ascii;		/* --ascii: no UTF-8 drawing characters */
 };
 
-/* Live tracing: 0, 1 (failed, said why), 2 (usage). */
-int live_run(struct options *o);
+struct view;
+/* Live: batch output (v NULL) or an interactive view.  0, 1 (failed, said why). */
+int live_run(struct options *o, struct view *v);
 
 #endif

@@ -1,0 +1,228 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The interactive screen, driven in a real terminal (tmux send-keys /
+capture-pane) and checked for what a person would see: on a generated
+recording with known figures, on a real recording from ../shared/traces,
+and live on the demo guest where /dev/kvm can be used.  The figures on
+screen are compared with kvmtop -b -o json of the same input.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+
+from tap import ok, eq, skip, done, kvmtop, run, traces
+
+TMP = os.environ.get("KVMTOP_TMP", "/tmp")
+W, H = 120, 30
+SOCK = [None]
+
+
+def tmux(*args):
+    return subprocess.run(["tmux", "-S", SOCK[0]] + list(args), capture_output=True, timeout=20)
+
+
+def screen():
+    return tmux("capture-pane", "-p", "-t", "k").stdout.decode("utf-8", "replace").splitlines()
+
+
+def wait_for(pred, timeout=10):
+    """Poll the screen until pred(lines) is true: the lines, or the last lines seen."""
+    end = time.time() + timeout
+    lines = []
+    while time.time() < end:
+        lines = screen()
+        if pred(lines):
+            return lines
+        time.sleep(0.1)
+    return lines
+
+
+def keys(*k):
+    tmux("send-keys", "-t", "k", *k)
+
+
+def start(args, env=""):
+    """A fresh tmux server for each run: a killed server may take a new session down with it."""
+    if SOCK[0]:
+        tmux("kill-server")
+    start.n = getattr(start, "n", 0) + 1
+    SOCK[0] = os.path.join(TMP, "tui-tmux-%d-%d.sock" % (os.getpid(), start.n))
+    cmd = "%s %s %s; echo KVMTOP-EXIT=$?; sleep 60" % (env, kvmtop(), " ".join(args))
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "k", "-x", str(W), "-y", str(H), cmd)
+    tmux("set-option", "-t", "k", "status", "off")
+
+
+def has(text):
+    return lambda lines: any(text in line for line in lines)
+
+
+def rows_after_titles(lines):
+    """The table rows: the lines after the column titles, up to the footer."""
+    return [r for r in lines[4:-1] if r.strip()] if len(lines) > 4 else []
+
+
+def replay_case(dat, label):
+    st, out, err = run(["-b", "-r", dat, "-o", "json"])
+    j = json.loads(out)
+    vm = j["vms"][0]
+    start(["-r", dat])
+    lines = wait_for(has("VMs ("))
+    ok(any(line.startswith("kvmtop") and "replay" in line for line in lines[:1]),
+       "%s: the header names the recording" % label, "\n".join(lines[:4]))
+    row = [r for r in rows_after_titles(lines) if r.split()[0] == vm["name"]]
+    ok(row and str(vm["exits_total"]) in row[0].split(),
+       "%s: the VM row shows the VM and its total exits (%d)" % (label, vm["exits_total"]), "\n".join(lines[:6]))
+
+    keys("Enter")
+    lines = wait_for(has("vCPUs of VM"))
+    vrows = rows_after_titles(lines)
+    eq(len(vrows), len(vm["vcpus"]), "%s: Enter shows one row per vCPU thread" % label)
+    tids = sorted(v["tid"] for v in vm["vcpus"])
+    ok(all(str(t) in " ".join(vrows) for t in tids), "%s: the vCPU rows show the thread ids" % label, "\n".join(vrows))
+
+    # the vCPU with the most exits, moved to with Down
+    v = max(vm["vcpus"], key=lambda c: (c["exits_total"], -c["tid"]))
+    pos = [i for i, r in enumerate(vrows) if str(v["tid"]) in r.split()][0]
+    for _ in range(pos):
+        keys("Down")
+    keys("Enter")
+    lines = wait_for(has("Exit reasons of vCPU"))
+    ok(("tid %d" % v["tid"]) in lines[2], "%s: Enter on a vCPU opens its exit reasons" % label, lines[2])
+    rrows = rows_after_titles(lines)
+    want = [(r["reason"], r["count"]) for r in v["reasons"]][:len(rrows)]
+    got = []
+    for r in rrows:
+        for name, count in want:
+            if r.startswith(name + " ") and str(count) in r[len(name):].split():
+                got.append((name, count))
+    eq(got[:len(want)], want, "%s: reason rows show the right counts, most first" % label)
+
+    # sort: '>' moves the sort to the next column, 'I' reverses the rows
+    keys(">")
+    lines = wait_for(lambda ls: "RATE/s\u25bc" in ls[3] or "RATE/sv" in ls[3])
+    ok("RATE/s" in lines[3] and ("\u25bc" in lines[3].split("RATE/s")[1][:1] or "v" == lines[3].split("RATE/s")[1][:1]),
+       "%s: > moves the sort to the next column" % label, lines[3])
+    keys("<")
+    wait_for(lambda ls: "COUNT\u25bc" in ls[3])
+    before = rows_after_titles(screen())
+    keys("I")
+    lines = wait_for(lambda ls: "COUNT\u25b2" in ls[3])
+    after = rows_after_titles(lines)
+    eq([r.split()[0] for r in after], [r.split()[0] for r in reversed(before)], "%s: I reverses the order" % label)
+
+    # filter
+    name = want[-1][0]
+    keys("/")
+    keys(*list(name[:6]))
+    keys("Enter")
+    lines = wait_for(lambda ls: all(r.startswith(name[:6]) or name[:6] in r for r in rows_after_titles(ls)))
+    rows = rows_after_titles(lines)
+    ok(rows and all(name[:6] in r for r in rows), "%s: / filters the rows by a substring" % label, "\n".join(rows))
+    keys("Escape")      # clears the filter
+    keys("Escape")      # back to the vCPUs
+    lines = wait_for(has("vCPUs of VM"))
+    ok("vCPUs of VM" in lines[2], "%s: Esc returns to the vCPUs" % label, lines[2])
+
+    # resize and back
+    tmux("resize-window", "-t", "k", "-x", "60", "-y", "20")
+    lines = wait_for(lambda ls: len(ls) == 20 and ls[0].startswith("kvmtop"))
+    sane = len(lines) == 20 and lines[0].startswith("kvmtop") and "vCPUs of VM" in lines[2] and \
+        all(len(line) <= 60 for line in lines) and len(rows_after_titles(lines)) == len(vm["vcpus"])
+    ok(sane, "%s: at 60x20 the screen keeps header, title and rows" % label, "\n".join(lines))
+    tmux("resize-window", "-t", "k", "-x", str(W), "-y", str(H))
+    lines = wait_for(lambda ls: len(ls) == H and "LAT MAX" in ls[3])
+    ok(len(lines) == H and "LAT MAX" in lines[3], "%s: back at %dx%d the wide columns return" % (label, W, H), "\n".join(lines[:5]))
+
+    keys("q")
+    lines = wait_for(has("KVMTOP-EXIT="))
+    txt = [line for line in lines if line.strip()]
+    ok(txt and txt[0].startswith("KVMTOP-EXIT=0") and len(txt) == 1,
+       "%s: q leaves a clean shell (exit 0, nothing left on screen)" % label, "\n".join(lines))
+
+
+def help_case(dat):
+    start(["-r", dat])
+    wait_for(has("VMs ("))
+    keys("h")
+    lines = wait_for(has("Help:"))
+    text = "\n".join(lines)
+    ok(all(k in text for k in ("Enter", "Tab", "q F10", "h ? F1", "/")), "help: h shows the keys", text)
+    man = open(os.path.join(os.environ.get("KVMTOP_FORMATS", "tests/formats"), "..", "..", "man",
+                            "kvmtop.1")).read().replace("\\-", "-")
+    src = open(os.path.join(os.environ.get("KVMTOP_FORMATS", "tests/formats"), "..", "..", "ui",
+                            "pane_help.c")).read()
+    listed = re.findall(r'\{ 0, "([^"]+)", "', src)
+    missing = [k for k in listed if k.replace("-", "\\-") not in man and k not in man]
+    eq(missing, [], "help: every key and column of the help is in the man page")
+    keys("Escape")
+    lines = wait_for(has("VMs ("))
+    ok("VMs (" in lines[2], "help: Esc goes back")
+    keys("q")
+    wait_for(has("KVMTOP-EXIT="))
+
+
+def live_case():
+    name = "live: the demo guest on screen"
+    if os.geteuid() != 0 or not os.path.exists("/dev/kvm"):
+        skip(name, "needs root and /dev/kvm")
+        return
+    start(["--demo", "-d", "0.5"])
+    lines = wait_for(lambda ls: any(line.startswith("kvmtop-demo") for line in ls), 15)
+    row = [line for line in lines if line.startswith("kvmtop-demo")]
+    ok(row, name + ": the VM row", "\n".join(lines))
+    if not row:
+        keys("q")
+        return
+    keys("/")
+    keys(*list("kvmtop-demo"))
+    keys("Enter")
+    wait_for(lambda ls: rows_after_titles(ls) and rows_after_titles(ls)[0].startswith("kvmtop-demo"))
+    keys("Enter")
+    lines = wait_for(lambda ls: sum("/KVM" in r for r in rows_after_titles(ls)) >= 2, 10)
+    ok(sum("CPU 0/KVM" in r or "CPU 1/KVM" in r for r in rows_after_titles(lines)) == 2,
+       "live: Enter shows the demo's vCPU threads", "\n".join(lines))
+    keys("/")
+    keys(*list("CPU 0/"))
+    keys("Enter")
+    wait_for(lambda ls: len(rows_after_titles(ls)) == 1 and "CPU 0/KVM" in rows_after_titles(ls)[0])
+    keys("Enter")
+    lines = wait_for(lambda ls: any("kvm_pio" in r for r in rows_after_titles(ls)), 10)
+    ok(any("kvm_pio" in r for r in rows_after_titles(lines)), "live: a vCPU's pane lists its kvm events",
+       "\n".join(lines))
+    keys("q")
+    lines = wait_for(has("KVMTOP-EXIT="))
+    ok(any("KVMTOP-EXIT=0" in line for line in lines), "live: q ends kvmtop with status 0")
+    inst = [n for n in os.listdir("/sys/kernel/tracing/instances") if n.startswith("kvmtop-")] \
+        if os.path.isdir("/sys/kernel/tracing/instances") else []
+    time.sleep(0.5)
+    demo = subprocess.run(["pgrep", "-f", "kvmtop-demo"], capture_output=True).stdout.split()
+    eq((inst, demo), ([], []), "live: no trace instance and no demo guest left")
+
+
+def main():
+    if not shutil.which("tmux"):
+        for n in ("generated recording", "real recording", "help", "live"):
+            skip("tui: " + n, "tmux is not installed (apt-get install tmux)")
+        done()
+    gen = os.environ.get("KVMGEN")
+    dat = os.path.join(TMP, "tui-gen.dat")
+    subprocess.run([gen, "-f", os.path.join(os.environ["KVMTOP_FORMATS"], "x86-6.5"), "-o", dat, "-x", "-l",
+                    "-n", "3000"], check=True, capture_output=True)
+    try:
+        replay_case(dat, "generated")
+        real = os.path.join(traces(), "x86-vmx-ubuntu-6.5", "host_k6.5.0-21_2024-02-28_2caa92de_trace.dat")
+        if os.path.exists(real):
+            replay_case(real, "real")
+        else:
+            skip("real: replay of a real recording", "../shared/traces not found")
+        help_case(dat)
+        live_case()
+    finally:
+        if SOCK[0]:
+            tmux("kill-server")
+    done()
+
+
+main()

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The help pane: every key, and what the columns mean.  The key list is
+ * this table; the man page's KEYS section lists the same keys (a test
+ * checks it).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui.h"
+
+struct help_row {
+	int line;
+	const char *key;
+	const char *text;
+};
+
+static const struct help_row help[] = {
+	{ 0, "Up/Down PgUp/PgDn Home/End", "move the selection" },
+	{ 0, "Enter", "open the selected row: VM -> its vCPUs -> a vCPU's exit reasons -> its recent exits" },
+	{ 0, "Esc Backspace Left", "back to the pane before" },
+	{ 0, "Tab", "vCPUs -> the VM's exit reasons; a vCPU's exit reasons <-> its recent exits" },
+	{ 0, "< > F6", "sort by the previous / next column (F6: next)" },
+	{ 0, "I", "invert the sort order" },
+	{ 0, "/", "filter rows by a substring (Enter keeps it, Esc clears it)" },
+	{ 0, "p Space", "pause / resume the display (live; tracing goes on)" },
+	{ 0, "d", "set the delay between refreshes, in seconds (live)" },
+	{ 0, "r", "reset every count to zero (live)" },
+	{ 0, "c", "cumulative figures (since start or reset) / figures of the last interval" },
+	{ 0, "[ ]", "replay: the interval before / after (of -d seconds, default 1); the whole recording before the first" },
+	{ 0, "h ? F1", "this help (any key from the list goes back)" },
+	{ 0, "q F10", "quit" },
+	{ 0, "", "" },
+	{ 0, "EXITS/s", "exits per second over the interval; TOTAL since start or the last reset" },
+	{ 0, "LAT", "exit-handling latency: exit -> next entry of the same vCPU, non-blocking exits only" },
+	{ 0, "HALT%", "share of the interval x vCPUs spent in blocking exits (HLT, WFI, cede)" },
+	{ 0, "UEXITS/s", "exits to userspace (the VMM) per second" },
+	{ 0, "STATE", "guest, host (handling an exit), halted (in a blocking exit), exited" },
+	{ 0, "lost", "events the kernel's buffers overwrote before kvmtop read them" },
+};
+
+static void c_key(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", ((const struct help_row *)r)->key);
+}
+
+static void c_text(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", ((const struct help_row *)r)->text);
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	return ((const struct help_row *)a)->line - ((const struct help_row *)b)->line;
+}
+
+static const struct pane_col cols[] = {
+	{ "key",  "KEY",         26, COL_LEFT, c_key,  cmp_line, false, 9 },
+	{ "text", "WHAT IT DOES", 90, COL_LEFT, c_text, cmp_line, false, 8 },
+};
+
+static int build(struct tui *t, struct pane *p)
+{
+	struct help_row *rows = calloc(sizeof(help) / sizeof(help[0]), sizeof(*rows));
+	size_t i;
+
+	if (!rows)
+		return -1;
+	for (i = 0; i < sizeof(help) / sizeof(help[0]); i++) {
+		rows[i] = help[i];
+		rows[i].line = (int)i;
+	}
+	p->rows = rows;
+	p->nr = i;
+	return 0;
+}
+
+static uint64_t key(const void *r)
+{
+	return (uint64_t)((const struct help_row *)r)->line;
+}
+
+static const char *label(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	const struct help_row *w = r;
+
+	snprintf(buf, len, "%s %s", w->key, w->text);
+	return buf;
+}
+
+static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "Help: kvmtop keys and columns (man kvmtop for more); Esc goes back");
+}
+
+const struct pane_ops pane_help = {
+	.name = "help",
+	.cols = cols,
+	.nr_cols = sizeof(cols) / sizeof(cols[0]),
+	.default_sort = 0,
+	.row_size = sizeof(struct help_row),
+	.build = build,
+	.key = key,
+	.label = label,
+	.title = title,
+};

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The recent exits of one vCPU, from its ring (--ring N), newest first. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui.h"
+
+struct recent_row {
+	uint64_t seq;		/* 0 = the oldest exit still in the ring */
+	uint64_t time;
+	uint64_t ip;
+	uint64_t latency;
+	int reason;
+	int cpu;
+};
+
+#define CMP(field) \
+	static int cmp_##field(const void *a, const void *b) \
+	{ \
+		const struct recent_row *x = a, *y = b; \
+		return x->field < y->field ? -1 : x->field > y->field; \
+	}
+CMP(seq)
+CMP(ip)
+CMP(latency)
+CMP(reason)
+CMP(cpu)
+
+static void c_time(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	const struct recent_row *w = r;
+	uint64_t first = t->m->first_time;
+
+	/* seconds since the start of the trace (or of the recording) */
+	if (t->ns)
+		snprintf(buf, len, "%.6f", w->time >= first ? (double)(w->time - first) / 1e9 : 0.0);
+	else
+		snprintf(buf, len, "%" PRIu64, w->time >= first ? w->time - first : 0);
+}
+
+static void c_cpu(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d", ((const struct recent_row *)r)->cpu);
+}
+
+static void c_reason(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	tui_reason_name(t, ((const struct recent_row *)r)->reason, buf, len);
+}
+
+static void c_ip(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "0x%" PRIx64, ((const struct recent_row *)r)->ip);
+}
+
+static void c_lat(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	const struct recent_row *w = r;
+
+	if (w->latency == MODEL_LAT_NONE)
+		snprintf(buf, len, "pending");
+	else
+		tui_fmt_time(t, (double)w->latency, buf, len);
+}
+
+static const struct pane_col cols[] = {
+	{ "time",    "TIME s",      14, COL_RIGHT, c_time,   cmp_seq,     true,  9 },
+	{ "cpu",     "CPU",          4, COL_RIGHT, c_cpu,    cmp_cpu,     false, 4 },
+	{ "reason",  "REASON",      28, COL_LEFT,  c_reason, cmp_reason,  false, 8 },
+	{ "ip",      "GUEST IP",    18, COL_RIGHT, c_ip,     cmp_ip,      false, 6 },
+	{ "latency", "LATENCY",     10, COL_RIGHT, c_lat,    cmp_latency, true,  7 },
+};
+
+static int build(struct tui *t, struct pane *p)
+{
+	const struct vcpu *v = tui_find_vcpu(t, p->tid);
+	unsigned int size = t->m->ring_size, i;
+	struct recent_row *rows;
+	uint64_t n;
+
+	p->nr = 0;
+	n = v && size ? (v->ring_count < size ? v->ring_count : size) : 0;
+	p->rows = rows = calloc(n ? n : 1, sizeof(*rows));
+	if (!rows)
+		return -1;
+	for (i = 0; i < n; i++) {
+		/* oldest first: the slot after the newest when the ring is full */
+		unsigned int slot = (unsigned int)((v->ring_head + size - n + i) % size);
+		const struct exit_rec *e = &v->ring[slot];
+		struct recent_row *w = &rows[p->nr++];
+
+		w->seq = v->ring_count - n + i;
+		w->time = e->time;
+		w->ip = e->ip;
+		w->latency = e->latency;
+		w->reason = e->reason_id;
+		w->cpu = e->cpu;
+	}
+	return 0;
+}
+
+static uint64_t key(const void *r)
+{
+	return ((const struct recent_row *)r)->seq;
+}
+
+static const char *label(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	const struct recent_row *w = r;
+	char name[96];
+
+	snprintf(buf, len, "%s 0x%" PRIx64, tui_reason_name(t, w->reason, name, sizeof(name)), w->ip);
+	return buf;
+}
+
+static int tab(struct tui *t)
+{
+	return tui_swap(t, &pane_reasons);
+}
+
+static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
+{
+	const struct vcpu *v = tui_find_vcpu(t, p->tid);
+
+	snprintf(buf, len, "Recent exits of vCPU %d (tid %d): the last %u kept (--ring), newest first; Tab: reasons",
+		 v ? v->vcpu_id : -1, p->tid, t->m->ring_size);
+}
+
+const struct pane_ops pane_recent = {
+	.name = "recent",
+	.cols = cols,
+	.nr_cols = sizeof(cols) / sizeof(cols[0]),
+	.default_sort = 0,
+	.row_size = sizeof(struct recent_row),
+	.build = build,
+	.key = key,
+	.label = label,
+	.tab = tab,
+	.title = title,
+};

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The vCPUs of one VM: one row per vCPU thread. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "model_scope.h"
+#include "tui.h"
+
+struct vcpu_row {
+	int tid;
+	int vcpu;
+	char comm[MODEL_NAME_LEN * 4];	/* escaped */
+	int cpu;
+	uint64_t exits;
+	uint64_t total;
+	double mean;
+	uint64_t p99;
+	uint64_t max;
+	bool have_lat;
+	int top;
+	const char *state;
+};
+
+#define CMP(field) \
+	static int cmp_##field(const void *a, const void *b) \
+	{ \
+		const struct vcpu_row *x = a, *y = b; \
+		return x->field < y->field ? -1 : x->field > y->field; \
+	}
+CMP(tid)
+CMP(vcpu)
+CMP(cpu)
+CMP(exits)
+CMP(total)
+CMP(mean)
+CMP(p99)
+CMP(max)
+
+static int cmp_top(const void *a, const void *b)
+{
+	return ((const struct vcpu_row *)a)->top - ((const struct vcpu_row *)b)->top;
+}
+
+static int cmp_comm(const void *a, const void *b)
+{
+	return strcmp(((const struct vcpu_row *)a)->comm, ((const struct vcpu_row *)b)->comm);
+}
+
+static int cmp_state(const void *a, const void *b)
+{
+	return strcmp(((const struct vcpu_row *)a)->state, ((const struct vcpu_row *)b)->state);
+}
+
+static void c_vcpu(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	const struct vcpu_row *w = r;
+
+	if (w->vcpu < 0)
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, "%d", w->vcpu);
+}
+
+static void c_tid(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d", ((const struct vcpu_row *)r)->tid);
+}
+
+static void c_comm(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", ((const struct vcpu_row *)r)->comm);
+}
+
+static void c_cpu(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	const struct vcpu_row *w = r;
+
+	if (w->cpu < 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%d", w->cpu);
+}
+
+static void c_rate(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	tui_fmt_rate(t, ((const struct vcpu_row *)r)->exits, buf, len);
+}
+
+static void c_total(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	tui_fmt_count(((const struct vcpu_row *)r)->total, buf, len);
+}
+
+static void lat(const struct tui *t, const struct vcpu_row *w, double v, char *buf, size_t len)
+{
+	if (w->have_lat)
+		tui_fmt_time(t, v, buf, len);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void c_mean(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	lat(t, r, ((const struct vcpu_row *)r)->mean, buf, len);
+}
+
+static void c_p99(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	lat(t, r, (double)((const struct vcpu_row *)r)->p99, buf, len);
+}
+
+static void c_max(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	lat(t, r, (double)((const struct vcpu_row *)r)->max, buf, len);
+}
+
+static void c_top(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	tui_reason_name(t, ((const struct vcpu_row *)r)->top, buf, len);
+}
+
+static void c_state(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", ((const struct vcpu_row *)r)->state);
+}
+
+static const struct pane_col cols[] = {
+	{ "vcpu",    "VCPU",         5, COL_RIGHT, c_vcpu,  cmp_vcpu,  false, 9 },
+	{ "tid",     "TID",          8, COL_RIGHT, c_tid,   cmp_tid,   false, 8 },
+	{ "comm",    "THREAD",      16, COL_LEFT,  c_comm,  cmp_comm,      false, 4 },
+	{ "cpu",     "CPU",          4, COL_RIGHT, c_cpu,   cmp_cpu,   false, 3 },
+	{ "exits_s", "EXITS/s",     10, COL_RIGHT, c_rate,  cmp_exits, true,  9 },
+	{ "total",   "TOTAL",       10, COL_RIGHT, c_total, cmp_total, true,  5 },
+	{ "mean",    "LAT MEAN",     9, COL_RIGHT, c_mean,  cmp_mean,  true,  7 },
+	{ "p99",     "LAT P99",      9, COL_RIGHT, c_p99,   cmp_p99,   true,  7 },
+	{ "max",     "LAT MAX",      9, COL_RIGHT, c_max,   cmp_max,   true,  6 },
+	{ "top",     "TOP REASON",  20, COL_LEFT,  c_top,   cmp_top,   false, 5 },
+	{ "state",   "STATE",        8, COL_LEFT,  c_state, cmp_state, false, 2 },
+};
+
+/* Where the vCPU was when the figures were taken. */
+static const char *state(const struct tui *t, const struct vcpu *v)
+{
+	if (v->vm && v->vm->exited)
+		return "exited";
+	if (!v->pending)
+		return t->live ? "guest" : "-";
+	if (v->pending_reason >= 0 && (unsigned int)v->pending_reason < t->d->reasons->nr &&
+	    t->d->reasons->r[v->pending_reason].blocking)
+		return "halted";
+	return "host";
+}
+
+static int build(struct tui *t, struct pane *p)
+{
+	const struct vm *vm = tui_find_vm(t, p->vm_pid);
+	const struct vcpu *v;
+	struct model_scope s;
+	struct vcpu_row *rows;
+	int ret = -1;
+
+	memset(&s, 0, sizeof(s));
+	p->nr = 0;
+	p->rows = calloc(vm && vm->nr_vcpus ? vm->nr_vcpus : 1, sizeof(*rows));
+	if (!p->rows)
+		return -1;
+	if (!vm)
+		return 0;	/* the VM went away: an empty pane */
+	rows = p->rows;
+	TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
+		struct vcpu_row *w = &rows[p->nr++];
+
+		if (model_scope_vcpu(&s, t->m, t->d->reasons, v, t->cumulative) ||
+		    model_scope_summary(&s))
+			goto out;
+		w->tid = v->tid;
+		w->vcpu = v->vcpu_id;
+		escape_text(v->comm, w->comm, sizeof(w->comm));
+		w->cpu = v->last_cpu;
+		w->exits = s.exits;
+		w->total = s.exits_total;
+		w->have_lat = s.handling.samples > 0;
+		w->mean = hist_mean(&s.handling);
+		w->p99 = hist_quantile(&s.handling, 0.99);
+		w->max = s.handling.max;
+		w->top = s.top;
+		w->state = state(t, v);
+		model_scope_free(&s);
+	}
+	ret = 0;
+out:
+	model_scope_free(&s);
+	return ret;
+}
+
+static uint64_t key(const void *r)
+{
+	return (uint64_t)(unsigned int)((const struct vcpu_row *)r)->tid;
+}
+
+static const char *label(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	const struct vcpu_row *w = r;
+
+	snprintf(buf, len, "%d %d %s", w->vcpu, w->tid, w->comm);
+	return buf;
+}
+
+static int enter(struct tui *t, const void *r)
+{
+	const struct pane *p = &t->stack[t->depth - 1];
+
+	return tui_push(t, &pane_reasons, p->vm_pid, ((const struct vcpu_row *)r)->tid);
+}
+
+static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
+{
+	const struct vm *vm = tui_find_vm(t, p->vm_pid);
+	char name[MODEL_NAME_LEN * 4] = "?";
+
+	if (vm)
+		escape_text(vm->name, name, sizeof(name));
+	snprintf(buf, len, "vCPUs of VM %s (pid %d)%s: Enter shows a vCPU's exit reasons, Tab the VM's",
+		 name, p->vm_pid, vm ? "" : ", gone");
+}
+
+static int tab(struct tui *t)
+{
+	/* the VM's exit reasons, all vCPUs together */
+	return tui_push(t, &pane_reasons, t->stack[t->depth - 1].vm_pid, -1);
+}
+
+const struct pane_ops pane_vcpus = {
+	.name = "vCPUs",
+	.cols = cols,
+	.nr_cols = sizeof(cols) / sizeof(cols[0]),
+	.default_sort = 0,
+	.row_size = sizeof(struct vcpu_row),
+	.build = build,
+	.key = key,
+	.label = label,
+	.enter = enter,
+	.tab = tab,
+	.title = title,
+};
+

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The VMs pane: one row per VM (host process), the screen kvmtop opens on. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "model_scope.h"
+#include "tui.h"
+
+struct vm_row {
+	int pid;
+	char name[MODEL_NAME_LEN * 4];	/* escaped */
+	int vcpus;
+	bool exited;
+	uint64_t exits;
+	uint64_t total;
+	double pct;
+	double mean;
+	uint64_t p99;
+	bool have_lat;
+	double halted;		/* % of the interval x vCPUs spent in blocking exits */
+	int top;
+	uint64_t uexits;
+	uint64_t events;	/* kvm events other than exits and entries */
+};
+
+#define CMP(field) \
+	static int cmp_##field(const void *a, const void *b) \
+	{ \
+		const struct vm_row *x = a, *y = b; \
+		return x->field < y->field ? -1 : x->field > y->field; \
+	}
+CMP(pid)
+CMP(vcpus)
+CMP(exits)
+CMP(total)
+CMP(pct)
+CMP(mean)
+CMP(p99)
+CMP(halted)
+CMP(uexits)
+CMP(events)
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(((const struct vm_row *)a)->name, ((const struct vm_row *)b)->name);
+}
+
+static int cmp_top(const void *a, const void *b)
+{
+	return ((const struct vm_row *)a)->top - ((const struct vm_row *)b)->top;
+}
+
+static void c_name(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	const struct vm_row *w = r;
+
+	snprintf(buf, len, "%s%s", w->name, w->exited ? " (exited)" : "");
+}
+
+static void c_pid(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d", ((const struct vm_row *)r)->pid);
+}
+
+static void c_vcpus(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d", ((const struct vm_row *)r)->vcpus);
+}
+
+static void c_rate(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	tui_fmt_rate(t, ((const struct vm_row *)r)->exits, buf, len);
+}
+
+static void c_total(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	tui_fmt_count(((const struct vm_row *)r)->total, buf, len);
+}
+
+static void c_pct(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	tui_fmt_pct(((const struct vm_row *)r)->pct, buf, len);
+}
+
+static void c_mean(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	const struct vm_row *w = r;
+
+	if (w->have_lat)
+		tui_fmt_time(t, w->mean, buf, len);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void c_p99(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	const struct vm_row *w = r;
+
+	if (w->have_lat)
+		tui_fmt_time(t, (double)w->p99, buf, len);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void c_halted(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	const struct vm_row *w = r;
+
+	if (t->secs > 0 && !t->cumulative)
+		tui_fmt_pct(w->halted, buf, len);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void c_top(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	tui_reason_name(t, ((const struct vm_row *)r)->top, buf, len);
+}
+
+static void c_uexits(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	tui_fmt_rate(t, ((const struct vm_row *)r)->uexits, buf, len);
+}
+
+static void c_events(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	tui_fmt_rate(t, ((const struct vm_row *)r)->events, buf, len);
+}
+
+static const struct pane_col cols[] = {
+	{ "name",     "VM",          20, COL_LEFT,  c_name,   cmp_name,   false, 9 },
+	{ "pid",      "PID",          8, COL_RIGHT, c_pid,    cmp_pid,    false, 8 },
+	{ "vcpus",    "VCPUS",        5, COL_RIGHT, c_vcpus,  cmp_vcpus,  true,  4 },
+	{ "exits_s",  "EXITS/s",     10, COL_RIGHT, c_rate,   cmp_exits,  true,  9 },
+	{ "total",    "TOTAL",       10, COL_RIGHT, c_total,  cmp_total,  true,  5 },
+	{ "pct",      "%HOST",        6, COL_RIGHT, c_pct,    cmp_pct,    true,  6 },
+	{ "mean",     "LAT MEAN",     9, COL_RIGHT, c_mean,   cmp_mean,   true,  7 },
+	{ "p99",      "LAT P99",      9, COL_RIGHT, c_p99,    cmp_p99,    true,  7 },
+	{ "halted",   "HALT%",        6, COL_RIGHT, c_halted, cmp_halted, true,  3 },
+	{ "top",      "TOP REASON",  16, COL_LEFT,  c_top,    cmp_top,    false, 5 },
+	{ "uexits_s", "UEXITS/s",     9, COL_RIGHT, c_uexits, cmp_uexits, true,  6 },
+	{ "events_s", "EVENTS/s",     9, COL_RIGHT, c_events, cmp_events, true,  6 },
+};
+
+static int build(struct tui *t, struct pane *p)
+{
+	struct model_scope host, s;
+	struct vm_row *rows;
+	struct vm *vm;
+	size_t n = 0;
+	int ret = -1, i;
+
+	memset(&s, 0, sizeof(s));
+	if (model_scope_host(&host, t->m, t->d->reasons, t->cumulative))
+		goto out;
+	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&t->m->vms)
+		n++;
+	rows = calloc(n ? n : 1, sizeof(*rows));
+	if (!rows)
+		goto out;
+	p->rows = rows;
+	p->nr = 0;
+	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&t->m->vms) {
+		struct vm_row *w = &rows[p->nr++];
+
+		if (model_scope_vm(&s, t->m, t->d->reasons, vm, t->cumulative) ||
+		    model_scope_summary(&s))
+			goto out;
+		w->pid = vm->pid;
+		escape_text(vm->name, w->name, sizeof(w->name));
+		w->vcpus = vm->nr_vcpus;
+		w->exited = vm->exited;
+		w->exits = s.exits;
+		w->total = s.exits_total;
+		w->pct = host.exits ? 100.0 * (double)s.exits / (double)host.exits : 0;
+		w->have_lat = s.handling.samples > 0;
+		w->mean = hist_mean(&s.handling);
+		w->p99 = hist_quantile(&s.handling, 0.99);
+		if (t->secs > 0 && vm->nr_vcpus)
+			w->halted = 100.0 * (double)s.halted / 1e9 / t->secs / vm->nr_vcpus;
+		if (w->halted > 100.0)
+			w->halted = 100.0;
+		w->top = s.top;
+		w->uexits = s.uexits;
+		for (i = 0; i < t->m->nr_other; i++)
+			w->events += s.other[i];
+		model_scope_free(&s);
+	}
+	ret = 0;
+out:
+	model_scope_free(&s);
+	model_scope_free(&host);
+	return ret;
+}
+
+static uint64_t key(const void *r)
+{
+	return (uint64_t)(unsigned int)((const struct vm_row *)r)->pid;
+}
+
+static const char *label(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	const struct vm_row *w = r;
+
+	snprintf(buf, len, "%s %d", w->name, w->pid);
+	return buf;
+}
+
+static int enter(struct tui *t, const void *r)
+{
+	return tui_push(t, &pane_vcpus, ((const struct vm_row *)r)->pid, -1);
+}
+
+static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "VMs (%zu): Enter shows a VM's vCPUs", p->nr);
+}
+
+const struct pane_ops pane_vms = {
+	.name = "VMs",
+	.cols = cols,
+	.nr_cols = sizeof(cols) / sizeof(cols[0]),
+	.default_sort = 3,
+	.row_size = sizeof(struct vm_row),
+	.build = build,
+	.key = key,
+	.label = label,
+	.enter = enter,
+	.title = title,
+};

@@ -1,0 +1,905 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE	/* qsort_r */
+/*
+ * The screen: header, a stack of panes (VMs -> vCPUs -> reasons ->
+ * recent exits), footer, keys.  Drawn with ncursesw; restored on every
+ * way out (the drivers call tui_stop through view.stop, also on errors
+ * and signals, which the drivers turn into a normal return).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include <curses.h>
+
+#include "escape.h"
+#include "tui.h"
+
+#define HEADER_LINES	4	/* two of figures, the pane's title, the column titles */
+
+enum { PAIR_HEAD = 1, PAIR_SEL, PAIR_WARN, PAIR_KEY, PAIR_TITLE };
+
+/* --- formats --- */
+
+void tui_fmt_count(uint64_t v, char *buf, size_t len)
+{
+	if (v < 100000000ull)
+		snprintf(buf, len, "%" PRIu64, v);
+	else if (v < 100000000000ull)
+		snprintf(buf, len, "%.1fM", (double)v / 1e6);
+	else
+		snprintf(buf, len, "%.1fG", (double)v / 1e9);
+}
+
+void tui_fmt_rate(const struct tui *t, uint64_t n, char *buf, size_t len)
+{
+	double r;
+
+	if (t->secs <= 0) {
+		/* no wall time (a TSC recording): the count itself */
+		tui_fmt_count(n, buf, len);
+		return;
+	}
+	r = (double)n / t->secs;
+	if (r < 10)
+		snprintf(buf, len, "%.2f", r);
+	else if (r < 1e7)
+		snprintf(buf, len, "%.0f", r);
+	else
+		snprintf(buf, len, "%.1fM", r / 1e6);
+}
+
+void tui_fmt_time(const struct tui *t, double v, char *buf, size_t len)
+{
+	if (!t->ns)
+		snprintf(buf, len, "%.0f", v);
+	else if (v < 1e3)
+		snprintf(buf, len, "%.0fns", v);
+	else if (v < 1e6)
+		snprintf(buf, len, "%.1fus", v / 1e3);
+	else if (v < 1e9)
+		snprintf(buf, len, "%.1fms", v / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", v / 1e9);
+}
+
+void tui_fmt_pct(double v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.1f", v);
+}
+
+const char *tui_reason_name(const struct tui *t, int id, char *buf, size_t len)
+{
+	const struct reason *r;
+	char raw[96];
+
+	if (id < 0 || (unsigned int)id >= t->d->reasons->nr) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	r = &t->d->reasons->r[id];
+	snprintf(raw, sizeof(raw), "%s%s%s", r->name, r->flag_names[0] ? " " : "", r->flag_names);
+	return escape_text(raw, buf, len);
+}
+
+const struct vm *tui_find_vm(const struct tui *t, int pid)
+{
+	struct vm key = { .pid = pid };
+
+	return RB_FIND(vm_tree, (struct vm_tree *)&t->m->vms, &key);
+}
+
+const struct vcpu *tui_find_vcpu(const struct tui *t, int tid)
+{
+	struct vcpu key = { .tid = tid };
+
+	return RB_FIND(vcpu_tree, (struct vcpu_tree *)&t->m->vcpus, &key);
+}
+
+/* --- panes: rows, order, selection --- */
+
+static struct pane *top_pane(struct tui *t)
+{
+	return &t->stack[t->depth - 1];
+}
+
+static void *row_at(const struct pane *p, size_t i)
+{
+	return (char *)p->rows + i * p->ops->row_size;
+}
+
+static int order_cmp(const void *a, const void *b, void *arg)
+{
+	const struct pane *p = arg;
+	const struct pane_col *c = &p->ops->cols[p->sort];
+	const void *x = row_at(p, *(const size_t *)a), *y = row_at(p, *(const size_t *)b);
+	int r = c->compare ? c->compare(x, y) : 0;
+
+	if (!r) {
+		uint64_t kx = p->ops->key(x), ky = p->ops->key(y);
+
+		r = kx < ky ? -1 : kx > ky;
+	}
+	/* ties too, so I gives exactly the reverse */
+	return c->descending != p->invert ? -r : r;
+}
+
+/* Filter and sort the rows; the selection stays on the same key. */
+static void pane_order(struct tui *t, struct pane *p)
+{
+	char buf[512];
+	size_t i;
+
+	p->nr_order = 0;
+	for (i = 0; i < p->nr; i++) {
+		if (t->filter[0] && !strcasestr(p->ops->label(t, row_at(p, i), buf, sizeof(buf)), t->filter))
+			continue;
+		p->order[p->nr_order++] = i;
+	}
+	qsort_r(p->order, p->nr_order, sizeof(*p->order), order_cmp, p);
+	if (p->have_sel) {
+		for (i = 0; i < p->nr_order; i++)
+			if (p->ops->key(row_at(p, p->order[i])) == p->sel_key) {
+				p->sel = i;
+				break;
+			}
+	}
+	if (p->sel >= p->nr_order)
+		p->sel = p->nr_order ? p->nr_order - 1 : 0;
+}
+
+static void pane_remember(struct pane *p)
+{
+	p->have_sel = p->nr_order > 0;
+	if (p->have_sel)
+		p->sel_key = p->ops->key(row_at(p, p->order[p->sel]));
+}
+
+static void pane_free_rows(struct pane *p)
+{
+	free(p->rows);
+	free(p->order);
+	p->rows = NULL;
+	p->order = NULL;
+	p->nr = p->nr_order = 0;
+}
+
+static int pane_build(struct tui *t, struct pane *p)
+{
+	if (p->rows)
+		pane_remember(p);
+	pane_free_rows(p);
+	if (!t->m)
+		return 0;
+	if (p->ops->build(t, p))
+		return -1;
+	p->order = calloc(p->nr ? p->nr : 1, sizeof(*p->order));
+	if (!p->order)
+		return -1;
+	pane_order(t, p);
+	return 0;
+}
+
+static int build_all(struct tui *t)
+{
+	int i;
+
+	for (i = 0; i < t->depth; i++)
+		if (pane_build(t, &t->stack[i]))
+			return -1;
+	return 0;
+}
+
+int tui_push(struct tui *t, const struct pane_ops *ops, int vm_pid, int tid)
+{
+	struct pane *p;
+
+	if (t->depth == TUI_STACK)
+		return 1;
+	if (t->depth)
+		pane_remember(top_pane(t));
+	p = &t->stack[t->depth++];
+	memset(p, 0, sizeof(*p));
+	p->ops = ops;
+	p->sort = ops->default_sort;
+	p->vm_pid = vm_pid;
+	p->tid = tid;
+	t->filter[0] = '\0';
+	return pane_build(t, p);
+}
+
+int tui_swap(struct tui *t, const struct pane_ops *ops)
+{
+	struct pane *p = top_pane(t);
+	int vm_pid = p->vm_pid, tid = p->tid;
+
+	pane_free_rows(p);
+	t->depth--;
+	return tui_push(t, ops, vm_pid, tid);
+}
+
+static void pop(struct tui *t)
+{
+	if (t->depth <= 1)
+		return;
+	pane_free_rows(top_pane(t));
+	t->depth--;
+	t->filter[0] = '\0';
+	pane_order(t, top_pane(t));
+}
+
+/* --- drawing --- */
+
+/* Text at (y, x) in exactly w columns, cut or padded. */
+static void put(int y, int x, int w, const char *s, enum col_align align)
+{
+	wchar_t ws[512];
+	int cols = 0, n, i, pad;
+	size_t len = mbstowcs(ws, s, sizeof(ws) / sizeof(ws[0]) - 1);
+
+	if (w <= 0)
+		return;
+	if (len == (size_t)-1) {
+		/* not text in this locale: the bytes, cut */
+		mvaddnstr(y, x, s, w);
+		return;
+	}
+	ws[len] = L'\0';
+	for (n = 0; ws[n]; n++) {
+		int cw = wcwidth(ws[n]);
+
+		if (cw < 0)
+			cw = 1;
+		if (cols + cw > w)
+			break;
+		cols += cw;
+	}
+	pad = w - cols;
+	move(y, x);
+	if (align == COL_RIGHT)
+		for (i = 0; i < pad; i++)
+			addch(' ');
+	addnwstr(ws, n);
+	if (align == COL_LEFT)
+		for (i = 0; i < pad; i++)
+			addch(' ');
+}
+
+/* Which columns fit in the width: the highest priorities, kept in table order. */
+static int fit_cols(const struct pane_ops *ops, int width, bool *show)
+{
+	int used = 0, shown = 0, prio, i;
+
+	for (i = 0; i < ops->nr_cols; i++)
+		show[i] = false;
+	for (prio = 9; prio >= 0; prio--)
+		for (i = 0; i < ops->nr_cols; i++) {
+			if (ops->cols[i].priority != prio || show[i])
+				continue;
+			if (used + ops->cols[i].width + (shown ? 1 : 0) > width && shown)
+				continue;
+			show[i] = true;
+			used += ops->cols[i].width + (shown ? 1 : 0);
+			shown++;
+		}
+	/* a wide last column (a text) is shown cut rather than not at all */
+	for (i = ops->nr_cols - 1; i >= 0 && !show[i]; i--)
+		;
+	if (i < ops->nr_cols - 1 && width - used - 1 >= 12 && ops->cols[ops->nr_cols - 1].align == COL_LEFT) {
+		show[ops->nr_cols - 1] = true;
+		shown++;
+	}
+	return shown;
+}
+
+static void attr(struct tui *t, int pair, int fallback, bool on)
+{
+	int a = t->color ? (int)(COLOR_PAIR(pair) | (fallback & A_BOLD)) : fallback;
+
+	if (on)
+		attron(a);
+	else
+		attroff(a);
+}
+
+static void draw_header(struct tui *t)
+{
+	const struct model *m = t->m;
+	struct pane *p = top_pane(t);
+	char line[512], a[32], b[32];
+	uint64_t lost, exits, events;
+	int x;
+
+	if (!m)
+		return;
+	lost = t->cumulative ? m->lost_events.total : ctr_interval(&m->lost_events);
+	exits = t->cumulative ? m->exits.total : ctr_interval(&m->exits);
+	events = t->cumulative ? m->events.total : ctr_interval(&m->events);
+	tui_fmt_rate(t, exits, a, sizeof(a));
+	tui_fmt_count(m->exits.total, b, sizeof(b));
+	if (t->interval > 0)
+		snprintf(line, sizeof(line), "kvmtop  %s  interval %ld/%ld  ", t->source, t->interval,
+			 t->nr_intervals);
+	else if (!t->live)
+		snprintf(line, sizeof(line), "kvmtop  %s  whole recording  ", t->source);
+	else
+		snprintf(line, sizeof(line), "kvmtop  %s  delay %gs  ", t->source, t->delay);
+	attr(t, PAIR_HEAD, A_BOLD, true);
+	put(0, 0, COLS, line, COL_LEFT);
+	attr(t, PAIR_HEAD, A_BOLD, false);
+	if (t->paused) {
+		attr(t, PAIR_WARN, A_REVERSE | A_BOLD, true);
+		put(0, (int)strlen(line) < COLS - 8 ? (int)strlen(line) : COLS - 8, 8, "PAUSED", COL_LEFT);
+		attr(t, PAIR_WARN, A_REVERSE | A_BOLD, false);
+	}
+
+	{
+		struct vm *vm;
+		int n = 0;
+
+		RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms)
+			n++;
+		/* lost events first after the rate: never cut off */
+		snprintf(line, sizeof(line), "host: exits%s %s  ", t->secs > 0 ? "/s" : "", a);
+		put(1, 0, COLS, line, COL_LEFT);
+		snprintf(a, sizeof(a), "lost %" PRIu64, lost);
+		x = (int)strlen(line);
+		if (lost)
+			attr(t, PAIR_WARN, A_REVERSE | A_BOLD, true);
+		put(1, x, COLS - x, a, COL_LEFT);
+		if (lost)
+			attr(t, PAIR_WARN, A_REVERSE | A_BOLD, false);
+		x += (int)strlen(a);
+		tui_fmt_rate(t, events, a, sizeof(a));
+		snprintf(line, sizeof(line), "  total %s  kvm events%s %s  VMs %d", b,
+			 t->secs > 0 ? "/s" : "", a, n);
+		put(1, x, COLS - x, line, COL_LEFT);
+	}
+
+	p->ops->title(t, p, line, sizeof(line));
+	if (t->msg[0] || t->view.msg[0]) {
+		/* a notice replaces the title until the next key */
+		snprintf(line, sizeof(line), "%s", t->msg[0] ? t->msg : t->view.msg);
+		attr(t, PAIR_WARN, A_BOLD, true);
+		put(2, 0, COLS, line, COL_LEFT);
+		attr(t, PAIR_WARN, A_BOLD, false);
+	} else {
+		attr(t, PAIR_TITLE, A_BOLD, true);
+		put(2, 0, COLS, line, COL_LEFT);
+		attr(t, PAIR_TITLE, A_BOLD, false);
+	}
+}
+
+static void draw_table(struct tui *t)
+{
+	struct pane *p = top_pane(t);
+	const struct pane_ops *ops = p->ops;
+	bool show[32];
+	int rows = LINES - HEADER_LINES - 1, x, i, y;
+	char buf[256];
+
+	fit_cols(ops, COLS, show);
+	/* column titles, the sort column marked */
+	attr(t, PAIR_KEY, A_REVERSE, true);
+	put(3, 0, COLS, "", COL_LEFT);
+	for (i = 0, x = 0; i < ops->nr_cols && x < COLS; i++) {
+		const struct pane_col *c = &ops->cols[i];
+		bool down = c->descending != p->invert;
+		int w = c->width < COLS - x ? c->width : COLS - x;
+
+		if (!show[i])
+			continue;
+		if (i == p->sort)
+			snprintf(buf, sizeof(buf), "%s%s", c->title,
+				 t->utf8 ? (down ? "\u25bc" : "\u25b2") : (down ? "v" : "^"));
+		else
+			snprintf(buf, sizeof(buf), "%s", c->title);
+		put(3, x, w, buf, c->align);
+		x += c->width + 1;
+	}
+	attr(t, PAIR_KEY, A_REVERSE, false);
+
+	if (rows < 1)
+		return;
+	if (p->sel < p->top)
+		p->top = p->sel;
+	if (p->sel >= p->top + (size_t)rows)
+		p->top = p->sel - rows + 1;
+	if (p->top + rows > p->nr_order)
+		p->top = p->nr_order > (size_t)rows ? p->nr_order - rows : 0;
+	for (y = 0; y < rows; y++) {
+		size_t k = p->top + y;
+		const void *r;
+
+		move(HEADER_LINES + y, 0);
+		clrtoeol();
+		if (k >= p->nr_order)
+			continue;
+		r = row_at(p, p->order[k]);
+		if (k == p->sel)
+			attr(t, PAIR_SEL, A_REVERSE, true);
+		put(HEADER_LINES + y, 0, COLS, "", COL_LEFT);
+		for (i = 0, x = 0; i < ops->nr_cols && x < COLS; i++) {
+			const struct pane_col *c = &ops->cols[i];
+			int w = c->width < COLS - x ? c->width : COLS - x;
+
+			if (!show[i])
+				continue;
+			c->cell(t, r, buf, sizeof(buf));
+			put(HEADER_LINES + y, x, w, buf, c->align);
+			x += c->width + 1;
+		}
+		if (k == p->sel)
+			attr(t, PAIR_SEL, A_REVERSE, false);
+	}
+	if (!p->nr_order) {
+		const char *s = t->filter[0] ? "no row matches the filter" :
+				!t->m || !p->nr ? (t->live ? "nothing in this interval" : "no KVM events") : "";
+
+		put(HEADER_LINES, 1, COLS - 1, s, COL_LEFT);
+	}
+}
+
+static void draw_footer(struct tui *t)
+{
+	static const struct { const char *key, *what; } keys[] = {
+		{ "F1", "Help" }, { "Enter", "Open" }, { "Esc", "Back" }, { "Tab", "Switch" },
+		{ "<>", "Sort" }, { "I", "Invert" }, { "/", "Filter" }, { "p", "Pause" },
+		{ "d", "Delay" }, { "r", "Reset" }, { "c", "Cumul" }, { "[]", "Interval" },
+		{ "q", "Quit" },
+	};
+	struct pane *p = top_pane(t);
+	char buf[160];
+	size_t i;
+	int x = 0;
+
+	move(LINES - 1, 0);
+	clrtoeol();
+	if (t->input != IN_NONE) {
+		snprintf(buf, sizeof(buf), "%s%s_", t->input == IN_FILTER ? "Filter: " : "Delay (s): ",
+			 t->edit);
+		attr(t, PAIR_KEY, A_BOLD, true);
+		put(LINES - 1, 0, COLS, buf, COL_LEFT);
+		attr(t, PAIR_KEY, A_BOLD, false);
+		return;
+	}
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		int kw = (int)strlen(keys[i].key), ww = (int)strlen(keys[i].what);
+
+		if (!t->live && (keys[i].key[0] == 'p' || keys[i].key[0] == 'd' || keys[i].key[0] == 'r'))
+			continue;
+		if (t->live && keys[i].key[0] == '[')
+			continue;
+		if (x + kw + ww + 1 > COLS)
+			break;
+		attr(t, PAIR_KEY, A_BOLD, true);
+		put(LINES - 1, x, kw, keys[i].key, COL_LEFT);
+		attr(t, PAIR_KEY, A_BOLD, false);
+		put(LINES - 1, x + kw, ww + 1, keys[i].what, COL_LEFT);
+		x += kw + ww + 1;
+	}
+	snprintf(buf, sizeof(buf), " sort %s%s%s%s%s%s", p->ops->cols[p->sort].name,
+		 p->invert ? " inverted" : "", t->filter[0] ? "  filter \"" : "", t->filter,
+		 t->filter[0] ? "\"" : "", t->cumulative ? "  cumulative" : "");
+	if (x + (int)strlen(buf) <= COLS)
+		put(LINES - 1, COLS - (int)strlen(buf), (int)strlen(buf), buf, COL_LEFT);
+}
+
+static void draw(struct tui *t)
+{
+	if (!t->curses)
+		return;
+	erase();
+	if (LINES < HEADER_LINES + 2 || COLS < 20) {
+		put(0, 0, COLS, "kvmtop: terminal too small", COL_LEFT);
+		refresh();
+		return;
+	}
+	draw_header(t);
+	draw_table(t);
+	draw_footer(t);
+	refresh();
+}
+
+/* --- keys --- */
+
+static void move_sel(struct pane *p, long d)
+{
+	long s = (long)p->sel + d;
+
+	if (s < 0 || !p->nr_order)
+		s = 0;
+	else if ((size_t)s >= p->nr_order)
+		s = (long)p->nr_order - 1;
+	p->sel = (size_t)s;
+	pane_remember(p);
+}
+
+static int edit_key(struct tui *t, int ch)
+{
+	size_t n = strlen(t->edit);
+	struct pane *p = top_pane(t);
+	int act = 0;
+
+	switch (ch) {
+	case 27:
+		if (t->input == IN_FILTER) {
+			t->filter[0] = '\0';
+			pane_order(t, p);
+		}
+		t->input = IN_NONE;
+		return 0;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+		if (t->input == IN_DELAY) {
+			char *end;
+			double d = strtod(t->edit, &end);
+
+			if (end != t->edit && !*end && d >= 0.1 && d <= 86400) {
+				t->delay = t->view.delay = d;
+				act = VIEW_DELAY;
+			} else {
+				snprintf(t->msg, sizeof(t->msg), "delay: '%s' is not seconds from 0.1 to 86400",
+					 t->edit);
+			}
+		}
+		t->input = IN_NONE;
+		return act;
+	case KEY_BACKSPACE:
+	case 127:
+	case 8:
+		if (n)
+			t->edit[n - 1] = '\0';
+		break;
+	default:
+		if (ch >= 32 && ch < 127 && n + 1 < sizeof(t->edit)) {
+			t->edit[n] = (char)ch;
+			t->edit[n + 1] = '\0';
+		}
+		break;
+	}
+	if (t->input == IN_FILTER) {
+		/* filter as you type */
+		strlcpy(t->filter, t->edit, sizeof(t->filter));
+		pane_order(t, p);
+	}
+	return 0;
+}
+
+/* After a key that needs new rows: live asks the driver, replay rebuilds. */
+static int rebuild(struct tui *t)
+{
+	if (t->live)
+		return VIEW_REFRESH;
+	if (build_all(t))
+		return VIEW_QUIT;
+	return 0;
+}
+
+static int step_interval(struct tui *t, long d)
+{
+	long k = t->interval + d;
+
+	if (!t->load) {
+		snprintf(t->msg, sizeof(t->msg), "[ and ] step through a recording's intervals (-r)");
+		return 0;
+	}
+	if (k < 0 || (t->nr_intervals >= 0 && k > t->nr_intervals))
+		return 0;
+	if (t->load(t, k))
+		return VIEW_QUIT;
+	return build_all(t) ? VIEW_QUIT : 0;
+}
+
+static int key(struct tui *t, int ch)
+{
+	struct pane *p = top_pane(t);
+	int rows = LINES - HEADER_LINES - 1, r;
+
+	if (t->input != IN_NONE)
+		return edit_key(t, ch);
+	t->msg[0] = '\0';
+	t->view.msg[0] = '\0';
+	if (p->ops == &pane_help && ch != KEY_UP && ch != KEY_DOWN && ch != KEY_PPAGE &&
+	    ch != KEY_NPAGE && ch != KEY_HOME && ch != KEY_END && ch != 'q' && ch != KEY_F(10)) {
+		pop(t);
+		return 0;
+	}
+	switch (ch) {
+	case KEY_UP:
+		move_sel(p, -1);
+		break;
+	case KEY_DOWN:
+		move_sel(p, 1);
+		break;
+	case KEY_PPAGE:
+		move_sel(p, -(rows > 1 ? rows - 1 : 1));
+		break;
+	case KEY_NPAGE:
+		move_sel(p, rows > 1 ? rows - 1 : 1);
+		break;
+	case KEY_HOME:
+		move_sel(p, -(long)p->nr_order);
+		break;
+	case KEY_END:
+		move_sel(p, (long)p->nr_order);
+		break;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+	case KEY_RIGHT:
+		if (!p->ops->enter || !p->nr_order)
+			break;
+		pane_remember(p);
+		r = p->ops->enter(t, row_at(p, p->order[p->sel]));
+		if (r < 0)
+			return VIEW_QUIT;
+		if (r == 0)
+			return rebuild(t);
+		snprintf(t->msg, sizeof(t->msg), "recent exits are per vCPU: open a vCPU first");
+		break;
+	case 27:
+	case KEY_BACKSPACE:
+	case 127:
+	case 8:
+	case KEY_LEFT:
+		if (t->filter[0]) {
+			t->filter[0] = '\0';
+			pane_order(t, p);
+		} else {
+			pop(t);
+		}
+		break;
+	case '\t':
+		if (!p->ops->tab)
+			break;
+		r = p->ops->tab(t);
+		if (r < 0)
+			return VIEW_QUIT;
+		if (r == 0)
+			return rebuild(t);
+		snprintf(t->msg, sizeof(t->msg), "recent exits are per vCPU: open a vCPU first");
+		break;
+	case '<':
+	case '>':
+	case KEY_F(6):
+		p->sort = (p->sort + (ch == '<' ? p->ops->nr_cols - 1 : 1)) % p->ops->nr_cols;
+		while (!p->ops->cols[p->sort].compare)
+			p->sort = (p->sort + (ch == '<' ? p->ops->nr_cols - 1 : 1)) % p->ops->nr_cols;
+		p->invert = false;
+		pane_remember(p);
+		pane_order(t, p);
+		break;
+	case 'I':
+		p->invert = !p->invert;
+		pane_remember(p);
+		pane_order(t, p);
+		break;
+	case '/':
+		t->input = IN_FILTER;
+		strlcpy(t->edit, t->filter, sizeof(t->edit));
+		break;
+	case 'p':
+	case ' ':
+		if (!t->live)
+			break;
+		t->paused = !t->paused;
+		return t->paused ? 0 : VIEW_REFRESH;
+	case 'd':
+		if (!t->live) {
+			snprintf(t->msg, sizeof(t->msg), "replay: -d sets the interval that [ and ] step by");
+			break;
+		}
+		t->input = IN_DELAY;
+		snprintf(t->edit, sizeof(t->edit), "%g", t->delay);
+		break;
+	case 'r':
+		if (!t->live) {
+			snprintf(t->msg, sizeof(t->msg), "r resets live counts; a recording is read again with [ ]");
+			break;
+		}
+		return VIEW_RESET;
+	case 'c':
+		t->cumulative = !t->cumulative;
+		return rebuild(t);
+	case '[':
+		return step_interval(t, -1);
+	case ']':
+		return step_interval(t, 1);
+	case 'h':
+	case '?':
+	case KEY_F(1):
+		return tui_push(t, &pane_help, -1, -1) < 0 ? VIEW_QUIT : 0;
+	case 'q':
+	case KEY_F(10):
+		return VIEW_QUIT;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* --- the view --- */
+
+static int tui_start(void *ctx, const struct model *m, const struct decoder *d,
+		     const char *source, const char *clock, bool ns)
+{
+	struct tui *t = ctx;
+	const char *nc = getenv("NO_COLOR");
+
+	t->m = m;
+	t->d = d;
+	t->ns = ns;
+	t->clock = clock;
+	if (!t->source[0])
+		escape_text(source, t->source, sizeof(t->source));
+	if (!initscr()) {
+		fprintf(stderr, "kvmtop: cannot start the screen (TERM=%s)\n", getenv("TERM") ?: "");
+		return -1;
+	}
+	t->curses = true;
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	curs_set(0);
+	set_escdelay(25);
+	t->color = has_colors() && !t->o->mono && !(nc && nc[0]);
+	if (t->color) {
+		start_color();
+		use_default_colors();
+		init_pair(PAIR_HEAD, COLOR_CYAN, -1);
+		init_pair(PAIR_SEL, COLOR_BLACK, COLOR_CYAN);
+		init_pair(PAIR_WARN, COLOR_RED, -1);
+		init_pair(PAIR_KEY, COLOR_BLACK, COLOR_CYAN);
+		init_pair(PAIR_TITLE, COLOR_GREEN, -1);
+	}
+	if (tui_push(t, &pane_vms, -1, -1))
+		return -1;
+	draw(t);
+	return 0;
+}
+
+static int tui_refresh(void *ctx, uint64_t now)
+{
+	struct tui *t = ctx;
+
+	if (t->paused)
+		return 0;
+	t->start = t->cumulative ? t->m->first_time : t->m->interval_start;
+	t->end = now;
+	t->secs = t->ns && now > t->start ? (double)(now - t->start) / 1e9 : 0;
+	if (build_all(t))
+		return -1;
+	draw(t);
+	return 0;
+}
+
+static int tui_input(void *ctx, uint64_t now)
+{
+	struct tui *t = ctx;
+	int ch, act = 0, n = 0;
+
+	while (!(act & VIEW_QUIT) && (ch = getch()) != ERR) {
+		n++;
+		if (ch == KEY_RESIZE)
+			continue;	/* redrawn below at the new size */
+		act |= key(t, ch);
+	}
+	if (n)
+		draw(t);
+	return act;
+}
+
+static void tui_stop(void *ctx)
+{
+	struct tui *t = ctx;
+	int i;
+
+	if (t->curses) {
+		erase();
+		refresh();
+		endwin();
+		t->curses = false;
+	}
+	for (i = 0; i < t->depth; i++)
+		pane_free_rows(&t->stack[i]);
+	t->depth = 0;
+}
+
+static void tui_init(struct tui *t, struct options *o)
+{
+	const char *cs;
+
+	memset(t, 0, sizeof(*t));
+	setlocale(LC_ALL, "");
+	cs = nl_langinfo(CODESET);
+	t->utf8 = cs && !strcmp(cs, "UTF-8") && !o->ascii;
+	t->o = o;
+	t->delay = o->delay ? o->delay : 3.0;
+	t->view.fd = STDIN_FILENO;
+	t->view.delay = t->delay;
+	t->view.ctx = t;
+	t->view.start = tui_start;
+	t->view.refresh = tui_refresh;
+	t->view.input = tui_input;
+	t->view.stop = tui_stop;
+	t->nr_intervals = -1;
+}
+
+int tui_live(struct options *o)
+{
+	struct tui t;
+
+	tui_init(&t, o);
+	t.live = true;
+	return live_run(o, &t.view);
+}
+
+void tui_set_model(struct tui *t, const struct model *m, const struct decoder *d,
+		   uint64_t start, uint64_t end, long nr_intervals)
+{
+	t->m = m;
+	t->d = d;
+	t->start = start;
+	t->end = end;
+	t->secs = t->ns && end > start ? (double)(end - start) / 1e9 : 0;
+	t->nr_intervals = nr_intervals;
+}
+
+static volatile sig_atomic_t replay_stop;
+
+static void on_stop(int sig)
+{
+	replay_stop = sig;
+}
+
+int tui_replay(struct options *o, const char *file,
+	       int (*load)(struct tui *t, long interval), void *ctx)
+{
+	struct sigaction sa;
+	struct tui t;
+	int ret = 1;
+
+	tui_init(&t, o);
+	t.load = load;
+	t.load_ctx = ctx;
+	snprintf(t.source, sizeof(t.source), "replay ");
+	escape_text(file, t.source + 7, sizeof(t.source) - 7);
+	if (load(&t, 0))
+		return 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (tui_start(&t, t.m, t.d, t.source, "", t.ns))
+		goto out;
+	while (!replay_stop) {
+		int ch;
+
+		timeout(250);
+		ch = getch();
+		if (ch == ERR || ch == KEY_RESIZE) {
+			if (ch == KEY_RESIZE)
+				draw(&t);
+			continue;
+		}
+		if (key(&t, ch) & VIEW_QUIT)
+			break;
+		draw(&t);
+	}
+	ret = 0;
+out:
+	tui_stop(&t);
+	return ret;
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The interactive screen.  It only reads the model (through
+ * model_scope) and never touches tracefs: the live driver (src/live.c)
+ * or the replay driver feeds it through struct view.
+ *
+ * A pane is a table of rows built from the model at each refresh; keys
+ * move, sort, filter and drill down over those rows without rebuilding
+ * them, so a key never changes a figure.  Each pane declares its columns
+ * once, in a table of {name, title, width, format, compare, default
+ * order, priority}, like htop's Process_fields[].
+ */
+#ifndef KVMTOP_TUI_H
+#define KVMTOP_TUI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decode.h"
+#include "model.h"
+#include "options.h"
+#include "view.h"
+
+struct tui;
+struct pane;
+
+enum col_align { COL_LEFT, COL_RIGHT };
+
+struct pane_col {
+	const char *name;	/* for the man page and the sort line */
+	const char *title;
+	int width;
+	enum col_align align;
+	/* The cell of row r, at most width characters (escaped already). */
+	void (*cell)(const struct tui *t, const void *r, char *buf, size_t len);
+	int (*compare)(const void *a, const void *b);	/* ascending */
+	bool descending;	/* default order when chosen */
+	int priority;		/* columns with the highest number go first when narrow */
+};
+
+struct pane_ops {
+	const char *name;		/* "VMs", "vCPUs" ... */
+	const struct pane_col *cols;
+	int nr_cols;
+	int default_sort;
+	size_t row_size;
+	/* Fill p->rows from the model: 0, or -1 (no memory). */
+	int (*build)(struct tui *t, struct pane *p);
+	/* What the selection follows across refreshes and re-sorting. */
+	uint64_t (*key)(const void *r);
+	/* Text '/' filters on. */
+	const char *(*label)(const struct tui *t, const void *r, char *buf, size_t len);
+	/* Enter on row r: push the next pane (0), or nothing to open (1), -1: no memory. */
+	int (*enter)(struct tui *t, const void *r);
+	/* Tab: replace this pane by its sibling. */
+	int (*tab)(struct tui *t);
+	/* A line under the header saying what the pane shows. */
+	void (*title)(const struct tui *t, const struct pane *p, char *buf, size_t len);
+	void (*free_rows)(struct pane *p);
+};
+
+struct pane {
+	const struct pane_ops *ops;
+	void *rows;		/* nr rows of ops->row_size */
+	size_t nr;
+	size_t *order;		/* visible rows (filtered, sorted): indices into rows */
+	size_t nr_order;
+	int sort;		/* column */
+	bool invert;		/* against the column's default order */
+	size_t sel;		/* position in order */
+	size_t top;		/* first visible position */
+	uint64_t sel_key;
+	bool have_sel;
+	/* What the pane is about: a VM pid, a vCPU tid, or -1. */
+	int vm_pid;
+	int tid;
+};
+
+#define TUI_STACK	8
+
+struct tui {
+	struct view view;
+	struct options *o;
+	const struct model *m;
+	const struct decoder *d;
+	char source[160];		/* "live", "replay FILE" ... (escaped) */
+	const char *clock;
+	bool ns;			/* times in ns (else the source's unit) */
+	bool live;
+	bool paused;
+	bool cumulative;
+	bool color;
+	bool utf8;
+	double delay;
+	uint64_t start;			/* the interval's figures: [start, end] */
+	uint64_t end;
+	double secs;			/* end - start in seconds, 0 if unknown */
+	struct pane stack[TUI_STACK];
+	int depth;			/* stack[depth - 1] is shown */
+	char filter[64];
+	enum { IN_NONE, IN_FILTER, IN_DELAY } input;
+	char edit[64];
+	char msg[256];
+	bool help;
+	/* replay: intervals of -d seconds, 0 = the whole recording */
+	long interval;
+	long nr_intervals;		/* -1: not known yet */
+	int (*load)(struct tui *t, long interval);
+	void *load_ctx;
+	bool curses;
+};
+
+extern const struct pane_ops pane_vms;
+extern const struct pane_ops pane_vcpus;
+extern const struct pane_ops pane_reasons;
+extern const struct pane_ops pane_recent;
+extern const struct pane_ops pane_help;
+
+/* ui/tui.c */
+int tui_push(struct tui *t, const struct pane_ops *ops, int vm_pid, int tid);
+/* Replace the top pane by another of the same scope. */
+int tui_swap(struct tui *t, const struct pane_ops *ops);
+const struct vm *tui_find_vm(const struct tui *t, int pid);
+const struct vcpu *tui_find_vcpu(const struct tui *t, int tid);
+/* Number formats shared by the panes. */
+void tui_fmt_count(uint64_t v, char *buf, size_t len);
+void tui_fmt_rate(const struct tui *t, uint64_t n, char *buf, size_t len);
+void tui_fmt_time(const struct tui *t, double v, char *buf, size_t len);
+void tui_fmt_pct(double v, char *buf, size_t len);
+const char *tui_reason_name(const struct tui *t, int id, char *buf, size_t len);
+
+/* The drivers (main.c): 0, or 1 (failed, said why). */
+int tui_live(struct options *o);
+/* load(t, k) puts interval k (0: the whole recording) in the model and calls tui_set_model. */
+int tui_replay(struct options *o, const char *file,
+	       int (*load)(struct tui *t, long interval), void *ctx);
+/* For the replay loader: the model the screen shows now. */
+void tui_set_model(struct tui *t, const struct model *m, const struct decoder *d,
+		   uint64_t start, uint64_t end, long nr_intervals);
+
+#endif
