@@ -144,7 +144,7 @@ static int on_record(struct tep_record *rec, void *ctx)
 	return 0;
 }
 
-static void signals(sigset_t *blocked, sigset_t *old)
+static void handlers(void)
 {
 	struct sigaction sa;
 
@@ -159,6 +159,11 @@ static void signals(sigset_t *blocked, sigset_t *old)
 	/* a closed pipe is an output error, seen by ferror() */
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+}
+
+static void signals(sigset_t *blocked, sigset_t *old)
+{
+	handlers();
 	sigemptyset(blocked);
 	sigaddset(blocked, SIGINT);
 	sigaddset(blocked, SIGTERM);
@@ -230,8 +235,8 @@ static int snapshot(struct live *l, uint64_t now)
 	return output_ok();
 }
 
-/* Sleep until until, or a signal, or input on fd (-1: none). */
-static void wait_until(uint64_t now, uint64_t until, int fd, const sigset_t *old)
+/* Sleep until until, or a signal, or input on fd (-1: none): fd's revents. */
+static short wait_until(uint64_t now, uint64_t until, int fd, const sigset_t *old)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct timespec ts;
@@ -239,7 +244,9 @@ static void wait_until(uint64_t now, uint64_t until, int fd, const sigset_t *old
 
 	ts.tv_sec = d / 1000000000ull;
 	ts.tv_nsec = d % 1000000000ull;
-	ppoll(&pfd, fd >= 0 ? 1 : 0, &ts, old);
+	if (ppoll(&pfd, fd >= 0 ? 1 : 0, &ts, old) <= 0)
+		return 0;
+	return pfd.revents;
 }
 
 static int setup_debugfs(struct live *l, char *err, size_t errlen)
@@ -358,6 +365,8 @@ int live_run(struct options *o, struct view *v)
 		if (v->start(v->ctx, l.m, &l.d, l.b.source, l.b.clock, true))
 			goto out;
 		l.view_on = true;
+		/* curses may have put its own SIGINT/SIGTERM handlers in: ours again */
+		handlers();
 		if (l.use_debugfs)
 			live_notice(&l, "debugfs counters: per VM only, no latencies");
 	}
@@ -366,7 +375,11 @@ int live_run(struct options *o, struct view *v)
 		uint64_t wake = now + (uint64_t)tick_ms * 1000000ull;
 		bool now_please = false;
 
-		wait_until(now, o->summary || wake < next ? wake : next, v ? v->fd : -1, &old);
+		short ev = wait_until(now, o->summary || wake < next ? wake : next, v ? v->fd : -1, &old);
+
+		/* the terminal went away (closed window, dead ssh): stop, as on SIGHUP */
+		if (ev & (POLLHUP | POLLERR | POLLNVAL))
+			break;
 		if (drain(&l))
 			goto out;
 		now = mono_now();

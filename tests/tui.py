@@ -163,6 +163,38 @@ def help_case(dat):
     wait_for(has("KVMTOP-EXIT="))
 
 
+def kvmtop_pid():
+    shell = tmux("list-panes", "-t", "k", "-F", "#{pane_pid}").stdout.decode().split()
+    kids = subprocess.run(["pgrep", "-P", shell[0]], capture_output=True).stdout.decode().split() if shell else []
+    return int(kids[0]) if kids else None
+
+
+def signal_case(dat):
+    """SIGTERM ends the screen cleanly; a terminal that goes away ends kvmtop."""
+    start(["-r", dat])
+    wait_for(has("VMs ("))
+    pid = kvmtop_pid()
+    if pid:
+        os.kill(pid, 15)
+    lines = wait_for(has("KVMTOP-EXIT="))
+    txt = [line for line in lines if line.strip()]
+    ok(pid and txt and txt[0].startswith("KVMTOP-EXIT=0") and len(txt) == 1,
+       "signals: SIGTERM ends the screen with status 0 and the terminal restored", "\n".join(lines))
+    start(["-r", dat])
+    wait_for(has("VMs ("))
+    pid = kvmtop_pid()
+    tmux("kill-server")
+    SOCK[0] = None
+    gone = False
+    for _ in range(50):
+        if not pid or not os.path.exists("/proc/%d" % pid) or \
+                open("/proc/%d/stat" % pid).read().split()[2] == "Z":
+            gone = True
+            break
+        time.sleep(0.1)
+    ok(pid and gone, "signals: when the terminal goes away kvmtop ends (no spinning on a dead tty)")
+
+
 def live_case():
     name = "live: the demo guest on screen"
     if os.geteuid() != 0 or not os.path.exists("/dev/kvm"):
@@ -194,6 +226,17 @@ def live_case():
     keys("q")
     lines = wait_for(has("KVMTOP-EXIT="))
     ok(any("KVMTOP-EXIT=0" in line for line in lines), "live: q ends kvmtop with status 0")
+    # a closed terminal ends a live kvmtop too, and it cleans up
+    start(["--demo"])
+    wait_for(lambda ls: any(line.startswith("kvmtop-demo") for line in ls), 15)
+    pid = kvmtop_pid()
+    tmux("kill-server")
+    SOCK[0] = None
+    for _ in range(100):
+        if not pid or not os.path.exists("/proc/%d" % pid):
+            break
+        time.sleep(0.1)
+    ok(pid and not os.path.exists("/proc/%d" % pid), "live: a closed terminal ends kvmtop")
     inst = [n for n in os.listdir("/sys/kernel/tracing/instances") if n.startswith("kvmtop-")] \
         if os.path.isdir("/sys/kernel/tracing/instances") else []
     time.sleep(0.5)
@@ -218,6 +261,7 @@ def main():
         else:
             skip("real: replay of a real recording", "../shared/traces not found")
         help_case(dat)
+        signal_case(dat)
         live_case()
     finally:
         if SOCK[0]:

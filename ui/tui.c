@@ -11,6 +11,7 @@
 #include <langinfo.h>
 #include <locale.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -877,17 +878,21 @@ int tui_replay(struct options *o, const char *file,
 	escape_text(file, t.source + 7, sizeof(t.source) - 7);
 	if (load(&t, 0))
 		return 1;
+	if (tui_start(&t, t.m, t.d, t.source, "", t.ns))
+		goto out;
+	/* after initscr(): curses may have put its own handlers in */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (tui_start(&t, t.m, t.d, t.source, "", t.ns))
-		goto out;
 	while (!replay_stop) {
+		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
 		int ch;
 
-		timeout(250);
+		/* the terminal went away: stop, as on SIGHUP */
+		if (poll(&pfd, 1, 250) > 0 && (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)))
+			break;
 		ch = getch();
 		if (ch == ERR || ch == KEY_RESIZE) {
 			if (ch == KEY_RESIZE)
