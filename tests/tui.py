@@ -39,6 +39,19 @@ def wait_for(pred, timeout=10):
     return lines
 
 
+def settled(pred, timeout=10):
+    """wait_for(pred), then until two captures 0.1 s apart agree: tmux may catch a redraw half done."""
+    lines = wait_for(pred, timeout)
+    end = time.time() + timeout
+    while time.time() < end:
+        time.sleep(0.1)
+        again = screen()
+        if again == lines:
+            break
+        lines = again
+    return lines
+
+
 def keys(*k):
     tmux("send-keys", "-t", "k", *k)
 
@@ -68,7 +81,7 @@ def replay_case(dat, label):
     j = json.loads(out)
     vm = j["vms"][0]
     start(["-r", dat])
-    lines = wait_for(has("VMs ("))
+    lines = settled(has("VMs ("))
     ok(any(line.startswith("kvmtop") and "replay" in line for line in lines[:1]),
        "%s: the header names the recording" % label, "\n".join(lines[:4]))
     row = [r for r in rows_after_titles(lines) if r.split()[0] == vm["name"]]
@@ -76,7 +89,7 @@ def replay_case(dat, label):
        "%s: the VM row shows the VM and its total exits (%d)" % (label, vm["exits_total"]), "\n".join(lines[:6]))
 
     keys("Enter")
-    lines = wait_for(has("vCPUs of VM"))
+    lines = settled(has("vCPUs of VM"))
     vrows = rows_after_titles(lines)
     eq(len(vrows), len(vm["vcpus"]), "%s: Enter shows one row per vCPU thread" % label)
     tids = sorted(v["tid"] for v in vm["vcpus"])
@@ -88,7 +101,7 @@ def replay_case(dat, label):
     for _ in range(pos):
         keys("Down")
     keys("Enter")
-    lines = wait_for(has("Exit reasons of vCPU"))
+    lines = settled(has("Exit reasons of vCPU"))
     ok(("tid %d" % v["tid"]) in lines[2], "%s: Enter on a vCPU opens its exit reasons" % label, lines[2])
     rrows = rows_after_titles(lines)
     want = [(r["reason"], r["count"]) for r in v["reasons"]][:len(rrows)]
@@ -105,10 +118,9 @@ def replay_case(dat, label):
     ok("RATE/s" in lines[3] and ("\u25bc" in lines[3].split("RATE/s")[1][:1] or "v" == lines[3].split("RATE/s")[1][:1]),
        "%s: > moves the sort to the next column" % label, lines[3])
     keys("<")
-    wait_for(lambda ls: "COUNT\u25bc" in ls[3])
-    before = rows_after_titles(screen())
+    before = rows_after_titles(settled(lambda ls: "COUNT\u25bc" in ls[3]))
     keys("I")
-    lines = wait_for(lambda ls: "COUNT\u25b2" in ls[3])
+    lines = settled(lambda ls: "COUNT\u25b2" in ls[3])
     after = rows_after_titles(lines)
     eq([r.split()[0] for r in after], [r.split()[0] for r in reversed(before)], "%s: I reverses the order" % label)
 

@@ -27,20 +27,14 @@ struct reason_row {
 	unsigned char bar[BAR_BUCKETS];	/* 0..8: share of the samples per decade */
 };
 
-#define CMP(field) \
-	static int cmp_##field(const void *a, const void *b) \
-	{ \
-		const struct reason_row *x = a, *y = b; \
-		return x->field < y->field ? -1 : x->field > y->field; \
-	}
-CMP(count)
-CMP(total)
-CMP(pct)
-CMP(min)
-CMP(mean)
-CMP(p50)
-CMP(p99)
-CMP(max)
+PANE_CMP(reason_row, count)
+PANE_CMP(reason_row, total)
+PANE_CMP(reason_row, pct)
+PANE_CMP(reason_row, min)
+PANE_CMP(reason_row, mean)
+PANE_CMP(reason_row, p50)
+PANE_CMP(reason_row, p99)
+PANE_CMP(reason_row, max)
 
 static int cmp_name(const void *a, const void *b)
 {

@@ -16,17 +16,11 @@ struct recent_row {
 	int cpu;
 };
 
-#define CMP(field) \
-	static int cmp_##field(const void *a, const void *b) \
-	{ \
-		const struct recent_row *x = a, *y = b; \
-		return x->field < y->field ? -1 : x->field > y->field; \
-	}
-CMP(seq)
-CMP(ip)
-CMP(latency)
-CMP(reason)
-CMP(cpu)
+PANE_CMP(recent_row, seq)
+PANE_CMP(recent_row, ip)
+PANE_CMP(recent_row, latency)
+PANE_CMP(recent_row, reason)
+PANE_CMP(recent_row, cpu)
 
 static void c_time(const struct tui *t, const void *r, char *buf, size_t len)
 {

@@ -23,20 +23,14 @@ struct vcpu_row {
 	const char *state;
 };
 
-#define CMP(field) \
-	static int cmp_##field(const void *a, const void *b) \
-	{ \
-		const struct vcpu_row *x = a, *y = b; \
-		return x->field < y->field ? -1 : x->field > y->field; \
-	}
-CMP(tid)
-CMP(vcpu)
-CMP(cpu)
-CMP(exits)
-CMP(total)
-CMP(mean)
-CMP(p99)
-CMP(max)
+PANE_CMP(vcpu_row, tid)
+PANE_CMP(vcpu_row, vcpu)
+PANE_CMP(vcpu_row, cpu)
+PANE_CMP(vcpu_row, exits)
+PANE_CMP(vcpu_row, total)
+PANE_CMP(vcpu_row, mean)
+PANE_CMP(vcpu_row, p99)
+PANE_CMP(vcpu_row, max)
 
 static int cmp_top(const void *a, const void *b)
 {

@@ -25,22 +25,16 @@ struct vm_row {
 	uint64_t events;	/* kvm events other than exits and entries */
 };
 
-#define CMP(field) \
-	static int cmp_##field(const void *a, const void *b) \
-	{ \
-		const struct vm_row *x = a, *y = b; \
-		return x->field < y->field ? -1 : x->field > y->field; \
-	}
-CMP(pid)
-CMP(vcpus)
-CMP(exits)
-CMP(total)
-CMP(pct)
-CMP(mean)
-CMP(p99)
-CMP(halted)
-CMP(uexits)
-CMP(events)
+PANE_CMP(vm_row, pid)
+PANE_CMP(vm_row, vcpus)
+PANE_CMP(vm_row, exits)
+PANE_CMP(vm_row, total)
+PANE_CMP(vm_row, pct)
+PANE_CMP(vm_row, mean)
+PANE_CMP(vm_row, p99)
+PANE_CMP(vm_row, halted)
+PANE_CMP(vm_row, uexits)
+PANE_CMP(vm_row, events)
 
 static int cmp_name(const void *a, const void *b)
 {

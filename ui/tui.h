@@ -25,6 +25,14 @@
 struct tui;
 struct pane;
 
+/* cmp_<field>(): ascending order of a numeric field of a pane's row struct. */
+#define PANE_CMP(row, field) \
+	static int cmp_##field(const void *a, const void *b) \
+	{ \
+		const struct row *x = a, *y = b; \
+		return x->field < y->field ? -1 : x->field > y->field; \
+	}
+
 enum col_align { COL_LEFT, COL_RIGHT };
 
 struct pane_col {
