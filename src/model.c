@@ -310,16 +310,46 @@ void model_lost(struct model *m, long long n)
 	m->lost_events.total += n > 0 ? (uint64_t)n : n < 0 ? 1 : 0;
 }
 
-static inline void ctr_mark(struct ctr *c)
+static void ctr_mark(struct ctr *c)
 {
 	c->base = c->total;
+}
+
+static void ctr_zero(struct ctr *c)
+{
+	c->total = 0;
+	c->base = 0;
+}
+
+/* op on every counter of the model: the host's, each vCPU's, each reason's. */
+static void ctrs_apply(struct model *m, void (*op)(struct ctr *))
+{
+	struct vcpu *v;
+	unsigned int i;
+	int j;
+
+	RB_FOREACH(v, vcpu_tree, &m->vcpus) {
+		for (i = 0; i < v->nr_rs; i++)
+			if (v->rs[i])
+				op(&v->rs[i]->count);
+		op(&v->exits);
+		op(&v->unmatched_exits);
+		op(&v->unmatched_entries);
+		for (j = 0; j < m->nr_other; j++)
+			op(&v->other[j]);
+		for (j = 0; j < UEXIT_MAX; j++)
+			op(&v->uexit[j]);
+	}
+	op(&m->exits);
+	op(&m->events);
+	op(&m->lost_events);
+	op(&m->dropped);
 }
 
 int model_interval_end(struct model *m, uint64_t now)
 {
 	struct vcpu *v;
 	unsigned int i;
-	int j;
 
 	RB_FOREACH(v, vcpu_tree, &m->vcpus) {
 		for (i = 0; i < v->nr_rs; i++) {
@@ -330,61 +360,30 @@ int model_interval_end(struct model *m, uint64_t now)
 			if (rs->lat.samples && hist_merge(&rs->lat_done, &rs->lat))
 				return -1;
 			hist_clear(&rs->lat);
-			ctr_mark(&rs->count);
 		}
-		ctr_mark(&v->exits);
-		ctr_mark(&v->unmatched_exits);
-		ctr_mark(&v->unmatched_entries);
-		for (j = 0; j < m->nr_other; j++)
-			ctr_mark(&v->other[j]);
-		for (j = 0; j < UEXIT_MAX; j++)
-			ctr_mark(&v->uexit[j]);
 	}
-	ctr_mark(&m->exits);
-	ctr_mark(&m->events);
-	ctr_mark(&m->lost_events);
-	ctr_mark(&m->dropped);
+	ctrs_apply(m, ctr_mark);
 	m->interval_start = now;
 	return 0;
-}
-
-static inline void ctr_zero(struct ctr *c)
-{
-	c->total = 0;
-	c->base = 0;
 }
 
 void model_reset(struct model *m, uint64_t now)
 {
 	struct vcpu *v;
 	unsigned int i;
-	int j;
 
 	RB_FOREACH(v, vcpu_tree, &m->vcpus) {
 		for (i = 0; i < v->nr_rs; i++) {
-			struct reason_stat *rs = v->rs[i];
-
-			if (!rs)
+			if (!v->rs[i])
 				continue;
-			hist_clear(&rs->lat);
-			hist_clear(&rs->lat_done);
-			ctr_zero(&rs->count);
+			hist_clear(&v->rs[i]->lat);
+			hist_clear(&v->rs[i]->lat_done);
 		}
-		ctr_zero(&v->exits);
-		ctr_zero(&v->unmatched_exits);
-		ctr_zero(&v->unmatched_entries);
-		for (j = 0; j < m->nr_other; j++)
-			ctr_zero(&v->other[j]);
-		for (j = 0; j < UEXIT_MAX; j++)
-			ctr_zero(&v->uexit[j]);
 		v->pending = false;
 		v->ring_head = 0;
 		v->ring_count = 0;
 	}
-	ctr_zero(&m->exits);
-	ctr_zero(&m->events);
-	ctr_zero(&m->lost_events);
-	ctr_zero(&m->dropped);
+	ctrs_apply(m, ctr_zero);
 	m->first_time = now;
 	m->interval_start = now;
 }

@@ -106,11 +106,66 @@ static void test_thread_cap_drops_and_counts(void **state)
 	reason_table_free(&rt);
 }
 
+/* The interval ends and the screen's reset touch every counter: none is forgotten. */
+static void test_interval_end_and_reset(void **state)
+{
+	struct reason_table rt;
+	struct model *m;
+	struct vcpu key = { .tid = 7 }, *v;
+	struct kvm_event o;
+	int io;
+
+	reason_table_init(&rt);
+	io = reason_intern(&rt, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
+	m = model_new(&rt, 1, 4, NULL, NULL);
+	assert_non_null(m);
+	feed(m, ev(KVM_EV_EXIT, 100, 7, io, 0x1000));
+	feed(m, ev(KVM_EV_ENTRY, 130, 7, -1, 0));
+	o = ev(KVM_EV_OTHER, 140, 7, -1, 0);
+	o.other = 0;
+	o.sub = 2;
+	feed(m, o);
+	model_lost(m, 3);
+	v = RB_FIND(vcpu_tree, &m->vcpus, &key);
+	assert_non_null(v);
+
+	assert_int_equal(model_interval_end(m, 200), 0);
+	assert_int_equal(ctr_interval(&v->exits), 0);
+	assert_int_equal(ctr_interval(&v->rs[io]->count), 0);
+	assert_int_equal(ctr_interval(&v->other[0]), 0);
+	assert_int_equal(ctr_interval(&v->uexit[2]), 0);
+	assert_int_equal(ctr_interval(&m->lost_events), 0);
+	assert_int_equal(v->exits.total, 1);
+	assert_int_equal(v->rs[io]->lat_done.samples, 1);
+	assert_int_equal(v->rs[io]->lat.samples, 0);
+	assert_int_equal(m->interval_start, 200);
+
+	feed(m, ev(KVM_EV_EXIT, 300, 7, io, 0x1004));
+	model_reset(m, 400);
+	assert_int_equal(v->exits.total, 0);
+	assert_int_equal(v->rs[io]->count.total, 0);
+	assert_int_equal(v->rs[io]->lat_done.samples, 0);
+	assert_int_equal(v->other[0].total, 0);
+	assert_int_equal(v->uexit[2].total, 0);
+	assert_int_equal(m->exits.total, 0);
+	assert_int_equal(m->events.total, 0);
+	assert_int_equal(m->lost_events.total, 0);
+	assert_int_equal(v->ring_count, 0);
+	assert_false(v->pending);
+	assert_int_equal(m->first_time, 400);
+	/* the vCPU stays, and counts again */
+	feed(m, ev(KVM_EV_ENTRY, 410, 7, -1, 0));
+	assert_int_equal(v->unmatched_entries.total, 1);
+	model_free(m);
+	reason_table_free(&rt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pairs_unmatched_and_ring),
 		cmocka_unit_test(test_thread_cap_drops_and_counts),
+		cmocka_unit_test(test_interval_end_and_reset),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
