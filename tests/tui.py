@@ -198,13 +198,15 @@ def signal_case(dat):
     tmux("kill-server")
     SOCK[0] = None
     gone = False
-    for _ in range(50):
+    for _ in range(150):    # an ASan build takes a while to exit
         if not pid or not os.path.exists("/proc/%d" % pid) or \
                 open("/proc/%d/stat" % pid).read().split()[2] == "Z":
             gone = True
             break
         time.sleep(0.1)
-    ok(pid and gone, "signals: when the terminal goes away kvmtop ends (no spinning on a dead tty)")
+    ok(pid and gone, "signals: when the terminal goes away kvmtop ends (no spinning on a dead tty)",
+       "pid %s still there: %s" % (pid, open("/proc/%d/stat" % pid).read()[:120]
+                                   if pid and os.path.exists("/proc/%d" % pid) else ""))
 
 
 def live_case():

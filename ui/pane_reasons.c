@@ -73,37 +73,39 @@ static void c_pct(const struct tui *t, const void *r, char *buf, size_t len)
 		tui_fmt_pct(w->pct, buf, len);
 }
 
-static void lat(const struct tui *t, const void *r, double v, char *buf, size_t len)
-{
-	if (((const struct reason_row *)r)->samples)
-		tui_fmt_time(t, v, buf, len);
-	else
-		snprintf(buf, len, "-");
-}
-
 static void c_min(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	lat(t, r, (double)((const struct reason_row *)r)->min, buf, len);
+	const struct reason_row *w = r;
+
+	tui_fmt_lat(t, w->samples > 0, (double)w->min, buf, len);
 }
 
 static void c_mean(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	lat(t, r, ((const struct reason_row *)r)->mean, buf, len);
+	const struct reason_row *w = r;
+
+	tui_fmt_lat(t, w->samples > 0, w->mean, buf, len);
 }
 
 static void c_p50(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	lat(t, r, (double)((const struct reason_row *)r)->p50, buf, len);
+	const struct reason_row *w = r;
+
+	tui_fmt_lat(t, w->samples > 0, (double)w->p50, buf, len);
 }
 
 static void c_p99(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	lat(t, r, (double)((const struct reason_row *)r)->p99, buf, len);
+	const struct reason_row *w = r;
+
+	tui_fmt_lat(t, w->samples > 0, (double)w->p99, buf, len);
 }
 
 static void c_max(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	lat(t, r, (double)((const struct reason_row *)r)->max, buf, len);
+	const struct reason_row *w = r;
+
+	tui_fmt_lat(t, w->samples > 0, (double)w->max, buf, len);
 }
 
 /* One character per decade, its height the share of samples there. */

@@ -87,27 +87,25 @@ static void c_total(const struct tui *t, const void *r, char *buf, size_t len)
 	tui_fmt_count(((const struct vcpu_row *)r)->total, buf, len);
 }
 
-static void lat(const struct tui *t, const struct vcpu_row *w, double v, char *buf, size_t len)
-{
-	if (w->have_lat)
-		tui_fmt_time(t, v, buf, len);
-	else
-		snprintf(buf, len, "-");
-}
-
 static void c_mean(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	lat(t, r, ((const struct vcpu_row *)r)->mean, buf, len);
+	const struct vcpu_row *w = r;
+
+	tui_fmt_lat(t, w->have_lat, w->mean, buf, len);
 }
 
 static void c_p99(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	lat(t, r, (double)((const struct vcpu_row *)r)->p99, buf, len);
+	const struct vcpu_row *w = r;
+
+	tui_fmt_lat(t, w->have_lat, (double)w->p99, buf, len);
 }
 
 static void c_max(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	lat(t, r, (double)((const struct vcpu_row *)r)->max, buf, len);
+	const struct vcpu_row *w = r;
+
+	tui_fmt_lat(t, w->have_lat, (double)w->max, buf, len);
 }
 
 static void c_top(const struct tui *t, const void *r, char *buf, size_t len)

@@ -82,20 +82,14 @@ static void c_mean(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct vm_row *w = r;
 
-	if (w->have_lat)
-		tui_fmt_time(t, w->mean, buf, len);
-	else
-		snprintf(buf, len, "-");
+	tui_fmt_lat(t, w->have_lat, w->mean, buf, len);
 }
 
 static void c_p99(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct vm_row *w = r;
 
-	if (w->have_lat)
-		tui_fmt_time(t, (double)w->p99, buf, len);
-	else
-		snprintf(buf, len, "-");
+	tui_fmt_lat(t, w->have_lat, (double)w->p99, buf, len);
 }
 
 static void c_halted(const struct tui *t, const void *r, char *buf, size_t len)
@@ -140,15 +134,15 @@ static const struct pane_col cols[] = {
 
 static int build(struct tui *t, struct pane *p)
 {
-	struct model_scope host, s;
+	struct model_scope s;
 	struct vm_row *rows;
 	struct vm *vm;
 	size_t n = 0;
 	int ret = -1, i;
+	/* the host's exits are the model's own counter: no need to sum them again */
+	uint64_t host = t->cumulative ? t->m->exits.total : ctr_interval(&t->m->exits);
 
 	memset(&s, 0, sizeof(s));
-	if (model_scope_host(&host, t->m, t->d->reasons, t->cumulative))
-		goto out;
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&t->m->vms)
 		n++;
 	rows = calloc(n ? n : 1, sizeof(*rows));
@@ -168,7 +162,7 @@ static int build(struct tui *t, struct pane *p)
 		w->exited = vm->exited;
 		w->exits = s.exits;
 		w->total = s.exits_total;
-		w->pct = host.exits ? 100.0 * (double)s.exits / (double)host.exits : 0;
+		w->pct = host ? 100.0 * (double)s.exits / (double)host : 0;
 		w->have_lat = s.handling.samples > 0;
 		w->mean = hist_mean(&s.handling);
 		w->p99 = hist_quantile(&s.handling, 0.99);
@@ -185,7 +179,6 @@ static int build(struct tui *t, struct pane *p)
 	ret = 0;
 out:
 	model_scope_free(&s);
-	model_scope_free(&host);
 	return ret;
 }
 

@@ -72,6 +72,14 @@ void tui_fmt_time(const struct tui *t, double v, char *buf, size_t len)
 		snprintf(buf, len, "%.2fs", v / 1e9);
 }
 
+void tui_fmt_lat(const struct tui *t, bool have, double v, char *buf, size_t len)
+{
+	if (have)
+		tui_fmt_time(t, v, buf, len);
+	else
+		snprintf(buf, len, "-");	/* no exit -> entry pair in the scope */
+}
+
 void tui_fmt_pct(double v, char *buf, size_t len)
 {
 	snprintf(buf, len, "%.1f", v);
@@ -586,6 +594,18 @@ static int rebuild(struct tui *t)
 	return 0;
 }
 
+/* What Enter or Tab did (a pane's enter/tab result) as a view action. */
+static int opened(struct tui *t, int r)
+{
+	if (r < 0)
+		return VIEW_QUIT;	/* no memory */
+	if (r == 0)
+		return rebuild(t);
+	/* the only pane that cannot open: a VM's reasons have no recent exits */
+	snprintf(t->msg, sizeof(t->msg), "recent exits are per vCPU: open a vCPU first");
+	return 0;
+}
+
 static int step_interval(struct tui *t, long d)
 {
 	long k = t->interval + d;
@@ -604,7 +624,7 @@ static int step_interval(struct tui *t, long d)
 static int key(struct tui *t, int ch)
 {
 	struct pane *p = top_pane(t);
-	int rows = LINES - HEADER_LINES - 1, r;
+	int rows = LINES - HEADER_LINES - 1;
 
 	if (t->input != IN_NONE)
 		return edit_key(t, ch);
@@ -641,13 +661,7 @@ static int key(struct tui *t, int ch)
 		if (!p->ops->enter || !p->nr_order)
 			break;
 		pane_remember(p);
-		r = p->ops->enter(t, row_at(p, p->order[p->sel]));
-		if (r < 0)
-			return VIEW_QUIT;
-		if (r == 0)
-			return rebuild(t);
-		snprintf(t->msg, sizeof(t->msg), "recent exits are per vCPU: open a vCPU first");
-		break;
+		return opened(t, p->ops->enter(t, row_at(p, p->order[p->sel])));
 	case 27:
 	case KEY_BACKSPACE:
 	case 127:
@@ -663,13 +677,7 @@ static int key(struct tui *t, int ch)
 	case '\t':
 		if (!p->ops->tab)
 			break;
-		r = p->ops->tab(t);
-		if (r < 0)
-			return VIEW_QUIT;
-		if (r == 0)
-			return rebuild(t);
-		snprintf(t->msg, sizeof(t->msg), "recent exits are per vCPU: open a vCPU first");
-		break;
+		return opened(t, p->ops->tab(t));
 	case '<':
 	case '>':
 	case KEY_F(6):

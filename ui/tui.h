@@ -135,6 +135,8 @@ const struct vcpu *tui_find_vcpu(const struct tui *t, int tid);
 void tui_fmt_count(uint64_t v, char *buf, size_t len);
 void tui_fmt_rate(const struct tui *t, uint64_t n, char *buf, size_t len);
 void tui_fmt_time(const struct tui *t, double v, char *buf, size_t len);
+/* A latency, or "-" when the scope has none (have false). */
+void tui_fmt_lat(const struct tui *t, bool have, double v, char *buf, size_t len);
 void tui_fmt_pct(double v, char *buf, size_t len);
 const char *tui_reason_name(const struct tui *t, int id, char *buf, size_t len);
 
