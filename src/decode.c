@@ -596,6 +596,7 @@ int decoder_decode(struct decoder *d, struct tep_record *rec, struct kvm_event *
 	ev->flags = 0;
 	ev->info1 = FV_HAS(&fv, FR_INFO1) ? fv.v[FR_INFO1] : 0;
 	ev->info2 = FV_HAS(&fv, FR_INFO2) ? fv.v[FR_INFO2] : 0;
+	ev->ninfo = FV_HAS(&fv, FR_INFO2) ? 2 : FV_HAS(&fv, FR_INFO1) ? 1 : 0;
 	ev->reason_id = -1;
 
 	switch (f->kind) {

@@ -43,8 +43,9 @@ struct kvm_event {
 	uint32_t reason;	/* arch exit code, flags stripped */
 	uint32_t flags;		/* arch exit flags (VMX FAILED_VMENTRY ...) */
 	uint64_t ip;		/* guest instruction pointer, 0 if none */
-	uint64_t info1;
+	uint64_t info1;		/* arch detail of an exit (x86 info1, powerpc MSR ...) */
 	uint64_t info2;
+	int ninfo;		/* how many of info1, info2 the layout has */
 	int reason_id;		/* KVM_EV_EXIT: id in the reason table */
 	int other;		/* KVM_EV_OTHER: index in decode's event table */
 	int sub;		/* KVM_EV_OTHER: sub-reason (userspace exit reason), -1 if none */

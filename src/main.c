@@ -102,6 +102,8 @@ static void usage(FILE *f)
 "vCPUs -> exit reasons -> recent exits), Esc goes back, Tab switches, < > F6\n"
 "sort, I inverts, / filters, p pauses, d delay, r reset, c cumulative,\n"
 "[ ] replay intervals, h ? F1 help, q F10 quit.\n"
+"Environment: NO_COLOR (no colours), KVMTOP_DRAW_STATS=FILE (the screen's\n"
+"redraw times, written to FILE at the end).\n"
 "See kvmtop(1) for the output fields.\n", MODEL_RING_DEFAULT, DEMO_MAX_VCPUS);
 }
 

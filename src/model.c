@@ -203,7 +203,10 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 		r->ip = ev->ip;
 		r->latency = MODEL_LAT_NONE;
 		r->reason_id = ev->reason_id;
-		r->cpu = ev->cpu;
+		r->cpu = (int16_t)ev->cpu;
+		r->info1 = ev->info1;
+		r->info2 = ev->info2;
+		r->ninfo = (int16_t)ev->ninfo;
 		v->pending_slot = v->ring_head;
 		v->ring_head = (v->ring_head + 1) % m->ring_size;
 		v->ring_count++;

@@ -41,8 +41,11 @@ struct exit_rec {
 	uint64_t time;
 	uint64_t ip;
 	uint64_t latency;	/* exit -> entry, MODEL_LAT_NONE if none (yet) */
+	uint64_t info1;		/* the exit's arch detail (kvm_event.info1/2) */
+	uint64_t info2;
 	int32_t reason_id;
-	int32_t cpu;
+	int16_t cpu;
+	int16_t ninfo;		/* 0: the layout has no info fields */
 };
 
 struct reason_stat {

@@ -175,6 +175,30 @@ def help_case(dat):
     wait_for(has("KVMTOP-EXIT="))
 
 
+def recent_case(dat):
+    """Tab from a vCPU's reasons: its recent exits, with the exit's own info fields."""
+    start(["-r", dat])
+    wait_for(has("VMs ("))
+    keys("Enter")
+    wait_for(has("vCPUs of VM"))
+    keys("Enter")
+    wait_for(has("Exit reasons of vCPU"))
+    keys("Tab")
+    lines = settled(has("Recent exits of vCPU"))
+    titles = lines[3].split() if len(lines) > 3 else []
+    ok(all(c in titles for c in ("CPU", "REASON", "LATENCY", "INFO")), "recent: Tab opens the recent exits, "
+       "with CPU, REASON, LATENCY and INFO columns", "\n".join(lines[:5]))
+    rows = rows_after_titles(lines)
+    # kvmgen writes info1 0x1234 and info2 0 into every x86 exit
+    ok(rows and all(r.rstrip().endswith("1234 0") and "0xffffffff81" in r for r in rows),
+       "recent: every row shows the exit's guest IP and its info1 info2 (1234 0)", "\n".join(rows[:5]))
+    keys("Tab")
+    lines = settled(has("Exit reasons of vCPU"))
+    ok("Exit reasons of vCPU" in lines[2], "recent: Tab goes back to the reasons", lines[2] if len(lines) > 2 else "")
+    keys("q")
+    wait_for(has("KVMTOP-EXIT="))
+
+
 def kvmtop_pid():
     shell = tmux("list-panes", "-t", "k", "-F", "#{pane_pid}").stdout.decode().split()
     kids = subprocess.run(["pgrep", "-P", shell[0]], capture_output=True).stdout.decode().split() if shell else []
@@ -275,6 +299,7 @@ def main():
         else:
             skip("real: replay of a real recording", "../shared/traces not found")
         help_case(dat)
+        recent_case(dat)
         signal_case(dat)
         live_case()
     finally:

@@ -12,6 +12,9 @@ struct recent_row {
 	uint64_t time;
 	uint64_t ip;
 	uint64_t latency;
+	uint64_t info1;
+	uint64_t info2;
+	int ninfo;
 	int reason;
 	int cpu;
 };
@@ -21,6 +24,7 @@ PANE_CMP(recent_row, ip)
 PANE_CMP(recent_row, latency)
 PANE_CMP(recent_row, reason)
 PANE_CMP(recent_row, cpu)
+PANE_CMP(recent_row, info1)
 
 static void c_time(const struct tui *t, const void *r, char *buf, size_t len)
 {
@@ -59,12 +63,26 @@ static void c_lat(const struct tui *t, const void *r, char *buf, size_t len)
 		tui_fmt_time(t, (double)w->latency, buf, len);
 }
 
+/* The exit's arch detail in hex, as the kernel prints it: x86 "info1 info2" ... */
+static void c_info(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	const struct recent_row *w = r;
+
+	if (w->ninfo >= 2)
+		snprintf(buf, len, "%" PRIx64 " %" PRIx64, w->info1, w->info2);
+	else if (w->ninfo == 1)
+		snprintf(buf, len, "%" PRIx64, w->info1);
+	else
+		snprintf(buf, len, "-");
+}
+
 static const struct pane_col cols[] = {
 	{ "time",    "TIME s",      14, COL_RIGHT, c_time,   cmp_seq,     true,  9 },
 	{ "cpu",     "CPU",          4, COL_RIGHT, c_cpu,    cmp_cpu,     false, 4 },
 	{ "reason",  "REASON",      28, COL_LEFT,  c_reason, cmp_reason,  false, 8 },
 	{ "ip",      "GUEST IP",    18, COL_RIGHT, c_ip,     cmp_ip,      false, 6 },
 	{ "latency", "LATENCY",     10, COL_RIGHT, c_lat,    cmp_latency, true,  7 },
+	{ "info",    "INFO",        34, COL_LEFT,  c_info,   cmp_info1,   false, 3 },
 };
 
 static int build(struct tui *t, struct pane *p)
@@ -91,6 +109,9 @@ static int build(struct tui *t, struct pane *p)
 		w->latency = e->latency;
 		w->reason = e->reason_id;
 		w->cpu = e->cpu;
+		w->info1 = e->info1;
+		w->info2 = e->info2;
+		w->ninfo = e->ninfo;
 	}
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <wchar.h>
 
@@ -141,9 +142,28 @@ static int order_cmp(const void *a, const void *b, void *arg)
 	return c->descending != p->invert ? -r : r;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void stat_add(struct tui_stat *s, uint64_t t0)
+{
+	uint64_t d = mono_ns() - t0;
+
+	s->n++;
+	s->sum_ns += d;
+	if (d > s->max_ns)
+		s->max_ns = d;
+}
+
 /* Filter and sort the rows; the selection stays on the same key. */
 static void pane_order(struct tui *t, struct pane *p)
 {
+	uint64_t t0 = t->stats_file ? mono_ns() : 0;
 	char buf[512];
 	size_t i;
 
@@ -163,6 +183,8 @@ static void pane_order(struct tui *t, struct pane *p)
 	}
 	if (p->sel >= p->nr_order)
 		p->sel = p->nr_order ? p->nr_order - 1 : 0;
+	if (t->stats_file)
+		stat_add(&t->st_sort, t0);
 }
 
 static void pane_remember(struct pane *p)
@@ -199,11 +221,14 @@ static int pane_build(struct tui *t, struct pane *p)
 
 static int build_all(struct tui *t)
 {
+	uint64_t t0 = t->stats_file ? mono_ns() : 0;
 	int i;
 
 	for (i = 0; i < t->depth; i++)
 		if (pane_build(t, &t->stack[i]))
 			return -1;
+	if (t->stats_file)
+		stat_add(&t->st_build, t0);
 	return 0;
 }
 
@@ -502,20 +527,47 @@ static void draw_footer(struct tui *t)
 		put(LINES - 1, COLS - (int)strlen(buf), (int)strlen(buf), buf, COL_LEFT);
 }
 
+/* The whole screen, sent to the terminal: what the draw statistics time. */
 static void draw(struct tui *t)
 {
+	uint64_t t0;
+
 	if (!t->curses)
 		return;
+	t0 = t->stats_file ? mono_ns() : 0;
 	erase();
 	if (LINES < HEADER_LINES + 2 || COLS < 20) {
 		put(0, 0, COLS, "kvmtop: terminal too small", COL_LEFT);
-		refresh();
+	} else {
+		draw_header(t);
+		draw_table(t);
+		draw_footer(t);
+	}
+	refresh();
+	if (t->stats_file)
+		stat_add(&t->st_draw, t0);
+}
+
+/* KVMTOP_DRAW_STATS: one JSON line, for make bench. */
+static void write_stats(const struct tui *t)
+{
+	const struct pane *p = t->depth ? &t->stack[t->depth - 1] : NULL;
+	FILE *f = fopen(t->stats_file, "w");
+
+	if (!f) {
+		fprintf(stderr, "kvmtop: KVMTOP_DRAW_STATS: cannot write %s: %s\n",
+			t->stats_file, strerror(errno));
 		return;
 	}
-	draw_header(t);
-	draw_table(t);
-	draw_footer(t);
-	refresh();
+	fprintf(f, "{\"rows\":%zu,\"draws\":%" PRIu64 ",\"draw_mean_ns\":%" PRIu64
+		",\"draw_max_ns\":%" PRIu64 ",\"builds\":%" PRIu64 ",\"build_mean_ns\":%" PRIu64
+		",\"build_max_ns\":%" PRIu64 ",\"sorts\":%" PRIu64 ",\"sort_mean_ns\":%" PRIu64
+		",\"sort_max_ns\":%" PRIu64 "}\n", p ? p->nr : 0, t->st_draw.n,
+		t->st_draw.n ? t->st_draw.sum_ns / t->st_draw.n : 0, t->st_draw.max_ns,
+		t->st_build.n, t->st_build.n ? t->st_build.sum_ns / t->st_build.n : 0,
+		t->st_build.max_ns, t->st_sort.n, t->st_sort.n ? t->st_sort.sum_ns / t->st_sort.n : 0,
+		t->st_sort.max_ns);
+	fclose(f);
 }
 
 /* --- keys --- */
@@ -820,6 +872,10 @@ static void tui_stop(void *ctx)
 		endwin();
 		t->curses = false;
 	}
+	if (t->stats_file) {
+		write_stats(t);
+		t->stats_file = NULL;	/* once, even if stopped again */
+	}
 	for (i = 0; i < t->depth; i++)
 		pane_free_rows(&t->stack[i]);
 	t->depth = 0;
@@ -843,6 +899,9 @@ static void tui_init(struct tui *t, struct options *o)
 	t->view.input = tui_input;
 	t->view.stop = tui_stop;
 	t->nr_intervals = -1;
+	t->stats_file = getenv("KVMTOP_DRAW_STATS");
+	if (t->stats_file && !t->stats_file[0])
+		t->stats_file = NULL;
 }
 
 int tui_live(struct options *o)

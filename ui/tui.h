@@ -117,6 +117,9 @@ struct tui {
 	int (*load)(struct tui *t, long interval);
 	void *load_ctx;
 	bool curses;
+	/* KVMTOP_DRAW_STATS=FILE: how long builds and draws took, written at the end */
+	const char *stats_file;
+	struct tui_stat { uint64_t n, sum_ns, max_ns; } st_draw, st_build, st_sort;
 };
 
 extern const struct pane_ops pane_vms;
