@@ -253,6 +253,10 @@ struct run {
 	long seen;
 	uint64_t iv_end;
 	long nr_intervals;	/* of the whole recording, -1: not known */
+	long loaded;		/* the interval in the model, -1: none */
+	/* the event that ended interval want: fed first when the screen steps on */
+	struct kvm_event held;
+	bool have_held;
 };
 
 static void replay_ident(void *ctx, int tid, struct ident_info *out)
@@ -289,6 +293,36 @@ static int snapshot(struct run *r, uint64_t end)
 	return 0;
 }
 
+/* One decoded event into the model, closing the intervals it ends: 0, 1 (stop), -1. */
+static int feed(struct run *r, const struct kvm_event *ev)
+{
+	if (r->step) {
+		if (!r->started) {
+			r->started = true;
+			r->next = ev->time + r->step;
+		}
+		/* Close every interval that ended before this event. */
+		while (ev->time >= r->next) {
+			if (!r->m->have_time)
+				r->m->interval_start = r->next - r->step;
+			if (snapshot(r, r->next))
+				return -1;
+			if (r->done) {
+				/* the screen's interval is complete: keep ev for the next one */
+				r->held = *ev;
+				r->have_held = r->tui;
+				return 1;
+			}
+			r->next += r->step;
+		}
+	}
+	if (model_feed(r->m, ev)) {
+		r->nomem = true;
+		return -1;
+	}
+	return 0;
+}
+
 static int on_record(struct tep_record *rec, void *ctx)
 {
 	struct run *r = ctx;
@@ -303,27 +337,7 @@ static int on_record(struct tep_record *rec, void *ctx)
 			r->nomem = true;
 		return ret;
 	}
-	if (r->step) {
-		if (!r->started) {
-			r->started = true;
-			r->next = ev.time + r->step;
-		}
-		/* Close every interval that ended before this event. */
-		while (ev.time >= r->next) {
-			if (!r->m->have_time)
-				r->m->interval_start = r->next - r->step;
-			if (snapshot(r, r->next))
-				return -1;
-			if (r->done)
-				return 1;
-			r->next += r->step;
-		}
-	}
-	if (model_feed(r->m, &ev)) {
-		r->nomem = true;
-		return -1;
-	}
-	return 0;
+	return feed(r, &ev);
 }
 
 static void run_free(struct run *r)
@@ -419,21 +433,69 @@ out:
 	return ret;
 }
 
-/* The screen's loader: interval k of -d seconds (default 1), 0 = the whole recording. */
+/*
+ * The next interval after the one in the model, read on from where the
+ * recording stopped rather than from its start: 0 or 1 (said why).
+ */
+static int run_step_on(struct run *r)
+{
+	char err[512];
+	int ret;
+
+	r->want++;
+	r->done = false;
+	/* interval want - 1 ends here, as snapshot() would have ended it */
+	if (model_interval_end(r->m, r->next))
+		goto out_nomem;
+	r->next += r->step;
+	if (r->have_held) {
+		r->have_held = false;
+		ret = feed(r, &r->held);
+		if (ret < 0)
+			goto out_nomem;
+		if (ret > 0)
+			return 0;	/* an empty interval: the held event is later still */
+	}
+	if (replay_run(&r->rp, on_record, r, err, sizeof(err)) < 0) {
+		fprintf(stderr, "kvmtop: %s\n", err);
+		return 1;
+	}
+	if (r->nomem)
+		goto out_nomem;
+	return 0;
+out_nomem:
+	fprintf(stderr, "kvmtop: out of memory\n");
+	return 1;
+}
+
+/*
+ * The screen's loader: interval k of -d seconds (default 1), 0 = the
+ * whole recording.  Stepping on by one reads on from where the recording
+ * stopped; any other step reads it again from the start.
+ */
 static int tui_load(struct tui *t, long k)
 {
 	struct run *r = t->load_ctx;
 	long nr = r->nr_intervals;
 	uint64_t start, end;
 
-	run_free(r);
-	r->step = 0;
-	r->started = r->done = r->nomem = false;
-	r->seen = 0;
-	r->want = k;
-	if (run_load(r))
-		return -1;
-	model_finish(r->m);
+	if (r->m && k >= 2 && r->loaded == k - 1 && r->done) {
+		if (run_step_on(r))
+			return -1;
+	} else {
+		run_free(r);
+		r->step = 0;
+		r->started = r->done = r->nomem = r->have_held = false;
+		r->seen = 0;
+		r->want = k;
+		r->loaded = -1;
+		if (run_load(r))
+			return -1;
+	}
+	r->loaded = k;
+	/* at the end of the recording, exits still waiting become unmatched */
+	if (!r->done)
+		model_finish(r->m);
 	start = r->m->have_time ? r->m->first_time : 0;
 	end = r->m->have_time ? r->m->last_time : 0;
 	if (k == 0) {
@@ -461,6 +523,7 @@ static int run_tui_replay(struct options *o)
 	r.o = o;
 	r.tui = true;
 	r.nr_intervals = -1;
+	r.loaded = -1;
 	ret = tui_replay(o, o->replay, tui_load, &r);
 	run_free(&r);
 	return ret;

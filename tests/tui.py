@@ -199,6 +199,28 @@ def recent_case(dat):
     wait_for(has("KVMTOP-EXIT="))
 
 
+def interval_case(dat):
+    """[ and ] step through -d intervals of the recording: each shows what -b -d prints for it."""
+    st, out, err = run(["-b", "-r", dat, "-d", "0.01", "-o", "json"])
+    snaps = [json.loads(line) for line in out.splitlines()]
+    start(["-r", dat, "-d", "0.01"])
+    wait_for(has("whole recording"))
+    seen, want = [], []
+    for k, step in ((1, "]"), (2, "]"), (3, "]"), (2, "["), (1, "["), (2, "]")):
+        keys(step)
+        lines = settled(has("interval %d/" % k))
+        m = re.search(r"interval (\d+)/(\d+).*\n.*total (\d+)", "\n".join(lines[:2]))
+        seen.append((int(m.group(1)), int(m.group(3))) if m else lines[:2])
+        want.append((k, snaps[k - 1]["host"]["exits_total"]))
+    eq(seen, want, "intervals: ] and [ show interval k of -d 0.01 with -b -d's total exits for it")
+    keys("[")
+    keys("[")
+    lines = settled(has("whole recording"))
+    ok(lines and "whole recording" in lines[0], "intervals: [ back to 0 shows the whole recording", lines[0])
+    keys("q")
+    wait_for(has("KVMTOP-EXIT="))
+
+
 def kvmtop_pid():
     shell = tmux("list-panes", "-t", "k", "-F", "#{pane_pid}").stdout.decode().split()
     kids = subprocess.run(["pgrep", "-P", shell[0]], capture_output=True).stdout.decode().split() if shell else []
@@ -300,6 +322,7 @@ def main():
             skip("real: replay of a real recording", "../shared/traces not found")
         help_case(dat)
         recent_case(dat)
+        interval_case(dat)
         signal_case(dat)
         live_case()
     finally:

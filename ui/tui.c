@@ -670,6 +670,7 @@ static int step_interval(struct tui *t, long d)
 		return 0;
 	if (t->load(t, k))
 		return VIEW_QUIT;
+	t->interval = k;
 	return build_all(t) ? VIEW_QUIT : 0;
 }
 
