@@ -153,7 +153,7 @@ static void x86_flag_names(enum kvm_isa isa, uint32_t flags, char *buf, size_t l
 	}
 }
 
-static bool x86_blocking(enum kvm_isa isa, uint32_t code)
+static bool x86_blocking(enum kvm_isa isa, uint32_t code, uint32_t flags)
 {
 	if (isa == ISA_VMX)
 		return code == 12;			/* HLT */
@@ -162,7 +162,7 @@ static bool x86_blocking(enum kvm_isa isa, uint32_t code)
 	return false;
 }
 
-static bool x86_async(enum kvm_isa isa, uint32_t code)
+static bool x86_async(enum kvm_isa isa, uint32_t code, uint32_t flags)
 {
 	if (isa == ISA_VMX)	/* EXTERNAL_INTERRUPT, PREEMPTION_TIMER */
 		return code == 1 || code == 52;
@@ -190,6 +190,10 @@ const struct arch_ops arch_x86 = {
 		[FR_IP] = { "rip" },
 	},
 	.exit_required = 1u << FR_REASON,
+	.want = {
+		{ FR_ISA, "VMX and SVM cannot be told apart: reasons are numbers" },
+		{ FR_IP, "no guest IPs" },
+	},
 	.reason_field = "exit_reason",
 	.decode_exit = x86_decode_exit,
 	.isa_raw = x86_isa_raw,

@@ -48,8 +48,16 @@ struct decode_fmt {
 	unsigned int cache_used;
 };
 
+/*
+ * Tried in this order; the first whose exit event has all its required
+ * fields owns it.  arm64 goes before x86: the arm 4.x kvm_exit has an
+ * exit_reason too, but never x86's guest_rip, and always vcpu_pc.
+ */
 static const struct arch_ops *const arches[] = {
+	&arch_arm64,
 	&arch_x86,
+	&arch_powerpc,
+	&arch_s390,
 };
 
 const char *isa_name(enum kvm_isa isa)
@@ -121,7 +129,13 @@ static int add_table(struct decode_fmt *f, const struct tep_print_arg *a,
 			continue;
 		errno = 0;
 		v = strtoll(s->value, &end, 0);
-		if (errno || *end)
+		if (errno == ERANGE) {
+			errno = 0;
+			v = (long long)strtoull(s->value, &end, 0);
+		}
+		/* arm64's ESR_ELx_EC_* print as 0x18UL */
+		end += strspn(end, "uUlL");
+		if (errno || *end || end == s->value)
 			continue;
 		t->sym[t->nr].value = (uint64_t)v;
 		t->sym[t->nr].str = s->str;
@@ -200,6 +214,13 @@ static const char *format_sym(const struct decode_fmt *f, const char *field,
 				return t->sym[j].str;
 	}
 	return NULL;
+}
+
+const char *decode_role_sym(const struct decode_fmt *f, enum field_role role, uint64_t v)
+{
+	if (!f->f[role])
+		return NULL;
+	return format_sym(f, f->f[role]->name, false, 0, v);
 }
 
 /* --- formats --- */
@@ -296,20 +317,54 @@ static const struct arch_ops *pick_arch(struct tep_event *e, struct decoder *d)
 			continue;
 		if (!missing_required(a, e))
 			return a;
-		named = a;
+		if (!named)
+			named = a;
 	}
 	if (named && !d->notice[0]) {
-		unsigned int m = missing_required(named, e);
-		int r;
+		char fields[96] = "";
 
-		for (r = 0; r < FR_NR; r++)
-			if (m & (1u << r))
-				break;
+		/* the fields that would have made it one arch's or another's */
+		for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++) {
+			unsigned int m;
+			int r;
+
+			a = arches[i];
+			if (strcmp(e->system, a->exit_system) || strcmp(e->name, a->exit_event))
+				continue;
+			m = missing_required(a, e);
+			for (r = 0; r < FR_NR; r++)
+				if (m & (1u << r)) {
+					if (fields[0])
+						strlcat(fields, "' or '", sizeof(fields));
+					strlcat(fields, a->exit_fields[r][0], sizeof(fields));
+				}
+		}
 		snprintf(d->notice, sizeof(d->notice),
 			 "%s:%s has no field '%s': counting its exits per thread with UNKNOWN reasons",
-			 e->system, e->name, named->exit_fields[r][0]);
+			 e->system, e->name, fields);
 	}
 	return &arch_generic;
+}
+
+/* Once: the optional exit fields this layout lacks, and what that turns off. */
+static void note_wanted(struct decoder *d, const struct decode_fmt *f)
+{
+	const struct arch_ops *a = f->arch;
+	size_t len;
+	int i;
+
+	if (d->notice[0])
+		return;
+	for (i = 0; i < ARCH_WANT_MAX && a->want[i].without; i++) {
+		enum field_role r = a->want[i].role;
+
+		if (f->have & (1u << r))
+			continue;
+		len = strlen(d->notice);
+		snprintf(d->notice + len, sizeof(d->notice) - len, "%s%s:%s has no field '%s' (%s)",
+			 len ? "; " : "", f->event->system, f->event->name,
+			 a->exit_fields[r][0], a->want[i].without);
+	}
 }
 
 static bool is_exit_event(struct tep_event *e)
@@ -323,10 +378,14 @@ static bool is_exit_event(struct tep_event *e)
 	return !strcmp(e->system, "kvm") && !strcmp(e->name, "kvm_exit");
 }
 
-static const struct arch_ops *entry_arch(struct tep_event *e)
+/* The arch of an entry event: that of the exit events first (x86 and arm share kvm_entry). */
+static const struct arch_ops *entry_arch(const struct decoder *d, struct tep_event *e)
 {
 	size_t i;
 
+	if (d->arch && !strcmp(e->system, d->arch->entry_system) &&
+	    !strcmp(e->name, d->arch->entry_event))
+		return d->arch;
 	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
 		if (!strcmp(e->system, arches[i]->entry_system) &&
 		    !strcmp(e->name, arches[i]->entry_event))
@@ -385,23 +444,35 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, struct reason_table 
 	if (!d->by_id)
 		return -1;
 
+	/* exits first: they decide the arch, and the entries follow it */
+	for (i = 0; i < n; i++) {
+		const struct arch_ops *a;
+		struct decode_fmt *f;
+
+		e = tep_get_event(tep, i);
+		if (!e || e->id < 0 || !e->system || !is_kvm_system(e->system) ||
+		    !is_exit_event(e))
+			continue;
+		a = pick_arch(e, d);
+		f = fmt_new(e, KVM_EV_EXIT, a);
+		if (!f)
+			goto out_nomem;
+		bind_fields(f, a->exit_fields);
+		note_wanted(d, f);
+		if (!d->arch || d->arch == &arch_generic)
+			d->arch = a;
+		d->nr_exit_formats++;
+		d->by_id[e->id] = f;
+	}
 	for (i = 0; i < n; i++) {
 		const struct arch_ops *a;
 		struct decode_fmt *f = NULL;
 
 		e = tep_get_event(tep, i);
-		if (!e || e->id < 0 || !e->system || !is_kvm_system(e->system))
+		if (!e || e->id < 0 || !e->system || !is_kvm_system(e->system) ||
+		    d->by_id[e->id])
 			continue;
-		if (is_exit_event(e)) {
-			a = pick_arch(e, d);
-			f = fmt_new(e, KVM_EV_EXIT, a);
-			if (!f)
-				goto out_nomem;
-			bind_fields(f, a->exit_fields);
-			if (!d->arch || d->arch == &arch_generic)
-				d->arch = a;
-			d->nr_exit_formats++;
-		} else if ((a = entry_arch(e))) {
+		if ((a = entry_arch(d, e))) {
 			f = fmt_new(e, KVM_EV_ENTRY, a);
 			if (!f)
 				goto out_nomem;
@@ -505,7 +576,11 @@ static int reason_id_slow(struct decoder *d, struct decode_fmt *f,
 	const char *name = NULL;
 	char buf[48], flags[32] = "";
 
-	if (a->reason_field && FV_HAS(fv, FR_REASON))
+	if (a->reason_name) {
+		a->reason_name(f, fv, ev, buf, sizeof(buf));
+		name = buf;
+	}
+	if (!name && a->reason_field && FV_HAS(fv, FR_REASON))
 		name = format_sym(f, a->reason_field, FV_HAS(fv, FR_ISA),
 				  FV_HAS(fv, FR_ISA) ? (int64_t)fv->v[FR_ISA] : 0,
 				  ev->reason);
@@ -518,8 +593,8 @@ static int reason_id_slow(struct decoder *d, struct decode_fmt *f,
 	if (ev->flags && a->flag_names)
 		a->flag_names(ev->isa, ev->flags, flags, sizeof(flags));
 	return reason_intern(d->reasons, ev->isa, ev->reason, ev->flags, name, flags,
-			     a->blocking ? a->blocking(ev->isa, ev->reason) : false,
-			     a->async ? a->async(ev->isa, ev->reason) : false);
+			     a->blocking ? a->blocking(ev->isa, ev->reason, ev->flags) : false,
+			     a->async ? a->async(ev->isa, ev->reason, ev->flags) : false);
 }
 
 /* Reason id of ev through the format's cache: one probe per record. */
@@ -597,6 +672,7 @@ int decoder_decode(struct decoder *d, struct tep_record *rec, struct kvm_event *
 	ev->info1 = FV_HAS(&fv, FR_INFO1) ? fv.v[FR_INFO1] : 0;
 	ev->info2 = FV_HAS(&fv, FR_INFO2) ? fv.v[FR_INFO2] : 0;
 	ev->ninfo = FV_HAS(&fv, FR_INFO2) ? 2 : FV_HAS(&fv, FR_INFO1) ? 1 : 0;
+	ev->mode = GUEST_MODE_UNKNOWN;
 	ev->reason_id = -1;
 
 	switch (f->kind) {

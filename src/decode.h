@@ -33,6 +33,22 @@ struct field_vals {
 
 #define FV_HAS(fv, role)	((fv)->have & (1u << (role)))
 
+struct decode_fmt;
+
+/*
+ * The kernel's own name of value v of the field bound to role, from the
+ * __print_symbolic tables of the event's print fmt, or NULL.
+ */
+const char *decode_role_sym(const struct decode_fmt *f, enum field_role role, uint64_t v);
+
+/* A field an arch reads when it is there, and what is lost without it. */
+struct field_want {
+	enum field_role role;
+	const char *without;	/* "no guest IPs" ... */
+};
+
+#define ARCH_WANT_MAX	4
+
 struct arch_ops {
 	const char *name;
 	const char *exit_system;
@@ -53,15 +69,28 @@ struct arch_ops {
 	/* Built-in name tables: used when the format has none. */
 	const char *(*table_name)(enum kvm_isa isa, uint32_t code);
 	void (*flag_names)(enum kvm_isa isa, uint32_t flags, char *buf, size_t len);
-	bool (*blocking)(enum kvm_isa isa, uint32_t code);
-	bool (*async)(enum kvm_isa isa, uint32_t code);
+	/*
+	 * Optional, for reasons made of several fields (arm64 TRAP/SYS64):
+	 * the name of ev's reason into buf, the format's tables first.
+	 * Without it: reason_field's table, then table_name, then UNKNOWN(n).
+	 */
+	void (*reason_name)(const struct decode_fmt *f, const struct field_vals *fv,
+			    const struct kvm_event *ev, char *buf, size_t len);
+	/* The vCPU waits (HLT, WFI, cede): not handling time. */
+	bool (*blocking)(enum kvm_isa isa, uint32_t code, uint32_t flags);
+	/* Asynchronous exits: their guest IPs are time samples. */
+	bool (*async)(enum kvm_isa isa, uint32_t code, uint32_t flags);
+	/* Optional fields of the exit event worth a notice when missing. */
+	struct field_want want[ARCH_WANT_MAX];
 };
 
 extern const struct arch_ops arch_x86;
+extern const struct arch_ops arch_arm64;
+extern const struct arch_ops arch_powerpc;
+extern const struct arch_ops arch_s390;
 extern const struct arch_ops arch_generic;
 
 struct sym_table;
-struct decode_fmt;
 
 #define DECODE_OTHER_MAX	128
 #define UEXIT_MAX		64	/* userspace exit reasons kept apart */

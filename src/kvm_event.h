@@ -28,6 +28,16 @@ enum kvm_isa {
 
 #define KVM_VCPU_NONE	(-1)
 
+/* Where the guest was when it exited, where the arch says so exactly. */
+enum guest_mode {
+	GUEST_MODE_UNKNOWN,
+	GUEST_KERNEL,
+	GUEST_USER,
+};
+
+/* powerpc MSR problem state: the guest ran in user mode */
+#define PPC_MSR_PR	(1ull << 14)
+
 /*
  * For KVM_EV_OTHER only time, cpu, tid, vcpu_id, kind, other and sub are
  * set: most such events are only counted, and their records are not read
@@ -46,6 +56,7 @@ struct kvm_event {
 	uint64_t info1;		/* arch detail of an exit (x86 info1, powerpc MSR ...) */
 	uint64_t info2;
 	int ninfo;		/* how many of info1, info2 the layout has */
+	enum guest_mode mode;	/* exits: from the arch's state (powerpc MSR, s390 PSW) */
 	int reason_id;		/* KVM_EV_EXIT: id in the reason table */
 	int other;		/* KVM_EV_OTHER: index in decode's event table */
 	int sub;		/* KVM_EV_OTHER: sub-reason (userspace exit reason), -1 if none */

@@ -282,7 +282,8 @@ static int setup_trace(struct live *l, unsigned int tick_ms, char *err, size_t e
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (l->d.notice[0])
+	/* with the screen, shown once it starts (see live_run) */
+	if (l->d.notice[0] && !l->view)
 		fprintf(stderr, "kvmtop: %s\n", l->d.notice);
 	return 0;
 }
@@ -367,6 +368,8 @@ int live_run(struct options *o, struct view *v)
 		l.view_on = true;
 		/* curses may have put its own SIGINT/SIGTERM handlers in: ours again */
 		handlers();
+		if (l.d.notice[0])
+			live_notice(&l, "%s", l.d.notice);
 		if (l.use_debugfs)
 			live_notice(&l, "debugfs counters: per VM only, no latencies");
 	}

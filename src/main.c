@@ -510,6 +510,8 @@ static int tui_load(struct tui *t, long k)
 			end = r->iv_end;
 	}
 	t->ns = r->rp.ns;
+	if (r->d.notice[0] && !t->msg[0])
+		snprintf(t->msg, sizeof(t->msg), "%s", r->d.notice);
 	tui_set_model(t, r->m, &r->d, start, end, nr);
 	return 0;
 }

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Generated recordings: every x86 layout, VMX and SVM, file versions and
-codecs, clocks, cut recordings, vCPU migration, lost events and intervals.
+"""Generated recordings: every layout of tests/formats (x86 2.6.32 to
+6.18, VMX and SVM; arm 3.9, arm64 4.0, 4.4, 5.7, 6.9; powerpc HV; s390),
+file versions and codecs, clocks, cut recordings, vCPU migration, lost
+events, intervals, and layouts that lack fields.
 
 tests/kvmgen writes each recording from the layout's format files and the
 figures kvmtop must report; this test compares kvmtop's JSON to them.
@@ -21,6 +23,27 @@ VMX = {56: "APIC_WRITE", 49: "EPT_MISCONFIG", 12: "HLT", 32: "MSR_WRITE", 30: "I
 SVM = {0x7c: "msr", 0x400: "npf", 0x78: "hlt", 0x7b: "io", 0x60: "interrupt", 0x64: "vintr",
        0xbeef: "UNKNOWN(48879)"}
 ISA = {0: "unknown", 1: "vmx", 2: "svm"}
+ISA_NR = {"vmx": 1, "svm": 2, "arm64": 3, "ppc_hv": 4, "s390": 5}
+FLAGS = {"FAILED_VMENTRY": 0x80000000, "CEDED": 1}
+EC = {0x18: "SYS64", 0x24: "DABT_LOW", 0x01: "WFx", 0x16: "HVC64", 0x20: "IABT_LOW", 0x3d: "EC_0x3d"}
+# arm64 codes are type << 8 | the EC of a trap (arch/arm64.c)
+ARM = dict([(0x200 | ec, "TRAP/" + n) for ec, n in EC.items()] +
+           [(0x000, "IRQ"), (0x100, "SERROR"), (0x300, "ILLEGAL")])
+ARM_EC_ONLY = dict((0xfe00 | ec, "EC/" + n) for ec, n in EC.items())
+PPC = {0x980: "HV_DECREMENTER", 0x500: "EXTERNAL", 0xe00: "H_DATA_STORAGE", 0xc00: "SYSCALL",
+       0xe40: "H_EMUL_ASSIST", 0x1234: "UNKNOWN(4660)"}
+S390 = {0x04: "Instruction", 0x1c: "Wait state", 0x14: "External interruption", 0x00: "Host interruption",
+        0x08: "Program interruption", 0x40: "I/O instruction", 0x99: "UNKNOWN(153)"}
+# layout: its isa, the names its reasons must have, and which are blocking (the vCPU waits)
+OTHER_ARCHES = {
+    "arm-3.9": ("arm64", {0xfd00: "EXIT"}, set()),
+    "arm64-4.0": ("arm64", ARM_EC_ONLY, {0xfe01}),
+    "arm64-4.4": ("arm64", ARM, {0x201}),
+    "arm64-5.7": ("arm64", ARM, {0x201}),
+    "arm64-6.9": ("arm64", ARM, {0x201}),
+    "ppc-hv": ("ppc_hv", PPC, {(0xc00, "CEDED")}),
+    "s390": ("s390", S390, {0x1c}),
+}
 
 
 def gen(name, layout, *args):
@@ -40,8 +63,8 @@ def by_thread(j):
         for c in vm["vcpus"]:
             reasons = {}
             for r in c["reasons"]:
-                isa = {"vmx": 1, "svm": 2}.get(r["isa"], 0)
-                flags = 0x80000000 if r.get("flags") == "FAILED_VMENTRY" else 0
+                isa = ISA_NR.get(r["isa"], 0)
+                flags = FLAGS.get(r.get("flags"), 0)
                 l = r["latency"]
                 reasons[(isa, r["code"], flags)] = (r["count"], l["samples"], l["sum"], l["min"], l["max"])
             got[c["tid"]] = dict(vcpu=c["vcpu"], exits=c["exits"], unmatched_exits=c["unmatched_exits"],
@@ -90,7 +113,54 @@ def check_names(name, j, has_isa):
     ok(not bad and j["host"]["reasons"], name + ": reason names from the format's own tables", "\n".join(bad))
 
 
+def check_arch(layout):
+    """Another arch's layout: exact figures, the arch's isa, names and blocking reasons."""
+    isa, names, blocking = OTHER_ARCHES[layout]
+    j = check(layout, layout, "-m", "2", "-v", "2", "-n", "400", "-C", "3", "-x", "-t", "-s", "7")
+    if not j:
+        return
+    rs = j["host"]["reasons"]
+    eq(sorted(set(r["isa"] for r in rs)), [isa], layout + ": isa is " + isa)
+    bad = ["%#x %s: %r, want %r" % (r["code"], r.get("flags", ""), r["reason"], names.get(r["code"]))
+           for r in rs if r["reason"] != names.get(r["code"])]
+    ok(rs and not bad, layout + ": reason names (the format's own tables, then kvmtop's)", "\n".join(bad))
+    got = sorted((r["code"], r.get("flags")) if r.get("flags") else r["code"] for r in rs if r["blocking"])
+    want = sorted(b for b in blocking if any((r["code"], r.get("flags")) == b if isinstance(b, tuple)
+                                             else r["code"] == b for r in rs))
+    eq(got, want, layout + ": the waiting reasons (WFx, ceded, wait state) are the blocking ones")
+
+
+def check_missing():
+    """Layouts that lack fields: still replayed, counted per thread, one notice naming the field."""
+    j = check("x86-stripped", "x86-stripped", "-m", "1", "-v", "2", "-n", "300", "-s", "8")
+    rc, out, err = run(["-b", "-r", os.path.join(TMP, "x86-stripped.dat"), "--summary", "-o", "json"])
+    lines = err.strip().splitlines()
+    ok(len(lines) == 1 and "kvm:kvm_exit has no field 'isa'" in lines[0] and "'guest_rip' (no guest IPs)" in lines[0],
+       "x86-stripped: one notice line names the missing isa and guest_rip fields", err)
+    if j:
+        ok(all(r["reason"] == "UNKNOWN(%d)" % r["code"] for r in j["host"]["reasons"]),
+           "x86-stripped: without isa the reasons are numbers")
+
+    dat, exp = gen("foreign", "foreign", "-m", "1", "-v", "3", "-n", "300", "-s", "9")
+    rc, out, err = run(["-b", "-r", dat, "--summary", "-o", "json"])
+    eq(rc, 0, "foreign layout: exit status 0")
+    lines = err.strip().splitlines()
+    ok(len(lines) == 1 and "kvm:kvm_exit has no field" in lines[0] and "'exit_reason'" in lines[0]
+       and "UNKNOWN" in lines[0], "foreign layout: one notice line naming the missing field", err)
+    if rc == 0:
+        j = json.loads(out)
+        got = sorted((c["tid"], c["exits"], c["unmatched_exits"], c["unmatched_entries"])
+                     for vm in j["vms"] for c in vm["vcpus"])
+        want = sorted((t["tid"], t["exits"], t["unmatched_exits"], t["unmatched_entries"]) for t in exp["threads"])
+        eq(got, want, "foreign layout: exits and unmatched exits/entries per thread")
+        eq(sorted(set(r["reason"] for r in j["host"]["reasons"])), ["UNKNOWN(0)"],
+           "foreign layout: its exits are UNKNOWN")
+
+
 def main():
+    for layout in sorted(OTHER_ARCHES):
+        check_arch(layout)
+    check_missing()
     for layout in LAYOUTS:
         has_isa = layout != "x86-2.6.32"
         # two VMs of two vCPUs, vCPUs migrating over 4 CPUs, user-space I/O, a cut recording

@@ -39,9 +39,21 @@
 
 enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_NR };
 
-static const char *const gk_event[G_NR] = {
+/*
+ * The arch is that of the layout's exit event: x86 and arm share
+ * kvm_exit (arm's has vcpu_pc), powerpc HV and s390 have their own.
+ */
+enum garch { A_X86, A_ARM, A_PPC, A_S390 };
+
+static const char *gk_event[G_NR] = {
 	"kvm_exit", "kvm_entry", "kvm_pio", "kvm_userspace_exit",
 };
+static const char *gk_system[G_NR] = { "kvm", "kvm", "kvm", "kvm" };
+static enum garch garch;
+/* the kernel's isa numbers for x86; kvmtop's for the others (its JSON "isa") */
+#define ISA_ARM64_NR	3
+#define ISA_PPC_NR	4
+#define ISA_S390_NR	5
 
 struct gev {
 	uint64_t t;
@@ -51,9 +63,11 @@ struct gev {
 	uint8_t lost_before;	/* the page holding it starts after lost events */
 	uint8_t isa;		/* exit: 1 VMX, 2 SVM (the kernel's isa values) */
 	int32_t tid;
-	uint32_t reason;	/* exit: raw exit_reason; uexit: KVM_EXIT_* */
+	uint32_t reason;	/* exit: raw exit_reason, arm type, ppc trap, s390 icptcode; uexit: KVM_EXIT_* */
+	uint32_t aux;		/* exit: arm EC (as written), ppc ceded */
 	uint32_t vcpu;
 	uint64_t rip;
+	uint64_t msr;		/* exit: ppc MSR, s390 PSW mask */
 };
 
 struct opts {
@@ -112,9 +126,28 @@ static char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
+static bool file_exists(const char *dir, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s.format", dir, name);
+	return access(path, R_OK) == 0;
+}
+
 static void load_formats(const char *dir)
 {
 	int k;
+
+	if (file_exists(dir, "kvm_guest_exit")) {
+		garch = A_PPC;
+		gk_event[G_EXIT] = "kvm_guest_exit";
+		gk_event[G_ENTRY] = "kvm_guest_enter";
+		gk_system[G_EXIT] = gk_system[G_ENTRY] = "kvm_hv";
+	} else if (file_exists(dir, "kvm_s390_sie_exit")) {
+		garch = A_S390;
+		gk_event[G_EXIT] = "kvm_s390_sie_exit";
+		gk_event[G_ENTRY] = "kvm_s390_sie_enter";
+	}
 
 	tep = tep_alloc();
 	tep_set_loglevel(TEP_LOG_NONE);
@@ -132,11 +165,14 @@ static void load_formats(const char *dir)
 				die("no format file %s", path);
 			continue;
 		}
-		if (tep_parse_event(tep, buf, len, "kvm") && !tep_find_event_by_name(tep, "kvm", gk_event[k]))
+		if (tep_parse_event(tep, buf, len, gk_system[k]) &&
+		    !tep_find_event_by_name(tep, gk_system[k], gk_event[k]))
 			die("cannot parse %s", path);
-		ev_fmt[k] = tep_find_event_by_name(tep, "kvm", gk_event[k]);
+		ev_fmt[k] = tep_find_event_by_name(tep, gk_system[k], gk_event[k]);
 		free(buf);
 	}
+	if (garch == A_X86 && tep_find_field(ev_fmt[G_EXIT], "vcpu_pc"))
+		garch = A_ARM;
 }
 
 /* --- the scenario --- */
@@ -164,29 +200,65 @@ struct mix {
 	uint32_t reason;
 	unsigned int weight;
 	uint32_t lat_min, lat_span;	/* latency in clock units */
+	uint32_t aux;			/* arm: the EC of a TRAP; ppc: ceded */
 };
 
 /* A workload like the real hosts': APIC writes, EPT, HLT with long waits. */
 static const struct mix vmx_mix[] = {
-	{ 56, 40, 150, 2000 },		/* APIC_WRITE */
-	{ 49, 15, 400, 5000 },		/* EPT_MISCONFIG */
-	{ 12, 15, 300, 3000000 },	/* HLT */
-	{ 32, 10, 120, 3000 },		/* MSR_WRITE */
-	{ 30, 8, 1000, 50000 },		/* IO_INSTRUCTION */
-	{ 1, 5, 1100, 80000 },		/* EXTERNAL_INTERRUPT */
-	{ 48, 4, 380, 6000 },		/* EPT_VIOLATION */
-	{ 0x80000021, 1, 500, 100 },	/* INVALID_STATE | FAILED_VMENTRY */
-	{ 0xbeef, 1, 100, 100 },	/* a code no table names */
+	{ 56, 40, 150, 2000, 0 },		/* APIC_WRITE */
+	{ 49, 15, 400, 5000, 0 },		/* EPT_MISCONFIG */
+	{ 12, 15, 300, 3000000, 0 },	/* HLT */
+	{ 32, 10, 120, 3000, 0 },		/* MSR_WRITE */
+	{ 30, 8, 1000, 50000, 0 },		/* IO_INSTRUCTION */
+	{ 1, 5, 1100, 80000, 0 },		/* EXTERNAL_INTERRUPT */
+	{ 48, 4, 380, 6000, 0 },		/* EPT_VIOLATION */
+	{ 0x80000021, 1, 500, 100, 0 },	/* INVALID_STATE | FAILED_VMENTRY */
+	{ 0xbeef, 1, 100, 100, 0 },	/* a code no table names */
 };
 
 static const struct mix svm_mix[] = {
-	{ 0x07c, 30, 150, 3000 },	/* msr */
-	{ 0x400, 25, 400, 6000 },	/* npf */
-	{ 0x078, 15, 300, 3000000 },	/* hlt */
-	{ 0x07b, 10, 1000, 50000 },	/* io */
-	{ 0x060, 10, 1100, 80000 },	/* interrupt */
-	{ 0x064, 8, 200, 2000 },	/* vintr */
-	{ 0xbeef, 2, 100, 100 },	/* a code no table names */
+	{ 0x07c, 30, 150, 3000, 0 },	/* msr */
+	{ 0x400, 25, 400, 6000, 0 },	/* npf */
+	{ 0x078, 15, 300, 3000000, 0 },	/* hlt */
+	{ 0x07b, 10, 1000, 50000, 0 },	/* io */
+	{ 0x060, 10, 1100, 80000, 0 },	/* interrupt */
+	{ 0x064, 8, 200, 2000, 0 },	/* vintr */
+	{ 0xbeef, 2, 100, 100, 0 },	/* a code no table names */
+};
+
+/* arm64: exception type (0 IRQ, 1 SERROR, 2 TRAP, 3 ILLEGAL) and, for a TRAP, the EC */
+static const struct mix arm_mix[] = {
+	{ 2, 25, 150, 2000, 0x18 },	/* TRAP/SYS64 */
+	{ 2, 20, 400, 8000, 0x24 },	/* TRAP/DABT_LOW */
+	{ 2, 15, 300, 3000000, 0x01 },	/* TRAP/WFx */
+	{ 0, 20, 1000, 50000, 0 },	/* IRQ */
+	{ 2, 10, 200, 3000, 0x16 },	/* TRAP/HVC64 */
+	{ 2, 5, 300, 4000, 0x20 },	/* TRAP/IABT_LOW */
+	{ 1, 1, 500, 100, 0 },		/* SERROR */
+	{ 3, 1, 500, 100, 0 },		/* ILLEGAL */
+	{ 2, 1, 100, 100, 0x3d },	/* an EC no table names */
+};
+
+/* powerpc HV: trap vector, and ceded */
+static const struct mix ppc_mix[] = {
+	{ 0x980, 20, 1000, 20000, 0 },		/* HV_DECREMENTER */
+	{ 0x500, 10, 800, 10000, 0 },		/* EXTERNAL */
+	{ 0xe00, 20, 500, 8000, 0 },		/* H_DATA_STORAGE */
+	{ 0xc00, 20, 200, 3000, 0 },		/* SYSCALL (hcall) */
+	{ 0xc00, 15, 300, 3000000, 1 },		/* SYSCALL, ceded: H_CEDE */
+	{ 0xe40, 10, 300, 5000, 0 },		/* H_EMUL_ASSIST */
+	{ 0x1234, 2, 100, 100, 0 },		/* a trap no table names */
+};
+
+/* s390: intercept codes */
+static const struct mix s390_mix[] = {
+	{ 0x04, 30, 200, 4000, 0 },		/* Instruction */
+	{ 0x1c, 15, 300, 3000000, 0 },		/* Wait state */
+	{ 0x14, 15, 800, 10000, 0 },		/* External interruption */
+	{ 0x00, 15, 500, 5000, 0 },		/* Host interruption (not in the event's table) */
+	{ 0x08, 10, 400, 6000, 0 },		/* Program interruption */
+	{ 0x40, 10, 1000, 40000, 0 },		/* I/O instruction (not in the event's table) */
+	{ 0x99, 2, 100, 100, 0 },		/* a code no table names */
 };
 
 static const struct mix *pick(const struct mix *m, size_t n, unsigned int *seed)
@@ -217,6 +289,18 @@ static void scenario(const struct opts *o)
 			const struct mix *mx = svm ? svm_mix : vmx_mix;
 			size_t nmx = svm ? sizeof(svm_mix) / sizeof(svm_mix[0]) :
 					   sizeof(vmx_mix) / sizeof(vmx_mix[0]);
+			uint32_t last_ec = 0x16;
+
+			if (garch == A_ARM) {
+				mx = arm_mix;
+				nmx = sizeof(arm_mix) / sizeof(arm_mix[0]);
+			} else if (garch == A_PPC) {
+				mx = ppc_mix;
+				nmx = sizeof(ppc_mix) / sizeof(ppc_mix[0]);
+			} else if (garch == A_S390) {
+				mx = s390_mix;
+				nmx = sizeof(s390_mix) / sizeof(s390_mix[0]);
+			}
 			int cpu = (vm * o->vcpus + k) % o->cpus;
 			uint64_t t = 1000000 + rnd(&seed) % 100000;
 			long long i;
@@ -247,6 +331,19 @@ static void scenario(const struct opts *o)
 				e.reason = m->reason;
 				e.isa = svm ? 2 : 1;
 				e.rip = 0xffffffff81000000ull + (rnd(&seed) % 4096) * 16;
+				e.aux = m->aux;
+				if (garch == A_ARM) {
+					/* arm 4.x writes the last trap's EC into a non-trap exit */
+					if (m->reason == 2)
+						last_ec = m->aux;
+					else
+						e.aux = last_ec;
+				}
+				/* one exit in four from guest user mode (MSR PR, PSW problem state) */
+				e.msr = rnd(&seed) % 4 == 0 ? (garch == A_S390 ? 0x0705000180000000ull :
+								   0x800000000000d033ull) :
+							      (garch == A_S390 ? 0x0704000180000000ull :
+								   0x8000000000009033ull);
 				push(&e);
 				if (o->others && (m->reason == 30 || m->reason == 0x07b)) {
 					/* port I/O handled in user space, inside the exit */
@@ -373,16 +470,43 @@ static void encode(const struct gev *g, unsigned char *data, size_t *len)
 	set_field(data, e, "common_pid", g->tid);
 	switch (g->kind) {
 	case G_EXIT:
-		isa = g->isa;
-		set_field(data, e, "exit_reason", g->reason);
-		set_field(data, e, "guest_rip", g->rip);
-		set_field(data, e, "isa", isa);
-		set_field(data, e, "vcpu_id", g->vcpu);
-		set_field(data, e, "info1", 0x1234);
+		switch (garch) {
+		case A_X86:
+			isa = g->isa;
+			set_field(data, e, "exit_reason", g->reason);
+			set_field(data, e, "guest_rip", g->rip);
+			set_field(data, e, "isa", isa);
+			set_field(data, e, "vcpu_id", g->vcpu);
+			set_field(data, e, "info1", 0x1234);
+			break;
+		case A_ARM:
+			set_field(data, e, "ret", g->reason);
+			set_field(data, e, "esr_ec", g->reason == 2 ? g->aux : 0);
+			set_field(data, e, "idx", g->reason);
+			set_field(data, e, "exit_reason", g->aux);
+			set_field(data, e, "vcpu_pc", g->rip);
+			break;
+		case A_PPC:
+			set_field(data, e, "vcpu_id", g->vcpu);
+			set_field(data, e, "trap", g->reason);
+			set_field(data, e, "pc", g->rip);
+			set_field(data, e, "msr", g->msr);
+			set_field(data, e, "ceded", g->aux);
+			break;
+		case A_S390:
+			set_field(data, e, "id", g->vcpu);
+			set_field(data, e, "icptcode", g->reason);
+			set_field(data, e, "pswaddr", g->rip);
+			set_field(data, e, "pswmask", g->msr);
+			break;
+		}
 		break;
 	case G_ENTRY:
-		set_field(data, e, "vcpu_id", g->vcpu);
+		set_field(data, e, garch == A_S390 ? "id" : "vcpu_id", g->vcpu);
 		set_field(data, e, "rip", g->rip);
+		set_field(data, e, "vcpu_pc", g->rip);
+		set_field(data, e, "pc", g->rip);
+		set_field(data, e, "pswaddr", g->rip);
 		break;
 	case G_PIO:
 		set_field(data, e, "rw", 1);
@@ -473,7 +597,8 @@ static void make_tracing_dir(const char *dir, const struct opts *o)
 	FILE *f;
 	int k;
 
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/events/kvm' '%s/events/ftrace'", dir, dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/events/kvm' '%s/events/kvm_hv' '%s/events/ftrace'",
+		 dir, dir, dir);
 	if (system(cmd))
 		die("cannot create %s", dir);
 	write_text(dir, "events/header_page", header_page);
@@ -503,9 +628,9 @@ static void make_tracing_dir(const char *dir, const struct opts *o)
 			continue;
 		snprintf(src, sizeof(src), "%s/%s.format", o->formats, gk_event[k]);
 		buf = read_file(src, &len);
-		snprintf(path, sizeof(path), "%s/events/kvm/%s", dir, gk_event[k]);
+		snprintf(path, sizeof(path), "%s/events/%s/%s", dir, gk_system[k], gk_event[k]);
 		mkdir(path, 0755);
-		snprintf(path, sizeof(path), "events/kvm/%s/format", gk_event[k]);
+		snprintf(path, sizeof(path), "events/%s/%s/format", gk_system[k], gk_event[k]);
 		write_text(dir, path, buf);
 		free(buf);
 	}
@@ -564,6 +689,8 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 {
 	struct tstat *ts = calloc(o->vms * o->vcpus, sizeof(*ts));
 	bool has_isa = tep_find_field(ev_fmt[G_EXIT], "isa");
+	bool has_type = tep_find_field(ev_fmt[G_EXIT], "ret") || tep_find_field(ev_fmt[G_EXIT], "idx");
+	bool has_ec = tep_find_field(ev_fmt[G_EXIT], "exit_reason");
 	FILE *f = fopen(path, "w");
 	size_t i;
 	int j, k;
@@ -585,9 +712,23 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 			/* a layout without the isa field cannot tell VMX from SVM */
 			uint32_t isa = has_isa ? g->isa : 0, code = g->reason, flags = 0;
 
-			if (isa == 1) {
+			if (garch == A_X86 && isa == 1) {
 				code = g->reason & 0xffff;
 				flags = g->reason & 0xffff0000;
+			} else if (garch == A_ARM) {
+				/* kvmtop's arm64 code: type << 8 | the EC of a trap (see arch/arm64.c) */
+				isa = ISA_ARM64_NR;
+				if (has_type)
+					code = g->reason << 8 | (g->reason == 2 ? g->aux : 0);
+				else if (has_ec)
+					code = 0xfe00 | g->aux;
+				else
+					code = 0xfd00;
+			} else if (garch == A_PPC) {
+				isa = ISA_PPC_NR;
+				flags = g->aux ? 1 : 0;		/* CEDED */
+			} else if (garch == A_S390) {
+				isa = ISA_S390_NR;
 			}
 			if (t->pending)
 				t->unmatched_exits++;
