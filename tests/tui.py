@@ -13,6 +13,7 @@ import subprocess
 import time
 
 from tap import ok, eq, skip, done, kvmtop, run, traces
+import snippet
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 W, H = 120, 30
@@ -221,6 +222,56 @@ def interval_case(dat):
     wait_for(has("KVMTOP-EXIT="))
 
 
+def snippet_case(name):
+    """A real excerpt as a recording: its recent exits show the excerpt's reasons and PCs, in order."""
+    r = snippet.make(name, os.environ["KVMGEN"], os.environ["KVMTOP_FORMATS"], traces(), TMP)
+    if not r:
+        skip("snippet %s: recent exits" % name, "../shared/traces not found")
+        return
+    dat, evs = r
+    exits = [e for e in evs if e["ev"] == "exit"]
+    start(["-r", dat])
+    wait_for(has("VMs ("))
+    keys("Enter")
+    wait_for(has("vCPUs of VM"))
+    keys("Enter")
+    wait_for(has("Exit reasons of vCPU"))
+    keys("Tab")
+    lines = settled(has("Recent exits of vCPU"))
+    got = []
+    for row in rows_after_titles(lines):
+        m = re.search(r"\s\d+\s+(\S.*?)\s+0x([0-9a-f]+)\s", row)
+        if m:
+            got.append((m.group(1), int(m.group(2), 16)))
+    want = [(e["reason"], e["pc"]) for e in reversed(exits)]
+    eq(got, want, "snippet %s: recent exits show the excerpt's reasons and guest PCs, newest first" % name)
+    if "i1" in exits[0]:
+        info = "%x %x" % (exits[-1]["i1"], exits[-1]["i2"])
+        rows = rows_after_titles(lines)
+        ok(rows and rows[0].rstrip().endswith(info), "snippet %s: INFO shows the exit's info1 info2 (%s)" % (name, info),
+           rows[0] if rows else "")
+    keys("q")
+    wait_for(has("KVMTOP-EXIT="))
+
+
+def arch_case(layout, names):
+    """Other arches on screen: a vCPU's exit reasons carry the arch's names."""
+    dat = os.path.join(TMP, "tui-%s.dat" % layout)
+    subprocess.run([os.environ["KVMGEN"], "-f", os.path.join(os.environ["KVMTOP_FORMATS"], layout), "-o", dat,
+                    "-v", "1", "-n", "500"], check=True, capture_output=True)
+    start(["-r", dat])
+    wait_for(has("VMs ("))
+    keys("Enter")
+    wait_for(has("vCPUs of VM"))
+    keys("Enter")
+    lines = settled(has("Exit reasons of vCPU"))
+    text = "\n".join(rows_after_titles(lines))
+    missing = [n for n in names if n not in text]
+    eq(missing, [], "%s: the reasons pane shows %s" % (layout, ", ".join(names)))
+    keys("q")
+    wait_for(has("KVMTOP-EXIT="))
+
+
 def kvmtop_pid():
     shell = tmux("list-panes", "-t", "k", "-F", "#{pane_pid}").stdout.decode().split()
     kids = subprocess.run(["pgrep", "-P", shell[0]], capture_output=True).stdout.decode().split() if shell else []
@@ -323,6 +374,11 @@ def main():
         help_case(dat)
         recent_case(dat)
         interval_case(dat)
+        for name in ("arm64-sys64", "svm-idle-halt", "svm-sev-npf"):
+            snippet_case(name)
+        arch_case("arm64-6.9", ["TRAP/SYS64", "TRAP/WFx", "IRQ"])
+        arch_case("ppc-hv", ["HV_DECREMENTER", "H_DATA_STORAGE", "SYSCALL CEDED"])
+        arch_case("s390", ["Instruction", "Wait state", "Host interruption"])
         signal_case(dat)
         live_case()
     finally:

@@ -68,7 +68,24 @@ struct gev {
 	uint32_t vcpu;
 	uint64_t rip;
 	uint64_t msr;		/* exit: ppc MSR, s390 PSW mask */
+	int32_t script;		/* -S: index of its field list in script_fields, else -1 */
 };
+
+/*
+ * -S FILE: events given one per line instead of the built-in workload,
+ * to reproduce a real trace excerpt:
+ *   comm TID NAME...                       a thread's name
+ *   TIME_NS CPU TID exit|entry FIELD=VALUE...  fields set by name
+ */
+#define SCRIPT_FIELDS	8
+struct script_ev {
+	int nr;
+	char name[SCRIPT_FIELDS][32];
+	uint64_t v[SCRIPT_FIELDS];
+};
+static struct script_ev *script_fields;
+static size_t nr_script, alloc_script;
+static char *script_comms;	/* saved_cmdlines text */
 
 struct opts {
 	const char *formats;
@@ -87,6 +104,7 @@ struct opts {
 	bool lost;
 	bool others;
 	const char *comm_fmt;	/* thread names */
+	const char *script;	/* -S */
 };
 
 static struct tep_handle *tep;
@@ -193,6 +211,8 @@ static void push(const struct gev *e)
 	}
 	evs[nr_evs] = *e;
 	evs[nr_evs].seq = nr_evs;
+	if (!script_fields)
+		evs[nr_evs].script = -1;
 	nr_evs++;
 }
 
@@ -377,6 +397,65 @@ static void scenario(const struct opts *o)
 	}
 }
 
+static void read_script(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	size_t comm_len = 0;
+	int lineno = 0;
+
+	if (!f)
+		die("cannot read %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		char kind[16], *p, *tok;
+		struct script_ev *s;
+		unsigned long long t;
+		int cpu, tid, used;
+		struct gev e;
+
+		lineno++;
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (!strncmp(line, "comm ", 5)) {
+			size_t n = strlen(line + 5);
+
+			script_comms = realloc(script_comms, comm_len + n + 1);
+			if (!script_comms)
+				die("%s", "out of memory");
+			memcpy(script_comms + comm_len, line + 5, n + 1);
+			comm_len += n;
+			continue;
+		}
+		if (sscanf(line, "%llu %d %d %15s %n", &t, &cpu, &tid, kind, &used) != 4 ||
+		    (strcmp(kind, "exit") && strcmp(kind, "entry")) || cpu < 0 || cpu > 255)
+			die("%s:%d: want TIME CPU TID exit|entry FIELD=VALUE...", path, lineno);
+		if (nr_script == alloc_script) {
+			alloc_script = alloc_script ? alloc_script * 2 : 64;
+			script_fields = realloc(script_fields, alloc_script * sizeof(*script_fields));
+			if (!script_fields)
+				die("%s", "out of memory");
+		}
+		s = &script_fields[nr_script];
+		memset(s, 0, sizeof(*s));
+		for (p = line + used; (tok = strtok(p, " \t\n")); p = NULL) {
+			char *eq = strchr(tok, '=');
+
+			if (!eq || s->nr == SCRIPT_FIELDS || eq - tok >= 32)
+				die("%s:%d: bad field '%s'", path, lineno, tok);
+			memcpy(s->name[s->nr], tok, eq - tok);
+			s->v[s->nr++] = strtoull(eq + 1, NULL, 0);
+		}
+		memset(&e, 0, sizeof(e));
+		e.kind = strcmp(kind, "exit") ? G_ENTRY : G_EXIT;
+		e.t = t;
+		e.cpu = cpu;
+		e.tid = tid;
+		e.script = (int32_t)nr_script++;
+		push(&e);
+	}
+	fclose(f);
+}
+
 static int cmp_time(const void *a, const void *b)
 {
 	const struct gev *x = a, *y = b;
@@ -468,6 +547,15 @@ static void encode(const struct gev *g, unsigned char *data, size_t *len)
 	memset(data, 0, n);
 	set_field(data, e, "common_type", e->id);
 	set_field(data, e, "common_pid", g->tid);
+	if (g->script >= 0) {
+		const struct script_ev *s = &script_fields[g->script];
+		int i;
+
+		for (i = 0; i < s->nr; i++)
+			set_field(data, e, s->name[i], s->v[i]);
+		*len = n;
+		return;
+	}
 	switch (g->kind) {
 	case G_EXIT:
 		switch (garch) {
@@ -639,7 +727,9 @@ static void make_tracing_dir(const char *dir, const struct opts *o)
 	f = fopen(path, "w");
 	if (!f)
 		die("cannot write %s", path);
-	{
+	if (o->script) {
+		fputs(script_comms ? script_comms : "", f);
+	} else {
 		int vm, kk;
 
 		for (vm = 0; vm < o->vms; vm++)
@@ -815,7 +905,9 @@ static void usage(void)
 "  -t                a cut recording: starts after an exit, ends before entries\n"
 "  -l                lose events: some pages start after missed events\n"
 "  -x                with port I/O exits, kvm_pio and kvm_userspace_exit events\n"
-"  -N qemu|kvmtool|none  thread names: CPU n/KVM, kvm-vcpu-n, or one name for all\n");
+"  -N qemu|kvmtool|none  thread names: CPU n/KVM, kvm-vcpu-n, or one name for all\n"
+"  -S FILE           the events of FILE instead of a workload, one per line:\n"
+"                    'TIME_NS CPU TID exit|entry FIELD=VALUE...' or 'comm TID NAME'\n");
 	exit(2);
 }
 
@@ -834,7 +926,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:")) != -1) {
+	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:S:")) != -1) {
 		switch (c) {
 		case 'f': o.formats = optarg; break;
 		case 'o': o.out = optarg; break;
@@ -852,6 +944,7 @@ int main(int argc, char **argv)
 		case 'l': o.lost = true; break;
 		case 'x': o.others = true; break;
 		case 'N': o.comm_fmt = optarg; break;
+		case 'S': o.script = optarg; break;
 		default: usage();
 		}
 	}
@@ -861,7 +954,18 @@ int main(int argc, char **argv)
 	load_formats(o.formats);
 	if (o.others && (!ev_fmt[G_PIO] || !ev_fmt[G_UEXIT]))
 		o.others = false;
-	scenario(&o);
+	if (o.script) {
+		int max_cpu = 0;
+
+		read_script(o.script);
+		for (i = 0; i < nr_evs; i++)
+			if (evs[i].cpu > max_cpu)
+				max_cpu = evs[i].cpu;
+		o.cpus = max_cpu + 1;
+		o.expect = NULL;	/* the caller knows what it wrote */
+	} else {
+		scenario(&o);
+	}
 	settle_times();
 	if (o.lost) {
 		/* every 50th page of events starts after 7 lost events */
