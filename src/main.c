@@ -351,6 +351,22 @@ static void run_free(struct run *r)
 	r->open = false;
 }
 
+/* Feed the open recording to the model from where it stands: 0 or 1 (said why). */
+static int run_read(struct run *r)
+{
+	char err[512];
+
+	if (replay_run(&r->rp, on_record, r, err, sizeof(err)) < 0) {
+		fprintf(stderr, "kvmtop: %s\n", err);
+		return 1;
+	}
+	if (r->nomem) {
+		fprintf(stderr, "kvmtop: out of memory\n");
+		return 1;
+	}
+	return 0;
+}
+
 /* Open the recording and feed all of it (or up to r->want) to a new model: 0 or 1 (said why). */
 static int run_load(struct run *r)
 {
@@ -383,13 +399,7 @@ static int run_load(struct run *r)
 		}
 		r->step = (uint64_t)llround((o->delay ? o->delay : 1.0) * 1e9);
 	}
-	if (replay_run(&r->rp, on_record, r, err, sizeof(err)) < 0) {
-		fprintf(stderr, "kvmtop: %s\n", err);
-		return 1;
-	}
-	if (r->nomem)
-		goto out_nomem;
-	return 0;
+	return run_read(r);
 out_nomem:
 	fprintf(stderr, "kvmtop: out of memory\n");
 	return 1;
@@ -439,7 +449,6 @@ out:
  */
 static int run_step_on(struct run *r)
 {
-	char err[512];
 	int ret;
 
 	r->want++;
@@ -456,13 +465,7 @@ static int run_step_on(struct run *r)
 		if (ret > 0)
 			return 0;	/* an empty interval: the held event is later still */
 	}
-	if (replay_run(&r->rp, on_record, r, err, sizeof(err)) < 0) {
-		fprintf(stderr, "kvmtop: %s\n", err);
-		return 1;
-	}
-	if (r->nomem)
-		goto out_nomem;
-	return 0;
+	return run_read(r);
 out_nomem:
 	fprintf(stderr, "kvmtop: out of memory\n");
 	return 1;

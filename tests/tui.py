@@ -176,14 +176,19 @@ def help_case(dat):
     wait_for(has("KVMTOP-EXIT="))
 
 
-def recent_case(dat):
-    """Tab from a vCPU's reasons: its recent exits, with the exit's own info fields."""
+def open_reasons(dat):
+    """kvmtop -r dat, Enter on the first VM, Enter on its first vCPU: the reasons screen."""
     start(["-r", dat])
     wait_for(has("VMs ("))
     keys("Enter")
     wait_for(has("vCPUs of VM"))
     keys("Enter")
-    wait_for(has("Exit reasons of vCPU"))
+    return settled(has("Exit reasons of vCPU"))
+
+
+def recent_case(dat):
+    """Tab from a vCPU's reasons: its recent exits, with the exit's own info fields."""
+    open_reasons(dat)
     keys("Tab")
     lines = settled(has("Recent exits of vCPU"))
     titles = lines[3].split() if len(lines) > 3 else []
@@ -230,12 +235,7 @@ def snippet_case(name):
         return
     dat, evs = r
     exits = [e for e in evs if e["ev"] == "exit"]
-    start(["-r", dat])
-    wait_for(has("VMs ("))
-    keys("Enter")
-    wait_for(has("vCPUs of VM"))
-    keys("Enter")
-    wait_for(has("Exit reasons of vCPU"))
+    open_reasons(dat)
     keys("Tab")
     lines = settled(has("Recent exits of vCPU"))
     got = []
@@ -259,12 +259,7 @@ def arch_case(layout, names):
     dat = os.path.join(TMP, "tui-%s.dat" % layout)
     subprocess.run([os.environ["KVMGEN"], "-f", os.path.join(os.environ["KVMTOP_FORMATS"], layout), "-o", dat,
                     "-v", "1", "-n", "500"], check=True, capture_output=True)
-    start(["-r", dat])
-    wait_for(has("VMs ("))
-    keys("Enter")
-    wait_for(has("vCPUs of VM"))
-    keys("Enter")
-    lines = settled(has("Exit reasons of vCPU"))
+    lines = open_reasons(dat)
     text = "\n".join(rows_after_titles(lines))
     missing = [n for n in names if n not in text]
     eq(missing, [], "%s: the reasons pane shows %s" % (layout, ", ".join(names)))
