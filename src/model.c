@@ -206,7 +206,8 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 		r->cpu = (int16_t)ev->cpu;
 		r->info1 = ev->info1;
 		r->info2 = ev->info2;
-		r->ninfo = (int16_t)ev->ninfo;
+		r->ninfo = (int8_t)ev->ninfo;
+		r->mode = (int8_t)ev->mode;
 		v->pending_slot = v->ring_head;
 		v->ring_head = (v->ring_head + 1) % m->ring_size;
 		v->ring_count++;

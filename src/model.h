@@ -45,7 +45,8 @@ struct exit_rec {
 	uint64_t info2;
 	int32_t reason_id;
 	int16_t cpu;
-	int16_t ninfo;		/* 0: the layout has no info fields */
+	int8_t ninfo;		/* 0: the layout has no info fields */
+	int8_t mode;		/* enum guest_mode, where the arch says exactly */
 };
 
 struct reason_stat {

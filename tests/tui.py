@@ -263,6 +263,13 @@ def arch_case(layout, names):
     text = "\n".join(rows_after_titles(lines))
     missing = [n for n in names if n not in text]
     eq(missing, [], "%s: the reasons pane shows %s" % (layout, ", ".join(names)))
+    if layout == "ppc-hv":
+        keys("Tab")
+        rows = rows_after_titles(settled(has("Recent exits of vCPU")))
+        # MODE then INFO (the guest MSR): user exactly when MSR PR (0x4000) is set
+        modes = [(r.split()[-2], int(r.split()[-1], 16) & 0x4000 != 0) for r in rows]
+        ok(modes and all((m == "user") == pr for m, pr in modes) and {m for m, _ in modes} == {"user", "kernel"},
+           "ppc-hv: recent exits show guest user/kernel mode from the MSR's PR bit", "\n".join(rows[:6]))
     keys("q")
     wait_for(has("KVMTOP-EXIT="))
 

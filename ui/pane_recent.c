@@ -15,6 +15,7 @@ struct recent_row {
 	uint64_t info1;
 	uint64_t info2;
 	int ninfo;
+	int mode;
 	int reason;
 	int cpu;
 };
@@ -25,6 +26,7 @@ PANE_CMP(recent_row, latency)
 PANE_CMP(recent_row, reason)
 PANE_CMP(recent_row, cpu)
 PANE_CMP(recent_row, info1)
+PANE_CMP(recent_row, mode)
 
 static void c_time(const struct tui *t, const void *r, char *buf, size_t len)
 {
@@ -76,12 +78,21 @@ static void c_info(const struct tui *t, const void *r, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+/* Guest kernel or user mode, where the arch's state says (powerpc MSR PR, s390 PSW) */
+static void c_mode(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	int m = ((const struct recent_row *)r)->mode;
+
+	snprintf(buf, len, "%s", m == GUEST_KERNEL ? "kernel" : m == GUEST_USER ? "user" : "-");
+}
+
 static const struct pane_col cols[] = {
 	{ "time",    "TIME s",      14, COL_RIGHT, c_time,   cmp_seq,     true,  9 },
 	{ "cpu",     "CPU",          4, COL_RIGHT, c_cpu,    cmp_cpu,     false, 4 },
 	{ "reason",  "REASON",      28, COL_LEFT,  c_reason, cmp_reason,  false, 8 },
 	{ "ip",      "GUEST IP",    18, COL_RIGHT, c_ip,     cmp_ip,      false, 6 },
 	{ "latency", "LATENCY",     10, COL_RIGHT, c_lat,    cmp_latency, true,  7 },
+	{ "mode",    "MODE",         6, COL_LEFT,  c_mode,   cmp_mode,    false, 2 },
 	{ "info",    "INFO",        34, COL_LEFT,  c_info,   cmp_info1,   false, 3 },
 };
 
@@ -112,6 +123,7 @@ static int build(struct tui *t, struct pane *p)
 		w->info1 = e->info1;
 		w->info2 = e->info2;
 		w->ninfo = e->ninfo;
+		w->mode = e->mode;
 	}
 	return 0;
 }
