@@ -99,20 +99,18 @@ static double interval_seconds(const struct batch *b, uint64_t end)
 
 /* --- text --- */
 
-static void fmt_time(const struct batch *b, double t, char *buf, size_t len)
+void batch_fmt_duration(double v, bool ns, int decimals, char *buf, size_t len)
 {
-	if (!b->ns) {
-		snprintf(buf, len, "%.0f", t);
-		return;
-	}
-	if (t < 1e3)
-		snprintf(buf, len, "%.0fns", t);
-	else if (t < 1e6)
-		snprintf(buf, len, "%.2fus", t / 1e3);
-	else if (t < 1e9)
-		snprintf(buf, len, "%.2fms", t / 1e6);
+	if (!ns)
+		snprintf(buf, len, "%.0f", v);
+	else if (v < 1e3)
+		snprintf(buf, len, "%.0fns", v);
+	else if (v < 1e6)
+		snprintf(buf, len, "%.*fus", decimals, v / 1e3);
+	else if (v < 1e9)
+		snprintf(buf, len, "%.*fms", decimals, v / 1e6);
 	else
-		snprintf(buf, len, "%.2fs", t / 1e9);
+		snprintf(buf, len, "%.2fs", v / 1e9);
 }
 
 static void text_cell(const struct batch *b, const struct reason_col *c,
@@ -141,7 +139,7 @@ static void text_cell(const struct batch *b, const struct reason_col *c,
 		if (!w->lat.samples)
 			snprintf(buf, sizeof(buf), "-");
 		else
-			fmt_time(b, c->type == COL_TIME ? (double)v.u : v.d, buf, sizeof(buf));
+			batch_fmt_duration(c->type == COL_TIME ? (double)v.u : v.d, b->ns, 2, buf, sizeof(buf));
 		fprintf(b->out, "%*s", c->width, buf);
 		return;
 	}

@@ -36,5 +36,11 @@ struct batch {
 int batch_format_parse(const char *s, enum batch_format *fmt);
 /* Print the interval [m->interval_start, end]. 0 or -1 (no memory). */
 int batch_print(struct batch *b, uint64_t end);
+/*
+ * A duration v in the source's unit: with ns, scaled to ns/us/ms/s with
+ * decimals digits after the point (ns whole); without, the bare count.
+ * The screen and the text output print times through it alike.
+ */
+void batch_fmt_duration(double v, bool ns, int decimals, char *buf, size_t len);
 
 #endif

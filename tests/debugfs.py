@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 import time
 
-from tap import ok, eq, skip, done, kvmtop, run
+from tap import ok, eq, skip, done, kvmtop, run, mount_point
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 
@@ -112,11 +112,7 @@ def no_kvm_case():
 
 
 def debugfs_dir():
-    for line in open("/proc/mounts"):
-        f = line.split()
-        if f[2] == "debugfs":
-            return f[1]
-    return None
+    return mount_point("debugfs")
 
 
 def host_case():

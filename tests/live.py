@@ -14,7 +14,7 @@ import signal
 import subprocess
 import time
 
-from tap import ok, eq, skip, done, kvmtop
+from tap import ok, eq, skip, done, kvmtop, mount_point
 
 ASAN = os.environ.get("KVMTOP_ASAN")
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
@@ -23,11 +23,7 @@ CASES = ["demo workload counts", "ASan build live", "live intervals", "SIGINT te
 
 
 def tracefs():
-    for line in open("/proc/mounts"):
-        f = line.split()
-        if f[2] == "tracefs":
-            return f[1]
-    return None
+    return mount_point("tracefs")
 
 
 def why_not():

@@ -41,6 +41,15 @@ def kvmtop():
     return os.environ.get("KVMTOP", os.path.join(os.getcwd(), "kvmtop"))
 
 
+def mount_point(fstype):
+    """Where a file system of type fstype (tracefs, debugfs) is mounted, or None."""
+    for line in open("/proc/mounts"):
+        f = line.split()
+        if f[2] == fstype:
+            return f[1]
+    return None
+
+
 def traces():
     return os.environ.get("KVMTOP_TRACES", "")
 

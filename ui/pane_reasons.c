@@ -19,6 +19,7 @@ struct reason_row {
 	uint64_t total;
 	double pct;
 	uint64_t samples;
+	bool have_lat;		/* samples > 0 */
 	uint64_t min;
 	double mean;
 	uint64_t p50;
@@ -48,20 +49,11 @@ static void c_name(const struct tui *t, const void *r, char *buf, size_t len)
 	snprintf(buf, len, "%s%s", w->name, w->blocking ? " (blocks)" : w->event ? " (event)" : "");
 }
 
-static void c_count(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	tui_fmt_count(((const struct reason_row *)r)->count, buf, len);
-}
+PANE_COUNT_CELL(reason_row, count, count)
 
-static void c_rate(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	tui_fmt_rate(t, ((const struct reason_row *)r)->count, buf, len);
-}
+PANE_RATE_CELL(reason_row, rate, count)
 
-static void c_total(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	tui_fmt_count(((const struct reason_row *)r)->total, buf, len);
-}
+PANE_COUNT_CELL(reason_row, total, total)
 
 static void c_pct(const struct tui *t, const void *r, char *buf, size_t len)
 {
@@ -73,40 +65,15 @@ static void c_pct(const struct tui *t, const void *r, char *buf, size_t len)
 		tui_fmt_pct(w->pct, buf, len);
 }
 
-static void c_min(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	const struct reason_row *w = r;
+PANE_LAT_CELL(reason_row, min)
 
-	tui_fmt_lat(t, w->samples > 0, (double)w->min, buf, len);
-}
+PANE_LAT_CELL(reason_row, mean)
 
-static void c_mean(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	const struct reason_row *w = r;
+PANE_LAT_CELL(reason_row, p50)
 
-	tui_fmt_lat(t, w->samples > 0, w->mean, buf, len);
-}
+PANE_LAT_CELL(reason_row, p99)
 
-static void c_p50(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	const struct reason_row *w = r;
-
-	tui_fmt_lat(t, w->samples > 0, (double)w->p50, buf, len);
-}
-
-static void c_p99(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	const struct reason_row *w = r;
-
-	tui_fmt_lat(t, w->samples > 0, (double)w->p99, buf, len);
-}
-
-static void c_max(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	const struct reason_row *w = r;
-
-	tui_fmt_lat(t, w->samples > 0, (double)w->max, buf, len);
-}
+PANE_LAT_CELL(reason_row, max)
 
 /* One character per decade, its height the share of samples there. */
 static void c_bar(const struct tui *t, const void *r, char *buf, size_t len)
@@ -226,6 +193,7 @@ static int build(struct tui *t, struct pane *p)
 		w->total = m->total;
 		w->pct = s.exits ? 100.0 * (double)m->count / (double)s.exits : 0;
 		w->samples = m->lat.samples;
+		w->have_lat = w->samples > 0;
 		w->min = m->lat.samples ? m->lat.min : 0;
 		w->mean = hist_mean(&m->lat);
 		w->p50 = hist_quantile(&m->lat, 0.5);

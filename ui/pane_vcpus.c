@@ -77,36 +77,15 @@ static void c_cpu(const struct tui *t, const void *r, char *buf, size_t len)
 		snprintf(buf, len, "%d", w->cpu);
 }
 
-static void c_rate(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	tui_fmt_rate(t, ((const struct vcpu_row *)r)->exits, buf, len);
-}
+PANE_RATE_CELL(vcpu_row, rate, exits)
 
-static void c_total(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	tui_fmt_count(((const struct vcpu_row *)r)->total, buf, len);
-}
+PANE_COUNT_CELL(vcpu_row, total, total)
 
-static void c_mean(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	const struct vcpu_row *w = r;
+PANE_LAT_CELL(vcpu_row, mean)
 
-	tui_fmt_lat(t, w->have_lat, w->mean, buf, len);
-}
+PANE_LAT_CELL(vcpu_row, p99)
 
-static void c_p99(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	const struct vcpu_row *w = r;
-
-	tui_fmt_lat(t, w->have_lat, (double)w->p99, buf, len);
-}
-
-static void c_max(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	const struct vcpu_row *w = r;
-
-	tui_fmt_lat(t, w->have_lat, (double)w->max, buf, len);
-}
+PANE_LAT_CELL(vcpu_row, max)
 
 static void c_top(const struct tui *t, const void *r, char *buf, size_t len)
 {

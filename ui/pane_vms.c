@@ -63,34 +63,18 @@ static void c_vcpus(const struct tui *t, const void *r, char *buf, size_t len)
 	snprintf(buf, len, "%d", ((const struct vm_row *)r)->vcpus);
 }
 
-static void c_rate(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	tui_fmt_rate(t, ((const struct vm_row *)r)->exits, buf, len);
-}
+PANE_RATE_CELL(vm_row, rate, exits)
 
-static void c_total(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	tui_fmt_count(((const struct vm_row *)r)->total, buf, len);
-}
+PANE_COUNT_CELL(vm_row, total, total)
 
 static void c_pct(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	tui_fmt_pct(((const struct vm_row *)r)->pct, buf, len);
 }
 
-static void c_mean(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	const struct vm_row *w = r;
+PANE_LAT_CELL(vm_row, mean)
 
-	tui_fmt_lat(t, w->have_lat, w->mean, buf, len);
-}
-
-static void c_p99(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	const struct vm_row *w = r;
-
-	tui_fmt_lat(t, w->have_lat, (double)w->p99, buf, len);
-}
+PANE_LAT_CELL(vm_row, p99)
 
 static void c_halted(const struct tui *t, const void *r, char *buf, size_t len)
 {
@@ -107,15 +91,9 @@ static void c_top(const struct tui *t, const void *r, char *buf, size_t len)
 	tui_reason_name(t, ((const struct vm_row *)r)->top, buf, len);
 }
 
-static void c_uexits(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	tui_fmt_rate(t, ((const struct vm_row *)r)->uexits, buf, len);
-}
+PANE_RATE_CELL(vm_row, uexits, uexits)
 
-static void c_events(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	tui_fmt_rate(t, ((const struct vm_row *)r)->events, buf, len);
-}
+PANE_RATE_CELL(vm_row, events, events)
 
 static const struct pane_col cols[] = {
 	{ "name",     "VM",          20, COL_LEFT,  c_name,   cmp_name,   false, 9 },

@@ -22,6 +22,7 @@
 
 #include <curses.h>
 
+#include "batch.h"
 #include "escape.h"
 #include "tui.h"
 
@@ -61,16 +62,8 @@ void tui_fmt_rate(const struct tui *t, uint64_t n, char *buf, size_t len)
 
 void tui_fmt_time(const struct tui *t, double v, char *buf, size_t len)
 {
-	if (!t->ns)
-		snprintf(buf, len, "%.0f", v);
-	else if (v < 1e3)
-		snprintf(buf, len, "%.0fns", v);
-	else if (v < 1e6)
-		snprintf(buf, len, "%.1fus", v / 1e3);
-	else if (v < 1e9)
-		snprintf(buf, len, "%.1fms", v / 1e6);
-	else
-		snprintf(buf, len, "%.2fs", v / 1e9);
+	/* one decimal less than the text output: the columns are narrow */
+	batch_fmt_duration(v, t->ns, 1, buf, len);
 }
 
 void tui_fmt_lat(const struct tui *t, bool have, double v, char *buf, size_t len)

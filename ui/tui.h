@@ -33,6 +33,28 @@ struct pane;
 		return x->field < y->field ? -1 : x->field > y->field; \
 	}
 
+/*
+ * c_<name>(): the cell of a count, a rate (per second of the figures'
+ * span) or a latency field of a pane's row struct; a latency is "-" when
+ * the row's scope has no exit -> entry pair (its have_lat is false).
+ */
+#define PANE_COUNT_CELL(row, name, field) \
+	static void c_##name(const struct tui *t, const void *r, char *buf, size_t len) \
+	{ \
+		tui_fmt_count(((const struct row *)r)->field, buf, len); \
+	}
+#define PANE_RATE_CELL(row, name, field) \
+	static void c_##name(const struct tui *t, const void *r, char *buf, size_t len) \
+	{ \
+		tui_fmt_rate(t, ((const struct row *)r)->field, buf, len); \
+	}
+#define PANE_LAT_CELL(row, field) \
+	static void c_##field(const struct tui *t, const void *r, char *buf, size_t len) \
+	{ \
+		const struct row *w = r; \
+		tui_fmt_lat(t, w->have_lat, (double)w->field, buf, len); \
+	}
+
 enum col_align { COL_LEFT, COL_RIGHT };
 
 struct pane_col {
