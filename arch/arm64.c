@@ -155,4 +155,5 @@ const struct arch_ops arch_arm64 = {
 	.reason_name = arm64_reason_name,
 	.blocking = arm64_blocking,
 	.async = arm64_async,
+	.ip_halves = true,
 };

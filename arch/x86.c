@@ -201,4 +201,5 @@ const struct arch_ops arch_x86 = {
 	.flag_names = x86_flag_names,
 	.blocking = x86_blocking,
 	.async = x86_async,
+	.ip_halves = true,
 };

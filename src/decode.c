@@ -74,6 +74,46 @@ const char *isa_name(enum kvm_isa isa)
 	return isa < ISA_NR ? names[isa] : "unknown";
 }
 
+enum guest_mode guest_mode_guess(uint64_t ip)
+{
+	return ip >> 63 ? GUEST_KERNEL_GUESS : GUEST_USER_GUESS;
+}
+
+const char *guest_mode_name(enum guest_mode mode)
+{
+	switch (mode) {
+	case GUEST_KERNEL:
+	case GUEST_KERNEL_GUESS:
+		return "kernel";
+	case GUEST_USER:
+	case GUEST_USER_GUESS:
+		return "user";
+	default:
+		return "unknown";
+	}
+}
+
+bool guest_mode_inferred(enum guest_mode mode)
+{
+	return mode == GUEST_KERNEL_GUESS || mode == GUEST_USER_GUESS;
+}
+
+const char *guest_mode_label(enum guest_mode mode)
+{
+	switch (mode) {
+	case GUEST_KERNEL:
+		return "kernel";
+	case GUEST_USER:
+		return "user";
+	case GUEST_KERNEL_GUESS:
+		return "kernel?";
+	case GUEST_USER_GUESS:
+		return "user?";
+	default:
+		return "-";
+	}
+}
+
 /* --- the kernel's own name tables, from the parsed print fmt --- */
 
 static const char *arg_field_name(const struct tep_print_arg *a)
@@ -678,6 +718,8 @@ int decoder_decode(struct decoder *d, struct tep_record *rec, struct kvm_event *
 	switch (f->kind) {
 	case KVM_EV_EXIT:
 		f->arch->decode_exit(&fv, ev);
+		if (ev->mode == GUEST_MODE_UNKNOWN && f->arch->ip_halves && FV_HAS(&fv, FR_IP))
+			ev->mode = guest_mode_guess(ev->ip);
 		ev->reason_id = reason_id(d, f, &fv, ev);
 		if (ev->reason_id < 0)
 			return -1;

@@ -7,6 +7,7 @@
 #ifndef KVMTOP_KVM_EVENT_H
 #define KVMTOP_KVM_EVENT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum kvm_event_kind {
@@ -28,11 +29,17 @@ enum kvm_isa {
 
 #define KVM_VCPU_NONE	(-1)
 
-/* Where the guest was when it exited, where the arch says so exactly. */
+/*
+ * Where the guest was when it exited: exactly where the arch's state
+ * says (powerpc MSR PR, s390 PSW), else inferred from the guest IP where
+ * the arch's guests split the address space in halves (x86-64, arm64).
+ */
 enum guest_mode {
 	GUEST_MODE_UNKNOWN,
 	GUEST_KERNEL,
 	GUEST_USER,
+	GUEST_KERNEL_GUESS,	/* inferred: an upper-half address */
+	GUEST_USER_GUESS,	/* inferred: a lower-half address */
 };
 
 /* powerpc MSR problem state: the guest ran in user mode */
@@ -56,12 +63,24 @@ struct kvm_event {
 	uint64_t info1;		/* arch detail of an exit (x86 info1, powerpc MSR ...) */
 	uint64_t info2;
 	int ninfo;		/* how many of info1, info2 the layout has */
-	enum guest_mode mode;	/* exits: from the arch's state (powerpc MSR, s390 PSW) */
+	enum guest_mode mode;	/* exits: exact or inferred, see enum guest_mode */
 	int reason_id;		/* KVM_EV_EXIT: id in the reason table */
 	int other;		/* KVM_EV_OTHER: index in decode's event table */
 	int sub;		/* KVM_EV_OTHER: sub-reason (userspace exit reason), -1 if none */
 };
 
 const char *isa_name(enum kvm_isa isa);
+/*
+ * The mode of a guest IP where the arch does not say it exactly: Linux
+ * guests on x86-64 and arm64 run their kernel in the upper half of the
+ * address space and user space in the lower half.
+ */
+enum guest_mode guest_mode_guess(uint64_t ip);
+/* "kernel", "user" or "unknown", whether exact or inferred. */
+const char *guest_mode_name(enum guest_mode mode);
+/* The mode is an inference from the address (GUEST_*_GUESS). */
+bool guest_mode_inferred(enum guest_mode mode);
+/* For a column: "kernel", "user", inferred ones with "?", unknown "-". */
+const char *guest_mode_label(enum guest_mode mode);
 
 #endif

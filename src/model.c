@@ -29,6 +29,7 @@ struct model *model_new(const struct reason_table *rt, int nr_other,
 	m->reasons = rt;
 	m->nr_other = nr_other;
 	m->ring_size = ring_size;
+	m->ip_slots = MODEL_IPS_DEFAULT;
 	m->max_vcpus = MODEL_MAX_VCPUS;
 	m->ident = ident;
 	m->ident_ctx = ident_ctx;
@@ -45,6 +46,12 @@ static void vcpu_free(struct vcpu *v)
 		hist_free(&v->rs[i]->lat);
 		hist_free(&v->rs[i]->lat_done);
 		free(v->rs[i]);
+	}
+	for (i = 0; i < IP_KINDS; i++) {
+		if (!v->ips[i])
+			continue;
+		model_ips_free(v->ips[i]);
+		free(v->ips[i]);
 	}
 	free(v->rs);
 	free(v->other);
@@ -185,6 +192,25 @@ static struct reason_stat *reason_stat_get(struct vcpu *v, int id)
 	return rs;
 }
 
+/* The exit's guest IP, in the time samples or the exit sites: 0 or -1 (no memory). */
+static int feed_ip(struct model *m, struct vcpu *v, const struct kvm_event *ev)
+{
+	const struct reason *r = &m->reasons->r[ev->reason_id];
+	enum ip_kind k = r->async ? IP_TIME : IP_EXIT;
+
+	if (!ev->ip) {
+		v->no_ip++;
+		return 0;
+	}
+	if (!v->ips[k]) {
+		v->ips[k] = malloc(sizeof(*v->ips[k]));
+		if (!v->ips[k])
+			return -1;
+		model_ips_init(v->ips[k], m->ip_slots);
+	}
+	return model_ips_add(v->ips[k], ev->ip, k == IP_TIME ? -1 : ev->reason_id, ev->mode);
+}
+
 static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev)
 {
 	struct reason_stat *rs = reason_stat_get(v, ev->reason_id);
@@ -215,7 +241,7 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 	v->pending = true;
 	v->pending_time = ev->time;
 	v->pending_reason = ev->reason_id;
-	return 0;
+	return m->ip_slots ? feed_ip(m, v, ev) : 0;
 }
 
 static int feed_entry(struct model *m, struct vcpu *v, const struct kvm_event *ev)
@@ -386,6 +412,10 @@ void model_reset(struct model *m, uint64_t now)
 		v->pending = false;
 		v->ring_head = 0;
 		v->ring_count = 0;
+		v->no_ip = 0;
+		for (i = 0; i < IP_KINDS; i++)
+			if (v->ips[i])
+				model_ips_clear(v->ips[i]);
 	}
 	ctrs_apply(m, ctr_zero);
 	m->first_time = now;

@@ -6,7 +6,8 @@
  * start of the current interval, so interval figures cost nothing per
  * event.  Memory is bounded: at most max_vcpus threads are tracked (the
  * events of any further thread are counted as dropped), at most
- * REASON_MAX reasons, a fixed ring of recent exits per vCPU.
+ * REASON_MAX reasons, a fixed ring of recent exits per vCPU, two tables
+ * of at most ip_slots guest IPs per vCPU (model_ips.h).
  */
 #ifndef KVMTOP_MODEL_H
 #define KVMTOP_MODEL_H
@@ -20,6 +21,7 @@
 #include "kvm_event.h"
 #include "reason.h"
 #include "decode.h"
+#include "model_ips.h"
 
 #define MODEL_LAT_NONE		UINT64_MAX
 #define MODEL_RING_DEFAULT	256
@@ -79,6 +81,9 @@ struct vcpu {
 	struct exit_rec *ring;
 	unsigned int ring_head;		/* next slot to write */
 	uint64_t ring_count;		/* exits ever written */
+	/* sampled guest IPs since the start or the last reset; NULL until the first */
+	struct model_ips *ips[IP_KINDS];
+	uint64_t no_ip;			/* exits whose event carries no guest IP */
 };
 
 struct vm {
@@ -118,6 +123,7 @@ struct model {
 	struct vcpu *tid_cache[MODEL_TID_CACHE];
 	const struct reason_table *reasons;
 	unsigned int ring_size;
+	unsigned int ip_slots;		/* entries per guest IP table, 0: no IPs kept */
 	unsigned int max_vcpus;
 	unsigned int nr_vcpus;
 	int nr_other;

@@ -159,3 +159,42 @@ unsigned int model_scope_sorted(const struct model_scope *s, const struct model_
 	qsort(out, n, sizeof(*out), row_cmp);
 	return n;
 }
+
+int model_scope_ips(struct model_ip_list *l, const struct vm *vm, const struct vcpu *v,
+		    enum ip_kind kind)
+{
+	const struct model_ips **t;
+	const struct vcpu *c;
+	size_t n = 0, i;
+	long nr;
+
+	memset(l, 0, sizeof(*l));
+	t = calloc(v ? 1 : (vm->nr_vcpus ? vm->nr_vcpus : 1), sizeof(*t));
+	if (!t)
+		return -1;
+	if (v) {
+		t[n++] = v->ips[kind];
+	} else {
+		TAILQ_FOREACH(c, &vm->vcpus, vm_link)
+			t[n++] = c->ips[kind];
+	}
+	for (i = 0; i < n; i++) {
+		if (!t[i])
+			continue;
+		l->samples += t[i]->samples;
+		l->replaced += t[i]->replaced;
+	}
+	nr = model_ips_merge((const struct model_ips *const *)t, n, &l->e);
+	free(t);
+	if (nr < 0)
+		return -1;
+	l->nr = (size_t)nr;
+	qsort(l->e, l->nr, sizeof(*l->e), model_ips_cmp_count);
+	return 0;
+}
+
+void model_ip_list_free(struct model_ip_list *l)
+{
+	free(l->e);
+	memset(l, 0, sizeof(*l));
+}
