@@ -6,6 +6,7 @@
 #include "batch.h"
 #include "escape.h"
 #include "model_scope.h"
+#include "options.h"
 
 enum col_type {
 	COL_STR,
@@ -85,9 +86,19 @@ int batch_format_parse(const char *s, enum batch_format *fmt)
 		*fmt = BATCH_CSV;
 	else if (!strcmp(s, "json"))
 		*fmt = BATCH_JSON;
+	else if (!strcmp(s, "folded"))
+		*fmt = BATCH_FOLDED;
 	else
 		return -1;
 	return 0;
+}
+
+void batch_set_ips(struct batch *b, const struct options *o)
+{
+	b->syms = &o->syms;
+	b->ip_top = o->ip_slots ? o->ip_top : 0;
+	b->folded_kind = o->ip_kind;
+	b->iterations = o->iterations;
 }
 
 static double interval_seconds(const struct batch *b, uint64_t end)
@@ -257,6 +268,8 @@ static int print_text(struct batch *b, uint64_t end)
 			text_table(b, &vs, "  ");
 		text_events(b, &vs, "  ");
 		model_scope_free(&vs);
+		if (batch_ips_text(b, vm, NULL, "  "))
+			goto out_host;
 
 		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
 			struct model_scope cs;
@@ -273,6 +286,8 @@ static int print_text(struct batch *b, uint64_t end)
 				text_table(b, &cs, "    ");
 			text_events(b, &cs, "    ");
 			model_scope_free(&cs);
+			if (batch_ips_text(b, vm, v, "    "))
+				goto out_host;
 		}
 	}
 	ret = 0;
@@ -483,8 +498,10 @@ static int print_json(struct batch *b, uint64_t end)
 			vs.unmatched_exits, vs.unmatched_entries);
 		json_reasons(b, &vs);
 		json_events(b, &vs);
-		fputs(",\"vcpus\":[", b->out);
 		model_scope_free(&vs);
+		if (batch_ips_json(b, vm, NULL))
+			goto out_host;
+		fputs(",\"vcpus\":[", b->out);
 		first_vm = false;
 
 		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
@@ -504,8 +521,10 @@ static int print_json(struct batch *b, uint64_t end)
 				",", cs.unmatched_exits, cs.unmatched_entries);
 			json_reasons(b, &cs);
 			json_events(b, &cs);
-			fputc('}', b->out);
 			model_scope_free(&cs);
+			if (batch_ips_json(b, vm, v))
+				goto out_host;
+			fputc('}', b->out);
 			first_vcpu = false;
 		}
 		fputs("]}", b->out);
@@ -527,6 +546,9 @@ int batch_print(struct batch *b, uint64_t end)
 		break;
 	case BATCH_JSON:
 		ret = print_json(b, end);
+		break;
+	case BATCH_FOLDED:
+		ret = batch_ips_folded(b);
 		break;
 	default:
 		ret = print_text(b, end);

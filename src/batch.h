@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Batch output: a snapshot of the model as text (a table per scope, like
- * perf kvm stat report), CSV (one row per VM, vCPU and reason) or JSON
- * Lines (one object per snapshot).  The schema is in man/kvmtop.1.
+ * perf kvm stat report), CSV (one row per VM, vCPU and reason), JSON
+ * Lines (one object per snapshot), or the sampled guest IPs as folded
+ * stacks for flame graphs.  The schema is in man/kvmtop.1.
  */
 #ifndef KVMTOP_BATCH_H
 #define KVMTOP_BATCH_H
@@ -12,11 +13,13 @@
 
 #include "model.h"
 #include "decode.h"
+#include "sym.h"
 
 enum batch_format {
 	BATCH_TEXT,
 	BATCH_CSV,
 	BATCH_JSON,
+	BATCH_FOLDED,	/* one report: the guest IPs as 'vm;vcpu;mode;symbol count' */
 };
 
 struct batch {
@@ -31,9 +34,18 @@ struct batch {
 	bool ns;
 	bool summary;
 	unsigned int snapshots;	/* printed so far */
+	/* guest IPs */
+	const struct sym_set *syms;	/* guest symbol tables, NULL: none */
+	unsigned int ip_top;	/* text and JSON: IPs of each kind per scope, 0: none */
+	enum ip_kind folded_kind;	/* which IPs -o folded writes */
+	long long iterations;	/* -n: folded writes the last snapshot only */
+	bool at_end;		/* this snapshot is the last (end of input or of the run) */
 };
 
 int batch_format_parse(const char *s, enum batch_format *fmt);
+struct options;
+/* The guest IP settings of the command line. */
+void batch_set_ips(struct batch *b, const struct options *o);
 /* Print the interval [m->interval_start, end]. 0 or -1 (no memory). */
 int batch_print(struct batch *b, uint64_t end);
 /*
@@ -42,5 +54,11 @@ int batch_print(struct batch *b, uint64_t end);
  * The screen and the text output print times through it alike.
  */
 void batch_fmt_duration(double v, bool ns, int decimals, char *buf, size_t len);
+
+/* src/batch_ips.c: the guest IPs of a VM (v NULL) or a vCPU; 0 or -1 (no memory). */
+int batch_ips_text(const struct batch *b, const struct vm *vm, const struct vcpu *v,
+		   const char *indent);
+int batch_ips_json(const struct batch *b, const struct vm *vm, const struct vcpu *v);
+int batch_ips_folded(const struct batch *b);
 
 #endif

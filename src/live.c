@@ -309,6 +309,7 @@ static int setup(struct live *l, unsigned int tick_ms)
 		return -1;
 	}
 	l->m->live = true;
+	l->m->ip_slots = l->o->ip_slots;
 	l->b.out = stdout;
 	l->b.fmt = l->o->fmt;
 	l->b.m = l->m;
@@ -318,6 +319,7 @@ static int setup(struct live *l, unsigned int tick_ms)
 	l->b.time_unit = "ns";
 	l->b.ns = true;
 	l->b.summary = l->o->summary;
+	batch_set_ips(&l->b, l->o);
 	if (l->use_debugfs) {
 		/* the VMs running now count from here */
 		if (debugfs_poll(&l->ds, l->m)) {
@@ -436,6 +438,7 @@ int live_run(struct options *o, struct view *v)
 			goto out;
 		now = mono_now();
 		model_finish(l.m);
+		l.b.at_end = true;
 		if (o->summary)
 			l.m->interval_start = l.m->first_time;
 		if (snapshot(&l, now) < 0)

@@ -32,6 +32,12 @@ enum {
 	OPT_SOURCE,
 	OPT_DEBUGFS,
 	OPT_ASCII,
+	OPT_IP_SLOTS,
+	OPT_IP_TOP,
+	OPT_IP_KIND,
+	OPT_GUEST_KALLSYMS,
+	OPT_GUEST_MAP,
+	OPT_GUEST_KASLR,
 };
 
 static const struct option long_opts[] = {
@@ -51,6 +57,12 @@ static const struct option long_opts[] = {
 	{ "debugfs",	required_argument,	NULL, OPT_DEBUGFS },
 	{ "no-color",	no_argument,		NULL, 'C' },
 	{ "ascii",	no_argument,		NULL, OPT_ASCII },
+	{ "ip-slots",	required_argument,	NULL, OPT_IP_SLOTS },
+	{ "ip-top",	required_argument,	NULL, OPT_IP_TOP },
+	{ "ip-kind",	required_argument,	NULL, OPT_IP_KIND },
+	{ "guest-kallsyms", required_argument,	NULL, OPT_GUEST_KALLSYMS },
+	{ "guest-map",	required_argument,	NULL, OPT_GUEST_MAP },
+	{ "guest-kaslr", required_argument,	NULL, OPT_GUEST_KASLR },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ "version",	no_argument,		NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -71,7 +83,9 @@ static void usage(FILE *f)
 "  -d, --delay SECS      one snapshot every SECS seconds (live: of wall time,\n"
 "                        default 3; with -r: of recording time, and without\n"
 "                        -d a replay prints one summary)\n"
-"  -o, --output FMT      text (default), csv or json (JSON Lines)\n"
+"  -o, --output FMT      text (default), csv, json (JSON Lines) or folded\n"
+"                        (guest IPs as 'vm;vcpu;mode;symbol count' lines for\n"
+"                        flamegraph.pl or speedscope, written once, at the end)\n"
 "      --summary         one report for the whole input (live: until\n"
 "                        SIGINT/SIGTERM/SIGHUP, or the demo guest ends)\n"
 "      --ring N          keep the last N exits per vCPU (default %d)\n"
@@ -90,6 +104,17 @@ static void usage(FILE *f)
 "      --demo-report FILE  the demo guest writes its own exit counts there\n"
 "      --demo-guest ...  internal: the demo guest process itself, as --demo\n"
 "                        starts it (kvmtop(1) gives its arguments)\n"
+"      --ip-slots N      guest IPs kept per vCPU, each of time samples and\n"
+"                        exit sites (default %d, at most %d; 0: none)\n"
+"      --ip-top N        text and JSON: the N most counted IPs of each kind\n"
+"                        per VM and vCPU (default 10; 0: none)\n"
+"      --ip-kind KIND    -o folded writes time samples (time, default: where\n"
+"                        the guest runs) or exit sites (exit: per reason)\n"
+"      --guest-kallsyms [VM=]FILE  symbols of VM (a name or host pid; none:\n"
+"                        every VM) from a copy of its /proc/kallsyms\n"
+"      --guest-map [VM=]FILE  the same from its kernel's System.map\n"
+"      --guest-kaslr [VM=]OFFSET|[VM=]_text=ADDR  VM's KASLR offset, or the\n"
+"                        running guest's _text address to infer it from\n"
 "  -C, --no-color        the screen without colours (also with NO_COLOR set)\n"
 "      --ascii           the screen without UTF-8 drawing characters\n"
 "  -h, --help            this text\n"
@@ -98,13 +123,18 @@ static void usage(FILE *f)
 "Latencies are exit -> next entry of the same vCPU thread, in ns (a\n"
 "recording with an unconverted TSC clock: in cycles).  Live tracing needs\n"
 "root (or CAP_PERFMON and tracefs access) and uses its own trace instance.\n"
+"Guest IPs are sampled from the exits: those of asynchronous exits (external\n"
+"interrupt, timers) say where the guest runs, the others which guest code\n"
+"makes it exit; counts are since the start or the last reset.\n"
 "Keys on the screen: arrows/PgUp/PgDn/Home/End move, Enter opens (VM ->\n"
-"vCPUs -> exit reasons -> recent exits), Esc goes back, Tab switches, < > F6\n"
-"sort, I inverts, / filters, p pauses, d delay, r reset, c cumulative,\n"
-"[ ] replay intervals, h ? F1 help, q F10 quit.\n"
+"vCPUs -> exit reasons -> recent exits), Esc goes back, Tab switches (reasons,\n"
+"recent exits, guest IPs), < > F6 sort, I inverts, / filters, t time samples\n"
+"or exit sites, p pauses, d delay, r reset, c cumulative, [ ] replay\n"
+"intervals, h ? F1 help, q F10 quit.\n"
 "Environment: NO_COLOR (no colours), KVMTOP_DRAW_STATS=FILE (the screen's\n"
 "redraw times, written to FILE at the end).\n"
-"See kvmtop(1) for the output fields.\n", MODEL_RING_DEFAULT, DEMO_MAX_VCPUS);
+"See kvmtop(1) for the output fields.\n", MODEL_RING_DEFAULT, DEMO_MAX_VCPUS,
+		MODEL_IPS_DEFAULT, MODEL_IPS_MAX);
 }
 
 static void __attribute__((format(printf, 1, 2))) die_usage(const char *fmt, ...)
@@ -121,6 +151,7 @@ static void __attribute__((format(printf, 1, 2))) die_usage(const char *fmt, ...
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
+	char err[512];
 	const char *errstr;
 	char *end;
 	int c;
@@ -129,6 +160,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->fmt = BATCH_TEXT;
 	o->ring = MODEL_RING_DEFAULT;
 	o->demo_vcpus = 2;
+	o->ip_slots = MODEL_IPS_DEFAULT;
+	o->ip_top = 10;
+	o->ip_kind = IP_TIME;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":bn:d:o:r:hVC", long_opts, NULL)) != -1) {
 		switch (c) {
@@ -150,7 +184,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'o':
 			o->fmt_given = true;
 			if (batch_format_parse(optarg, &o->fmt))
-				die_usage("-o: unknown output format '%s' (text, csv or json)", optarg);
+				die_usage("-o: unknown output format '%s' (text, csv, json or folded)", optarg);
 			break;
 		case 'r':
 			o->replay = optarg;
@@ -201,6 +235,33 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_ASCII:
 			o->ascii = true;
 			break;
+		case OPT_IP_SLOTS:
+			o->ip_slots = strtonum(optarg, 0, MODEL_IPS_MAX, &errstr);
+			if (errstr)
+				die_usage("--ip-slots: '%s' must be a number of IPs from 0 to %d", optarg,
+					  MODEL_IPS_MAX);
+			break;
+		case OPT_IP_TOP:
+			o->ip_top = strtonum(optarg, 0, 1000000, &errstr);
+			if (errstr)
+				die_usage("--ip-top: '%s' must be a number of IPs from 0 to 1000000", optarg);
+			break;
+		case OPT_IP_KIND:
+			if (!strcmp(optarg, "time"))
+				o->ip_kind = IP_TIME;
+			else if (!strcmp(optarg, "exit"))
+				o->ip_kind = IP_EXIT;
+			else
+				die_usage("--ip-kind: unknown kind '%s' (time or exit)", optarg);
+			break;
+		case OPT_GUEST_KALLSYMS:
+		case OPT_GUEST_MAP:
+		case OPT_GUEST_KASLR:
+			if (c == OPT_GUEST_KASLR ? sym_set_kaslr(&o->syms, optarg, err, sizeof(err)) :
+			    sym_set_add(&o->syms, optarg, c == OPT_GUEST_MAP ? SYM_MAP : SYM_KALLSYMS,
+					err, sizeof(err)))
+				die_usage("%s: %s", argv[optind - 1], err);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -230,6 +291,14 @@ static void parse_options(int argc, char **argv, struct options *o)
 		die_usage("--buffer-kb sizes trace buffers; --source debugfs has none");
 	if (!o->demo && (o->demo_loops || o->demo_report))
 		die_usage("--demo-loops and --demo-report go with --demo");
+	if (o->fmt == BATCH_FOLDED && !o->ip_slots)
+		die_usage("-o folded writes the guest IPs: --ip-slots 0 keeps none");
+	if (o->fmt == BATCH_FOLDED && !o->replay && !o->iterations && !o->summary) {
+		if (o->delay)
+			die_usage("-o folded writes one report: with -d, give -n N (the last is written)");
+		/* live: until SIGINT/SIGTERM/SIGHUP or the demo guest ends */
+		o->summary = true;
+	}
 }
 
 /* --- replay: batch output, or the screen's loader --- */
@@ -386,6 +455,7 @@ static int run_load(struct run *r)
 	r->m = model_new(&r->reasons, r->d.nr_other, o->ring, replay_ident, r);
 	if (!r->m)
 		goto out_nomem;
+	r->m->ip_slots = o->ip_slots;
 	/* batch output prints while the recording is read (-d) */
 	r->b.m = r->m;
 	r->b.clock = r->rp.clock;
@@ -418,6 +488,7 @@ static int run_replay(struct options *o)
 	r.b.source = "replay";
 	r.b.file = o->replay;
 	r.b.summary = !o->delay;
+	batch_set_ips(&r.b, o);
 	if (run_load(&r))
 		goto out;
 	if (!r.m->events.total)
@@ -428,6 +499,7 @@ static int run_replay(struct options *o)
 		uint64_t end = r.m->have_time ? r.m->last_time : 0;
 
 		model_finish(r.m);
+		r.b.at_end = true;
 		if (batch_print(&r.b, end)) {
 			fprintf(stderr, "kvmtop: out of memory\n");
 			goto out;
@@ -537,12 +609,22 @@ static int run_tui_replay(struct options *o)
 int main(int argc, char **argv)
 {
 	struct options o;
+	char err[512];
+	int ret;
 
 	/* the demo guest's own process: see demo.h */
 	if (argc > 1 && !strcmp(argv[1], "--demo-guest"))
 		return demo_guest_main(argc, argv);
 	parse_options(argc, argv, &o);
+	if (sym_set_load(&o.syms, err, sizeof(err))) {
+		fprintf(stderr, "kvmtop: %s\n", err);
+		sym_set_free(&o.syms);
+		return 1;
+	}
 	if (!o.batch)
-		return o.replay ? run_tui_replay(&o) : tui_live(&o);
-	return o.replay ? run_replay(&o) : live_run(&o, NULL);
+		ret = o.replay ? run_tui_replay(&o) : tui_live(&o);
+	else
+		ret = o.replay ? run_replay(&o) : live_run(&o, NULL);
+	sym_set_free(&o.syms);
+	return ret;
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 
 #include "batch.h"
+#include "model_ips.h"
+#include "sym.h"
 
 enum live_source {
 	SOURCE_TRACE,		/* the KVM tracepoints (default) */
@@ -31,6 +33,11 @@ struct options {
 	const char *debugfs_root;	/* --debugfs DIR, NULL: the system's */
 	bool mono;		/* -C: no colours */
 	bool ascii;		/* --ascii: no UTF-8 drawing characters */
+	/* guest IPs */
+	unsigned int ip_slots;	/* --ip-slots: entries per vCPU and kind, 0: none kept */
+	unsigned int ip_top;	/* --ip-top: IPs per scope and kind in text and JSON */
+	enum ip_kind ip_kind;	/* --ip-kind: what -o folded writes */
+	struct sym_set syms;	/* --guest-kallsyms, --guest-map, --guest-kaslr */
 };
 
 struct view;

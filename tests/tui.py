@@ -196,11 +196,83 @@ def recent_case(dat):
        "with CPU, REASON, LATENCY and INFO columns", "\n".join(lines[:5]))
     rows = rows_after_titles(lines)
     # kvmgen writes info1 0x1234 and info2 0 into every x86 exit
-    ok(rows and all(r.rstrip().endswith("1234 0") and "0xffffffff81" in r for r in rows),
+    ok(rows and all(r.rstrip().endswith("1234 0") and re.search(r" 0x[0-9a-f]+ ", r) for r in rows),
        "recent: every row shows the exit's guest IP and its info1 info2 (1234 0)", "\n".join(rows[:5]))
+    # x86: the mode is inferred from the IP's half, and marked so
+    ok(rows and all((" kernel? " in r) == (" 0xffff" in r) and (" user? " in r) != (" 0xffff" in r) for r in rows),
+       "recent: MODE is kernel? for upper-half IPs, user? for the others", "\n".join(rows[:5]))
+    keys("Tab")
+    lines = settled(has("Guest IPs of vCPU"))
+    ok("Guest IPs of vCPU" in lines[2], "recent: Tab goes on to the vCPU's guest IPs", lines[2] if len(lines) > 2 else "")
     keys("Tab")
     lines = settled(has("Exit reasons of vCPU"))
-    ok("Exit reasons of vCPU" in lines[2], "recent: Tab goes back to the reasons", lines[2] if len(lines) > 2 else "")
+    ok("Exit reasons of vCPU" in lines[2], "guest IPs: Tab goes back to the reasons", lines[2] if len(lines) > 2 else "")
+    keys("q")
+    wait_for(has("KVMTOP-EXIT="))
+
+
+def ip_rows(lines):
+    """The guest IP pane's rows: (count, ip, mode, rest) with rest the reason and symbol."""
+    out = []
+    for r in rows_after_titles(lines):
+        m = re.match(r"^\s*(\d+)\s+[\d.]+\s+\d+\s+(\S+)\s+0x([0-9a-f]+)\s+(.*?)\s*$", r)
+        if m:
+            out.append((int(m.group(1)), int(m.group(3), 16), m.group(2), m.group(4)))
+    return out
+
+
+def ips_case():
+    """The guest IP pane: Tab from the VMs, time samples / exit sites with t, symbols with KASLR, sorting."""
+    base = os.path.join(TMP, "tui-ips")
+    subprocess.run([os.environ["KVMGEN"], "-f", os.path.join(os.environ["KVMTOP_FORMATS"], "x86-6.5"), "-o",
+                    base + ".dat", "-n", "3000", "-K", "0x1e000000", "-k", base + ".kallsyms"],
+                   check=True, capture_output=True)
+    args = ["-r", base + ".dat", "--guest-kallsyms", base + ".kallsyms"]
+    st, out, err = run(["-b", "-o", "json", "--ip-top", "100000"] + args)
+    vm = json.loads(out)["vms"][0]
+    want = {}
+    for e in vm["ips"]:
+        want[(e["kind"], e["ip"], e.get("reason", "-"))] = (e["count"], e["sym"])
+    start(args)
+    wait_for(has("VMs ("))
+    keys("Tab")
+    lines = settled(has("Guest IPs of VM"))
+    ok("time samples" in lines[2] and "%d since start" % vm["ip_samples"]["time"] in lines[2],
+       "guest IPs: Tab from the VMs opens the VM's time samples, with their number", lines[2])
+    rows = ip_rows(lines)
+    bad = [r for r in rows if want.get(("time", r[1], "-")) != (r[0], r[3].split()[-1])]
+    ok(rows and not bad and rows[0][0] == max(c for (k, i, x), (c, s) in want.items() if k == "time") and
+       [r[0] for r in rows] == sorted([r[0] for r in rows], reverse=True),
+       "guest IPs: rows show -b's counts and symbols (KASLR kallsyms), most counted first",
+       "\n".join(lines[:8] + [str(b) for b in bad[:3]]))
+    ok(any(r[2] == "kernel?" and "+0x" in r[3] for r in rows) and all(r[2] in ("kernel?", "user?") for r in rows),
+       "guest IPs: MODE shows the inferred kernel/user", "\n".join(lines[:12]))
+    keys("t")
+    lines = settled(has("exit sites (synchronous"))
+    rows = ip_rows(lines)
+    bad = [r for r in rows if want.get(("exit", r[1], r[3].split()[0])) != (r[0], r[3].split()[-1])]
+    ok(rows and not bad and rows[0][3].split()[0] == "APIC_WRITE" and "native_apic_mem_write+0x" in rows[0][3],
+       "guest IPs: t shows the exit sites with their reason and symbol", "\n".join(lines[:8] + [str(b) for b in bad[:3]]))
+    keys("I")
+    keys("Home")    # the selection stayed on its row: to the top
+    lines = settled(lambda ls: "COUNT\u25b2" in ls[3])
+    rows = ip_rows(lines)
+    ok(rows and rows[0][0] == min(c for (k, i, x), (c, s) in want.items() if k == "exit"),
+       "guest IPs: I puts the least counted first", "\n".join(lines[:6]))
+    keys("/")
+    keys(*list("user?"))
+    keys("Enter")
+    lines = settled(lambda ls: rows_after_titles(ls) and all("user?" in r for r in rows_after_titles(ls)))
+    rows = ip_rows(lines)
+    ok(rows and all(r[2] == "user?" and r[3].endswith("[unknown]") for r in rows),
+       "guest IPs: / user? keeps the user-mode IPs, which the kernel's symbols do not name", "\n".join(lines[:6]))
+    keys("Escape")
+    keys("Tab")
+    lines = settled(has("Exit reasons of VM"))
+    ok("Exit reasons of VM" in lines[2], "guest IPs: Tab goes on to the VM's exit reasons", lines[2])
+    keys("Tab")
+    lines = settled(has("Guest IPs of VM"))
+    ok("exit sites" in lines[2], "guest IPs: ... and back, still on exit sites", lines[2])
     keys("q")
     wait_for(has("KVMTOP-EXIT="))
 
@@ -378,6 +450,7 @@ def main():
             skip("real: replay of a real recording", "../shared/traces not found")
         help_case(dat)
         recent_case(dat)
+        ips_case()
         interval_case(dat)
         for name in ("arm64-sys64", "svm-idle-halt", "svm-sev-npf"):
             snippet_case(name)

@@ -20,7 +20,8 @@ static const struct help_row help[] = {
 	{ 0, "Up/Down PgUp/PgDn Home/End", "move the selection" },
 	{ 0, "Enter", "open the selected row: VM -> its vCPUs -> a vCPU's exit reasons -> its recent exits" },
 	{ 0, "Esc Backspace Left", "back to the pane before" },
-	{ 0, "Tab", "vCPUs -> the VM's exit reasons; a vCPU's exit reasons <-> its recent exits" },
+	{ 0, "Tab", "VMs -> the VM's guest IPs; vCPUs -> the VM's exit reasons; exit reasons -> recent exits (a vCPU's) -> guest IPs -> exit reasons" },
+	{ 0, "t", "guest IPs: time samples (asynchronous exits: where the guest runs) / exit sites (synchronous exits, per reason)" },
 	{ 0, "< > F6", "sort by the previous / next column (F6: next)" },
 	{ 0, "I", "invert the sort order" },
 	{ 0, "/", "filter rows by a substring (Enter keeps it, Esc clears it)" },
@@ -38,6 +39,8 @@ static const struct help_row help[] = {
 	{ 0, "UEXITS/s", "exits to userspace (the VMM) per second" },
 	{ 0, "STATE", "guest, host (handling an exit), halted (in a blocking exit), exited" },
 	{ 0, "lost", "events the kernel's buffers overwrote before kvmtop read them" },
+	{ 0, "COUNT ERR", "guest IPs since start or reset; when a table is full a count may overstate by ERR" },
+	{ 0, "MODE", "guest kernel or user: exact (powerpc MSR, s390 PSW), '?' inferred from the address's half" },
 };
 
 static void c_key(const struct tui *t, const void *r, char *buf, size_t len)

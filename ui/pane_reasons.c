@@ -264,9 +264,8 @@ static int enter(struct tui *t, const void *r)
 
 static int tab(struct tui *t)
 {
-	if (t->stack[t->depth - 1].tid < 0)
-		return 1;
-	return tui_swap(t, &pane_recent);
+	/* a vCPU's: its recent exits, then its guest IPs; a VM's: its guest IPs */
+	return tui_swap(t, t->stack[t->depth - 1].tid < 0 ? &pane_ips : &pane_recent);
 }
 
 static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
@@ -281,7 +280,7 @@ static void title(const struct tui *t, const struct pane *p, char *buf, size_t l
 		snprintf(buf, len, "Exit reasons of vCPU %d (tid %d) of VM %s: latency is exit -> next entry; Tab: recent exits",
 			 v ? v->vcpu_id : -1, p->tid, name);
 	else
-		snprintf(buf, len, "Exit reasons of VM %s (pid %d), all vCPUs: latency is exit -> next entry",
+		snprintf(buf, len, "Exit reasons of VM %s (pid %d), all vCPUs: latency is exit -> next entry; Tab: guest IPs",
 			 name, p->vm_pid);
 }
 

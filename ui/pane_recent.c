@@ -78,12 +78,9 @@ static void c_info(const struct tui *t, const void *r, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-/* Guest kernel or user mode, where the arch's state says (powerpc MSR PR, s390 PSW) */
 static void c_mode(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	int m = ((const struct recent_row *)r)->mode;
-
-	snprintf(buf, len, "%s", m == GUEST_KERNEL ? "kernel" : m == GUEST_USER ? "user" : "-");
+	snprintf(buf, len, "%s", guest_mode_label(((const struct recent_row *)r)->mode));
 }
 
 static const struct pane_col cols[] = {
@@ -92,8 +89,8 @@ static const struct pane_col cols[] = {
 	{ "reason",  "REASON",      28, COL_LEFT,  c_reason, cmp_reason,  false, 8 },
 	{ "ip",      "GUEST IP",    18, COL_RIGHT, c_ip,     cmp_ip,      false, 6 },
 	{ "latency", "LATENCY",     10, COL_RIGHT, c_lat,    cmp_latency, true,  7 },
-	{ "mode",    "MODE",         6, COL_LEFT,  c_mode,   cmp_mode,    false, 2 },
-	{ "info",    "INFO",        34, COL_LEFT,  c_info,   cmp_info1,   false, 3 },
+	{ "mode",    "MODE",         7, COL_LEFT,  c_mode,   cmp_mode,    false, 2 },
+	{ "info",    "INFO",        33, COL_LEFT,  c_info,   cmp_info1,   false, 3 },
 };
 
 static int build(struct tui *t, struct pane *p)
@@ -144,14 +141,14 @@ static const char *label(const struct tui *t, const void *r, char *buf, size_t l
 
 static int tab(struct tui *t)
 {
-	return tui_swap(t, &pane_reasons);
+	return tui_swap(t, &pane_ips);
 }
 
 static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
 {
 	const struct vcpu *v = tui_find_vcpu(t, p->tid);
 
-	snprintf(buf, len, "Recent exits of vCPU %d (tid %d): the last %u kept (--ring), newest first; Tab: reasons",
+	snprintf(buf, len, "Recent exits of vCPU %d (tid %d): the last %u kept (--ring), newest first; Tab: guest IPs",
 		 v ? v->vcpu_id : -1, p->tid, t->m->ring_size);
 }
 

@@ -178,9 +178,18 @@ static int enter(struct tui *t, const void *r)
 	return tui_push(t, &pane_vcpus, ((const struct vm_row *)r)->pid, -1);
 }
 
+static int tab(struct tui *t)
+{
+	const struct vm_row *w = tui_selected(t);
+
+	if (!w)
+		return 0;	/* no VM: nothing to open */
+	return tui_push(t, &pane_ips, w->pid, -1);
+}
+
 static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
 {
-	snprintf(buf, len, "VMs (%zu): Enter shows a VM's vCPUs", p->nr);
+	snprintf(buf, len, "VMs (%zu): Enter shows a VM's vCPUs, Tab its guest IPs", p->nr);
 }
 
 const struct pane_ops pane_vms = {
@@ -193,5 +202,6 @@ const struct pane_ops pane_vms = {
 	.key = key,
 	.label = label,
 	.enter = enter,
+	.tab = tab,
 	.title = title,
 };

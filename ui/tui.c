@@ -153,6 +153,13 @@ static void stat_add(struct tui_stat *s, uint64_t t0)
 		s->max_ns = d;
 }
 
+const void *tui_selected(const struct tui *t)
+{
+	const struct pane *p = &t->stack[t->depth - 1];
+
+	return t->depth && p->nr_order ? row_at(p, p->order[p->sel]) : NULL;
+}
+
 /* Filter and sort the rows; the selection stays on the same key. */
 static void pane_order(struct tui *t, struct pane *p)
 {
@@ -765,6 +772,13 @@ static int key(struct tui *t, int ch)
 		return VIEW_RESET;
 	case 'c':
 		t->cumulative = !t->cumulative;
+		return rebuild(t);
+	case 't':
+		if (p->ops != &pane_ips) {
+			snprintf(t->msg, sizeof(t->msg), "t switches the guest IPs (Tab from the exit reasons) between time samples and exit sites");
+			break;
+		}
+		t->ip_kind = t->ip_kind == IP_TIME ? IP_EXIT : IP_TIME;
 		return rebuild(t);
 	case '[':
 		return step_interval(t, -1);

@@ -133,6 +133,7 @@ struct tui {
 	char edit[64];
 	char msg[256];
 	bool help;
+	enum ip_kind ip_kind;		/* the guest IP panes show time samples or exit sites */
 	/* replay: intervals of -d seconds, 0 = the whole recording */
 	long interval;
 	long nr_intervals;		/* -1: not known yet */
@@ -148,6 +149,7 @@ extern const struct pane_ops pane_vms;
 extern const struct pane_ops pane_vcpus;
 extern const struct pane_ops pane_reasons;
 extern const struct pane_ops pane_recent;
+extern const struct pane_ops pane_ips;
 extern const struct pane_ops pane_help;
 
 /* ui/tui.c */
@@ -156,6 +158,8 @@ int tui_push(struct tui *t, const struct pane_ops *ops, int vm_pid, int tid);
 int tui_swap(struct tui *t, const struct pane_ops *ops);
 const struct vm *tui_find_vm(const struct tui *t, int pid);
 const struct vcpu *tui_find_vcpu(const struct tui *t, int tid);
+/* The selected row of the pane shown, NULL if none. */
+const void *tui_selected(const struct tui *t);
 /* Number formats shared by the panes. */
 void tui_fmt_count(uint64_t v, char *buf, size_t len);
 void tui_fmt_rate(const struct tui *t, uint64_t n, char *buf, size_t len);

@@ -69,6 +69,9 @@ struct gev {
 	uint64_t rip;
 	uint64_t msr;		/* exit: ppc MSR, s390 PSW mask */
 	int32_t script;		/* -S: index of its field list in script_fields, else -1 */
+	int8_t fn;		/* exit: the guest function rip is in, -1: guest user space */
+	uint8_t async;		/* exit: an asynchronous one (its rip is a time sample) */
+	uint16_t off;		/* exit: rip's offset in fn */
 };
 
 /*
@@ -105,6 +108,9 @@ struct opts {
 	bool others;
 	const char *comm_fmt;	/* thread names */
 	const char *script;	/* -S */
+	uint64_t kaslr;		/* -K: the guest kernel's KASLR offset */
+	const char *kallsyms;	/* -k: write the guest's kallsyms (running addresses) */
+	const char *sysmap;	/* -M: write its System.map (link-time addresses) */
 };
 
 static struct tep_handle *tep;
@@ -216,69 +222,110 @@ static void push(const struct gev *e)
 	nr_evs++;
 }
 
+/*
+ * The guest: a kernel of these functions, 4 KiB apart from the kernel's
+ * base, and user space.  A synchronous exit happens at its reason's site
+ * (a function, or in user space); an asynchronous one anywhere, the
+ * functions weighted 1/(i+1).  Each place has a few distinct IPs, so a
+ * vCPU has fewer distinct IPs of each kind than kvmtop's table holds
+ * and every count it prints must be exact.
+ */
+static const char *const gfunc[] = {
+	"native_safe_halt", "default_idle_call", "native_write_msr", "native_apic_mem_write",
+	"iowrite32", "ioread32", "io_serial_out", "clear_page_erms", "__schedule",
+	"do_syscall_64", "copy_user_generic", "memcpy_orig", "_raw_spin_lock", "handle_mm_fault",
+	"__do_softirq", "tcp_sendmsg", "ext4_file_write_iter", "filemap_read", "vfs_read",
+	"native_queued_spin_lock_slowpath", "smp_call_function_many_cond", "virtqueue_notify",
+	"arch_cpu_idle", "pvclock_clocksource_read",
+};
+#define NR_GFUNC	(int)(sizeof(gfunc) / sizeof(gfunc[0]))
+#define ASYNC		-1	/* a mix entry's site: an asynchronous exit */
+
+/* Where the guest's kernel (at link time) and user space are, per arch. */
+static uint64_t kbase(void)
+{
+	switch (garch) {
+	case A_ARM: return 0xffff800080000000ull;
+	case A_PPC: return 0xc000000000000000ull;
+	case A_S390: return 0x100000ull;
+	default: return 0xffffffff81000000ull;
+	}
+}
+
+static uint64_t ubase(void)
+{
+	switch (garch) {
+	case A_ARM: return 0x0000aaaad0000000ull;
+	case A_PPC: return 0x10000000ull;
+	case A_S390: return 0x000002aa00000000ull;
+	default: return 0x0000555555554000ull;
+	}
+}
+
 struct mix {
 	uint32_t reason;
 	unsigned int weight;
 	uint32_t lat_min, lat_span;	/* latency in clock units */
 	uint32_t aux;			/* arm: the EC of a TRAP; ppc: ceded */
+	int site;			/* gfunc index of a synchronous exit, or ASYNC */
 };
 
 /* A workload like the real hosts': APIC writes, EPT, HLT with long waits. */
 static const struct mix vmx_mix[] = {
-	{ 56, 40, 150, 2000, 0 },		/* APIC_WRITE */
-	{ 49, 15, 400, 5000, 0 },		/* EPT_MISCONFIG */
-	{ 12, 15, 300, 3000000, 0 },	/* HLT */
-	{ 32, 10, 120, 3000, 0 },		/* MSR_WRITE */
-	{ 30, 8, 1000, 50000, 0 },		/* IO_INSTRUCTION */
-	{ 1, 5, 1100, 80000, 0 },		/* EXTERNAL_INTERRUPT */
-	{ 48, 4, 380, 6000, 0 },		/* EPT_VIOLATION */
-	{ 0x80000021, 1, 500, 100, 0 },	/* INVALID_STATE | FAILED_VMENTRY */
-	{ 0xbeef, 1, 100, 100, 0 },	/* a code no table names */
+	{ 56, 40, 150, 2000, 0, 3 },		/* APIC_WRITE */
+	{ 49, 15, 400, 5000, 0, 4 },		/* EPT_MISCONFIG */
+	{ 12, 15, 300, 3000000, 0, 0 },	/* HLT */
+	{ 32, 10, 120, 3000, 0, 2 },		/* MSR_WRITE */
+	{ 30, 8, 1000, 50000, 0, 6 },		/* IO_INSTRUCTION */
+	{ 1, 5, 1100, 80000, 0, ASYNC },		/* EXTERNAL_INTERRUPT */
+	{ 48, 4, 380, 6000, 0, 7 },		/* EPT_VIOLATION */
+	{ 0x80000021, 1, 500, 100, 0, 8 },	/* INVALID_STATE | FAILED_VMENTRY */
+	{ 0xbeef, 1, 100, 100, 0, 9 },	/* a code no table names */
 };
 
 static const struct mix svm_mix[] = {
-	{ 0x07c, 30, 150, 3000, 0 },	/* msr */
-	{ 0x400, 25, 400, 6000, 0 },	/* npf */
-	{ 0x078, 15, 300, 3000000, 0 },	/* hlt */
-	{ 0x07b, 10, 1000, 50000, 0 },	/* io */
-	{ 0x060, 10, 1100, 80000, 0 },	/* interrupt */
-	{ 0x064, 8, 200, 2000, 0 },	/* vintr */
-	{ 0xbeef, 2, 100, 100, 0 },	/* a code no table names */
+	{ 0x07c, 30, 150, 3000, 0, 2 },	/* msr */
+	{ 0x400, 25, 400, 6000, 0, 7 },	/* npf */
+	{ 0x078, 15, 300, 3000000, 0, 0 },	/* hlt */
+	{ 0x07b, 10, 1000, 50000, 0, 6 },	/* io */
+	{ 0x060, 10, 1100, 80000, 0, ASYNC },	/* interrupt */
+	{ 0x064, 8, 200, 2000, 0, ASYNC },	/* vintr */
+	{ 0xbeef, 2, 100, 100, 0, 9 },	/* a code no table names */
 };
 
 /* arm64: exception type (0 IRQ, 1 SERROR, 2 TRAP, 3 ILLEGAL) and, for a TRAP, the EC */
 static const struct mix arm_mix[] = {
-	{ 2, 25, 150, 2000, 0x18 },	/* TRAP/SYS64 */
-	{ 2, 20, 400, 8000, 0x24 },	/* TRAP/DABT_LOW */
-	{ 2, 15, 300, 3000000, 0x01 },	/* TRAP/WFx */
-	{ 0, 20, 1000, 50000, 0 },	/* IRQ */
-	{ 2, 10, 200, 3000, 0x16 },	/* TRAP/HVC64 */
-	{ 2, 5, 300, 4000, 0x20 },	/* TRAP/IABT_LOW */
-	{ 1, 1, 500, 100, 0 },		/* SERROR */
-	{ 3, 1, 500, 100, 0 },		/* ILLEGAL */
-	{ 2, 1, 100, 100, 0x3d },	/* an EC no table names */
+	{ 2, 25, 150, 2000, 0x18, 2 },	/* TRAP/SYS64 */
+	{ 2, 20, 400, 8000, 0x24, 4 },	/* TRAP/DABT_LOW */
+	{ 2, 15, 300, 3000000, 0x01, 22 },	/* TRAP/WFx */
+	{ 0, 20, 1000, 50000, 0, ASYNC },	/* IRQ */
+	{ 2, 10, 200, 3000, 0x16, 21 },	/* TRAP/HVC64 */
+	{ 2, 5, 300, 4000, 0x20, 13 },	/* TRAP/IABT_LOW */
+	{ 1, 1, 500, 100, 0, ASYNC },		/* SERROR */
+	{ 3, 1, 500, 100, 0, 8 },		/* ILLEGAL */
+	{ 2, 1, 100, 100, 0x3d, 9 },	/* an EC no table names */
 };
 
 /* powerpc HV: trap vector, and ceded */
 static const struct mix ppc_mix[] = {
-	{ 0x980, 20, 1000, 20000, 0 },		/* HV_DECREMENTER */
-	{ 0x500, 10, 800, 10000, 0 },		/* EXTERNAL */
-	{ 0xe00, 20, 500, 8000, 0 },		/* H_DATA_STORAGE */
-	{ 0xc00, 20, 200, 3000, 0 },		/* SYSCALL (hcall) */
-	{ 0xc00, 15, 300, 3000000, 1 },		/* SYSCALL, ceded: H_CEDE */
-	{ 0xe40, 10, 300, 5000, 0 },		/* H_EMUL_ASSIST */
-	{ 0x1234, 2, 100, 100, 0 },		/* a trap no table names */
+	{ 0x980, 20, 1000, 20000, 0, ASYNC },		/* HV_DECREMENTER */
+	{ 0x500, 10, 800, 10000, 0, ASYNC },		/* EXTERNAL */
+	{ 0xe00, 20, 500, 8000, 0, 13 },		/* H_DATA_STORAGE */
+	{ 0xc00, 20, 200, 3000, 0, 21 },		/* SYSCALL (hcall) */
+	{ 0xc00, 15, 300, 3000000, 1, 0 },		/* SYSCALL, ceded: H_CEDE */
+	{ 0xe40, 10, 300, 5000, 0, 5 },		/* H_EMUL_ASSIST */
+	{ 0x1234, 2, 100, 100, 0, 9 },		/* a trap no table names */
 };
 
 /* s390: intercept codes */
 static const struct mix s390_mix[] = {
-	{ 0x04, 30, 200, 4000, 0 },		/* Instruction */
-	{ 0x1c, 15, 300, 3000000, 0 },		/* Wait state */
-	{ 0x14, 15, 800, 10000, 0 },		/* External interruption */
-	{ 0x00, 15, 500, 5000, 0 },		/* Host interruption (not in the event's table) */
-	{ 0x08, 10, 400, 6000, 0 },		/* Program interruption */
-	{ 0x40, 10, 1000, 40000, 0 },		/* I/O instruction (not in the event's table) */
-	{ 0x99, 2, 100, 100, 0 },		/* a code no table names */
+	{ 0x04, 30, 200, 4000, 0, 2 },		/* Instruction */
+	{ 0x1c, 15, 300, 3000000, 0, 0 },		/* Wait state */
+	{ 0x14, 15, 800, 10000, 0, ASYNC },		/* External interruption */
+	{ 0x00, 15, 500, 5000, 0, ASYNC },		/* Host interruption (not in the event's table) */
+	{ 0x08, 10, 400, 6000, 0, 13 },		/* Program interruption */
+	{ 0x40, 10, 1000, 40000, 0, 6 },		/* I/O instruction (not in the event's table) */
+	{ 0x99, 2, 100, 100, 0, 9 },		/* a code no table names */
 };
 
 static const struct mix *pick(const struct mix *m, size_t n, unsigned int *seed)
@@ -297,9 +344,58 @@ static const struct mix *pick(const struct mix *m, size_t n, unsigned int *seed)
 	return &m[0];
 }
 
+/* The guest IP of an exit of m, in user space or the kernel; e gets where it is. */
+static uint64_t guest_ip(const struct opts *o, const struct mix *m, bool user, uint32_t r,
+			 unsigned int *ipseed, struct gev *e)
+{
+	uint32_t k = rnd(ipseed) % 4;
+	int fn = m->site;
+
+	e->async = m->site == ASYNC;
+	if (fn == ASYNC) {
+		unsigned int total = 0, w;
+
+		for (fn = 0; fn < NR_GFUNC; fn++)
+			total += 1000 / (fn + 1);
+		w = r % total;
+		for (fn = 0; fn < NR_GFUNC - 1 && w >= 1000u / (fn + 1); fn++)
+			w -= 1000 / (fn + 1);
+	}
+	if (user) {
+		e->fn = -1;
+		e->off = 0;
+		return ubase() + 0x1000 * (uint64_t)(fn % 8 + 1) + 8 * k;
+	}
+	e->fn = (int8_t)fn;
+	e->off = (uint16_t)(8 * (k + 1));
+	return kbase() + o->kaslr + 0x1000 * (uint64_t)(fn + 1) + e->off;
+}
+
+/* The guest's symbols: kallsyms (running addresses, offset = KASLR) or System.map (offset 0). */
+static void write_syms(const char *path, uint64_t offset, bool kallsyms)
+{
+	uint64_t b = kbase() + offset;
+	FILE *f = fopen(path, "w");
+	int i;
+
+	if (!f)
+		die("cannot write %s", path);
+	if (kallsyms)
+		fprintf(f, "0000000000000000 A fixed_percpu_data\n");
+	fprintf(f, "%016" PRIx64 " T _text\n%016" PRIx64 " t startup_64\n", b, b);
+	for (i = 0; i < NR_GFUNC; i++)
+		fprintf(f, "%016" PRIx64 " %c %s\n", b + 0x1000 * (uint64_t)(i + 1), i % 2 ? 't' : 'T',
+			gfunc[i]);
+	fprintf(f, "%016" PRIx64 " T _etext\n", b + 0x1000 * (uint64_t)(NR_GFUNC + 1));
+	fprintf(f, "%016" PRIx64 " D init_task\n", b + 0x1000 * (uint64_t)(NR_GFUNC + 2));
+	if (kallsyms)
+		fprintf(f, "%016" PRIx64 " t vring_interrupt\t[virtio_ring]\n", b + 0x3f000000);
+	fclose(f);
+}
+
 static void scenario(const struct opts *o)
 {
-	unsigned int seed = o->seed;
+	unsigned int seed = o->seed, ipseed = o->seed * 7919u + 1;
 	int vm, k;
 
 	for (vm = 0; vm < o->vms; vm++) {
@@ -325,6 +421,8 @@ static void scenario(const struct opts *o)
 			uint64_t t = 1000000 + rnd(&seed) % 100000;
 			long long i;
 			struct gev e;
+			uint32_t ipr;
+			bool user;
 
 			/* a cut recording starts inside an exit: an entry with no exit */
 			if (o->cut) {
@@ -350,7 +448,7 @@ static void scenario(const struct opts *o)
 				e.vcpu = k;
 				e.reason = m->reason;
 				e.isa = svm ? 2 : 1;
-				e.rip = 0xffffffff81000000ull + (rnd(&seed) % 4096) * 16;
+				ipr = rnd(&seed);
 				e.aux = m->aux;
 				if (garch == A_ARM) {
 					/* arm 4.x writes the last trap's EC into a non-trap exit */
@@ -360,10 +458,10 @@ static void scenario(const struct opts *o)
 						e.aux = last_ec;
 				}
 				/* one exit in four from guest user mode (MSR PR, PSW problem state) */
-				e.msr = rnd(&seed) % 4 == 0 ? (garch == A_S390 ? 0x0705000180000000ull :
-								   0x800000000000d033ull) :
-							      (garch == A_S390 ? 0x0704000180000000ull :
-								   0x8000000000009033ull);
+				user = rnd(&seed) % 4 == 0;
+				e.msr = user ? (garch == A_S390 ? 0x0705000180000000ull : 0x800000000000d033ull) :
+					       (garch == A_S390 ? 0x0704000180000000ull : 0x8000000000009033ull);
+				e.rip = guest_ip(o, m, user, ipr, &ipseed, &e);
 				push(&e);
 				if (o->others && (m->reason == 30 || m->reason == 0x07b)) {
 					/* port I/O handled in user space, inside the exit */
@@ -765,6 +863,15 @@ struct rstat {
 	uint64_t count, samples, sum, min, max;
 };
 
+/* A guest IP of one kind (and, for exit sites, one reason) with its count. */
+struct ipstat {
+	int kind;		/* 0 time sample, 1 exit site */
+	uint32_t isa, code, flags;
+	uint64_t ip;
+	int fn, off;
+	uint64_t count;
+};
+
 struct tstat {
 	int tid, vcpu;
 	uint64_t exits, unmatched_exits, unmatched_entries, pio, uexit_io;
@@ -773,7 +880,37 @@ struct tstat {
 	int pending_r;
 	struct rstat r[16];
 	int nr;
+	uint64_t ip_n[2], ip_none;
+	struct ipstat *ips;
+	size_t nr_ips, alloc_ips;
 };
+
+static void count_ip(struct tstat *t, int kind, uint32_t isa, uint32_t code, uint32_t flags,
+		     const struct gev *g)
+{
+	struct ipstat *p;
+	size_t i;
+
+	t->ip_n[kind]++;
+	if (kind == 0)
+		isa = code = flags = 0;
+	for (i = 0; i < t->nr_ips; i++) {
+		p = &t->ips[i];
+		if (p->kind == kind && p->ip == g->rip && p->isa == isa && p->code == code &&
+		    p->flags == flags) {
+			p->count++;
+			return;
+		}
+	}
+	if (t->nr_ips == t->alloc_ips) {
+		t->alloc_ips = t->alloc_ips ? t->alloc_ips * 2 : 64;
+		t->ips = realloc(t->ips, t->alloc_ips * sizeof(*t->ips));
+		if (!t->ips)
+			die("%s", "out of memory");
+	}
+	p = &t->ips[t->nr_ips++];
+	*p = (struct ipstat){ kind, isa, code, flags, g->rip, g->fn, g->off, 1 };
+}
 
 static void expect(const struct opts *o, const char *path, uint64_t lost)
 {
@@ -781,6 +918,8 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 	bool has_isa = tep_find_field(ev_fmt[G_EXIT], "isa");
 	bool has_type = tep_find_field(ev_fmt[G_EXIT], "ret") || tep_find_field(ev_fmt[G_EXIT], "idx");
 	bool has_ec = tep_find_field(ev_fmt[G_EXIT], "exit_reason");
+	static const char *const ip_field[] = { "guest_rip", "vcpu_pc", "pc", "pswaddr" };
+	bool has_ip = tep_find_field(ev_fmt[G_EXIT], ip_field[garch]);
 	FILE *f = fopen(path, "w");
 	size_t i;
 	int j, k;
@@ -834,6 +973,15 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 				t->r[j].min = UINT64_MAX;
 			}
 			t->r[j].count++;
+			/*
+			 * kvmtop's time samples: the asynchronous exits it can tell
+			 * (x86 needs the isa field, arm64 the exception type)
+			 */
+			if (!has_ip)
+				t->ip_none++;
+			else
+				count_ip(t, g->async && (garch != A_X86 || has_isa) &&
+					 (garch != A_ARM || has_type) ? 0 : 1, isa, code, flags, g);
 			t->pending = true;
 			t->pending_t = now;
 			t->pending_r = j;
@@ -884,7 +1032,22 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 				",\"max\":%" PRIu64 "}", j ? "," : "", r->isa, r->code, r->flags,
 				r->count, r->samples, r->sum, r->samples ? r->min : 0, r->max);
 		}
+		fprintf(f, "],\"ip_samples\":{\"time\":%" PRIu64 ",\"exit\":%" PRIu64 ",\"none\":%" PRIu64
+			"},\"ips\":[", t->ip_n[0], t->ip_n[1], t->ip_none);
+		for (i = 0; i < t->nr_ips; i++) {
+			const struct ipstat *p = &t->ips[i];
+
+			fprintf(f, "%s{\"kind\":\"%s\",\"isa\":%u,\"code\":%u,\"flags\":%u,\"ip\":%" PRIu64
+				",\"mode\":\"%s\",\"sym\":", i ? "," : "", p->kind ? "exit" : "time", p->isa,
+				p->code, p->flags, p->ip, p->fn >= 0 ? "kernel" : "user");
+			if (p->fn >= 0)
+				fprintf(f, "\"%s+0x%x\"", gfunc[p->fn], p->off);
+			else
+				fputs("null", f);
+			fprintf(f, ",\"count\":%" PRIu64 "}", p->count);
+		}
 		fputs("]}", f);
+		free(t->ips);
 	}
 	fputs("]}\n", f);
 	fclose(f);
@@ -907,7 +1070,10 @@ static void usage(void)
 "  -x                with port I/O exits, kvm_pio and kvm_userspace_exit events\n"
 "  -N qemu|kvmtool|none  thread names: CPU n/KVM, kvm-vcpu-n, or one name for all\n"
 "  -S FILE           the events of FILE instead of a workload, one per line:\n"
-"                    'TIME_NS CPU TID exit|entry FIELD=VALUE...' or 'comm TID NAME'\n");
+"                    'TIME_NS CPU TID exit|entry FIELD=VALUE...' or 'comm TID NAME'\n"
+"  -K OFFSET         the guest kernel's KASLR offset (its IPs are shifted by it)\n"
+"  -k FILE           write the guest's kallsyms (running addresses) to FILE\n"
+"  -M FILE           write its System.map (link-time addresses) to FILE\n");
 	exit(2);
 }
 
@@ -926,7 +1092,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:S:")) != -1) {
+	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:S:K:k:M:")) != -1) {
 		switch (c) {
 		case 'f': o.formats = optarg; break;
 		case 'o': o.out = optarg; break;
@@ -945,6 +1111,9 @@ int main(int argc, char **argv)
 		case 'x': o.others = true; break;
 		case 'N': o.comm_fmt = optarg; break;
 		case 'S': o.script = optarg; break;
+		case 'K': o.kaslr = strtoull(optarg, NULL, 0); break;
+		case 'k': o.kallsyms = optarg; break;
+		case 'M': o.sysmap = optarg; break;
 		default: usage();
 		}
 	}
@@ -1049,6 +1218,10 @@ int main(int argc, char **argv)
 
 	if (o.expect)
 		expect(&o, o.expect, lost);
+	if (o.kallsyms)
+		write_syms(o.kallsyms, o.kaslr, true);
+	if (o.sysmap)
+		write_syms(o.sysmap, 0, false);
 
 	{
 		char cmd[4200];

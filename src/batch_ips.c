@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Batch output of the sampled guest IPs: a table per scope in the text
+ * report, an "ips" array in JSON, and folded stacks (one line per
+ * vm;vcpu;mode;symbol with its count, the input of FlameGraph's
+ * flamegraph.pl and of speedscope).  The IP tables count since the start
+ * (or the last reset), whatever the snapshot's interval.
+ */
+#define _GNU_SOURCE	/* asprintf */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch.h"
+#include "escape.h"
+#include "model_scope.h"
+
+static const char *const kind_name[IP_KINDS] = { "time", "exit" };
+static const char *const kind_title[IP_KINDS] = {
+	"time samples (asynchronous exits: where the guest runs)",
+	"exit sites (synchronous exits: what makes the guest exit)",
+};
+
+static const struct sym_table *vm_syms(const struct batch *b, const struct vm *vm)
+{
+	return sym_set_find(b->syms, vm->pid, vm->name);
+}
+
+static uint64_t no_ip(const struct vm *vm, const struct vcpu *v)
+{
+	const struct vcpu *c;
+	uint64_t n = 0;
+
+	if (v)
+		return v->no_ip;
+	TAILQ_FOREACH(c, &vm->vcpus, vm_link)
+		n += c->no_ip;
+	return n;
+}
+
+static const char *reason_name(const struct batch *b, int id)
+{
+	return id >= 0 && (unsigned int)id < b->d->reasons->nr ? b->d->reasons->r[id].name : "?";
+}
+
+/* --- text --- */
+
+int batch_ips_text(const struct batch *b, const struct vm *vm, const struct vcpu *v,
+		   const char *indent)
+{
+	const struct sym_table *st = vm_syms(b, vm);
+	char sym[512], esc[512];
+	int k;
+
+	if (!b->ip_top)
+		return 0;
+	for (k = 0; k < IP_KINDS; k++) {
+		struct model_ip_list l;
+		size_t i;
+
+		if (model_scope_ips(&l, vm, v, k)) {
+			model_ip_list_free(&l);
+			return -1;
+		}
+		if (!l.samples) {
+			model_ip_list_free(&l);
+			continue;
+		}
+		fprintf(b->out, "%sguest IPs, %s: %" PRIu64 " since start%s\n", indent, kind_title[k],
+			l.samples, l.replaced ? " (tables full: a count may overstate by its ERR)" : "");
+		fprintf(b->out, "%s  %9s %6s %9s %-7s %18s %s%s\n", indent, "COUNT", "%", "ERR", "MODE",
+			"GUEST IP", k == IP_EXIT ? "REASON                         " : "", "SYMBOL");
+		for (i = 0; i < l.nr && i < b->ip_top; i++) {
+			const struct ip_entry *e = &l.e[i];
+
+			fprintf(b->out, "%s  %9" PRIu64 " %6.2f %9" PRIu64 " %-7s %#18" PRIx64 " ", indent,
+				e->count, 100.0 * (double)e->count / (double)l.samples, e->err,
+				guest_mode_label(e->mode), e->ip);
+			if (k == IP_EXIT)
+				fprintf(b->out, "%-30s ",
+					escape_text(reason_name(b, e->reason_id), esc, sizeof(esc)));
+			sym_ip(st, e->ip, true, sym, sizeof(sym));
+			fprintf(b->out, "%s\n", st ? escape_text(sym, esc, sizeof(esc)) : "-");
+		}
+		model_ip_list_free(&l);
+	}
+	return 0;
+}
+
+/* --- JSON --- */
+
+int batch_ips_json(const struct batch *b, const struct vm *vm, const struct vcpu *v)
+{
+	const struct sym_table *st = vm_syms(b, vm);
+	struct model_ip_list l[IP_KINDS];
+	bool first = true;
+	char sym[512];
+	int k, ret = -1;
+
+	memset(l, 0, sizeof(l));
+	for (k = 0; k < IP_KINDS; k++)
+		if (model_scope_ips(&l[k], vm, v, k))
+			goto out;
+	fprintf(b->out, ",\"ip_samples\":{\"time\":%" PRIu64 ",\"exit\":%" PRIu64 ",\"none\":%" PRIu64
+		",\"full\":%s},\"ips\":[", l[IP_TIME].samples, l[IP_EXIT].samples, no_ip(vm, v),
+		l[IP_TIME].replaced || l[IP_EXIT].replaced ? "true" : "false");
+	for (k = 0; k < IP_KINDS; k++) {
+		size_t i;
+
+		for (i = 0; i < l[k].nr && i < b->ip_top; i++) {
+			const struct ip_entry *e = &l[k].e[i];
+
+			fprintf(b->out, "%s{\"kind\":\"%s\",\"ip\":%" PRIu64 ",\"sym\":", first ? "" : ",",
+				kind_name[k], e->ip);
+			if (sym_ip(st, e->ip, true, sym, sizeof(sym)) < 0)
+				fputs("null", b->out);
+			else
+				escape_json(b->out, sym);
+			fprintf(b->out, ",\"mode\":\"%s\",\"mode_inferred\":%s",
+				guest_mode_name(e->mode), guest_mode_inferred(e->mode) ? "true" : "false");
+			if (k == IP_EXIT) {
+				fputs(",\"reason\":", b->out);
+				escape_json(b->out, reason_name(b, e->reason_id));
+			}
+			fprintf(b->out, ",\"count\":%" PRIu64 ",\"error\":%" PRIu64 "}", e->count, e->err);
+			first = false;
+		}
+	}
+	fputc(']', b->out);
+	ret = 0;
+out:
+	for (k = 0; k < IP_KINDS; k++)
+		model_ip_list_free(&l[k]);
+	return ret;
+}
+
+/* --- folded stacks --- */
+
+struct frame {
+	char *stack;
+	uint64_t count;
+};
+
+static int frame_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct frame *)a)->stack, ((const struct frame *)b)->stack);
+}
+
+/*
+ * A frame of a folded stack: its text escaped, and ';' (which separates
+ * frames) written as \x3b like the other bytes escaped.
+ */
+static void folded_frame(char *out, size_t len, const char *s)
+{
+	char esc[512];
+	size_t n = 0;
+	const char *p;
+
+	escape_text(s, esc, sizeof(esc));
+	for (p = esc; *p && n + 5 < len; p++) {
+		if (*p == ';') {
+			memcpy(out + n, "\\x3b", 4);
+			n += 4;
+		} else {
+			out[n++] = *p;
+		}
+	}
+	out[n] = '\0';
+}
+
+/* One vCPU's stacks, summed by symbol: 0 or -1. */
+static int folded_vcpu(const struct batch *b, const struct vm *vm, const struct vcpu *v,
+		       const struct sym_table *st, const char *vm_frame)
+{
+	const struct model_ips *t = v->ips[b->folded_kind];
+	char vcpu[32], sym[512], symf[512], reason[128];
+	struct frame *fr;
+	size_t i, n = 0;
+	int ret = -1;
+
+	if (!t || !t->nr)
+		return 0;
+	fr = calloc(t->nr, sizeof(*fr));
+	if (!fr)
+		return -1;
+	if (v->vcpu_id >= 0)
+		snprintf(vcpu, sizeof(vcpu), "vcpu%d", v->vcpu_id);
+	else
+		snprintf(vcpu, sizeof(vcpu), "tid%d", v->tid);
+	for (i = 0; i < t->nr; i++) {
+		const struct ip_entry *e = &t->e[i];
+
+		sym_ip(st, e->ip, false, sym, sizeof(sym));
+		folded_frame(symf, sizeof(symf), sym);
+		if (b->folded_kind == IP_EXIT)
+			folded_frame(reason, sizeof(reason), reason_name(b, e->reason_id));
+		if (asprintf(&fr[n].stack, "%s;%s;%s;%s%s%s", vm_frame, vcpu, guest_mode_name(e->mode),
+			     b->folded_kind == IP_EXIT ? reason : "", b->folded_kind == IP_EXIT ? ";" : "",
+			     symf) < 0)
+			goto out;
+		fr[n++].count = e->count;
+	}
+	qsort(fr, n, sizeof(*fr), frame_cmp);
+	for (i = 0; i < n; i++) {
+		uint64_t c = fr[i].count;
+
+		while (i + 1 < n && !strcmp(fr[i].stack, fr[i + 1].stack))
+			c += fr[++i].count;
+		fprintf(b->out, "%s %" PRIu64 "\n", fr[i].stack, c);
+	}
+	ret = 0;
+out:
+	for (i = 0; i < n; i++)
+		free(fr[i].stack);
+	free(fr);
+	return ret;
+}
+
+int batch_ips_folded(const struct batch *b)
+{
+	struct vm *vm;
+	const struct vcpu *v;
+	char vm_frame[512];
+
+	/* the tables count since the start: written once, at the last snapshot */
+	if (!b->summary && !b->at_end && !(b->iterations && b->snapshots + 1 >= b->iterations))
+		return 0;
+	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&b->m->vms) {
+		const struct sym_table *st = vm_syms(b, vm);
+
+		folded_frame(vm_frame, sizeof(vm_frame), vm->name);
+		TAILQ_FOREACH(v, &vm->vcpus, vm_link)
+			if (folded_vcpu(b, vm, v, st, vm_frame))
+				return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sampled guest IPs of a VM (all its vCPUs) or of one vCPU: the time
+ * samples (IPs of asynchronous exits: where the guest runs) or, after
+ * 't', the exit sites (IPs of synchronous exits, per reason), with the
+ * guest's symbols when --guest-kallsyms or --guest-map gave them.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "model_scope.h"
+#include "tui.h"
+
+struct ip_row {
+	uint64_t ip;
+	uint64_t count;
+	uint64_t err;
+	double pct;
+	int reason;
+	int mode;
+	int resolved;		/* sym_ip(): 1 a symbol, 0 [unknown], -1 no table */
+	char sym[256];		/* escaped */
+};
+
+PANE_CMP(ip_row, count)
+PANE_CMP(ip_row, err)
+PANE_CMP(ip_row, ip)
+PANE_CMP(ip_row, reason)
+PANE_CMP(ip_row, mode)
+
+static int cmp_sym(const void *a, const void *b)
+{
+	return strcmp(((const struct ip_row *)a)->sym, ((const struct ip_row *)b)->sym);
+}
+
+PANE_COUNT_CELL(ip_row, count, count)
+PANE_COUNT_CELL(ip_row, err, err)
+
+static void c_pct(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	tui_fmt_pct(((const struct ip_row *)r)->pct, buf, len);
+}
+
+static void c_mode(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", guest_mode_label(((const struct ip_row *)r)->mode));
+}
+
+static void c_ip(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "0x%" PRIx64, ((const struct ip_row *)r)->ip);
+}
+
+static void c_reason(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	tui_reason_name(t, ((const struct ip_row *)r)->reason, buf, len);
+}
+
+static void c_sym(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	const struct ip_row *w = r;
+
+	snprintf(buf, len, "%s", w->resolved < 0 ? "-" : w->sym);
+}
+
+static const struct pane_col cols[] = {
+	{ "count",  "COUNT",       9, COL_RIGHT, c_count,  cmp_count,  true,  9 },
+	{ "pct",    "%",           5, COL_RIGHT, c_pct,    cmp_count,  true,  8 },
+	{ "err",    "ERR",         7, COL_RIGHT, c_err,    cmp_err,    true,  3 },
+	{ "mode",   "MODE",        7, COL_LEFT,  c_mode,   cmp_mode,   false, 6 },
+	{ "ip",     "GUEST IP",   18, COL_RIGHT, c_ip,     cmp_ip,     false, 7 },
+	{ "reason", "REASON",     20, COL_LEFT,  c_reason, cmp_reason, false, 5 },
+	{ "symbol", "SYMBOL",     48, COL_LEFT,  c_sym,    cmp_sym,    false, 8 },
+};
+
+static int build(struct tui *t, struct pane *p)
+{
+	const struct vm *vm = tui_find_vm(t, p->vm_pid);
+	const struct vcpu *v = p->tid >= 0 ? tui_find_vcpu(t, p->tid) : NULL;
+	const struct sym_table *st;
+	struct model_ip_list l;
+	struct ip_row *rows;
+	char sym[512];
+	size_t i;
+
+	p->nr = 0;
+	if (!vm || (p->tid >= 0 && !v)) {
+		/* the VM or thread went away: an empty pane */
+		p->rows = calloc(1, sizeof(*rows));
+		return p->rows ? 0 : -1;
+	}
+	if (model_scope_ips(&l, vm, v, t->ip_kind)) {
+		model_ip_list_free(&l);
+		return -1;
+	}
+	p->rows = rows = calloc(l.nr ? l.nr : 1, sizeof(*rows));
+	if (!rows) {
+		model_ip_list_free(&l);
+		return -1;
+	}
+	st = sym_set_find(&t->o->syms, vm->pid, vm->name);
+	for (i = 0; i < l.nr; i++) {
+		const struct ip_entry *e = &l.e[i];
+		struct ip_row *w = &rows[p->nr++];
+
+		w->ip = e->ip;
+		w->count = e->count;
+		w->err = e->err;
+		w->pct = l.samples ? 100.0 * (double)e->count / (double)l.samples : 0;
+		w->reason = e->reason_id;
+		w->mode = e->mode;
+		w->resolved = sym_ip(st, e->ip, true, sym, sizeof(sym));
+		escape_text(sym, w->sym, sizeof(w->sym));
+	}
+	model_ip_list_free(&l);
+	return 0;
+}
+
+static uint64_t key(const void *r)
+{
+	const struct ip_row *w = r;
+
+	/* an IP is one row per reason: the reason in the key too */
+	return w->ip ^ ((uint64_t)(uint32_t)w->reason << 48) ^ (uint64_t)w->mode << 44;
+}
+
+static const char *label(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	const struct ip_row *w = r;
+	char name[96];
+
+	snprintf(buf, len, "0x%" PRIx64 " %s %s %s", w->ip, w->sym, guest_mode_label(w->mode),
+		 t->ip_kind == IP_EXIT ? tui_reason_name(t, w->reason, name, sizeof(name)) : "");
+	return buf;
+}
+
+static int tab(struct tui *t)
+{
+	/* the cycle of a scope's panes ends here: back to its exit reasons */
+	return tui_swap(t, &pane_reasons);
+}
+
+static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
+{
+	const struct vm *vm = tui_find_vm(t, p->vm_pid);
+	const struct vcpu *v = p->tid >= 0 ? tui_find_vcpu(t, p->tid) : NULL;
+	char name[MODEL_NAME_LEN * 4] = "?", who[160];
+	uint64_t n = 0;
+	size_t i;
+
+	if (vm)
+		escape_text(vm->name, name, sizeof(name));
+	for (i = 0; i < p->nr; i++)
+		n += ((const struct ip_row *)p->rows)[i].count;
+	if (p->tid >= 0)
+		snprintf(who, sizeof(who), "vCPU %d (tid %d) of VM %s", v ? v->vcpu_id : -1, p->tid, name);
+	else
+		snprintf(who, sizeof(who), "VM %s (pid %d), all vCPUs", name, p->vm_pid);
+	snprintf(buf, len, "Guest IPs of %s: %s, %" PRIu64 " since start%s; t: %s; Tab: reasons",
+		 who, t->ip_kind == IP_TIME ? "time samples (asynchronous exits)" :
+					      "exit sites (synchronous exits)", n,
+		 vm && sym_set_find(&t->o->syms, vm->pid, vm->name) ? "" : ", no guest symbols",
+		 t->ip_kind == IP_TIME ? "exit sites" : "time samples");
+}
+
+const struct pane_ops pane_ips = {
+	.name = "IPs",
+	.cols = cols,
+	.nr_cols = sizeof(cols) / sizeof(cols[0]),
+	.default_sort = 0,
+	.row_size = sizeof(struct ip_row),
+	.build = build,
+	.key = key,
+	.label = label,
+	.tab = tab,
+	.title = title,
+};
