@@ -3,11 +3,13 @@
 
 Generates a recording of about 10 million KVM events once (bench/out), then
 runs, one after the other on the same file:
-  kvmtop -b -r FILE --summary -o json
+  kvmtop -b -r FILE --summary -o json (and with --ip-slots 0 and 4096: the
+  cost of the guest IP tables)
   trace-cmd report FILE > /dev/null
   trace-cmd report --profile FILE > /dev/null
 and prints for each: wall and CPU seconds, events/s, ns/event, peak RSS and
-peak anonymous memory (RssAnon: the heap, not the recording's mapped pages).
+peak anonymous memory (RssAnon: the heap, not the recording's mapped pages);
+kvmtop's runs are the best of three.
 
 Then the screen: kvmtop -r on a recording of 1,000 vCPU threads, in a
 pseudo-terminal of 200x50, with its vCPUs pane open (a 1,000-row table);
@@ -86,6 +88,9 @@ def main():
     print("recording: %s, %.0f MiB, %d KVM events (%d exits)\n" % (DAT, size / 2**20, events, j["host"]["exits"]))
 
     runs = [("kvmtop -b --summary -o json", [kvmtop, "-b", "-r", DAT, "--summary", "-o", "json"])]
+    # the guest IP tables' own cost: the same without them, and with 16x the default
+    for slots in ("0", "4096"):
+        runs.append(("kvmtop ... --ip-slots " + slots, runs[0][1] + ["--ip-slots", slots]))
     tc = shutil.which("trace-cmd")
     if tc:
         runs.append(("trace-cmd report", [tc, "report", DAT]))
@@ -97,7 +102,15 @@ def main():
     print("%-30s %8s %8s %12s %9s %10s %10s" % ("command", "wall s", "cpu s", "events/s", "ns/event",
                                                 "peak RSS", "peak anon"))
     for name, argv in runs:
-        wall, cpu, rss, anon, rc, err = measure(argv)
+        # kvmtop's runs are short: the best of 3, since this machine's timing is noisy
+        best = None
+        for _ in range(3 if name.startswith("kvmtop") else 1):
+            m = measure(argv)
+            if m[4] != 0 or best is None or m[1] < best[1]:
+                best = m
+            if m[4] != 0:
+                break
+        wall, cpu, rss, anon, rc, err = best
         if rc != 0:
             print("%s failed (%d): %s" % (name, rc, err.strip()[:200]))
             continue
@@ -110,6 +123,14 @@ def main():
         print()
         for name, (wall, cpu, rss, anon) in res.items():
             if name == runs[0][0]:
+                continue
+            if name.startswith("kvmtop"):
+                print("guest IP tables: the default (256) costs %+.1f%% CPU, %+.1f MiB over %s" % (
+                    100.0 * (k[1] - cpu) / cpu if cpu else 0.0, (k[3] - anon) / 1024, name)
+                      if name.endswith(" 0") else
+                      "guest IP tables: %s costs %+.1f%% CPU, %+.1f MiB over the default" % (
+                          name.split("... ")[1], 100.0 * (cpu - k[1]) / k[1] if k[1] else 0.0,
+                          (anon - k[3]) / 1024))
                 continue
             print("kvmtop is %.1fx faster than %s (wall), %.1fx (cpu)" % (wall / k[0], name, cpu / k[1]))
         print("kvmtop peak anonymous memory: %.1f MiB (target < 64 MiB)" % (k[3] / 1024))
