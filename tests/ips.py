@@ -224,6 +224,32 @@ def bounded(dat, exp):
     eq(set(len(v["ips"]) for vm, v in vcpus(j).values()), {0}, "--ip-slots 0: no IPs kept")
 
 
+def peak_rss(dat, *args):
+    """kvmtop -b -r dat -o json: (its own peak RSS in KiB, the VM's ip_samples)."""
+    from tap import kvmtop
+    p = subprocess.Popen([kvmtop(), "-b", "-r", dat, "-o", "json", "--ip-top", "3"] + list(args),
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = p.stdout.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    return ru.ru_maxrss, json.loads(out)["vms"][0]["ip_samples"] if status == 0 else None
+
+
+def bounded_end_to_end():
+    """400,000 exits each at a new guest IP against as many at a few hundred: the same memory."""
+    n = "400000"
+    uniq, exp_u = gen("unique", "x86-6.5", "-v", "1", "-n", n, "-U")[:2]
+    few, exp_f = gen("few", "x86-6.5", "-v", "1", "-n", n)[:2]
+    ru, su = peak_rss(uniq)
+    rf, sf = peak_rss(few)
+    want = exp_u["threads"][0]["ip_samples"]
+    eq(su and (su["time"], su["exit"], su["full"]), (want["time"], want["exit"], True),
+       "400,000 distinct guest IPs: every sample counted, the tables full")
+    ok(su and sf and ru - rf < 1024,
+       "400,000 distinct guest IPs take less than 1 MiB more than a few hundred (%d KiB vs %d KiB)" % (ru, rf))
+    rb, sb = peak_rss(uniq, "--ip-slots", "65536")
+    ok(rb - ru > 2048, "... while --ip-slots 65536 does take more (%d KiB): the measure sees the tables" % rb)
+
+
 def text_output(dat, sym_args):
     rc, out, err = run(["-b", "-r", dat, "--ip-top", "3"] + sym_args)
     heads = re.findall(r"guest IPs, (time samples|exit sites) .*: (\d+) since start", out)
@@ -326,6 +352,7 @@ def errors():
 
 def main():
     generated()
+    bounded_end_to_end()
     real()
     errors()
     done()

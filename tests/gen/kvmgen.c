@@ -111,6 +111,7 @@ struct opts {
 	uint64_t kaslr;		/* -K: the guest kernel's KASLR offset */
 	const char *kallsyms;	/* -k: write the guest's kallsyms (running addresses) */
 	const char *sysmap;	/* -M: write its System.map (link-time addresses) */
+	bool unique;		/* -U: every exit at a guest IP never seen before */
 };
 
 static struct tep_handle *tep;
@@ -348,10 +349,16 @@ static const struct mix *pick(const struct mix *m, size_t n, unsigned int *seed)
 static uint64_t guest_ip(const struct opts *o, const struct mix *m, bool user, uint32_t r,
 			 unsigned int *ipseed, struct gev *e)
 {
+	static uint64_t next_unique;
 	uint32_t k = rnd(ipseed) % 4;
 	int fn = m->site;
 
 	e->async = m->site == ASYNC;
+	if (o->unique) {
+		/* past the kernel's functions: no symbol names these */
+		e->fn = -1;
+		return kbase() + 0x10000000 + 4 * next_unique++;
+	}
 	if (fn == ASYNC) {
 		unsigned int total = 0, w;
 
@@ -922,7 +929,7 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 	bool has_ip = tep_find_field(ev_fmt[G_EXIT], ip_field[garch]);
 	FILE *f = fopen(path, "w");
 	size_t i;
-	int j, k;
+	int j, k, kind;
 
 	if (!ts || !f)
 		die("cannot write %s", path);
@@ -977,11 +984,13 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 			 * kvmtop's time samples: the asynchronous exits it can tell
 			 * (x86 needs the isa field, arm64 the exception type)
 			 */
+			kind = g->async && (garch != A_X86 || has_isa) && (garch != A_ARM || has_type) ? 0 : 1;
 			if (!has_ip)
 				t->ip_none++;
+			else if (o->unique)	/* too many to list: the numbers only */
+				t->ip_n[kind]++;
 			else
-				count_ip(t, g->async && (garch != A_X86 || has_isa) &&
-					 (garch != A_ARM || has_type) ? 0 : 1, isa, code, flags, g);
+				count_ip(t, kind, isa, code, flags, g);
 			t->pending = true;
 			t->pending_t = now;
 			t->pending_r = j;
@@ -1073,7 +1082,8 @@ static void usage(void)
 "                    'TIME_NS CPU TID exit|entry FIELD=VALUE...' or 'comm TID NAME'\n"
 "  -K OFFSET         the guest kernel's KASLR offset (its IPs are shifted by it)\n"
 "  -k FILE           write the guest's kallsyms (running addresses) to FILE\n"
-"  -M FILE           write its System.map (link-time addresses) to FILE\n");
+"  -M FILE           write its System.map (link-time addresses) to FILE\n"
+"  -U                every exit at a guest IP never seen before (no 'ips' in -e)\n");
 	exit(2);
 }
 
@@ -1092,7 +1102,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:S:K:k:M:")) != -1) {
+	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:S:K:k:M:U")) != -1) {
 		switch (c) {
 		case 'f': o.formats = optarg; break;
 		case 'o': o.out = optarg; break;
@@ -1114,6 +1124,7 @@ int main(int argc, char **argv)
 		case 'K': o.kaslr = strtoull(optarg, NULL, 0); break;
 		case 'k': o.kallsyms = optarg; break;
 		case 'M': o.sysmap = optarg; break;
+		case 'U': o.unique = true; break;
 		default: usage();
 		}
 	}
