@@ -275,6 +275,17 @@ def ips_case():
     ok("exit sites" in lines[2], "guest IPs: ... and back, still on exit sites", lines[2])
     keys("q")
     wait_for(has("KVMTOP-EXIT="))
+    # a layout without guest_rip: the pane says why it is empty
+    subprocess.run([os.environ["KVMGEN"], "-f", os.path.join(os.environ["KVMTOP_FORMATS"], "x86-stripped"), "-o",
+                    base + "-stripped.dat", "-n", "100"], check=True, capture_output=True)
+    start(["-r", base + "-stripped.dat"])
+    wait_for(has("VMs ("))
+    keys("Tab")
+    lines = settled(has("Guest IPs of VM"))
+    ok(any("no guest IP field" in line for line in lines[4:6]),
+       "guest IPs: without guest_rip the empty pane says the events have no IP field", "\n".join(lines[:6]))
+    keys("q")
+    wait_for(has("KVMTOP-EXIT="))
 
 
 def interval_case(dat):

@@ -143,6 +143,37 @@ static int tab(struct tui *t)
 	return tui_swap(t, &pane_reasons);
 }
 
+/* Exits of the pane's scope whose event had no guest IP, and all its exits. */
+static void scope_exits(const struct tui *t, const struct pane *p, uint64_t *no_ip, uint64_t *exits)
+{
+	const struct vm *vm = tui_find_vm(t, p->vm_pid);
+	const struct vcpu *v;
+
+	*no_ip = *exits = 0;
+	if (!vm)
+		return;
+	TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
+		if (p->tid >= 0 && v->tid != p->tid)
+			continue;
+		*no_ip += v->no_ip;
+		*exits += v->exits.total;
+	}
+}
+
+static const char *empty(const struct tui *t, const struct pane *p)
+{
+	uint64_t no_ip, exits;
+
+	scope_exits(t, p, &no_ip, &exits);
+	if (exits && no_ip == exits)
+		return "no guest IPs: the exit events of this kernel have no guest IP field";
+	if (!exits)
+		return "no guest IPs: they come with exit events (kvm_exit, kvm_guest_exit, kvm_s390_sie_exit), and none came yet";
+	if (t->ip_kind == IP_TIME)
+		return "no time samples: no asynchronous exit (external interrupt, timer) with a guest IP yet; t shows the exit sites";
+	return "no exit sites: no synchronous exit with a guest IP yet; t shows the time samples";
+}
+
 static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
 {
 	const struct vm *vm = tui_find_vm(t, p->vm_pid);
@@ -176,5 +207,6 @@ const struct pane_ops pane_ips = {
 	.key = key,
 	.label = label,
 	.tab = tab,
+	.empty = empty,
 	.title = title,
 };

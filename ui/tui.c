@@ -476,6 +476,7 @@ static void draw_table(struct tui *t)
 	}
 	if (!p->nr_order) {
 		const char *s = t->filter[0] ? "no row matches the filter" :
+				t->m && p->ops->empty ? p->ops->empty(t, p) :
 				!t->m || !p->nr ? (t->live ? "nothing in this interval" : "no KVM events") : "";
 
 		put(HEADER_LINES, 1, COLS - 1, s, COL_LEFT);

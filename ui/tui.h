@@ -85,6 +85,8 @@ struct pane_ops {
 	int (*enter)(struct tui *t, const void *r);
 	/* Tab: replace this pane by its sibling. */
 	int (*tab)(struct tui *t);
+	/* Optional: what an empty pane says (without it: no events / nothing in this interval). */
+	const char *(*empty)(const struct tui *t, const struct pane *p);
 	/* A line under the header saying what the pane shows. */
 	void (*title)(const struct tui *t, const struct pane *p, char *buf, size_t len);
 	void (*free_rows)(struct pane *p);
