@@ -129,8 +129,8 @@ static void usage(FILE *f)
 "Keys on the screen: arrows/PgUp/PgDn/Home/End move, Enter opens (VM ->\n"
 "vCPUs -> exit reasons -> recent exits), Esc goes back, Tab switches (reasons,\n"
 "recent exits, guest IPs), < > F6 sort, I inverts, / filters, t time samples\n"
-"or exit sites, p pauses, d delay, r reset, c cumulative, [ ] replay\n"
-"intervals, h ? F1 help, q F10 quit.\n"
+"or exit sites, g IPs by symbol, p pauses, d delay, r reset, c cumulative,\n"
+"[ ] replay intervals, h ? F1 help, q F10 quit.\n"
 "Environment: NO_COLOR (no colours), KVMTOP_DRAW_STATS=FILE (the screen's\n"
 "redraw times, written to FILE at the end).\n"
 "See kvmtop(1) for the output fields.\n", MODEL_RING_DEFAULT, DEMO_MAX_VCPUS,

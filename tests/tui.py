@@ -247,6 +247,19 @@ def ips_case():
        "\n".join(lines[:8] + [str(b) for b in bad[:3]]))
     ok(any(r[2] == "kernel?" and "+0x" in r[3] for r in rows) and all(r[2] in ("kernel?", "user?") for r in rows),
        "guest IPs: MODE shows the inferred kernel/user", "\n".join(lines[:12]))
+    # g: one row per function, the counts of its IPs summed
+    per_sym = {}
+    for (k, i, x), (c, sym) in want.items():
+        if k == "time" and sym != "[unknown]":
+            per_sym[sym.split("+")[0]] = per_sym.get(sym.split("+")[0], 0) + c
+    keys("g")
+    lines = settled(has("by symbol"))
+    rows = [r for r in ip_rows(lines) if r[2] == "kernel?"]
+    got = dict((r[3].split()[1], r[0]) for r in rows)
+    ok(rows and all(per_sym.get(name) == c for name, c in got.items()) and "+0x" not in "".join(r[3] for r in rows),
+       "guest IPs: g shows one row per symbol with its IPs' counts summed", "\n".join(lines[:8]))
+    keys("g")
+    settled(lambda ls: "by symbol" not in ls[2])
     keys("t")
     lines = settled(has("exit sites (synchronous"))
     rows = ip_rows(lines)

@@ -22,6 +22,7 @@ static const struct help_row help[] = {
 	{ 0, "Esc Backspace Left", "back to the pane before" },
 	{ 0, "Tab", "VMs -> the VM's guest IPs; vCPUs -> the VM's exit reasons; exit reasons -> recent exits (a vCPU's) -> guest IPs -> exit reasons" },
 	{ 0, "t", "guest IPs: time samples (asynchronous exits: where the guest runs) / exit sites (synchronous exits, per reason)" },
+	{ 0, "g", "guest IPs: one row per symbol (function) / per IP, with the guest's symbols" },
 	{ 0, "< > F6", "sort by the previous / next column (F6: next)" },
 	{ 0, "I", "invert the sort order" },
 	{ 0, "/", "filter rows by a substring (Enter keeps it, Esc clears it)" },

@@ -22,6 +22,7 @@ struct ip_row {
 	int reason;
 	int mode;
 	int resolved;		/* sym_ip(): 1 a symbol, 0 [unknown], -1 no table */
+	unsigned int nips;	/* by symbol: the IPs summed into the row */
 	char sym[256];		/* escaped */
 };
 
@@ -63,7 +64,12 @@ static void c_sym(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct ip_row *w = r;
 
-	snprintf(buf, len, "%s", w->resolved < 0 ? "-" : w->sym);
+	if (w->resolved < 0)
+		snprintf(buf, len, "-");
+	else if (w->nips > 1)	/* by symbol: how many IPs of it were summed */
+		snprintf(buf, len, "%s (%u IPs)", w->sym, w->nips);
+	else
+		snprintf(buf, len, "%s", w->sym);
 }
 
 static const struct pane_col cols[] = {
@@ -75,6 +81,53 @@ static const struct pane_col cols[] = {
 	{ "reason", "REASON",     20, COL_LEFT,  c_reason, cmp_reason, false, 5 },
 	{ "symbol", "SYMBOL",     48, COL_LEFT,  c_sym,    cmp_sym,    false, 8 },
 };
+
+static int row_key_cmp(const void *a, const void *b)
+{
+	const struct ip_row *x = a, *y = b;
+
+	if (x->ip != y->ip)
+		return x->ip < y->ip ? -1 : 1;
+	if (x->reason != y->reason)
+		return x->reason < y->reason ? -1 : 1;
+	return x->mode - y->mode;
+}
+
+/*
+ * g: one row per function.  A named IP becomes its symbol's start
+ * (the rows of one symbol, mode and reason then have one key and are
+ * summed); others stay one row per IP.
+ */
+static void group_by_symbol(const struct sym_table *st, struct pane *p)
+{
+	struct ip_row *rows = p->rows;
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nr; i++) {
+		const struct sym *s;
+		uint64_t off;
+		char sym[512];
+
+		rows[i].nips = 1;
+		if (rows[i].resolved <= 0 || !(s = sym_lookup(st, rows[i].ip, &off)))
+			continue;
+		rows[i].ip -= off;
+		sym_name(st, s, false, 0, sym, sizeof(sym));
+		escape_text(sym, rows[i].sym, sizeof(rows[i].sym));
+	}
+	qsort(rows, p->nr, sizeof(*rows), row_key_cmp);
+	for (i = 0; i < p->nr; i++) {
+		if (n && rows[i].resolved > 0 && !row_key_cmp(&rows[n - 1], &rows[i])) {
+			rows[n - 1].count += rows[i].count;
+			rows[n - 1].err += rows[i].err;
+			rows[n - 1].pct += rows[i].pct;
+			rows[n - 1].nips++;
+		} else {
+			rows[n++] = rows[i];
+		}
+	}
+	p->nr = n;
+}
 
 static int build(struct tui *t, struct pane *p)
 {
@@ -116,6 +169,8 @@ static int build(struct tui *t, struct pane *p)
 		escape_text(sym, w->sym, sizeof(w->sym));
 	}
 	model_ip_list_free(&l);
+	if (t->ip_by_sym && st)
+		group_by_symbol(st, p);
 	return 0;
 }
 
@@ -180,6 +235,7 @@ static void title(const struct tui *t, const struct pane *p, char *buf, size_t l
 	const struct vcpu *v = p->tid >= 0 ? tui_find_vcpu(t, p->tid) : NULL;
 	char name[MODEL_NAME_LEN * 4] = "?", who[160];
 	uint64_t n = 0;
+	bool have;
 	size_t i;
 
 	if (vm)
@@ -190,11 +246,13 @@ static void title(const struct tui *t, const struct pane *p, char *buf, size_t l
 		snprintf(who, sizeof(who), "vCPU %d (tid %d) of VM %s", v ? v->vcpu_id : -1, p->tid, name);
 	else
 		snprintf(who, sizeof(who), "VM %s (pid %d), all vCPUs", name, p->vm_pid);
-	snprintf(buf, len, "Guest IPs of %s: %s, %" PRIu64 " since start%s; t: %s; Tab: reasons",
+	have = vm && sym_set_find(&t->o->syms, vm->pid, vm->name);
+	snprintf(buf, len, "Guest IPs of %s: %s, %" PRIu64 " since start%s; t: %s;%s Tab: reasons",
 		 who, t->ip_kind == IP_TIME ? "time samples (asynchronous exits)" :
 					      "exit sites (synchronous exits)", n,
-		 vm && sym_set_find(&t->o->syms, vm->pid, vm->name) ? "" : ", no guest symbols",
-		 t->ip_kind == IP_TIME ? "exit sites" : "time samples");
+		 !have ? ", no guest symbols" : t->ip_by_sym ? ", by symbol" : "",
+		 t->ip_kind == IP_TIME ? "exit sites" : "time samples",
+		 !have ? "" : t->ip_by_sym ? " g: by IP;" : " g: by symbol;");
 }
 
 const struct pane_ops pane_ips = {

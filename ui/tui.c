@@ -678,6 +678,7 @@ static int step_interval(struct tui *t, long d)
 static int key(struct tui *t, int ch)
 {
 	struct pane *p = top_pane(t);
+	const struct vm *vm;
 	int rows = LINES - HEADER_LINES - 1;
 
 	if (t->input != IN_NONE)
@@ -780,6 +781,18 @@ static int key(struct tui *t, int ch)
 			break;
 		}
 		t->ip_kind = t->ip_kind == IP_TIME ? IP_EXIT : IP_TIME;
+		return rebuild(t);
+	case 'g':
+		if (p->ops != &pane_ips) {
+			snprintf(t->msg, sizeof(t->msg), "g groups the guest IPs (Tab from the exit reasons) by symbol");
+			break;
+		}
+		vm = tui_find_vm(t, p->vm_pid);
+		if (!vm || !sym_set_find(&t->o->syms, vm->pid, vm->name)) {
+			snprintf(t->msg, sizeof(t->msg), "g needs the guest's symbols: --guest-kallsyms or --guest-map");
+			break;
+		}
+		t->ip_by_sym = !t->ip_by_sym;
 		return rebuild(t);
 	case '[':
 		return step_interval(t, -1);

@@ -136,6 +136,7 @@ struct tui {
 	char msg[256];
 	bool help;
 	enum ip_kind ip_kind;		/* the guest IP panes show time samples or exit sites */
+	bool ip_by_sym;			/* ... one row per symbol (g) */
 	/* replay: intervals of -d seconds, 0 = the whole recording */
 	long interval;
 	long nr_intervals;		/* -1: not known yet */
