@@ -169,15 +169,15 @@ static void folded_frame(char *out, size_t len, const char *s)
 	out[n] = '\0';
 }
 
-/* One vCPU's stacks, summed by symbol: 0 or -1. */
-static int folded_vcpu(const struct batch *b, const struct vm *vm, const struct vcpu *v,
-		       const struct sym_table *st, const char *vm_frame)
+/* One vCPU's stacks, summed by symbol: the number of lines, or -1. */
+static long folded_vcpu(const struct batch *b, const struct vm *vm, const struct vcpu *v,
+			const struct sym_table *st, const char *vm_frame)
 {
 	const struct model_ips *t = v->ips[b->folded_kind];
 	char vcpu[32], sym[512], symf[512], reason[128];
 	struct frame *fr;
 	size_t i, n = 0;
-	int ret = -1;
+	long ret = -1;
 
 	if (!t || !t->nr)
 		return 0;
@@ -208,8 +208,10 @@ static int folded_vcpu(const struct batch *b, const struct vm *vm, const struct 
 		while (i + 1 < n && !strcmp(fr[i].stack, fr[i + 1].stack))
 			c += fr[++i].count;
 		fprintf(b->out, "%s %" PRIu64 "\n", fr[i].stack, c);
+		ret = ret < 0 ? 1 : ret + 1;
 	}
-	ret = 0;
+	if (ret < 0)
+		ret = 0;
 out:
 	for (i = 0; i < n; i++)
 		free(fr[i].stack);
@@ -222,6 +224,7 @@ int batch_ips_folded(const struct batch *b)
 	struct vm *vm;
 	const struct vcpu *v;
 	char vm_frame[512];
+	long lines = 0, n;
 
 	/* the tables count since the start: written once, at the last snapshot */
 	if (!b->summary && !b->at_end && !(b->iterations && b->snapshots + 1 >= b->iterations))
@@ -230,9 +233,16 @@ int batch_ips_folded(const struct batch *b)
 		const struct sym_table *st = vm_syms(b, vm);
 
 		folded_frame(vm_frame, sizeof(vm_frame), vm->name);
-		TAILQ_FOREACH(v, &vm->vcpus, vm_link)
-			if (folded_vcpu(b, vm, v, st, vm_frame))
+		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
+			n = folded_vcpu(b, vm, v, st, vm_frame);
+			if (n < 0)
 				return -1;
+			lines += n;
+		}
 	}
+	if (!lines)
+		fprintf(stderr, "kvmtop: no %s to write%s\n", b->folded_kind == IP_TIME ?
+			"time samples (asynchronous exits with a guest IP)" : "exit sites (exits with a guest IP)",
+			b->folded_kind == IP_TIME ? "; --ip-kind exit writes the exit sites" : "");
 	return 0;
 }

@@ -284,6 +284,9 @@ static int split_vm(const char *arg, char **vm, const char **rest)
 	/* "_text=ADDR" alone is --guest-kaslr's value for every VM */
 	if (!strncmp(arg, "_text=", 6))
 		return 0;
+	/* a '/' before the '=' is a path holding a '=', not a VM name */
+	if (memchr(arg, '/', (size_t)(eq - arg)))
+		return 0;
 	*vm = strndup(arg, (size_t)(eq - arg));
 	*rest = eq + 1;
 	return *vm ? 0 : -1;

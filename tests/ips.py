@@ -330,6 +330,18 @@ def errors():
                        (["-o", "folded", "-d", "1"], "-o folded live with -d but no -n")):
         rc, out, err = run(["-b"] + ([] if "-d" in args else ["-r", dat]) + args)
         ok(rc == 2 and err.count("\n") == 1 and err.startswith("kvmtop: "), "%s: exit 2, one line" % what, err)
+    # a path with '=' in it is a path, not VM=FILE
+    odd = os.path.join(TMP, "ips-a=b.map")
+    with open(odd, "w") as fh:
+        fh.write("ffffffff9f000000 T _text\nffffffff9f001000 T native_safe_halt\n")
+    rc, out, err = run(["-b", "-r", dat, "-o", "json", "--guest-map", odd])
+    ok(rc == 0 and "native_safe_halt+0x" in out, "a symbol file whose path holds '=' is read as a path", err)
+    # nothing to fold: said on stderr, not an empty success
+    stripped = os.path.join(TMP, "ips-stripped.dat")
+    subprocess.run([GEN, "-f", os.path.join(FORMATS, "x86-stripped"), "-o", stripped, "-n", "50"], check=True)
+    rc, out, err = run(["-b", "-r", stripped, "-o", "folded"])
+    ok(rc == 0 and out == "" and "kvmtop: no time samples" in err,
+       "folded with no guest IPs: nothing on stdout, one line on stderr says so", err)
     # names from a symbol file are escaped in every output
     with open(bad, "w") as fh:
         fh.write("ffffffff9f000000 T _text\n")
