@@ -27,18 +27,6 @@ static const struct sym_table *vm_syms(const struct batch *b, const struct vm *v
 	return sym_set_find(b->syms, vm->pid, vm->name);
 }
 
-static uint64_t no_ip(const struct vm *vm, const struct vcpu *v)
-{
-	const struct vcpu *c;
-	uint64_t n = 0;
-
-	if (v)
-		return v->no_ip;
-	TAILQ_FOREACH(c, &vm->vcpus, vm_link)
-		n += c->no_ip;
-	return n;
-}
-
 static const char *reason_name(const struct batch *b, int id)
 {
 	return id >= 0 && (unsigned int)id < b->d->reasons->nr ? b->d->reasons->r[id].name : "?";
@@ -103,7 +91,7 @@ int batch_ips_json(const struct batch *b, const struct vm *vm, const struct vcpu
 		if (model_scope_ips(&l[k], vm, v, k))
 			goto out;
 	fprintf(b->out, ",\"ip_samples\":{\"time\":%" PRIu64 ",\"exit\":%" PRIu64 ",\"none\":%" PRIu64
-		",\"full\":%s},\"ips\":[", l[IP_TIME].samples, l[IP_EXIT].samples, no_ip(vm, v),
+		",\"full\":%s},\"ips\":[", l[IP_TIME].samples, l[IP_EXIT].samples, l[IP_TIME].none,
 		l[IP_TIME].replaced || l[IP_EXIT].replaced ? "true" : "false");
 	for (k = 0; k < IP_KINDS; k++) {
 		size_t i;
@@ -170,14 +158,14 @@ static void folded_frame(char *out, size_t len, const char *s)
 }
 
 /* One vCPU's stacks, summed by symbol: the number of lines, or -1. */
-static long folded_vcpu(const struct batch *b, const struct vm *vm, const struct vcpu *v,
-			const struct sym_table *st, const char *vm_frame)
+static long folded_vcpu(const struct batch *b, const struct vcpu *v, const struct sym_table *st,
+			const char *vm_frame)
 {
 	const struct model_ips *t = v->ips[b->folded_kind];
 	char vcpu[32], sym[512], symf[512], reason[128];
 	struct frame *fr;
 	size_t i, n = 0;
-	long ret = -1;
+	long lines = 0, ret = -1;
 
 	if (!t || !t->nr)
 		return 0;
@@ -208,10 +196,9 @@ static long folded_vcpu(const struct batch *b, const struct vm *vm, const struct
 		while (i + 1 < n && !strcmp(fr[i].stack, fr[i + 1].stack))
 			c += fr[++i].count;
 		fprintf(b->out, "%s %" PRIu64 "\n", fr[i].stack, c);
-		ret = ret < 0 ? 1 : ret + 1;
+		lines++;
 	}
-	if (ret < 0)
-		ret = 0;
+	ret = lines;
 out:
 	for (i = 0; i < n; i++)
 		free(fr[i].stack);
@@ -234,7 +221,7 @@ int batch_ips_folded(const struct batch *b)
 
 		folded_frame(vm_frame, sizeof(vm_frame), vm->name);
 		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
-			n = folded_vcpu(b, vm, v, st, vm_frame);
+			n = folded_vcpu(b, v, st, vm_frame);
 			if (n < 0)
 				return -1;
 			lines += n;

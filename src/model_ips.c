@@ -240,14 +240,25 @@ long model_ips_merge(const struct model_ips *const *t, size_t n, struct ip_entry
 		memcpy(e + k, t[i]->e, t[i]->nr * sizeof(*e));
 		k += t[i]->nr;
 	}
-	qsort(e, k, sizeof(*e), key_cmp);
-	for (i = 0, total = 0; i < k; i++) {
-		if (total && !key_cmp(&e[total - 1], &e[i])) {
-			e[total - 1].count += e[i].count;
-			e[total - 1].err += e[i].err;
+	return (long)model_ips_sum(e, k, NULL);
+}
+
+size_t model_ips_sum(struct ip_entry *e, size_t n, unsigned int *merged)
+{
+	size_t i, k = 0;
+
+	qsort(e, n, sizeof(*e), key_cmp);
+	for (i = 0; i < n; i++) {
+		if (k && !key_cmp(&e[k - 1], &e[i])) {
+			e[k - 1].count += e[i].count;
+			e[k - 1].err += e[i].err;
+			if (merged)
+				merged[k - 1]++;
 		} else {
-			e[total++] = e[i];
+			if (merged)
+				merged[k] = 1;
+			e[k++] = e[i];
 		}
 	}
-	return (long)total;
+	return k;
 }

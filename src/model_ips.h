@@ -67,6 +67,12 @@ int model_ips_add(struct model_ips *t, uint64_t ip, int reason_id, enum guest_mo
  * or -1 when memory ran out.
  */
 long model_ips_merge(const struct model_ips *const *t, size_t n, struct ip_entry **out);
+/*
+ * Sort e[0..n) by key and sum the entries of one key into one: the new
+ * length.  merged, if not NULL (n long), gets how many entries each
+ * result summed.
+ */
+size_t model_ips_sum(struct ip_entry *e, size_t n, unsigned int *merged);
 /* qsort order: most counted first, then by key. */
 int model_ips_cmp_count(const void *a, const void *b);
 

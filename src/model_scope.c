@@ -172,11 +172,12 @@ int model_scope_ips(struct model_ip_list *l, const struct vm *vm, const struct v
 	t = calloc(v ? 1 : (vm->nr_vcpus ? vm->nr_vcpus : 1), sizeof(*t));
 	if (!t)
 		return -1;
-	if (v) {
-		t[n++] = v->ips[kind];
-	} else {
-		TAILQ_FOREACH(c, &vm->vcpus, vm_link)
-			t[n++] = c->ips[kind];
+	TAILQ_FOREACH(c, &vm->vcpus, vm_link) {
+		if (v && c != v)
+			continue;
+		t[n++] = c->ips[kind];
+		l->none += c->no_ip;
+		l->exits += c->exits.total;
 	}
 	for (i = 0; i < n; i++) {
 		if (!t[i])

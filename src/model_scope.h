@@ -55,12 +55,14 @@ void model_scope_free(struct model_scope *s);
 /* The rows that have exits since start, most exits first; out holds s->nr. */
 unsigned int model_scope_sorted(const struct model_scope *s, const struct model_reason_row **out);
 
-/* The guest IPs of one kind of a VM (v NULL: all its vCPUs) or a vCPU, since start or reset. */
+/* The guest IPs of one kind of a VM (v NULL: all its vCPUs) or of its vCPU v, since start or reset. */
 struct model_ip_list {
 	struct ip_entry *e;	/* most counted first */
 	size_t nr;
 	uint64_t samples;	/* the sum of the counts */
 	uint64_t replaced;	/* > 0: the tables were full, counts may overstate (by err) */
+	uint64_t none;		/* exits of the scope whose event had no guest IP */
+	uint64_t exits;		/* all exits of the scope, since start */
 };
 
 /* Fills *l (free it with model_ip_list_free, also on failure): 0 or -1 (no memory). */

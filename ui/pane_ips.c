@@ -82,62 +82,17 @@ static const struct pane_col cols[] = {
 	{ "symbol", "SYMBOL",     48, COL_LEFT,  c_sym,    cmp_sym,    false, 8 },
 };
 
-static int row_key_cmp(const void *a, const void *b)
-{
-	const struct ip_row *x = a, *y = b;
-
-	if (x->ip != y->ip)
-		return x->ip < y->ip ? -1 : 1;
-	if (x->reason != y->reason)
-		return x->reason < y->reason ? -1 : 1;
-	return x->mode - y->mode;
-}
-
-/*
- * g: one row per function.  A named IP becomes its symbol's start
- * (the rows of one symbol, mode and reason then have one key and are
- * summed); others stay one row per IP.
- */
-static void group_by_symbol(const struct sym_table *st, struct pane *p)
-{
-	struct ip_row *rows = p->rows;
-	size_t i, n = 0;
-
-	for (i = 0; i < p->nr; i++) {
-		const struct sym *s;
-		uint64_t off;
-		char sym[512];
-
-		rows[i].nips = 1;
-		if (rows[i].resolved <= 0 || !(s = sym_lookup(st, rows[i].ip, &off)))
-			continue;
-		rows[i].ip -= off;
-		sym_name(st, s, false, 0, sym, sizeof(sym));
-		escape_text(sym, rows[i].sym, sizeof(rows[i].sym));
-	}
-	qsort(rows, p->nr, sizeof(*rows), row_key_cmp);
-	for (i = 0; i < p->nr; i++) {
-		if (n && rows[i].resolved > 0 && !row_key_cmp(&rows[n - 1], &rows[i])) {
-			rows[n - 1].count += rows[i].count;
-			rows[n - 1].err += rows[i].err;
-			rows[n - 1].pct += rows[i].pct;
-			rows[n - 1].nips++;
-		} else {
-			rows[n++] = rows[i];
-		}
-	}
-	p->nr = n;
-}
-
 static int build(struct tui *t, struct pane *p)
 {
 	const struct vm *vm = tui_find_vm(t, p->vm_pid);
 	const struct vcpu *v = p->tid >= 0 ? tui_find_vcpu(t, p->tid) : NULL;
 	const struct sym_table *st;
+	unsigned int *merged = NULL;
 	struct model_ip_list l;
 	struct ip_row *rows;
 	char sym[512];
 	size_t i;
+	int ret = -1;
 
 	p->nr = 0;
 	if (!vm || (p->tid >= 0 && !v)) {
@@ -145,16 +100,25 @@ static int build(struct tui *t, struct pane *p)
 		p->rows = calloc(1, sizeof(*rows));
 		return p->rows ? 0 : -1;
 	}
-	if (model_scope_ips(&l, vm, v, t->ip_kind)) {
-		model_ip_list_free(&l);
-		return -1;
+	if (model_scope_ips(&l, vm, v, t->ip_kind))
+		goto out;
+	st = sym_set_find(&t->o->syms, vm->pid, vm->name);
+	if (t->ip_by_sym && st) {
+		/* g: a named IP counts at its symbol's start, so one symbol's IPs sum into one row */
+		for (i = 0; i < l.nr; i++) {
+			uint64_t off;
+
+			if (sym_lookup(st, l.e[i].ip, &off))
+				l.e[i].ip -= off;
+		}
+		merged = calloc(l.nr ? l.nr : 1, sizeof(*merged));
+		if (!merged)
+			goto out;
+		l.nr = model_ips_sum(l.e, l.nr, merged);
 	}
 	p->rows = rows = calloc(l.nr ? l.nr : 1, sizeof(*rows));
-	if (!rows) {
-		model_ip_list_free(&l);
-		return -1;
-	}
-	st = sym_set_find(&t->o->syms, vm->pid, vm->name);
+	if (!rows)
+		goto out;
 	for (i = 0; i < l.nr; i++) {
 		const struct ip_entry *e = &l.e[i];
 		struct ip_row *w = &rows[p->nr++];
@@ -165,13 +129,15 @@ static int build(struct tui *t, struct pane *p)
 		w->pct = l.samples ? 100.0 * (double)e->count / (double)l.samples : 0;
 		w->reason = e->reason_id;
 		w->mode = e->mode;
-		w->resolved = sym_ip(st, e->ip, true, sym, sizeof(sym));
+		w->nips = merged ? merged[i] : 1;
+		w->resolved = sym_ip(st, e->ip, !merged, sym, sizeof(sym));
 		escape_text(sym, w->sym, sizeof(w->sym));
 	}
+	ret = 0;
+out:
+	free(merged);
 	model_ip_list_free(&l);
-	if (t->ip_by_sym && st)
-		group_by_symbol(st, p);
-	return 0;
+	return ret;
 }
 
 static uint64_t key(const void *r)
@@ -198,29 +164,21 @@ static int tab(struct tui *t)
 	return tui_swap(t, &pane_reasons);
 }
 
-/* Exits of the pane's scope whose event had no guest IP, and all its exits. */
-static void scope_exits(const struct tui *t, const struct pane *p, uint64_t *no_ip, uint64_t *exits)
-{
-	const struct vm *vm = tui_find_vm(t, p->vm_pid);
-	const struct vcpu *v;
-
-	*no_ip = *exits = 0;
-	if (!vm)
-		return;
-	TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
-		if (p->tid >= 0 && v->tid != p->tid)
-			continue;
-		*no_ip += v->no_ip;
-		*exits += v->exits.total;
-	}
-}
-
 static const char *empty(const struct tui *t, const struct pane *p)
 {
-	uint64_t no_ip, exits;
+	const struct vm *vm = tui_find_vm(t, p->vm_pid);
+	const struct vcpu *v = p->tid >= 0 ? tui_find_vcpu(t, p->tid) : NULL;
+	struct model_ip_list l;
+	uint64_t none = 0, exits = 0;
 
-	scope_exits(t, p, &no_ip, &exits);
-	if (exits && no_ip == exits)
+	memset(&l, 0, sizeof(l));
+	/* the pane has no rows: its IP table is empty, and this is cheap */
+	if (vm && (p->tid < 0 || v) && !model_scope_ips(&l, vm, v, t->ip_kind)) {
+		none = l.none;
+		exits = l.exits;
+	}
+	model_ip_list_free(&l);
+	if (exits && none == exits)
 		return "no guest IPs: the exit events of this kernel have no guest IP field";
 	if (!exits)
 		return "no guest IPs: they come with exit events (kvm_exit, kvm_guest_exit, kvm_s390_sie_exit), and none came yet";
