@@ -1,14 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Histogram: exact min/max/mean, bounded quantile error, merge, clear. */
+/*
+ * Histogram: exact min/max/mean, quantiles within the 1/64 that hist.h
+ * promises, merge, clear.  Every expected quantile is the nearest-rank
+ * value of a sorted copy of the input, its rank ceil(q * n) worked out
+ * in integers (q = num / den): nothing here asks hist_quantile what the
+ * answer should be.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
 #include <cmocka.h>
 
 #include "hist.h"
+
+struct q {
+	double q;
+	uint64_t num, den;	/* q as a fraction, for the exact rank */
+};
+
+static const struct q qs[] = {
+	{ 0.5, 1, 2 }, { 0.9, 9, 10 }, { 0.99, 99, 100 }, { 0.999, 999, 1000 },
+	{ 0.25, 1, 4 }, { 0.75, 3, 4 }, { 0.51, 51, 100 }, { 0.333, 333, 1000 },
+};
+#define NR_QS	(sizeof(qs) / sizeof(qs[0]))
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -17,14 +35,34 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The exact quantile as hist_quantile defines it: rank ceil(q * n). */
-static uint64_t exact_q(const uint64_t *sorted, size_t n, double q)
+/* The nearest-rank quantile of sorted[0..n): rank ceil(n * num / den), at least 1. */
+static uint64_t exact_q(const uint64_t *sorted, uint64_t n, const struct q *q)
 {
-	size_t rank = (size_t)ceil(q * (double)n);
+	uint64_t rank = (n * q->num + q->den - 1) / q->den;
 
-	if (rank == 0)
-		rank = 1;
-	return sorted[rank - 1];
+	return sorted[(rank ? rank : 1) - 1];
+}
+
+/* |got - want| <= want / 64, in integers: the bound hist.h promises. */
+static void assert_within_bound(uint64_t got, uint64_t want, const char *what, double q)
+{
+	uint64_t diff = got > want ? got - want : want - got;
+
+	if ((unsigned __int128)diff * 64 > want) {
+		print_error("%s: q=%g: got %llu, want %llu (error %.3f%% > 1/64)\n", what, q,
+			    (unsigned long long)got, (unsigned long long)want,
+			    100.0 * (double)diff / (double)want);
+		fail();
+	}
+}
+
+static void check_all_quantiles(const struct hist *h, uint64_t *vals, uint64_t n, const char *what)
+{
+	size_t j;
+
+	qsort(vals, n, sizeof(*vals), cmp_u64);
+	for (j = 0; j < NR_QS; j++)
+		assert_within_bound(hist_quantile(h, qs[j].q), exact_q(vals, n, &qs[j]), what, qs[j].q);
 }
 
 static void test_small_values_exact(void **state)
@@ -39,65 +77,141 @@ static void test_small_values_exact(void **state)
 	assert_int_equal(h.min, 0);
 	assert_int_equal(h.max, 31);
 	assert_int_equal(h.sum, 31 * 32 / 2);
+	/* rank ceil(0.5 * 32) = 16: the 16th smallest of 0..31 is 15 */
 	assert_int_equal(hist_quantile(&h, 0.5), 15);
+	assert_int_equal(hist_quantile(&h, 0.9), 28);	/* rank 29 */
 	assert_int_equal(hist_quantile(&h, 1.0), 31);
 	assert_true(fabs(hist_mean(&h) - 15.5) < 1e-9);
 	hist_free(&h);
 }
 
+/* Ranks that are not whole: ceil, never floor, never rounding to nearest. */
+static void test_fractional_ranks(void **state)
+{
+	static const struct {
+		uint64_t vals[10];
+		unsigned int n;
+		double q;
+		uint64_t want;
+	} cases[] = {
+		{ { 1, 2, 3 }, 3, 0.5, 2 },		/* rank 1.5 -> 2 */
+		{ { 1, 2, 3, 4 }, 4, 0.5, 2 },		/* rank 2 exactly */
+		{ { 1, 2, 3, 4 }, 4, 0.51, 3 },		/* rank 2.04 -> 3 */
+		{ { 1, 2, 3 }, 3, 0.9, 3 },		/* rank 2.7 -> 3 */
+		{ { 5, 7 }, 2, 0.5, 5 },		/* rank 1 */
+		{ { 5, 7 }, 2, 0.501, 7 },		/* rank 1.002 -> 2 */
+		{ { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 }, 10, 0.9, 9 },	/* rank 9 */
+		{ { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 }, 10, 0.91, 10 },	/* rank 9.1 -> 10 */
+		{ { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 }, 10, 0.05, 1 },	/* rank 0.5 -> 1 */
+		{ { 3 }, 1, 0.999, 3 },
+	};
+	size_t i, k;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hist h;
+
+		hist_init(&h);
+		for (k = 0; k < cases[i].n; k++)
+			assert_int_equal(hist_add(&h, cases[i].vals[k]), 0);
+		if (hist_quantile(&h, cases[i].q) != cases[i].want) {
+			print_error("case %zu: q=%g of %u values: got %llu, want %llu\n", i,
+				    cases[i].q, cases[i].n,
+				    (unsigned long long)hist_quantile(&h, cases[i].q),
+				    (unsigned long long)cases[i].want);
+			fail();
+		}
+		hist_free(&h);
+	}
+}
+
+/* Log-uniform values over 1 ns .. 10 s: every octave, every quantile within 1/64. */
 static void test_quantile_error_bound(void **state)
 {
-	static const double qs[] = { 0.5, 0.9, 0.99, 0.999 };
-	enum { N = 20000 };
+	enum { N = 20011 };
 	uint64_t *vals = malloc(N * sizeof(*vals));
-	struct hist h;
 	unsigned int seed = 12345;
-	size_t i, j;
+	struct hist h;
+	size_t i;
 
 	assert_non_null(vals);
 	hist_init(&h);
 	for (i = 0; i < N; i++) {
-		/* log-uniform over 1 ns .. 10 s: every octave gets samples */
 		double e = (double)rand_r(&seed) / RAND_MAX * 10.0;
 
 		vals[i] = (uint64_t)pow(10.0, e);
 		assert_int_equal(hist_add(&h, vals[i]), 0);
 	}
-	qsort(vals, N, sizeof(*vals), cmp_u64);
+	check_all_quantiles(&h, vals, N, "log-uniform");
 	assert_int_equal(h.min, vals[0]);
 	assert_int_equal(h.max, vals[N - 1]);
-	for (j = 0; j < sizeof(qs) / sizeof(qs[0]); j++) {
-		uint64_t want = exact_q(vals, N, qs[j]), got = hist_quantile(&h, qs[j]);
-		double err = fabs((double)got - (double)want) / (double)want;
-
-		assert_true(err <= 0.03);
-	}
 	hist_free(&h);
 	free(vals);
 }
 
+/*
+ * Values just below and at bucket edges, in every octave: the value at
+ * the top of a bucket is the worst case for any single representative
+ * of the bucket (its lower edge is 1/33 off there), the one at its
+ * bottom the worst case for a representative above the middle.
+ */
+static void test_bucket_edges(void **state)
+{
+	unsigned int oct, sub, side;
+
+	for (oct = 1; oct < 50; oct++) {
+		for (sub = 0; sub < HIST_SUB; sub += 7) {
+			uint64_t width = 1ull << oct;
+			uint64_t lo = (uint64_t)(HIST_SUB + sub) << oct;
+
+			for (side = 0; side < 2; side++) {
+				uint64_t v = side ? lo + width - 1 : lo;
+				uint64_t vals[5] = { 1, v, v, v, UINT64_MAX / 4 };
+				char what[64];
+				struct hist h;
+				int k;
+
+				hist_init(&h);
+				for (k = 0; k < 5; k++)
+					assert_int_equal(hist_add(&h, vals[k]), 0);
+				snprintf(what, sizeof(what), "octave %u sub %u %s", oct, sub,
+					 side ? "top" : "bottom");
+				/* ranks 2..4 of 5 are v; min and max keep clamping out of play */
+				assert_within_bound(hist_quantile(&h, 0.5), v, what, 0.5);
+				assert_within_bound(hist_quantile(&h, 0.3), v, what, 0.3);
+				assert_within_bound(hist_quantile(&h, 0.75), v, what, 0.75);
+				hist_free(&h);
+			}
+		}
+	}
+}
+
 static void test_merge_equals_union(void **state)
 {
+	enum { N = 14286 };
+	uint64_t *vals = malloc(N * sizeof(*vals));
 	struct hist a, b, all;
-	uint64_t v;
+	uint64_t v, n = 0;
 
+	assert_non_null(vals);
 	hist_init(&a);
 	hist_init(&b);
 	hist_init(&all);
 	for (v = 1; v < 100000; v += 7) {
 		assert_int_equal(hist_add(v % 2 ? &a : &b, v * 13), 0);
 		assert_int_equal(hist_add(&all, v * 13), 0);
+		vals[n++] = v * 13;
 	}
 	assert_int_equal(hist_merge(&a, &b), 0);
+	assert_int_equal(a.samples, n);
 	assert_int_equal(a.samples, all.samples);
 	assert_int_equal(a.sum, all.sum);
-	assert_int_equal(a.min, all.min);
-	assert_int_equal(a.max, all.max);
-	assert_int_equal(hist_quantile(&a, 0.9), hist_quantile(&all, 0.9));
-	assert_int_equal(hist_quantile(&a, 0.999), hist_quantile(&all, 0.999));
+	assert_int_equal(a.min, 13);
+	assert_int_equal(a.max, vals[n - 1]);
+	check_all_quantiles(&a, vals, n, "merged");
 	hist_free(&a);
 	hist_free(&b);
 	hist_free(&all);
+	free(vals);
 }
 
 static void test_clear_and_bounded_memory(void **state)
@@ -125,7 +239,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_small_values_exact),
+		cmocka_unit_test(test_fractional_ranks),
 		cmocka_unit_test(test_quantile_error_bound),
+		cmocka_unit_test(test_bucket_edges),
 		cmocka_unit_test(test_merge_equals_union),
 		cmocka_unit_test(test_clear_and_bounded_memory),
 	};
