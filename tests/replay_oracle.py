@@ -1,9 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Real recordings (../shared/traces) against figures computed by trace-cmd 3.2.0.
+"""Real recordings (../shared/traces) against two oracles independent of kvmtop.
 
-The oracle lists, per kvm_exit reason, exits followed by an entry of the
-same thread: count, total, min, max and average of (entry - exit) in ns,
-and the exits with no entry after them.  kvmtop must give exactly these.
+1. The figures computed by trace-cmd 3.2.0 beside the recordings: per
+   kvm_exit reason, exits followed by an entry of the same thread: count,
+   total, min, max and average of (entry - exit) in ns, and the exits with
+   no entry after them.  kvmtop must give exactly these.
+2. Debian's trace-cmd report of the same files (tests/tcreport.py): every
+   column of JSON, CSV and text per reason, host, VM and vCPU, percentiles
+   within the histogram's 1/64 of the exact nearest-rank values, every
+   exit's guest_rip, and each thread's exits and last CPU.
 """
 import csv
 import io
@@ -11,6 +16,8 @@ import json
 import os
 import re
 
+import figures
+import tcreport
 from tap import ok, eq, skip, done, run, traces
 
 FILES = [
@@ -75,36 +82,85 @@ def check_file(base, d):
     vcpus = [c for vm in j["vms"] for c in vm["vcpus"]]
     eq(sum(c["unmatched_exits"] for c in vcpus), unmatched, base + ": exits without entry")
     eq(sum(c["exits"] for c in vcpus), nexits, base + ": vCPU exits add up to host exits")
-    for r in j["host"]["reasons"]:
-        l = r["latency"]
-        if l["samples"]:
-            ok(l["min"] <= l["p50"] <= l["p90"] <= l["p99"] <= l["p999"] <= l["max"],
-               base + ": %s percentiles ordered" % r["reason"])
-            break
+    check_report(base, dat, j)
 
-    # CSV: one row per (vm, vcpu, reason), the same figures as the JSON vCPUs.
+
+# the asynchronous VMX exits: their guest IPs are kvmtop's time samples (man page, DEFINITIONS)
+ASYNC = {"EXTERNAL_INTERRUPT", "PREEMPTION_TIMER"}
+
+
+def check_report(base, dat, j):
+    """Every figure of JSON, CSV and text against Debian's trace-cmd report of the same file."""
+    why = tcreport.available()
+    if why:
+        skip(base + ": figures against trace-cmd report", why)
+        return
+    o = tcreport.Oracle(dat)
+    eq(o.events, j["kvm_events"], base + ": kvm events, as trace-cmd report counts them")
+    host = figures.pct_of({(r, "vmx"): f for r, f in o.host_figures().items()})
+    threads = {tid: figures.pct_of({(r, "vmx"): f for r, f in o.thread_figures(tid).items()})
+               for tid in o.threads}
+    # a recording has no thread -> process map: one VM holds every thread (man page)
+    eq([(vm["pid"], sorted(c["tid"] for c in vm["vcpus"])) for vm in j["vms"]], [(0, sorted(o.threads))],
+       base + ": one VM holding every thread trace-cmd reports")
+    want = {"host": host, ("vm", 0): host}
+    want.update({("vcpu", tid): f for tid, f in threads.items()})
+
+    got = figures.from_json(j)
+    bad = []
+    for scope, w in want.items():
+        bad += figures.compare(got.get(scope, {}), w, "%s" % (scope,))
+    ok(not bad, base + ": JSON count, pairs, sum, min, max, p50/p90/p99/p99.9 per reason, host/VM/vCPU",
+       "\n".join(bad))
+    vcpus = {c["tid"]: c for vm in j["vms"] for c in vm["vcpus"]}
+    eq({t: (c["exits"], c["unmatched_exits"], c["unmatched_entries"], c["last_cpu"], c["comm"])
+        for t, c in vcpus.items()},
+       {t: (th["exits"], th["unmatched_exits"], th["unmatched_entries"], th["last_cpu"], th["comm"])
+        for t, th in o.threads.items()},
+       base + ": per thread: exits, unmatched exits and entries, last CPU, name")
+
     rc, out, err = run(["-b", "-r", dat, "--summary", "-o", "csv"])
     eq(rc, 0, base + ": csv exit status 0")
-    rows = list(csv.DictReader(io.StringIO(out)))
-    want = {}
-    for vm in j["vms"]:
-        for c in vm["vcpus"]:
-            for r in c["reasons"]:
-                l = r["latency"]
-                want[(c["tid"], r["reason"])] = (r["count"], l["samples"], l["min"], l["max"], l["sum"])
-    got = {(int(r["tid"]), r["reason"]): (int(r["count"]), int(r["samples"]), int(r["min"]),
-                                         int(r["max"]), int(r["sum"])) for r in rows}
-    eq(got, want, base + ": CSV rows agree with JSON")
+    got, rows = figures.from_csv(out)
+    bad = []
+    for tid, w in threads.items():
+        bad += figures.compare(got.get(("vcpu", tid), {}), w, "vCPU tid %d" % tid)
+    bad += ["row %r: vm/vcpu columns" % r for r in rows
+            if (r["vm_pid"], r["vm_name"], r["vcpu"], r["comm"]) !=
+            ("0", "unknown", str(vcpus[int(r["tid"])]["vcpu"]), o.threads[int(r["tid"])]["comm"])]
+    ok(rows and not bad, base + ": CSV, every column of every (vCPU, reason) row", "\n".join(bad))
 
-    # Text: every reason of the host with its count.
     rc, out, err = run(["-b", "-r", dat, "--summary"])
     eq(rc, 0, base + ": text exit status 0")
-    text_counts = {}
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) > 4 and f[1] == "vmx" and f[0] in counts and f[0] not in text_counts:
-            text_counts[f[0]] = int(f[2])
-    eq(text_counts, counts, base + ": text table agrees with JSON")
+    snaps = figures.from_text(out)
+    bad = [] if len(snaps) == 1 else ["%d snapshots" % len(snaps)]
+    for scope, w in want.items():
+        if scope != "host":
+            bad += figures.compare(snaps[0].get(scope, {}) if snaps else {}, w, "text %s" % (scope,))
+    ok(snaps and not bad, base + ": text, every column of the VM's and each vCPU's table", "\n".join(bad))
+
+    # guest IPs, every one counted (tables larger than the recording's distinct IPs)
+    rc, out, err = run(["-b", "-r", dat, "--summary", "-o", "json", "--ip-slots", "65536",
+                        "--ip-top", "1000000"])
+    jj = json.loads(out)
+    got_exit, got_time, want_exit, want_time = {}, {}, {}, {}
+    for c in (c for vm in jj["vms"] for c in vm["vcpus"]):
+        for ip in c["ips"]:
+            if ip["kind"] == "exit":
+                got_exit[(c["tid"], ip["reason"], ip["ip"])] = ip["count"]
+            else:
+                k = (c["tid"], ip["ip"])
+                got_time[k] = got_time.get(k, 0) + ip["count"]
+    for (tid, reason, rip), n in o.rips.items():
+        if reason in ASYNC:
+            want_time[(tid, rip)] = want_time.get((tid, rip), 0) + n
+        else:
+            want_exit[(tid, reason, rip)] = n
+    ok(got_exit == want_exit and want_exit, base + ": guest_rip of every synchronous exit, per vCPU and reason",
+       "got %d, want %d; differ: %r" % (len(got_exit), len(want_exit),
+                                        sorted(set(got_exit.items()) ^ set(want_exit.items()))[:5]))
+    ok(got_time == want_time and want_time, base + ": guest_rip of every asynchronous exit, per vCPU (time samples)",
+       "differ: %r" % sorted(set(got_time.items()) ^ set(want_time.items()))[:5])
 
 
 def main():

@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kvmtop's per-reason figures read back from all three batch formats, and
+compared with truth worked out elsewhere (the generator's, or trace-cmd's).
+
+Every format is parsed column by column into the same shape,
+{scope: {reason label: {field: (value, slack)}}}, where slack is how far
+a printed figure may be from the exact one by its rounding alone (0 for
+integers; half the last digit of '2.72us').  compare() then holds each
+field to its rule: counts, pairs, sum, min and max exact, the mean to its
+printed digits, p50/p90/p99/p99.9 within the histogram's promised 1/64
+of the exact nearest-rank value (plus the print slack), % to 2 decimals.
+
+A scope is "host", ("vm", pid) or ("vcpu", tid); a reason label is the
+name, with its flags after a space when it has any ("INVALID_STATE
+FAILED_VMENTRY"), and the isa: (label, isa).
+"""
+import csv
+import io
+import re
+
+PCTL = ("p50", "p90", "p99", "p999")
+TIMES = ("min", "mean") + PCTL + ("max",)
+UNIT = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def label(name, flags, isa):
+    return ((name + " " + flags) if flags else name, isa)
+
+
+def duration(text, ns=True):
+    """'2.72us' -> (2720.0, 5.0): the value in the recording's unit and its print slack."""
+    if not ns:
+        return float(text), 0.5
+    m = re.fullmatch(r"([0-9.]+)(ns|us|ms|s)", text)
+    if not m:
+        raise ValueError("not a duration: %r" % text)
+    digits = len(m.group(1).split(".")[1]) if "." in m.group(1) else 0
+    return float(m.group(1)) * UNIT[m.group(2)], 0.5 * 10 ** -digits * UNIT[m.group(2)]
+
+
+def exact(v):
+    return (v, 0)
+
+
+def from_json_reasons(reasons):
+    """A scope's "reasons" list of kvmtop's JSON."""
+    out = {}
+    for r in reasons:
+        l = r["latency"]
+        f = {k: exact(r[k]) for k in ("count", "total")}
+        f.update({k: exact(l[k]) for k in ("samples", "min", "max", "sum") + PCTL})
+        f["mean"] = (l["mean"], 0.05)
+        f["code"] = exact(r["code"])
+        f["blocking"] = exact(r["blocking"])
+        out[label(r["reason"], r.get("flags", ""), r["isa"])] = f
+    return out
+
+
+def from_json(j):
+    """Every scope of one JSON snapshot."""
+    out = {"host": from_json_reasons(j["host"]["reasons"])}
+    for vm in j["vms"]:
+        out[("vm", vm["pid"])] = from_json_reasons(vm["reasons"])
+        for c in vm["vcpus"]:
+            out[("vcpu", c["tid"])] = from_json_reasons(c["reasons"])
+    return out
+
+
+def from_csv(text, snapshot=None):
+    """kvmtop's CSV (one row per vCPU and reason), every column; -> ({scope: ...}, rows)."""
+    rows = list(csv.DictReader(io.StringIO(text)))
+    out = {}
+    for r in rows:
+        if snapshot is not None and int(r["snapshot"]) != snapshot:
+            continue
+        f = {k: exact(int(r[k])) for k in ("count", "total", "samples", "min", "max", "sum", "code") + PCTL}
+        f["mean"] = (float(r["mean"]), 0.05)
+        f["pct"] = (float(r["pct"]), 0.005)
+        out.setdefault(("vcpu", int(r["tid"])), {})[label(r["reason"], r["flags"], r["isa"])] = f
+    return out, rows
+
+
+TEXT_COLS = ("isa", "count", "pct", "total") + TIMES
+VM_LINE = re.compile(r"^VM .* \(pid (-?\d+)[,)]")
+VCPU_LINE = re.compile(r"^  vCPU -?\d+ \(tid (\d+) ")
+
+
+def from_text(text, ns=True):
+    """kvmtop's text tables (per VM, per vCPU), every column; a list of snapshots."""
+    snaps, scope, header = [], None, None
+    for line in text.splitlines():
+        if line.startswith("kvmtop "):
+            snaps.append({})
+            scope, header = None, None
+            continue
+        m = VM_LINE.match(line) or VCPU_LINE.match(line)
+        if m:
+            scope = ("vm" if line.startswith("VM") else "vcpu", int(m.group(1)))
+            header = None
+            continue
+        f = line.split()
+        if f and f[0] == "REASON":
+            header = f
+            if header != ["REASON", "ISA", "COUNT", "%", "TOTAL", "MIN", "MEAN", "P50", "P90", "P99",
+                          "P99.9", "MAX"]:
+                raise ValueError("text header changed: %r" % line)
+            continue
+        if header is None or scope is None or len(f) < len(TEXT_COLS) + 1:
+            header = None
+            continue
+        name = " ".join(f[:len(f) - len(TEXT_COLS)])
+        vals = dict(zip(TEXT_COLS, f[len(f) - len(TEXT_COLS):]))
+        if not (vals["count"].isdigit() and vals["total"].isdigit()):
+            header = None	# the table ended (a guest IP section follows)
+            continue
+        g = {k: exact(int(vals[k])) for k in ("count", "total")}
+        g["pct"] = (float(vals["pct"]), 0.005)
+        for k in TIMES:
+            if vals[k] != "-":
+                g[k] = duration(vals[k], ns)
+        snaps[-1].setdefault(scope, {})[(name, vals["isa"])] = g
+    return snaps
+
+
+def compare(got, want, what):
+    """Mismatches of got against want ({label: {field: value}}), as lines; want's fields only."""
+    bad = []
+    if set(got) != set(want):
+        bad.append("%s: reasons %s, want %s" % (what, sorted(got), sorted(want)))
+    for lab in sorted(set(got) & set(want)):
+        for field, w in sorted(want[lab].items()):
+            if field not in got[lab]:
+                continue
+            g, slack = got[lab][field]
+            if field in PCTL:
+                good = abs(g - w) * 64 <= w + slack * 64
+            elif isinstance(w, float) or slack:
+                good = abs(g - w) <= slack + 1e-9 * abs(w)
+            else:
+                good = g == w
+            if not good:
+                bad.append("%s %s %s: got %r (+-%g), want %r" % (what, lab, field, g, slack, w))
+    return bad
+
+
+def pct_of(want_scope):
+    """Each reason's share of its scope's exits, as kvmtop prints it (%)."""
+    total = sum(f["count"] for f in want_scope.values())
+    return {lab: dict(f, pct=100.0 * f["count"] / total if total else 0.0) for lab, f in want_scope.items()}
