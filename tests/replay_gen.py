@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 
+import figures
 from tap import ok, eq, done, run
 
 GEN = os.environ["KVMGEN"]
@@ -85,6 +86,45 @@ def expected(exp):
     return want
 
 
+def key_of(r):
+    """A reason of kvmtop's JSON in the generator's terms: (isa, code, flags)."""
+    return (ISA_NR.get(r["isa"], 0), r["code"], FLAGS.get(r.get("flags"), 0))
+
+
+def truth(reasons, labels):
+    """The generator's reasons, keyed as kvmtop labels them (names are checked on their own)."""
+    out = {}
+    for r in reasons:
+        k = (r["isa"], r["code"], r["flags"])
+        f = {x: r[x] for x in ("count", "samples", "sum", "min", "max") + figures.PCTL}
+        out[labels.get(k, ("missing %r" % (k,), ""))] = f
+    return figures.pct_of(out)
+
+
+def check_formats(name, dat, j, exp, labels):
+    """Every figure of JSON, CSV and text, per vCPU thread, the VM and the host, against the truth."""
+    want = {("vcpu", t["tid"]): truth(t["reasons"], labels) for t in exp["threads"]}
+    host = truth(exp["host"], labels)
+    bad = []
+    got = figures.from_json(j)
+    for scope, w in list(want.items()) + [("host", host), (("vm", 0), host)]:
+        bad += figures.compare(got.get(scope, {}), w, "json %s" % (scope,))
+    ok(not bad, name + ": JSON per vCPU, VM and host: count, pairs, sum, min, max, p50..p99.9 (1/64)",
+       "\n".join(bad))
+    rc, out, err = run(["-b", "-r", dat, "--summary", "-o", "csv"])
+    got, rows = figures.from_csv(out)
+    bad = []
+    for scope, w in want.items():
+        bad += figures.compare(got.get(scope, {}), w, "csv %s" % (scope,))
+    ok(rc == 0 and not bad, name + ": CSV, every column per vCPU and reason", "\n".join(bad) or err)
+    rc, out, err = run(["-b", "-r", dat, "--summary"])
+    snaps = figures.from_text(out, ns=exp["time_unit"] == "ns")
+    bad = [] if len(snaps) == 1 else ["%d snapshots" % len(snaps)]
+    for scope, w in list(want.items()) + [(("vm", 0), host)]:
+        bad += figures.compare(snaps[0].get(scope, {}) if snaps else {}, w, "text %s" % (scope,))
+    ok(rc == 0 and not bad, name + ": text, every column of the VM's and each vCPU's table", "\n".join(bad) or err)
+
+
 def check(name, layout, *args):
     dat, exp = gen(name, layout, *args)
     rc, out, err = run(["-b", "-r", dat, "--summary", "-o", "json"])
@@ -96,6 +136,9 @@ def check(name, layout, *args):
        name + ": clock, time unit, lost events")
     got, want = by_thread(j), expected(exp)
     eq(got, want, name + ": per thread: exits, unmatched, per-reason count and exit->entry latency")
+    labels = {key_of(r): figures.label(r["reason"], r.get("flags", ""), r["isa"])
+              for vm in j["vms"] for c in vm["vcpus"] for r in c["reasons"]}
+    check_formats(name, dat, j, exp, labels)
     return j
 
 
@@ -157,6 +200,60 @@ def check_missing():
            "foreign layout: its exits are UNKNOWN")
 
 
+def check_intervals():
+    """-d: every interval's figures, in JSON, CSV and text, against the generator's, exactly."""
+    step = 10_000_000
+    dat, exp = gen("intervals", "x86-6.5", "-m", "1", "-v", "2", "-n", "2000", "-s", "21", "-d", str(step))
+    ivs = exp["intervals"]
+    rc, out, err = run(["-b", "-r", dat, "-d", "0.01", "-o", "json"])
+    eq(rc, 0, "intervals: exit status 0")
+    snaps = [json.loads(l) for l in out.splitlines()]
+    ok(len(ivs) > 20, "intervals: the recording spans %d intervals of 0.01 s" % len(ivs))
+    eq(len(snaps), len(ivs), "intervals: one snapshot per interval, from the first event to the last")
+    eq([(s["start"], s["end"]) for s in snaps],
+       [(iv["start"], iv["start"] + step) for iv in ivs[:-1]] + [(ivs[-1]["start"], exp["last"])],
+       "intervals: each snapshot's start and end in recording time")
+    labels = {key_of(r): figures.label(r["reason"], r.get("flags", ""), r["isa"])
+              for s in snaps for r in s["host"]["reasons"]}
+    # the truth of each interval, and the running totals kvmtop prints beside it
+    # (a reason seen before stays a row, with nothing in this interval: man page, "total")
+    wants, totals = [], {}
+    for iv in ivs:
+        w = {}
+        for t in iv["threads"]:
+            f = truth(t["reasons"], labels)
+            for lab, x in f.items():
+                totals[(t["tid"], lab)] = totals.get((t["tid"], lab), 0) + x["count"]
+            for (tid, lab), n in totals.items():
+                if tid == t["tid"]:
+                    f.setdefault(lab, dict(count=0, samples=0, sum=0, min=0, max=0, pct=0.0))["total"] = n
+            w[("vcpu", t["tid"])] = f
+        wants.append(w)
+    bad = []
+    for i, (s, w) in enumerate(zip(snaps, wants)):
+        got = figures.from_json(s)
+        for scope, f in w.items():
+            bad += figures.compare(got.get(scope, {}), f, "snapshot %d json %s" % (i + 1, scope))
+        bad += [] if s["host"]["exits"] == sum(t["exits"] for t in ivs[i]["threads"]) else \
+            ["snapshot %d: host exits %d" % (i + 1, s["host"]["exits"])]
+    ok(snaps and not bad, "intervals: JSON, every interval's exits, totals, pairs and percentiles per vCPU",
+       "\n".join(bad))
+    rc, out, err = run(["-b", "-r", dat, "-d", "0.01", "-o", "csv"])
+    bad = []
+    for i, w in enumerate(wants):
+        got, rows = figures.from_csv(out, snapshot=i + 1)
+        for scope, f in w.items():
+            bad += figures.compare(got.get(scope, {}), f, "snapshot %d csv %s" % (i + 1, scope))
+    ok(rc == 0 and not bad, "intervals: CSV, every interval's rows, every column", "\n".join(bad))
+    rc, out, err = run(["-b", "-r", dat, "-d", "0.01"])
+    tsnaps = figures.from_text(out)
+    bad = [] if len(tsnaps) == len(wants) else ["%d text snapshots" % len(tsnaps)]
+    for i, (s, w) in enumerate(zip(tsnaps, wants)):
+        for scope, f in w.items():
+            bad += figures.compare(s.get(scope, {}), f, "snapshot %d text %s" % (i + 1, scope))
+    ok(rc == 0 and not bad, "intervals: text, every interval's tables, every column", "\n".join(bad))
+
+
 def main():
     for layout in sorted(OTHER_ARCHES):
         check_arch(layout)
@@ -190,17 +287,8 @@ def main():
         eq(sorted(c["vcpu"] for c in j["vms"][0]["vcpus"]), [0, 1, 2],
            "2.6.32 layout (no vcpu_id in kvm_exit), kvmtool thread names: vCPU indexes 0..2")
 
-    # intervals: -d splits the recording; counts add up, totals are cumulative
-    dat, exp = gen("intervals", "x86-6.5", "-m", "1", "-v", "2", "-n", "2000", "-s", "21")
-    rc, summ, err = run(["-b", "-r", dat, "--summary", "-o", "json"])
-    total = json.loads(summ)["host"]["exits"]
-    rc, out, err = run(["-b", "-r", dat, "-d", "0.01", "-o", "json"])
-    snaps = [json.loads(l) for l in out.splitlines()]
-    eq(rc, 0, "intervals: exit status 0")
-    ok(len(snaps) > 3, "intervals: -d 0.01 gives several snapshots (%d)" % len(snaps))
-    eq(sum(s["host"]["exits"] for s in snaps), total, "intervals: interval exits add up to the summary")
-    eq(snaps[-1]["host"]["exits_total"], total, "intervals: the last snapshot's total is the whole")
-    ok(all(abs(s["seconds"] - 0.01) < 1e-9 for s in snaps[:-1]), "intervals: each interval is 0.01 s of recording")
+    check_intervals()
+    dat = os.path.join(TMP, "intervals.dat")
     rc, out, err = run(["-b", "-r", dat, "-d", "0.01", "-n", "2", "-o", "json"])
     eq(len(out.splitlines()), 2, "intervals: -n 2 stops after two snapshots")
     rc, out, err = run(["-b", "-r", os.path.join(TMP, "tsc-cycles.dat"), "-d", "1"])

@@ -114,6 +114,7 @@ struct opts {
 	const char *kallsyms;	/* -k: write the guest's kallsyms (running addresses) */
 	const char *sysmap;	/* -M: write its System.map (link-time addresses) */
 	bool unique;		/* -U: every exit at a guest IP never seen before */
+	uint64_t step;		/* -d: kvmtop's interval in ns; the expected figures of each */
 };
 
 static struct tep_handle *tep;
@@ -867,10 +868,92 @@ static uint64_t seen_time(const struct opts *o, uint64_t t)
 
 /* --- expected figures --- */
 
+/* One reason's exits and exit -> entry latencies, every latency kept for exact percentiles. */
 struct rstat {
 	uint32_t isa, code, flags;
-	uint64_t count, samples, sum, min, max;
+	uint64_t count, sum, min, max;
+	uint64_t *lat;
+	size_t samples, alloc;
 };
+
+/* The reasons of one scope (a thread, the host, a thread in one interval). */
+struct rset {
+	struct rstat *r;
+	int nr, alloc;
+	uint64_t exits;
+};
+
+static struct rstat *rset_get(struct rset *s, uint32_t isa, uint32_t code, uint32_t flags)
+{
+	int j;
+
+	for (j = 0; j < s->nr; j++)
+		if (s->r[j].isa == isa && s->r[j].code == code && s->r[j].flags == flags)
+			return &s->r[j];
+	if (s->nr == s->alloc) {
+		s->alloc = s->alloc ? s->alloc * 2 : 16;
+		s->r = realloc(s->r, s->alloc * sizeof(*s->r));
+		if (!s->r)
+			die("%s", "out of memory");
+	}
+	s->r[s->nr] = (struct rstat){ .isa = isa, .code = code, .flags = flags, .min = UINT64_MAX };
+	return &s->r[s->nr++];
+}
+
+static void rstat_lat(struct rstat *r, uint64_t lat)
+{
+	if (r->samples == r->alloc) {
+		r->alloc = r->alloc ? r->alloc * 2 : 64;
+		r->lat = realloc(r->lat, r->alloc * sizeof(*r->lat));
+		if (!r->lat)
+			die("%s", "out of memory");
+	}
+	r->lat[r->samples++] = lat;
+	r->sum += lat;
+	if (lat < r->min)
+		r->min = lat;
+	if (lat > r->max)
+		r->max = lat;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The nearest-rank quantile num/den of the sorted latencies: rank ceil(n * num / den). */
+static uint64_t nearest_rank(const struct rstat *r, uint64_t num, uint64_t den)
+{
+	uint64_t rank = (r->samples * num + den - 1) / den;
+
+	if (!r->samples)
+		return 0;
+	return r->lat[(rank ? rank : 1) - 1];
+}
+
+/* A scope's reasons as a JSON list; frees the latencies. */
+static void rset_print(FILE *f, struct rset *s)
+{
+	int j;
+
+	fputc('[', f);
+	for (j = 0; j < s->nr; j++) {
+		struct rstat *r = &s->r[j];
+
+		qsort(r->lat, r->samples, sizeof(*r->lat), cmp_u64);
+		fprintf(f, "%s{\"isa\":%u,\"code\":%u,\"flags\":%u,\"count\":%" PRIu64
+			",\"samples\":%zu,\"sum\":%" PRIu64 ",\"min\":%" PRIu64 ",\"max\":%" PRIu64
+			",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64 "}",
+			j ? "," : "", r->isa, r->code, r->flags, r->count, r->samples, r->sum,
+			r->samples ? r->min : 0, r->max, nearest_rank(r, 1, 2), nearest_rank(r, 9, 10),
+			nearest_rank(r, 99, 100), nearest_rank(r, 999, 1000));
+		free(r->lat);
+	}
+	fputc(']', f);
+	free(s->r);
+}
 
 /* A guest IP of one kind (and, for exit sites, one reason) with its count. */
 struct ipstat {
@@ -886,9 +969,8 @@ struct tstat {
 	uint64_t exits, unmatched_exits, unmatched_entries, pio, uexit_io;
 	bool pending;
 	uint64_t pending_t;
-	int pending_r;
-	struct rstat r[16];
-	int nr;
+	uint32_t pending_key[3];	/* isa, code, flags of the pending exit */
+	struct rset rs;
 	uint64_t ip_n[2], ip_none;
 	struct ipstat *ips;
 	size_t nr_ips, alloc_ips;
@@ -921,9 +1003,37 @@ static void count_ip(struct tstat *t, int kind, uint32_t isa, uint32_t code, uin
 	*p = (struct ipstat){ kind, isa, code, flags, g->rip, g->fn, g->off, 1 };
 }
 
+/*
+ * -d STEP: kvmtop's replay intervals, [t0 + i * STEP, t0 + (i + 1) * STEP)
+ * from the first event t0, each up to the last event: an exit counts in
+ * the interval of its time, an exit -> entry latency in that of the entry.
+ */
+struct ival {
+	struct rset *th;	/* per thread */
+};
+static struct ival *ivals;
+static size_t nr_ivals;
+
+static struct rset *ival_thread(const struct opts *o, uint64_t t0, uint64_t now, int idx)
+{
+	size_t i = (now - t0) / o->step;
+
+	while (nr_ivals <= i) {
+		ivals = realloc(ivals, (nr_ivals + 1) * sizeof(*ivals));
+		if (!ivals)
+			die("%s", "out of memory");
+		ivals[nr_ivals].th = calloc(o->vms * o->vcpus, sizeof(struct rset));
+		if (!ivals[nr_ivals++].th)
+			die("%s", "out of memory");
+	}
+	return &ivals[i].th[idx];
+}
+
 static void expect(const struct opts *o, const char *path, uint64_t lost)
 {
 	struct tstat *ts = calloc(o->vms * o->vcpus, sizeof(*ts));
+	uint64_t t0 = nr_evs ? seen_time(o, evs[0].t) : 0, last = t0;
+	struct rset host = { 0 };
 	bool has_isa = tep_find_field(ev_fmt[G_EXIT], "isa");
 	bool has_type = tep_find_field(ev_fmt[G_EXIT], "ret") || tep_find_field(ev_fmt[G_EXIT], "idx");
 	bool has_ec = tep_find_field(ev_fmt[G_EXIT], "exit_reason");
@@ -931,7 +1041,7 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 	bool has_ip = tep_find_field(ev_fmt[G_EXIT], ip_field[garch]);
 	FILE *f = fopen(path, "w");
 	size_t i;
-	int j, k, kind;
+	int k, kind;
 
 	if (!ts || !f)
 		die("cannot write %s", path);
@@ -943,6 +1053,7 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 		struct tstat *t = &ts[idx];
 		uint64_t now = seen_time(o, g->t);
 
+		last = now;
 		t->tid = g->tid;
 		t->vcpu = g->vcpu;
 		switch (g->kind) {
@@ -971,17 +1082,14 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 			if (t->pending)
 				t->unmatched_exits++;
 			t->exits++;
-			for (j = 0; j < t->nr; j++)
-				if (t->r[j].isa == isa && t->r[j].code == code && t->r[j].flags == flags)
-					break;
-			if (j == t->nr) {
-				t->nr++;
-				t->r[j].isa = isa;
-				t->r[j].code = code;
-				t->r[j].flags = flags;
-				t->r[j].min = UINT64_MAX;
+			rset_get(&t->rs, isa, code, flags)->count++;
+			rset_get(&host, isa, code, flags)->count++;
+			if (o->step) {
+				struct rset *iv = ival_thread(o, t0, now, idx);
+
+				iv->exits++;
+				rset_get(iv, isa, code, flags)->count++;
 			}
-			t->r[j].count++;
 			/*
 			 * kvmtop's time samples: the asynchronous exits it can tell
 			 * (x86 needs the isa field, arm64 the exception type)
@@ -995,7 +1103,9 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 				count_ip(t, kind, isa, code, flags, g);
 			t->pending = true;
 			t->pending_t = now;
-			t->pending_r = j;
+			t->pending_key[0] = isa;
+			t->pending_key[1] = code;
+			t->pending_key[2] = flags;
 			break;
 		}
 		case G_ENTRY:
@@ -1003,15 +1113,14 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 				t->unmatched_entries++;
 				break;
 			} else {
-				struct rstat *r = &t->r[t->pending_r];
+				const uint32_t *key = t->pending_key;
 				uint64_t lat = now - t->pending_t;
 
-				r->samples++;
-				r->sum += lat;
-				if (lat < r->min)
-					r->min = lat;
-				if (lat > r->max)
-					r->max = lat;
+				rstat_lat(rset_get(&t->rs, key[0], key[1], key[2]), lat);
+				rstat_lat(rset_get(&host, key[0], key[1], key[2]), lat);
+				if (o->step)
+					rstat_lat(rset_get(ival_thread(o, t0, now, idx), key[0], key[1], key[2]),
+						  lat);
 				t->pending = false;
 			}
 			break;
@@ -1033,17 +1142,10 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 			t->unmatched_exits++;
 		fprintf(f, "%s{\"tid\":%d,\"vcpu\":%d,\"exits\":%" PRIu64 ",\"unmatched_exits\":%" PRIu64
 			",\"unmatched_entries\":%" PRIu64 ",\"kvm_pio\":%" PRIu64 ",\"uexit_io\":%" PRIu64
-			",\"reasons\":[", k ? "," : "", t->tid, t->vcpu, t->exits, t->unmatched_exits,
+			",\"reasons\":", k ? "," : "", t->tid, t->vcpu, t->exits, t->unmatched_exits,
 			t->unmatched_entries, t->pio, t->uexit_io);
-		for (j = 0; j < t->nr; j++) {
-			struct rstat *r = &t->r[j];
-
-			fprintf(f, "%s{\"isa\":%u,\"code\":%u,\"flags\":%u,\"count\":%" PRIu64
-				",\"samples\":%" PRIu64 ",\"sum\":%" PRIu64 ",\"min\":%" PRIu64
-				",\"max\":%" PRIu64 "}", j ? "," : "", r->isa, r->code, r->flags,
-				r->count, r->samples, r->sum, r->samples ? r->min : 0, r->max);
-		}
-		fprintf(f, "],\"ip_samples\":{\"time\":%" PRIu64 ",\"exit\":%" PRIu64 ",\"none\":%" PRIu64
+		rset_print(f, &t->rs);
+		fprintf(f, ",\"ip_samples\":{\"time\":%" PRIu64 ",\"exit\":%" PRIu64 ",\"none\":%" PRIu64
 			"},\"ips\":[", t->ip_n[0], t->ip_n[1], t->ip_none);
 		for (i = 0; i < t->nr_ips; i++) {
 			const struct ipstat *p = &t->ips[i];
@@ -1060,7 +1162,28 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 		fputs("]}", f);
 		free(t->ips);
 	}
-	fputs("]}\n", f);
+	fputs("],\"host\":", f);
+	rset_print(f, &host);
+	if (o->step) {
+		/* every interval up to the last event's, empty ones too */
+		ival_thread(o, t0, last, 0);
+		fprintf(f, ",\"step\":%" PRIu64 ",\"first\":%" PRIu64 ",\"last\":%" PRIu64
+			",\"intervals\":[", o->step, t0, last);
+		for (i = 0; i < nr_ivals; i++) {
+			fprintf(f, "%s{\"start\":%" PRIu64 ",\"threads\":[", i ? "," : "", t0 + i * o->step);
+			for (k = 0; k < o->vms * o->vcpus; k++) {
+				fprintf(f, "%s{\"tid\":%d,\"exits\":%" PRIu64 ",\"reasons\":", k ? "," : "",
+					ts[k].tid, ivals[i].th[k].exits);
+				rset_print(f, &ivals[i].th[k]);
+				fputc('}', f);
+			}
+			fputs("]}", f);
+			free(ivals[i].th);
+		}
+		fputc(']', f);
+		free(ivals);
+	}
+	fputs("}\n", f);
 	fclose(f);
 	free(ts);
 }
@@ -1085,7 +1208,9 @@ static void usage(void)
 "  -K OFFSET         the guest kernel's KASLR offset (its IPs are shifted by it)\n"
 "  -k FILE           write the guest's kallsyms (running addresses) to FILE\n"
 "  -M FILE           write its System.map (link-time addresses) to FILE\n"
-"  -U                every exit at a guest IP never seen before (no 'ips' in -e)\n");
+"  -U                every exit at a guest IP never seen before (no 'ips' in -e)\n"
+"  -d STEP           -e also gives kvmtop's intervals of STEP ns (-b -d): per\n"
+"                    interval and thread, exits and each reason's figures\n");
 	exit(2);
 }
 
@@ -1104,7 +1229,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:S:K:k:M:U")) != -1) {
+	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:S:K:k:M:Ud:")) != -1) {
 		switch (c) {
 		case 'f': o.formats = optarg; break;
 		case 'o': o.out = optarg; break;
@@ -1127,6 +1252,7 @@ int main(int argc, char **argv)
 		case 'k': o.kallsyms = optarg; break;
 		case 'M': o.sysmap = optarg; break;
 		case 'U': o.unique = true; break;
+		case 'd': o.step = strtoull(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
