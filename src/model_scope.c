@@ -15,9 +15,11 @@ static int scope_init(struct model_scope *s, const struct model *m, const struct
 	s->cumulative = cumulative;
 	s->nr = rt->nr;
 	s->rows = calloc(s->nr ? s->nr : 1, sizeof(*s->rows));
-	s->other = calloc(m->nr_other ? m->nr_other : 1, sizeof(*s->other));
+	/* other[] and other_total[] in one block */
+	s->other = calloc(m->nr_other ? 2 * (size_t)m->nr_other : 1, sizeof(*s->other));
 	if (!s->rows || !s->other)
 		return -1;
+	s->other_total = s->other + m->nr_other;
 	for (i = 0; i < s->nr; i++) {
 		s->rows[i].r = &rt->r[i];
 		s->rows[i].id = i;
@@ -37,6 +39,7 @@ void model_scope_free(struct model_scope *s)
 	hist_free(&s->handling);
 	s->rows = NULL;
 	s->other = NULL;
+	s->other_total = NULL;
 }
 
 static inline uint64_t ctr_get(const struct ctr *c, bool cumulative)
@@ -66,10 +69,13 @@ static int scope_add_vcpu(struct model_scope *s, const struct model *m, const st
 	s->exits_total += v->exits.total;
 	s->unmatched_exits += ctr_get(&v->unmatched_exits, cu);
 	s->unmatched_entries += ctr_get(&v->unmatched_entries, cu);
-	for (j = 0; j < m->nr_other; j++)
+	for (j = 0; j < m->nr_other; j++) {
 		s->other[j] += ctr_get(&v->other[j], cu);
+		s->other_total[j] += v->other[j].total;
+	}
 	for (j = 0; j < UEXIT_MAX; j++) {
 		s->uexit[j] += ctr_get(&v->uexit[j], cu);
+		s->uexit_total[j] += v->uexit[j].total;
 		s->uexits += ctr_get(&v->uexit[j], cu);
 	}
 	return 0;

@@ -34,7 +34,9 @@ struct model_scope {
 	uint64_t unmatched_exits;
 	uint64_t unmatched_entries;
 	uint64_t *other;		/* indexed by kvm_event.other */
+	uint64_t *other_total;		/* the same since start (or the last reset) */
 	uint64_t uexit[UEXIT_MAX];
+	uint64_t uexit_total[UEXIT_MAX];
 	uint64_t uexits;		/* all userspace exits */
 	/* Filled by model_scope_summary(): */
 	struct hist handling;		/* latency of the non-blocking reasons */

@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 
 from tap import ok, eq, skip, done, kvmtop, run, traces
@@ -18,6 +19,8 @@ import snippet
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 W, H = 120, 30
 SOCK = [None]
+# tmux's socket: a Unix socket path has at most 107 bytes, so never under a build tree's long path
+SOCK_DIR = tempfile.mkdtemp(prefix="kvmtop-tui-")
 
 
 def tmux(*args):
@@ -62,7 +65,7 @@ def start(args, env=""):
     if SOCK[0]:
         tmux("kill-server")
     start.n = getattr(start, "n", 0) + 1
-    SOCK[0] = os.path.join(TMP, "tui-tmux-%d-%d.sock" % (os.getpid(), start.n))
+    SOCK[0] = os.path.join(SOCK_DIR, "tmux-%d.sock" % start.n)
     cmd = "%s %s %s; echo KVMTOP-EXIT=$?; sleep 60" % (env, kvmtop(), " ".join(args))
     tmux("-f", "/dev/null", "new-session", "-d", "-s", "k", "-x", str(W), "-y", str(H), cmd)
     tmux("set-option", "-t", "k", "status", "off")
@@ -83,8 +86,9 @@ def replay_case(dat, label):
     vm = j["vms"][0]
     start(["-r", dat])
     lines = settled(has("VMs ("))
-    ok(any(line.startswith("kvmtop") and "replay" in line for line in lines[:1]),
-       "%s: the header names the recording" % label, "\n".join(lines[:4]))
+    ok(lines and lines[0].startswith("kvmtop") and ("replay " + os.path.basename(dat)) in lines[0],
+       "%s: the header names the recording's file first, whatever its directory's length" % label,
+       "\n".join(lines[:4]))
     row = [r for r in rows_after_titles(lines) if r.split()[0] == vm["name"]]
     ok(row and str(vm["exits_total"]) in row[0].split(),
        "%s: the VM row shows the VM and its total exits (%d)" % (label, vm["exits_total"]), "\n".join(lines[:6]))
@@ -98,20 +102,34 @@ def replay_case(dat, label):
 
     # the vCPU with the most exits, moved to with Down
     v = max(vm["vcpus"], key=lambda c: (c["exits_total"], -c["tid"]))
-    pos = [i for i, r in enumerate(vrows) if str(v["tid"]) in r.split()][0]
-    for _ in range(pos):
+    pos = [i for i, r in enumerate(vrows) if str(v["tid"]) in r.split()]
+    if not ok(pos, "%s: the busiest vCPU (tid %d) has a row" % (label, v["tid"]), "\n".join(lines)):
+        return
+    for _ in range(pos[0]):
         keys("Down")
     keys("Enter")
     lines = settled(has("Exit reasons of vCPU"))
     ok(("tid %d" % v["tid"]) in lines[2], "%s: Enter on a vCPU opens its exit reasons" % label, lines[2])
     rrows = rows_after_titles(lines)
-    want = [(r["reason"], r["count"]) for r in v["reasons"]][:len(rrows)]
+    # every reason that fits on the screen, in order: an empty or short pane fails
+    want = [(r["reason"], r["count"]) for r in v["reasons"]]
     got = []
     for r in rrows:
         for name, count in want:
             if r.startswith(name + " ") and str(count) in r[len(name):].split():
                 got.append((name, count))
-    eq(got[:len(want)], want, "%s: reason rows show the right counts, most first" % label)
+                break
+    # the other rows are the vCPU's other kvm events and userspace exits
+    events = dict(v["events"], **{"userspace " + k: n for k, n in v["userspace_exits"].items()})
+    # columns after the name: COUNT RATE/s % TOTAL; the whole recording: TOTAL is COUNT
+    erows = {r.split(" (event)")[0]: tuple(int(r.split(" (event)")[1].split()[k]) for k in (0, 3))
+             for r in rrows if " (event)" in r}
+    events = {k: (n, n) for k, n in events.items()}
+    ok(want and got == want and len(rrows) == len(want) + len(erows) and erows == events,
+       "%s: all %d reason rows show the right counts, most first, and the %d event rows theirs"
+       % (label, len(want), len(events)), "got  %r %r\nwant %r %r" % (got, erows, want, events))
+    if not want:
+        return
 
     # sort: '>' moves the sort to the next column, 'I' reverses the rows
     keys(">")
@@ -486,6 +504,7 @@ def main():
     finally:
         if SOCK[0]:
             tmux("kill-server")
+        shutil.rmtree(SOCK_DIR, ignore_errors=True)
     done()
 
 

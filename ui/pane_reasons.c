@@ -215,6 +215,7 @@ static int build(struct tui *t, struct pane *p)
 		w->event = true;
 		escape_text(t->d->other_name[i], w->name, sizeof(w->name));
 		w->count = s.other[i];
+		w->total = s.other_total[i];
 	}
 	for (i = 0; i < UEXIT_MAX; i++) {
 		struct reason_row *w;
@@ -230,6 +231,7 @@ static int build(struct tui *t, struct pane *p)
 		snprintf(w->name, sizeof(w->name), "userspace %s",
 			 decoder_uexit_name(t->d, (int)i, name, sizeof(name)));
 		w->count = s.uexit[i];
+		w->total = s.uexit_total[i];
 	}
 	ret = 0;
 out:

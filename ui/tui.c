@@ -366,6 +366,19 @@ static void draw_header(struct tui *t)
 		snprintf(line, sizeof(line), "kvmtop  %s  whole recording  ", t->source);
 	else
 		snprintf(line, sizeof(line), "kvmtop  %s  delay %gs  ", t->source, t->delay);
+	if (t->source_dir[0]) {
+		/* the recording's directory last, its tail kept: the file name never goes */
+		size_t used = strlen(line), dlen = strlen(t->source_dir);
+		int width = COLS < (int)sizeof(line) ? COLS : (int)sizeof(line) - 1;
+		int room = width - (int)used - 4;
+		bool whole = room >= 0 && dlen <= (size_t)room;
+		const char *tail = whole ? t->source_dir : t->source_dir + dlen - (size_t)(room - 3);
+
+		if (room >= 8) {
+			strlcat(line, whole ? "in " : "in ...", sizeof(line));
+			strlcat(line, tail, sizeof(line));
+		}
+	}
 	attr(t, PAIR_HEAD, A_BOLD, true);
 	put(0, 0, COLS, line, COL_LEFT);
 	attr(t, PAIR_HEAD, A_BOLD, false);
@@ -963,8 +976,19 @@ int tui_replay(struct options *o, const char *file,
 	tui_init(&t, o);
 	t.load = load;
 	t.load_ctx = ctx;
-	snprintf(t.source, sizeof(t.source), "replay ");
-	escape_text(file, t.source + 7, sizeof(t.source) - 7);
+	{
+		/* "replay NAME" first; the directory goes last on the header line */
+		const char *slash = strrchr(file, '/');
+		char dir[4096];
+
+		snprintf(t.source, sizeof(t.source), "replay ");
+		escape_text(slash ? slash + 1 : file, t.source + 7, sizeof(t.source) - 7);
+		if (slash && (size_t)(slash - file) < sizeof(dir)) {
+			memcpy(dir, file, (size_t)(slash - file));
+			dir[slash - file] = '\0';
+			escape_text(slash == file ? "/" : dir, t.source_dir, sizeof(t.source_dir));
+		}
+	}
 	if (load(&t, 0))
 		return 1;
 	if (tui_start(&t, t.m, t.d, t.source, "", t.ns))

@@ -116,7 +116,8 @@ struct tui {
 	struct options *o;
 	const struct model *m;
 	const struct decoder *d;
-	char source[160];		/* "live", "replay FILE" ... (escaped) */
+	char source[160];		/* "live", "replay NAME" ... (escaped) */
+	char source_dir[4096];		/* replay: the recording's directory (escaped), cut first */
 	const char *clock;
 	bool ns;			/* times in ns (else the source's unit) */
 	bool live;
