@@ -1275,6 +1275,22 @@ int main(int argc, char **argv)
 		scenario(&o);
 	}
 	settle_times();
+	if (o.step && !strcmp(o.clock, "local") && nr_evs) {
+		/*
+		 * The first event at or after each of kvmtop's interval
+		 * boundaries moves onto it, so that an interval that ends
+		 * one nanosecond early or late is seen.  The order stays.
+		 */
+		uint64_t b = evs[0].t + o.step;
+
+		for (i = 1; i < nr_evs; i++) {
+			if (evs[i].t < b)
+				continue;
+			evs[i].t = b;
+			while (b <= evs[i].t)
+				b += o.step;
+		}
+	}
 	if (o.lost) {
 		/* every 50th page of events starts after 7 lost events */
 		for (i = 0; i < nr_evs; i += 50 * 60)
