@@ -230,6 +230,19 @@ def check_intervals():
             w[("vcpu", t["tid"])] = f
         wants.append(w)
     bad = []
+    for i, s in enumerate(snaps):
+        iv = ivs[i]
+        secs = ((iv["start"] + step) if i < len(ivs) - 1 else exp["last"]) - iv["start"]
+        secs /= 1e9
+        rates = [("host", s["host"]["exits_per_s"], sum(t["exits"] for t in iv["threads"]))]
+        rates += [("tid %d" % c["tid"], c["exits_per_s"], t["exits"]) for vm in s["vms"] for c in vm["vcpus"]
+                  for t in iv["threads"] if t["tid"] == c["tid"]]
+        bad += ["snapshot %d: seconds %r, want %r" % (i + 1, s["seconds"], secs)] if abs(s["seconds"] - secs) > 1e-9 else []
+        bad += ["snapshot %d %s: %r/s, want %.3f" % (i + 1, w, g, n / secs) for w, g, n in rates
+                if secs and abs(g - n / secs) > 0.0005]
+    ok(snaps and not bad, "intervals: each snapshot's seconds, and exits per second of host and vCPUs",
+       "\n".join(bad))
+    bad = []
     for i, (s, w) in enumerate(zip(snaps, wants)):
         got = figures.from_json(s)
         for scope, f in w.items():

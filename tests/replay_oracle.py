@@ -119,6 +119,15 @@ def check_report(base, dat, j):
         for t, th in o.threads.items()},
        base + ": per thread: exits, unmatched exits and entries, last CPU, name")
 
+    # the summary spans the first kvm event to the last: seconds and rates per second of it
+    secs = (o.last - o.first) / 1e9
+    rates = [("host", j["host"]["exits_per_s"], sum(th["exits"] for th in o.threads.values()))]
+    rates += [("tid %d" % t, c["exits_per_s"], o.threads[t]["exits"]) for t, c in vcpus.items()]
+    bad = ["%s: %r/s, want %.3f" % (w, got_r, n / secs) for w, got_r, n in rates if abs(got_r - n / secs) > 0.0005]
+    ok(abs(j["seconds"] - secs) < 1e-9 and (j["start"], j["end"]) == (o.first, o.last) and not bad,
+       base + ": start, end, seconds (%.6f) and exits per second of host and vCPUs" % secs,
+       "seconds %r\n%s" % (j["seconds"], "\n".join(bad)))
+
     rc, out, err = run(["-b", "-r", dat, "--summary", "-o", "csv"])
     eq(rc, 0, base + ": csv exit status 0")
     got, rows = figures.from_csv(out)

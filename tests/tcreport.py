@@ -81,6 +81,7 @@ class Oracle:
         self.threads = {}	# tid -> dict
         self.rips = {}		# (tid, reason, rip) -> exits
         self.events = 0
+        self.first = self.last = None	# the first and last kvm event's time, ns
         pending = {}		# tid -> (exit time, reason)
         for line in report(path):
             m = LINE.match(line)
@@ -89,6 +90,8 @@ class Oracle:
             self.events += 1
             tid, cpu = int(m.group("tid")), int(m.group("cpu"))
             t = int(m.group("sec")) * 10**9 + int(m.group("frac"))
+            self.first = t if self.first is None else self.first
+            self.last = t
             th = self.threads.setdefault(tid, dict(exits=0, unmatched_exits=0, unmatched_entries=0,
                                                    reasons={}, last_cpu=-1, comm=m.group("comm")))
             th["last_cpu"] = cpu
