@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make mutate: does the test suite catch small, deliberate bugs?
+
+Each mutation below changes a few characters of kvmtop's source, the way
+a real slip would (a rank rounded down, a quantile at the wrong q, two
+names swapped, an entry that does not close its exit ...).  For each one
+this copies nothing twice: the tree is copied once to a scratch
+directory and built, then each mutation is applied there, `make -j2
+check` runs, and the file is put back.  A mutation is caught when the
+suite fails.  Every one must be caught; the summary line says how many
+were applied and caught, and the exit status is 1 if any survived or
+could not be applied (its text no longer in the source: update the list).
+
+usage: python3 tests/mutate.py [--src DIR] [--only TEXT] [--keep]
+It takes about a minute per mutation on two cores; it is not run by CI.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+# (what, [(file, old text, new text), ...]): each old text must occur exactly once
+MUTATIONS = [
+    ("hist: percentile rank rounded down (floor, not ceil)",
+     [("src/hist.c", "\t\trank++;\n", "\t\t;\n")]),
+    ("hist: a bucket's lower edge instead of its middle",
+     [("src/hist.c", "v = lo + width / 2;", "v = lo;")]),
+    ("hist: the mean divides by one sample more",
+     [("src/hist.c", "(double)h->sum / (double)h->samples", "(double)h->sum / (double)(h->samples + 1)")]),
+    ("JSON: p99.9 worked out at q = 0.99",
+     [("src/batch.c", "hist_quantile(h, 0.99), hist_quantile(h, 0.999)",
+       "hist_quantile(h, 0.99), hist_quantile(h, 0.99)")]),
+    ("CSV/text: the P50 column at q = 0.60",
+     [("src/batch.c", "v->u = hist_quantile(&w->lat, 0.50);", "v->u = hist_quantile(&w->lat, 0.60);")]),
+    ("x86: the names of VMX codes 12 (HLT) and 30 (IO_INSTRUCTION) swapped",
+     [("arch/x86.c", '{ 12, "HLT" }', '{ 12, "IO_INSTRUCTION" }'),
+      ("arch/x86.c", '{ 30, "IO_INSTRUCTION" }', '{ 30, "HLT" }')]),
+    ("x86: the VMX flags (FAILED_VMENTRY) dropped",
+     [("arch/x86.c", "ev->flags = raw & 0xffff0000;", "ev->flags = 0;")]),
+    ("arm64: a trap's EC left out of its code",
+     [("arch/arm64.c", "ev->reason = (type < TYPE_NONE ? type : TYPE_LARGE) << 8 | ec;",
+       "ev->reason = (type < TYPE_NONE ? type : TYPE_LARGE) << 8;")]),
+    ("powerpc: ceded exits not told apart",
+     [("arch/powerpc.c", "fv->v[FR_AUX] ? PPC_CEDED : 0;", "fv->v[FR_AUX] ? 0 : 0;")]),
+    ("s390: 'Wait state' named 'Validity'",
+     [("arch/s390.c", '[0x1c] = "Wait state"', '[0x1c] = "Validity"')]),
+    ("pairing: an entry does not close its exit",
+     [("src/model.c", "\tv->pending = false;\n\tlat = ev->time", "\tlat = ev->time")]),
+    ("pairing: latency one unit long",
+     [("src/model.c", "ev->time - v->pending_time : 0;", "ev->time - v->pending_time + 1 : 0;")]),
+    ("pairing: an exit after an exit is not counted unmatched",
+     [("src/model.c", "\tif (v->pending)\n\t\tv->unmatched_exits.total++;\n", "")]),
+    ("lost events: half of the missed events counted",
+     [("src/model.c", "n > 0 ? (uint64_t)n :", "n > 0 ? (uint64_t)n / 2 :")]),
+    ("intervals: an event on a boundary counted in the interval before",
+     [("src/main.c", "while (ev->time >= r->next) {", "while (ev->time > r->next) {")]),
+    ("intervals: the first interval one microsecond long",
+     [("src/main.c", "r->next = ev->time + r->step;", "r->next = ev->time + r->step + 1000;")]),
+    ("rates: per second of twice the interval",
+     [("src/batch.c", "return b->ns ? (double)t / 1e9 : 0.0;", "return b->ns ? (double)t / 0.5e9 : 0.0;")]),
+    ("escaping: ESC reaches the terminal",
+     [("src/escape.c", "if (n == 1 && *p >= 0x20 && *p != 0x7f && *p != '\\\\') {",
+       "if (n == 1 && (*p >= 0x20 || *p == 0x1b) && *p != 0x7f && *p != '\\\\') {")]),
+    ("escaping: a quote unescaped in JSON",
+     [("src/escape.c", "} else if (*p == '\"' || *p == '\\\\') {", "} else if (*p == '\\\\') {")]),
+    ("CSV: a comma left unquoted",
+     [("src/escape.c", 'if (!strpbrk(buf, ",\\"")', 'if (!strpbrk(buf, "\\"")')]),
+    ("CSV: a cell starting with '-' not treated as a formula",
+     [("src/escape.c", 'strchr("=+-@", buf[0])', 'strchr("=+@", buf[0])')]),
+    ("KASLR: the offset added instead of taken off",
+     [("src/sym.c", "uint64_t a = ip - t->offset;", "uint64_t a = ip + t->offset;")]),
+    ("symbols: an IP at a symbol's first byte given the symbol before",
+     [("src/sym.c", "if (t->s[mid].addr <= a)", "if (t->s[mid].addr < a)")]),
+    ("screen: the recent exits oldest first",
+     [("ui/pane_recent.c", "(v->ring_head + size - n + i) % size", "(v->ring_head + size - 1 - i) % size")]),
+]
+
+
+def sh(cmd, cwd, log=None, env=None):
+    with open(log or os.devnull, "w") as out:
+        return subprocess.run(cmd, cwd=cwd, shell=True, stdout=out, stderr=subprocess.STDOUT, env=env).returncode
+
+
+def failed_tests(work):
+    """The test programs that failed, from automake's test-suite.log."""
+    try:
+        text = open(os.path.join(work, "test-suite.log")).read()
+    except OSError:
+        return ["(no test-suite.log: the build failed)"]
+    return sorted(set(l.split()[1] for l in text.splitlines() if l.startswith(("FAIL:", "ERROR:"))))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--src", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ap.add_argument("--only", help="only mutations whose description contains this")
+    ap.add_argument("--keep", action="store_true", help="keep the scratch tree")
+    a = ap.parse_args()
+    todo = [m for m in MUTATIONS if not a.only or a.only in m[0]]
+
+    env = dict(os.environ)
+    traces = os.path.join(os.path.dirname(os.path.abspath(a.src)), "shared", "traces")
+    if "KVMTOP_TRACES" not in env and os.path.isdir(traces):
+        env["KVMTOP_TRACES"] = traces
+    work = tempfile.mkdtemp(prefix="kvmtop-mutate-")
+    files = subprocess.run(["git", "ls-files"], cwd=a.src, capture_output=True, text=True)
+    if files.returncode:
+        sys.exit("mutate: %s is not a git checkout: %s" % (a.src, files.stderr.strip()))
+    for f in files.stdout.splitlines():
+        os.makedirs(os.path.join(work, os.path.dirname(f)), exist_ok=True)
+        shutil.copy2(os.path.join(a.src, f), os.path.join(work, f))
+    print("mutate: scratch tree %s; building and checking it unmutated" % work, flush=True)
+    if sh("autoreconf -fi && ./configure -q && make -j2", work, os.path.join(work, "mutate-build.log")):
+        sys.exit("mutate: the unmutated tree does not build (see %s/mutate-build.log)" % work)
+    if sh("make -j2 check", work, env=env):
+        sys.exit("mutate: the unmutated tree fails its tests: %s" % ", ".join(failed_tests(work)))
+
+    caught, survived, broken = [], [], []
+    for n, (what, edits) in enumerate(todo, 1):
+        saved, ok = {}, True
+        for path, old, new in edits:
+            full = os.path.join(work, path)
+            text = saved.get(path) or open(full).read()
+            saved.setdefault(path, text)
+            cur = open(full).read()
+            if cur.count(old) != 1:
+                ok = False
+                break
+            open(full, "w").write(cur.replace(old, new))
+        if not ok:
+            broken.append(what)
+            print("[%d/%d] NOT APPLIED  %s (its text is not once in %s)" % (n, len(todo), what, path), flush=True)
+        else:
+            t0 = time.time()
+            rc = sh("make -j2 check", work, env=env)
+            fails = failed_tests(work) if rc else []
+            (caught if rc else survived).append(what)
+            print("[%d/%d] %-9s %s  (%.0f s%s)" % (n, len(todo), "caught" if rc else "SURVIVED", what,
+                                                  time.time() - t0, "; " + ", ".join(fails) if fails else ""),
+                  flush=True)
+        for path, text in saved.items():
+            open(os.path.join(work, path), "w").write(text)
+    if not a.keep:
+        shutil.rmtree(work)
+    print("mutate: %d mutations applied, %d caught, %d survived, %d not applied"
+          % (len(todo) - len(broken), len(caught), len(survived), len(broken)))
+    for what in survived:
+        print("mutate: survived: " + what)
+    sys.exit(1 if survived or broken else 0)
+
+
+main()
