@@ -19,22 +19,8 @@ FORMATS = os.environ["KVMTOP_FORMATS"]
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 
 LAYOUTS = ["x86-2.6.32", "x86-3.6", "x86-5.8", "x86-5.10", "x86-6.5", "x86-6.10", "x86-6.18"]
-VMX = {56: "APIC_WRITE", 49: "EPT_MISCONFIG", 12: "HLT", 32: "MSR_WRITE", 30: "IO_INSTRUCTION",
-       1: "EXTERNAL_INTERRUPT", 48: "EPT_VIOLATION", 33: "INVALID_STATE", 0xbeef: "UNKNOWN(48879)"}
-SVM = {0x7c: "msr", 0x400: "npf", 0x78: "hlt", 0x7b: "io", 0x60: "interrupt", 0x64: "vintr",
-       0xbeef: "UNKNOWN(48879)"}
-ISA = {0: "unknown", 1: "vmx", 2: "svm"}
-ISA_NR = {"vmx": 1, "svm": 2, "arm64": 3, "ppc_hv": 4, "s390": 5}
-FLAGS = {"FAILED_VMENTRY": 0x80000000, "CEDED": 1}
-EC = {0x18: "SYS64", 0x24: "DABT_LOW", 0x01: "WFx", 0x16: "HVC64", 0x20: "IABT_LOW", 0x3d: "EC_0x3d"}
-# arm64 codes are type << 8 | the EC of a trap (arch/arm64.c)
-ARM = dict([(0x200 | ec, "TRAP/" + n) for ec, n in EC.items()] +
-           [(0x000, "IRQ"), (0x100, "SERROR"), (0x300, "ILLEGAL")])
-ARM_EC_ONLY = dict((0xfe00 | ec, "EC/" + n) for ec, n in EC.items())
-PPC = {0x980: "HV_DECREMENTER", 0x500: "EXTERNAL", 0xe00: "H_DATA_STORAGE", 0xc00: "SYSCALL",
-       0xe40: "H_EMUL_ASSIST", 0x1234: "UNKNOWN(4660)"}
-S390 = {0x04: "Instruction", 0x1c: "Wait state", 0x14: "External interruption", 0x00: "Host interruption",
-        0x08: "Program interruption", 0x40: "I/O instruction", 0x99: "UNKNOWN(153)"}
+from names import VMX, SVM, ISA, ISA_NR, FLAGS, EC, ARM, ARM_EC_ONLY, PPC, S390
+
 # layout: its isa, the names its reasons must have, and which are blocking (the vCPU waits)
 OTHER_ARCHES = {
     "arm-3.9": ("arm64", {0xfd00: "EXIT"}, set()),
