@@ -22,7 +22,7 @@ import subprocess
 
 LINE = re.compile(r"^\s*(?P<comm>.*?)-(?P<tid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?P<sec>\d+)\.(?P<frac>\d{9}):"
                   r"\s+(?P<event>\w+):\s+(?P<rest>.*)$")
-EXIT = re.compile(r"^reason (?P<reason>\S+) rip (?P<rip>0x[0-9a-f]+)")
+EXIT = re.compile(r"^reason (?P<reason>.+?) rip (?P<rip>0x[0-9a-f]+)")
 
 # the percentiles kvmtop prints, as exact fractions: rank = ceil(n * num / den)
 QUANTILES = {"p50": (1, 2), "p90": (9, 10), "p99": (99, 100), "p999": (999, 1000)}
