@@ -90,7 +90,9 @@ def failed_tests(work):
         text = open(os.path.join(work, "test-suite.log")).read()
     except OSError:
         return ["(no test-suite.log: the build failed)"]
-    return sorted(set(l.split()[1] for l in text.splitlines() if l.startswith(("FAIL:", "ERROR:"))))
+    # a TAP test's cases say 'FAIL: tests/x.py N - ...', its log's title 'FAIL: tests/x'
+    return sorted(set(os.path.basename(l.split()[1]).replace(".py", "")
+                      for l in text.splitlines() if l.startswith(("FAIL:", "ERROR:"))))
 
 
 def main():
