@@ -236,6 +236,29 @@ out:
 	return ret;
 }
 
+int demo_sample(char *buf, size_t len)
+{
+	static const char *const beside[] = { "sample", "../sample" };
+	char exe[4096], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t i;
+
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			for (i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
+				snprintf(buf, len, "%s/%s/%s", exe, beside[i], DEMO_SAMPLE);
+				if (!access(buf, R_OK))
+					return 0;
+			}
+		}
+	}
+	snprintf(buf, len, "%s/%s", PKGDATADIR, DEMO_SAMPLE);
+	return access(buf, R_OK) ? -1 : 0;
+}
+
 pid_t demo_start(int vcpus, long long loops, const char *report, char *err, size_t errlen)
 {
 	char nv[16], nl[32];

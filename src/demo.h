@@ -27,6 +27,17 @@ int demo_guest_main(int argc, char **argv);
  * ends.  Returns its pid, or -1 with a one-line reason in err.
  */
 pid_t demo_start(int vcpus, long long loops, const char *report, char *err, size_t errlen);
+/*
+ * The sample recording for --demo where /dev/kvm is missing, written at
+ * build time by the project's generator (several vCPUs, realistic reasons
+ * and latencies, guest IPs; DEMO_SAMPLE_SYMS is the guest's kallsyms):
+ * sample/ beside a kvmtop run from its build tree (or one level up),
+ * else where make install put it.  0 with its path in buf, or -1 with the
+ * last place looked at in buf.
+ */
+#define DEMO_SAMPLE		"kvmtop-sample.dat"
+#define DEMO_SAMPLE_SYMS	"kvmtop-sample.kallsyms"
+int demo_sample(char *buf, size_t len);
 /* Stop it (SIGTERM) and reap it; 0 if it ended well. */
 int demo_stop(pid_t pid);
 /* Has it ended by itself?  1: yes (reaped, *status set), 0: no. */

@@ -97,7 +97,9 @@ static void usage(FILE *f)
 "                        is not possible)\n"
 "      --debugfs DIR     with --source debugfs: read DIR/kvm instead of the\n"
 "                        system's debugfs (a copy of it, or a test tree)\n"
-"      --demo            start kvmtop's own small guest and watch it live\n"
+"      --demo            start kvmtop's own small guest and watch it live;\n"
+"                        without /dev/kvm: say so, and show kvmtop's sample\n"
+"                        recording (kvmtop-sample.dat) as with -r\n"
 "      --demo-vcpus N    its vCPUs (1 to %d, default 2)\n"
 "      --demo-loops N    loops per vCPU, then it ends (default: until kvmtop\n"
 "                        stops); a loop is out, MMIO store, cpuid, rdmsr, hlt\n"
@@ -585,6 +587,8 @@ static int tui_load(struct tui *t, long k)
 			end = r->iv_end;
 	}
 	t->ns = r->rp.ns;
+	if (r->o->notice && !t->msg[0])
+		snprintf(t->msg, sizeof(t->msg), "%s", r->o->notice);
 	if (r->d.notice[0] && !t->msg[0])
 		snprintf(t->msg, sizeof(t->msg), "%s", r->d.notice);
 	tui_set_model(t, r->m, &r->d, start, end, nr);
@@ -606,6 +610,42 @@ static int run_tui_replay(struct options *o)
 	return ret;
 }
 
+/*
+ * --demo on a host without /dev/kvm (no KVM, or the module loaded without
+ * its device): say so, and show kvmtop's sample recording in the same
+ * views instead, with its guest symbols.  --demo-loops and --demo-report
+ * ask for the live guest itself: those fail as before.  0, or 1 (said why).
+ */
+static int demo_without_kvm(struct options *o)
+{
+	static char dat[4096], syms[4200], line[4400];
+	const char *why;
+	char err[512];
+
+	if (!access("/dev/kvm", R_OK | W_OK) || o->demo_loops || o->demo_report)
+		return 0;
+	why = strerror(errno);
+	if (demo_sample(dat, sizeof(dat))) {
+		fprintf(stderr, "kvmtop: --demo needs /dev/kvm (%s), and the sample recording %s is missing\n",
+			why, dat);
+		return 1;
+	}
+	snprintf(line, sizeof(line), "--demo needs /dev/kvm (%s): this is kvmtop's sample recording instead",
+		 why);
+	fprintf(stderr, "kvmtop: %s, %s\n", line, dat);
+	o->notice = line;
+	o->demo = false;
+	o->replay = dat;
+	snprintf(syms, sizeof(syms), "%.*s%s", (int)(strlen(dat) - strlen(DEMO_SAMPLE)), dat,
+		 DEMO_SAMPLE_SYMS);
+	if (!o->syms.nr && !access(syms, R_OK) &&
+	    sym_set_add(&o->syms, syms, SYM_KALLSYMS, err, sizeof(err))) {
+		fprintf(stderr, "kvmtop: %s: %s\n", syms, err);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -616,6 +656,10 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--demo-guest"))
 		return demo_guest_main(argc, argv);
 	parse_options(argc, argv, &o);
+	if (o.demo && demo_without_kvm(&o)) {
+		sym_set_free(&o.syms);
+		return 1;
+	}
 	if (sym_set_load(&o.syms, err, sizeof(err))) {
 		fprintf(stderr, "kvmtop: %s\n", err);
 		sym_set_free(&o.syms);

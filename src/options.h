@@ -38,6 +38,7 @@ struct options {
 	unsigned int ip_top;	/* --ip-top: IPs per scope and kind in text and JSON */
 	enum ip_kind ip_kind;	/* --ip-kind: what -o folded writes */
 	struct sym_set syms;	/* --guest-kallsyms, --guest-map, --guest-kaslr */
+	const char *notice;	/* one line for the screen's message line, or NULL */
 };
 
 struct view;
