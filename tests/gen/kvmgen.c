@@ -1370,6 +1370,10 @@ int main(int argc, char **argv)
 	if (tracecmd_append_cpu_data(out, o.cpus, files))
 		die("%s", "cannot write the event data");
 	tracecmd_output_close(out);
+	for (c = 0; c < o.cpus; c++)
+		free(files[c]);
+	free(files);
+	free(cpus);
 
 	if (o.expect)
 		expect(&o, o.expect, lost);
@@ -1385,5 +1389,9 @@ int main(int argc, char **argv)
 		if (system(cmd))
 			fprintf(stderr, "kvmgen: could not remove %s\n", tmpdir);
 	}
+	free(evs);
+	free(script_fields);
+	free(script_comms);
+	tep_free(tep);
 	return 0;
 }
