@@ -371,10 +371,14 @@ static void draw_header(struct tui *t)
 		size_t used = strlen(line), dlen = strlen(t->source_dir);
 		int width = COLS < (int)sizeof(line) ? COLS : (int)sizeof(line) - 1;
 		int room = width - (int)used - 4;
-		bool whole = room >= 0 && dlen <= (size_t)room;
-		const char *tail = whole ? t->source_dir : t->source_dir + dlen - (size_t)(room - 3);
 
 		if (room >= 8) {
+			bool whole = dlen <= (size_t)room;
+			const char *tail = whole ? t->source_dir : t->source_dir + dlen - (size_t)(room - 3);
+
+			/* never start inside a UTF-8 sequence */
+			while (((unsigned char)*tail & 0xc0) == 0x80)
+				tail++;
 			strlcat(line, whole ? "in " : "in ...", sizeof(line));
 			strlcat(line, tail, sizeof(line));
 		}
