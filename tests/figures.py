@@ -143,6 +143,15 @@ def compare(got, want, what):
     return bad
 
 
+def compare_scopes(got, want, what, skip=()):
+    """compare() for every scope of want ({scope: {label: {field: value}}}) but those in skip."""
+    bad = []
+    for scope, w in want.items():
+        if scope not in skip:
+            bad += compare(got.get(scope, {}), w, "%s %s" % (what, scope))
+    return bad
+
+
 def pct_of(want_scope):
     """Each reason's share of its scope's exits, as kvmtop prints it (%)."""
     total = sum(f["count"] for f in want_scope.values())

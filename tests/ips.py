@@ -56,13 +56,9 @@ def vcpus(j):
     return dict((v["tid"], (vm, v)) for vm in j["vms"] for v in vm["vcpus"])
 
 
-def reason_names(v):
-    """The names kvmtop must print for the generator's reasons: from tests/names.py, not from kvmtop."""
-    return names.name
-
-
 def want_ips(t, name_of, symbols=True):
-    """The generator's IPs of thread t as kvmtop must print them: {(kind, ip, reason): (count, mode, sym)}."""
+    """The generator's IPs of thread t as kvmtop must print them: {(kind, ip, reason): (count, mode, sym)}.
+    name_of(isa, code): the reason's name from tests/names.py (the kernel's tables), never kvmtop's."""
     w = {}
     for e in t["ips"]:
         reason = name_of(e["isa"], e["code"]) if e["kind"] == "exit" else None
@@ -91,7 +87,7 @@ def generated():
         bad, samples, modes, kinds = [], [], set(), set()
         for tid, (vm, v) in vcpus(j).items():
             t = th[tid]
-            want = want_ips(t, reason_names(v))
+            want = want_ips(t, names.name)
             got = got_ips(v)
             if got != want:
                 bad.append("tid %d: %d entries, want %d; first differences %r" % (
@@ -193,7 +189,7 @@ def explicit_offset(dat, exp, smap):
     """--guest-kaslr VM=OFFSET (the VM of a recording is 'unknown'), and a wrong one."""
     j = kjson(dat, "--guest-map", "unknown=" + smap, "--guest-kaslr", "unknown=%#x" % KASLR)
     th = dict((t["tid"], t) for t in exp["threads"])
-    same = all(got_ips(v) == want_ips(th[tid], reason_names(v)) for tid, (vm, v) in vcpus(j).items())
+    same = all(got_ips(v) == want_ips(th[tid], names.name) for tid, (vm, v) in vcpus(j).items())
     ok(same, "--guest-kaslr VM=OFFSET for a VM by name gives the same symbols")
     j = kjson(dat, "--guest-map", smap)
     kernel = [e["sym"] for vm, v in vcpus(j).values() for e in v["ips"] if e["mode"] == "kernel"]

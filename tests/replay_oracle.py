@@ -106,10 +106,7 @@ def check_report(base, dat, j):
     want = {"host": host, ("vm", 0): host}
     want.update({("vcpu", tid): f for tid, f in threads.items()})
 
-    got = figures.from_json(j)
-    bad = []
-    for scope, w in want.items():
-        bad += figures.compare(got.get(scope, {}), w, "%s" % (scope,))
+    bad = figures.compare_scopes(figures.from_json(j), want, "json")
     ok(not bad, base + ": JSON count, pairs, sum, min, max, p50/p90/p99/p99.9 per reason, host/VM/vCPU",
        "\n".join(bad))
     vcpus = {c["tid"]: c for vm in j["vms"] for c in vm["vcpus"]}
@@ -131,9 +128,7 @@ def check_report(base, dat, j):
     rc, out, err = run(["-b", "-r", dat, "--summary", "-o", "csv"])
     eq(rc, 0, base + ": csv exit status 0")
     got, rows = figures.from_csv(out)
-    bad = []
-    for tid, w in threads.items():
-        bad += figures.compare(got.get(("vcpu", tid), {}), w, "vCPU tid %d" % tid)
+    bad = figures.compare_scopes(got, {("vcpu", tid): w for tid, w in threads.items()}, "csv")
     bad += ["row %r: vm/vcpu columns" % r for r in rows
             if (r["vm_pid"], r["vm_name"], r["vcpu"], r["comm"]) !=
             ("0", "unknown", str(vcpus[int(r["tid"])]["vcpu"]), o.threads[int(r["tid"])]["comm"])]
@@ -143,9 +138,7 @@ def check_report(base, dat, j):
     eq(rc, 0, base + ": text exit status 0")
     snaps = figures.from_text(out)
     bad = [] if len(snaps) == 1 else ["%d snapshots" % len(snaps)]
-    for scope, w in want.items():
-        if scope != "host":
-            bad += figures.compare(snaps[0].get(scope, {}) if snaps else {}, w, "text %s" % (scope,))
+    bad += figures.compare_scopes(snaps[0] if snaps else {}, want, "text", skip=("host",))
     ok(snaps and not bad, base + ": text, every column of the VM's and each vCPU's table", "\n".join(bad))
 
     # guest IPs, every one counted (tables larger than the recording's distinct IPs)
