@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "batch.h"
 #include "escape.h"
+#include "fmt.h"
 #include "model_scope.h"
 #include "options.h"
 
@@ -110,20 +113,6 @@ static double interval_seconds(const struct batch *b, uint64_t end)
 
 /* --- text --- */
 
-void batch_fmt_duration(double v, bool ns, int decimals, char *buf, size_t len)
-{
-	if (!ns)
-		snprintf(buf, len, "%.0f", v);
-	else if (v < 1e3)
-		snprintf(buf, len, "%.0fns", v);
-	else if (v < 1e6)
-		snprintf(buf, len, "%.*fus", decimals, v / 1e3);
-	else if (v < 1e9)
-		snprintf(buf, len, "%.*fms", decimals, v / 1e6);
-	else
-		snprintf(buf, len, "%.2fs", v / 1e9);
-}
-
 static void text_cell(const struct batch *b, const struct reason_col *c,
 		      const struct model_reason_row *w)
 {
@@ -150,7 +139,7 @@ static void text_cell(const struct batch *b, const struct reason_col *c,
 		if (!w->lat.samples)
 			snprintf(buf, sizeof(buf), "-");
 		else
-			batch_fmt_duration(c->type == COL_TIME ? (double)v.u : v.d, b->ns, 2, buf, sizeof(buf));
+			fmt_duration(c->type == COL_TIME ? (double)v.u : v.d, b->ns, 2, buf, sizeof(buf));
 		fprintf(b->out, "%*s", c->width, buf);
 		return;
 	}
@@ -185,7 +174,7 @@ static void text_table(const struct batch *b, const struct model_scope *s, const
 
 static void text_events(const struct batch *b, const struct model_scope *s, const char *indent)
 {
-	char name[32];
+	char name[128];
 	bool any = false;
 	int j;
 
@@ -193,7 +182,7 @@ static void text_events(const struct batch *b, const struct model_scope *s, cons
 		if (!s->other[j])
 			continue;
 		fprintf(b->out, "%s%s %" PRIu64, any ? ", " : indent,
-			b->d->other_name[j], s->other[j]);
+			escape_text(b->m->names->other[j], name, sizeof(name)), s->other[j]);
 		any = true;
 	}
 	if (!any)
@@ -205,7 +194,7 @@ static void text_events(const struct batch *b, const struct model_scope *s, cons
 			continue;
 		fprintf(b->out, "%s%s%s %" PRIu64, any ? ", " : indent,
 			any ? "" : "userspace exits: ",
-			decoder_uexit_name(b->d, j, name, sizeof(name)), s->uexit[j]);
+			escape_text(names_uexit(b->m->names, j), name, sizeof(name)), s->uexit[j]);
 		any = true;
 	}
 	if (any)
@@ -225,20 +214,21 @@ static void text_rate(const struct batch *b, uint64_t n, uint64_t end, char *buf
 static int print_text(struct batch *b, uint64_t end)
 {
 	const struct model *m = b->m;
-	char esc[256], rate[48];
+	char esc[256], clk[128], rate[48];
 	struct model_scope host;
 	struct vm *vm;
 	struct vcpu *v;
 	int ret = -1;
 
-	if (model_scope_host(&host, b->m, b->d->reasons, false))
+	if (model_scope_host(&host, b->m, b->m->reasons, false))
 		goto out_host;
 
 	if (b->snapshots)
 		fputc('\n', b->out);
 	fprintf(b->out, "kvmtop %s%s%s: clock %s (times in %s), %s %u",
 		b->source, b->file ? " " : "", b->file ? escape_text(b->file, esc, sizeof(esc)) : "",
-		b->clock, b->time_unit, b->summary ? "summary" : "snapshot", b->snapshots + 1);
+		escape_text(b->clock, clk, sizeof(clk)), b->time_unit,
+		b->summary ? "summary" : "snapshot", b->snapshots + 1);
 	if (b->ns)
 		fprintf(b->out, ", %.6f s\n", interval_seconds(b, end));
 	else
@@ -256,7 +246,7 @@ static int print_text(struct batch *b, uint64_t end)
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
 		struct model_scope vs;
 
-		if (model_scope_vm(&vs, b->m, b->d->reasons, vm, false)) {
+		if (model_scope_vm(&vs, b->m, b->m->reasons, vm, false)) {
 			model_scope_free(&vs);
 			goto out_host;
 		}
@@ -274,7 +264,7 @@ static int print_text(struct batch *b, uint64_t end)
 		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
 			struct model_scope cs;
 
-			if (model_scope_vcpu(&cs, b->m, b->d->reasons, v, false)) {
+			if (model_scope_vcpu(&cs, b->m, b->m->reasons, v, false)) {
 				model_scope_free(&cs);
 				goto out_host;
 			}
@@ -339,7 +329,7 @@ static int print_csv(struct batch *b, uint64_t end)
 			const struct model_reason_row **rows;
 			struct model_scope cs;
 
-			if (model_scope_vcpu(&cs, b->m, b->d->reasons, v, false)) {
+			if (model_scope_vcpu(&cs, b->m, b->m->reasons, v, false)) {
 				model_scope_free(&cs);
 				return -1;
 			}
@@ -417,7 +407,6 @@ static void json_reasons(const struct batch *b, const struct model_scope *s)
 
 static void json_events(const struct batch *b, const struct model_scope *s)
 {
-	char name[32];
 	bool any = false;
 	int j;
 
@@ -426,7 +415,7 @@ static void json_events(const struct batch *b, const struct model_scope *s)
 		if (!s->other[j])
 			continue;
 		fprintf(b->out, "%s", any ? "," : "");
-		escape_json(b->out, b->d->other_name[j]);
+		escape_json(b->out, b->m->names->other[j]);
 		fprintf(b->out, ":%" PRIu64, s->other[j]);
 		any = true;
 	}
@@ -436,7 +425,7 @@ static void json_events(const struct batch *b, const struct model_scope *s)
 		if (!s->uexit[j])
 			continue;
 		fprintf(b->out, "%s", any ? "," : "");
-		escape_json(b->out, decoder_uexit_name(b->d, j, name, sizeof(name)));
+		escape_json(b->out, names_uexit(b->m->names, j));
 		fprintf(b->out, ":%" PRIu64, s->uexit[j]);
 		any = true;
 	}
@@ -452,7 +441,7 @@ static int print_json(struct batch *b, uint64_t end)
 	bool first_vm = true;
 	int ret = -1;
 
-	if (model_scope_host(&host, b->m, b->d->reasons, false))
+	if (model_scope_host(&host, b->m, b->m->reasons, false))
 		goto out_host;
 
 	fprintf(b->out, "{\"source\":\"%s\",", b->source);
@@ -485,7 +474,7 @@ static int print_json(struct batch *b, uint64_t end)
 		struct model_scope vs;
 		bool first_vcpu = true;
 
-		if (model_scope_vm(&vs, b->m, b->d->reasons, vm, false)) {
+		if (model_scope_vm(&vs, b->m, b->m->reasons, vm, false)) {
 			model_scope_free(&vs);
 			goto out_host;
 		}
@@ -507,7 +496,7 @@ static int print_json(struct batch *b, uint64_t end)
 		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
 			struct model_scope cs;
 
-			if (model_scope_vcpu(&cs, b->m, b->d->reasons, v, false)) {
+			if (model_scope_vcpu(&cs, b->m, b->m->reasons, v, false)) {
 				model_scope_free(&cs);
 				goto out_host;
 			}
@@ -557,4 +546,64 @@ int batch_print(struct batch *b, uint64_t end)
 	fflush(b->out);
 	b->snapshots++;
 	return ret;
+}
+
+/* --- the view: batch output as the driver's snapshots come --- */
+
+static int view_start(void *ctx, const struct view_source *src, const struct model *m)
+{
+	struct batch *b = ctx;
+
+	b->m = m;
+	b->source = src->name;
+	b->file = src->file;
+	b->clock = src->clock;
+	b->time_unit = src->time_unit;
+	b->ns = src->ns;
+	/* a recording without -d: one report of all of it */
+	if (!src->live && !b->delay)
+		b->summary = true;
+	return 0;
+}
+
+static int view_refresh(void *ctx, const struct snapshot *s)
+{
+	struct batch *b = ctx;
+
+	b->at_end = s->at_end;
+	if (batch_print(b, s->end)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (fflush(b->out) == 0 && !ferror(b->out))
+		return 0;
+	/* kvmtop -b | head: the reader went away, a normal end */
+	return errno == EPIPE ? 1 : -1;
+}
+
+static void view_notice(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "kvmtop: %s\n", msg);
+}
+
+static void view_stop(void *ctx)
+{
+	(void)ctx;
+}
+
+void batch_view_init(struct batch *b, const struct options *o)
+{
+	memset(b, 0, sizeof(*b));
+	b->out = stdout;
+	b->fmt = o->fmt;
+	b->summary = o->summary;
+	b->delay = o->delay;
+	batch_set_ips(b, o);
+	b->view.fd = -1;
+	b->view.ctx = b;
+	b->view.start = view_start;
+	b->view.refresh = view_refresh;
+	b->view.notice = view_notice;
+	b->view.stop = view_stop;
 }

@@ -12,8 +12,8 @@
 #include <stdio.h>
 
 #include "model.h"
-#include "decode.h"
 #include "sym.h"
+#include "view.h"
 
 enum batch_format {
 	BATCH_TEXT,
@@ -23,16 +23,17 @@ enum batch_format {
 };
 
 struct batch {
+	struct view view;	/* the driver's handle on it: batch_view_init */
 	FILE *out;
 	enum batch_format fmt;
 	const struct model *m;
-	const struct decoder *d;
 	const char *source;	/* "replay" or "live" */
 	const char *file;	/* replay: the recording */
 	const char *clock;
 	const char *time_unit;	/* "ns", "cycles" or "counts" */
 	bool ns;
 	bool summary;
+	double delay;		/* -d, 0: not given */
 	unsigned int snapshots;	/* printed so far */
 	/* guest IPs */
 	const struct sym_set *syms;	/* guest symbol tables, NULL: none */
@@ -46,15 +47,10 @@ int batch_format_parse(const char *s, enum batch_format *fmt);
 struct options;
 /* The guest IP settings of the command line. */
 void batch_set_ips(struct batch *b, const struct options *o);
+/* b as a view of the driver's snapshots, printing to stdout as o says. */
+void batch_view_init(struct batch *b, const struct options *o);
 /* Print the interval [m->interval_start, end]. 0 or -1 (no memory). */
 int batch_print(struct batch *b, uint64_t end);
-/*
- * A duration v in the source's unit: with ns, scaled to ns/us/ms/s with
- * decimals digits after the point (ns whole); without, the bare count.
- * The screen and the text output print times through it alike.
- */
-void batch_fmt_duration(double v, bool ns, int decimals, char *buf, size_t len);
-
 /* src/batch_ips.c: the guest IPs of a VM (v NULL) or a vCPU; 0 or -1 (no memory). */
 int batch_ips_text(const struct batch *b, const struct vm *vm, const struct vcpu *v,
 		   const char *indent);

@@ -29,7 +29,7 @@ static const struct sym_table *vm_syms(const struct batch *b, const struct vm *v
 
 static const char *reason_name(const struct batch *b, int id)
 {
-	return id >= 0 && (unsigned int)id < b->d->reasons->nr ? b->d->reasons->r[id].name : "?";
+	return id >= 0 && (unsigned int)id < b->m->reasons->nr ? b->m->reasons->r[id].name : "?";
 }
 
 /* --- text --- */

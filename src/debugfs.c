@@ -24,6 +24,9 @@
 
 
 #include "debugfs.h"
+#include "ident.h"
+#include "options.h"
+#include "source.h"
 
 #define DEBUGFS_DEFAULT	"/sys/kernel/debug"
 
@@ -182,7 +185,7 @@ static int list_stats(struct debugfs_src *s, char *err, size_t errlen)
 	return 0;
 }
 
-int debugfs_open(struct debugfs_src *s, const char *root, struct reason_table *rt,
+int debugfs_open(struct debugfs_src *s, const char *root, struct kvm_names *names,
 		 char *err, size_t errlen)
 {
 	char path[PATH_MAX];
@@ -206,7 +209,7 @@ int debugfs_open(struct debugfs_src *s, const char *root, struct reason_table *r
 			s->exits = i;
 		} else if (strstr(n, "exit")) {
 			/* io_exits, halt_exits, wfi_exit_stat ...: the kernel's own split */
-			s->reason_id[i] = reason_intern(rt, ISA_UNKNOWN, i, 0, n, "",
+			s->reason_id[i] = reason_intern(&names->reasons, ISA_UNKNOWN, i, 0, n, "",
 							!strncmp(n, "halt", 4) || !strncmp(n, "wf", 2),
 							false);
 			if (s->reason_id[i] < 0)
@@ -214,6 +217,7 @@ int debugfs_open(struct debugfs_src *s, const char *root, struct reason_table *r
 		} else {
 			s->other[i] = s->nr_other;
 			s->other_name[s->nr_other++] = n;
+			names->other[names->nr_other++] = n;
 		}
 	}
 	return 0;
@@ -362,3 +366,84 @@ void debugfs_close(struct debugfs_src *s)
 		free(s->stat[k]);
 	s->nr_stats = 0;
 }
+
+/* --- the source: KVM's counters in debugfs, per VM --- */
+
+struct debugfs_source {
+	struct debugfs_src ds;
+	struct ident id;
+};
+
+static int src_open(struct source *s, const struct options *o, struct kvm_names *names,
+		    char *err, size_t errlen)
+{
+	struct debugfs_source *d = calloc(1, sizeof(*d));
+
+	if (!d) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (debugfs_open(&d->ds, o->debugfs_root, names, err, errlen)) {
+		free(d);
+		return -1;
+	}
+	if (d->ds.mounted_by_us)
+		fprintf(stderr, "kvmtop: debugfs was not mounted: mounted it at /sys/kernel/debug\n");
+	ident_init(&d->id, "/proc");
+	s->priv = d;
+	strlcpy(s->clock, "mono", sizeof(s->clock));
+	s->time_unit = "ns";
+	s->ns = true;
+	s->live = true;
+	snprintf(s->notice, sizeof(s->notice),
+		 "reading KVM statistics from %s: per VM only, no latencies", d->ds.dir);
+	return 0;
+}
+
+static int src_sample(struct source *s, struct model *m)
+{
+	struct debugfs_source *d = s->priv;
+
+	return debugfs_poll(&d->ds, m);
+}
+
+static void src_ident(struct source *s, int tid, struct ident_info *out)
+{
+	struct debugfs_source *d = s->priv;
+
+	ident_thread(&d->id, tid, out);
+	/* a debugfs row is a whole VM, keyed by its pid: known even if /proc is not */
+	if (!out->pid) {
+		out->pid = tid;
+		if (!out->vm_name[0])
+			strlcpy(out->vm_name, "unknown", sizeof(out->vm_name));
+	}
+	strlcpy(out->comm, "all vCPUs", sizeof(out->comm));
+}
+
+static bool src_alive(struct source *s, int pid)
+{
+	struct debugfs_source *d = s->priv;
+
+	return ident_alive(&d->id, pid);
+}
+
+static void src_close(struct source *s)
+{
+	struct debugfs_source *d = s->priv;
+
+	if (!d)
+		return;
+	debugfs_close(&d->ds);
+	free(d);
+	s->priv = NULL;
+}
+
+const struct source_ops source_debugfs = {
+	.name = "debugfs",
+	.open = src_open,
+	.sample = src_sample,
+	.ident = src_ident,
+	.alive = src_alive,
+	.close = src_close,
+};

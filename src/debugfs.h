@@ -14,9 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "decode.h"
 #include "model.h"
-#include "reason.h"
+#include "names.h"
 
 #define DEBUGFS_STATS_MAX	DECODE_OTHER_MAX
 
@@ -43,12 +42,12 @@ struct debugfs_src {
  * Find debugfs (root: NULL for the system's, mounting it at
  * /sys/kernel/debug when it is not mounted; else a directory holding
  * "kvm/", for tests), check the statistics can be read and list them.
- * Exit counters are interned in rt.  0, or -1 with a one-line reason in
+ * Exit counters are interned in names' reasons, the others named there.  0, or -1 with a one-line reason in
  * err: no debugfs, no kvm directory, or reading refused (kernel lockdown
  * hides debugfs; the reason names the lockdown mode when securityfs
  * shows it).
  */
-int debugfs_open(struct debugfs_src *s, const char *root, struct reason_table *rt,
+int debugfs_open(struct debugfs_src *s, const char *root, struct kvm_names *names,
 		 char *err, size_t errlen);
 /*
  * Read every VM's counters and add what they grew by since the last

@@ -12,21 +12,7 @@
 #include <string.h>
 
 #include "decode.h"
-
-struct sym {
-	uint64_t value;
-	const char *str;	/* owned by libtraceevent's parsed format */
-};
-
-/* One __print_symbolic() of a print fmt, maybe under "cond_field == value ?". */
-struct sym_table {
-	const char *field;
-	const char *cond_field;	/* NULL: no condition */
-	int64_t cond_value;
-	bool cond_neg;		/* the table is in the ':' branch */
-	unsigned int nr;
-	struct sym *sym;
-};
+#include "decode_tables.h"
 
 struct reason_cache_ent {
 	uint64_t key;		/* isa << 56 | flags-present << 55 | flags >> 16 << 32 | code; 0 = empty */
@@ -40,8 +26,7 @@ struct decode_fmt {
 	struct tep_format_field *f[FR_NR];
 	unsigned int have;
 	unsigned int sign_ext;	/* roles whose field is signed */
-	struct sym_table *tables;
-	unsigned int nr_tables;
+	struct decode_tables tables;	/* the print fmt's __print_symbolic tables */
 	int other;
 	struct reason_cache_ent *cache;
 	unsigned int cache_size;	/* power of two */
@@ -60,207 +45,11 @@ static const struct arch_ops *const arches[] = {
 	&arch_s390,
 };
 
-const char *isa_name(enum kvm_isa isa)
-{
-	static const char *const names[ISA_NR] = {
-		[ISA_UNKNOWN] = "unknown",
-		[ISA_VMX] = "vmx",
-		[ISA_SVM] = "svm",
-		[ISA_ARM64] = "arm64",
-		[ISA_PPC_HV] = "ppc_hv",
-		[ISA_S390] = "s390",
-	};
-
-	return isa < ISA_NR ? names[isa] : "unknown";
-}
-
-enum guest_mode guest_mode_guess(uint64_t ip)
-{
-	return ip >> 63 ? GUEST_KERNEL_GUESS : GUEST_USER_GUESS;
-}
-
-const char *guest_mode_name(enum guest_mode mode)
-{
-	switch (mode) {
-	case GUEST_KERNEL:
-	case GUEST_KERNEL_GUESS:
-		return "kernel";
-	case GUEST_USER:
-	case GUEST_USER_GUESS:
-		return "user";
-	default:
-		return "unknown";
-	}
-}
-
-bool guest_mode_inferred(enum guest_mode mode)
-{
-	return mode == GUEST_KERNEL_GUESS || mode == GUEST_USER_GUESS;
-}
-
-const char *guest_mode_label(enum guest_mode mode)
-{
-	switch (mode) {
-	case GUEST_KERNEL:
-		return "kernel";
-	case GUEST_USER:
-		return "user";
-	case GUEST_KERNEL_GUESS:
-		return "kernel?";
-	case GUEST_USER_GUESS:
-		return "user?";
-	default:
-		return "-";
-	}
-}
-
-/* --- the kernel's own name tables, from the parsed print fmt --- */
-
-static const char *arg_field_name(const struct tep_print_arg *a)
-{
-	while (a) {
-		switch (a->type) {
-		case TEP_PRINT_FIELD:
-			return a->field.name;
-		case TEP_PRINT_OP:
-			/* REC->exit_reason & 0xffff: the field is on the left */
-			a = a->op.left;
-			break;
-		case TEP_PRINT_TYPE:
-			a = a->typecast.item;
-			break;
-		default:
-			return NULL;
-		}
-	}
-	return NULL;
-}
-
-static int add_table(struct decode_fmt *f, const struct tep_print_arg *a,
-		     const char *cond_field, int64_t cond_value, bool cond_neg)
-{
-	const struct tep_print_flag_sym *s;
-	struct sym_table *t;
-	unsigned int n = 0;
-	const char *field = arg_field_name(a->symbol.field);
-
-	if (!field)
-		return 0;
-	for (s = a->symbol.symbols; s; s = s->next)
-		n++;
-	t = reallocarray(f->tables, f->nr_tables + 1, sizeof(*t));
-	if (!t)
-		return -1;
-	f->tables = t;
-	t = &f->tables[f->nr_tables];
-	t->field = field;
-	t->cond_field = cond_field;
-	t->cond_value = cond_value;
-	t->cond_neg = cond_neg;
-	t->nr = 0;
-	t->sym = calloc(n ? n : 1, sizeof(*t->sym));
-	if (!t->sym)
-		return -1;
-	for (s = a->symbol.symbols; s; s = s->next) {
-		char *end;
-		long long v;
-
-		if (!s->value || !s->str)
-			continue;
-		errno = 0;
-		v = strtoll(s->value, &end, 0);
-		if (errno == ERANGE) {
-			errno = 0;
-			v = (long long)strtoull(s->value, &end, 0);
-		}
-		/* arm64's ESR_ELx_EC_* print as 0x18UL */
-		end += strspn(end, "uUlL");
-		if (errno || *end || end == s->value)
-			continue;
-		t->sym[t->nr].value = (uint64_t)v;
-		t->sym[t->nr].str = s->str;
-		t->nr++;
-	}
-	f->nr_tables++;
-	return 0;
-}
-
-static int walk_args(struct decode_fmt *f, const struct tep_print_arg *a,
-		     const char *cf, int64_t cv, bool cn)
-{
-	for (; a; a = NULL) {
-		switch (a->type) {
-		case TEP_PRINT_SYMBOL:
-			return add_table(f, a, cf, cv, cn);
-		case TEP_PRINT_TYPE:
-			return walk_args(f, a->typecast.item, cf, cv, cn);
-		case TEP_PRINT_OP: {
-			const struct tep_print_arg *c = a->op.left, *br = a->op.right;
-
-			if (strcmp(a->op.op, "?") || !br || br->type != TEP_PRINT_OP ||
-			    strcmp(br->op.op, ":"))
-				return walk_args(f, a->op.left, cf, cv, cn) ?:
-				       walk_args(f, a->op.right, cf, cv, cn);
-			/* (REC->isa == 1) ? A : B */
-			if (c && c->type == TEP_PRINT_OP && !strcmp(c->op.op, "==") &&
-			    c->op.left && c->op.left->type == TEP_PRINT_FIELD &&
-			    c->op.right && c->op.right->type == TEP_PRINT_ATOM) {
-				const char *name = c->op.left->field.name;
-				int64_t v = strtoll(c->op.right->atom.atom, NULL, 0);
-
-				return walk_args(f, br->op.left, name, v, false) ?:
-				       walk_args(f, br->op.right, name, v, true);
-			}
-			return walk_args(f, br->op.left, cf, cv, cn) ?:
-			       walk_args(f, br->op.right, cf, cv, cn);
-		}
-		default:
-			return 0;
-		}
-	}
-	return 0;
-}
-
-static int collect_tables(struct decode_fmt *f)
-{
-	const struct tep_print_arg *a;
-
-	for (a = f->event->print_fmt.args; a; a = a->next)
-		if (walk_args(f, a, NULL, 0, false))
-			return -1;
-	return 0;
-}
-
-/* The kernel's name of value v of field, for raw isa value isa_raw (or any). */
-static const char *format_sym(const struct decode_fmt *f, const char *field,
-			      bool have_isa, int64_t isa_raw, uint64_t v)
-{
-	unsigned int i, j;
-
-	for (i = 0; i < f->nr_tables; i++) {
-		const struct sym_table *t = &f->tables[i];
-
-		if (strcmp(t->field, field))
-			continue;
-		if (t->cond_field) {
-			if (!have_isa)
-				continue;
-			if ((isa_raw == t->cond_value) == t->cond_neg)
-				continue;
-		}
-		for (j = 0; j < t->nr; j++)
-			if (t->sym[j].value == v ||
-			    (uint32_t)t->sym[j].value == v)
-				return t->sym[j].str;
-	}
-	return NULL;
-}
-
 const char *decode_role_sym(const struct decode_fmt *f, enum field_role role, uint64_t v)
 {
 	if (!f->f[role])
 		return NULL;
-	return format_sym(f, f->f[role]->name, false, 0, v);
+	return decode_tables_sym(&f->tables, f->f[role]->name, false, 0, v);
 }
 
 /* --- formats --- */
@@ -309,7 +98,8 @@ static struct decode_fmt *fmt_new(struct tep_event *e, enum kvm_event_kind kind,
 	f->kind = kind;
 	f->arch = arch;
 	f->other = -1;
-	if (collect_tables(f)) {
+	if (decode_tables_collect(&f->tables, e)) {
+		decode_tables_free(&f->tables);
 		free(f);
 		return NULL;
 	}
@@ -318,13 +108,9 @@ static struct decode_fmt *fmt_new(struct tep_event *e, enum kvm_event_kind kind,
 
 static void fmt_free(struct decode_fmt *f)
 {
-	unsigned int i;
-
 	if (!f)
 		return;
-	for (i = 0; i < f->nr_tables; i++)
-		free(f->tables[i].sym);
-	free(f->tables);
+	decode_tables_free(&f->tables);
 	free(f->cache);
 	free(f);
 }
@@ -464,14 +250,31 @@ static void bind_common(struct decoder *d)
 	}
 }
 
-int decoder_init(struct decoder *d, struct tep_handle *tep, struct reason_table *rt)
+/* The running kernel's names of the userspace exits, where its format has them. */
+static void name_uexits(struct kvm_names *names, const struct decode_fmt *f)
+{
+	const char *s;
+	int i;
+
+	for (i = 0; i < UEXIT_MAX - 1; i++) {
+		s = decode_tables_sym(&f->tables, "reason", false, 0, i);
+		if (!s)
+			continue;
+		/* the kernel prints KVM_EXIT_IO; the prefix says nothing here */
+		if (!strncmp(s, "KVM_EXIT_", 9))
+			s += 9;
+		strlcpy(names->uexit[i], s, sizeof(names->uexit[i]));
+	}
+}
+
+int decoder_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *names)
 {
 	int i, n = tep_get_events_count(tep), max_id = -1;
 	struct tep_event *e;
 
 	memset(d, 0, sizeof(*d));
 	d->tep = tep;
-	d->reasons = rt;
+	d->names = names;
 	d->uexit_other = -1;
 
 	for (i = 0; i < n; i++) {
@@ -528,7 +331,8 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, struct reason_table 
 			if (!f)
 				goto out_nomem;
 			f->other = d->nr_other;
-			d->other_name[d->nr_other++] = e->name;
+			names->other[d->nr_other++] = e->name;
+			names->nr_other = d->nr_other;
 			if (!strcmp(e->name, "kvm_userspace_exit")) {
 				bind_fields(f, uexit_fields);
 				d->uexit_other = f->other;
@@ -541,6 +345,8 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, struct reason_table 
 	if (!d->arch)
 		d->arch = &arch_generic;
 	bind_common(d);
+	if (d->uexit_fmt)
+		name_uexits(names, d->uexit_fmt);
 	return 0;
 
 out_nomem:
@@ -621,7 +427,7 @@ static int reason_id_slow(struct decoder *d, struct decode_fmt *f,
 		name = buf;
 	}
 	if (!name && a->reason_field && FV_HAS(fv, FR_REASON))
-		name = format_sym(f, a->reason_field, FV_HAS(fv, FR_ISA),
+		name = decode_tables_sym(&f->tables, a->reason_field, FV_HAS(fv, FR_ISA),
 				  FV_HAS(fv, FR_ISA) ? (int64_t)fv->v[FR_ISA] : 0,
 				  ev->reason);
 	if (!name && a->table_name)
@@ -632,7 +438,7 @@ static int reason_id_slow(struct decoder *d, struct decode_fmt *f,
 	}
 	if (ev->flags && a->flag_names)
 		a->flag_names(ev->isa, ev->flags, flags, sizeof(flags));
-	return reason_intern(d->reasons, ev->isa, ev->reason, ev->flags, name, flags,
+	return reason_intern(&d->names->reasons, ev->isa, ev->reason, ev->flags, name, flags,
 			     a->blocking ? a->blocking(ev->isa, ev->reason, ev->flags) : false,
 			     a->async ? a->async(ev->isa, ev->reason, ev->flags) : false);
 }
@@ -732,37 +538,4 @@ int decoder_decode(struct decoder *d, struct tep_record *rec, struct kvm_event *
 		break;
 	}
 	return 1;
-}
-
-const char *decoder_uexit_name(const struct decoder *d, int sub, char *buf, size_t len)
-{
-	static const char *const names[] = {
-		"UNKNOWN", "EXCEPTION", "IO", "HYPERCALL", "DEBUG", "HLT", "MMIO",
-		"IRQ_WINDOW_OPEN", "SHUTDOWN", "FAIL_ENTRY", "INTR", "SET_TPR",
-		"TPR_ACCESS", "S390_SIEIC", "S390_RESET", "DCR", "NMI",
-		"INTERNAL_ERROR", "OSI", "PAPR_HCALL", "S390_UCONTROL", "WATCHDOG",
-		"S390_TSCH", "EPR", "SYSTEM_EVENT", "S390_STSI", "IOAPIC_EOI",
-		"HYPERV", "ARM_NISV", "X86_RDMSR", "X86_WRMSR", "DIRTY_RING_FULL",
-		"AP_RESET_HOLD", "X86_BUS_LOCK", "XEN", "RISCV_SBI", "RISCV_CSR",
-		"NOTIFY", "LOONGARCH_IOCSR", "MEMORY_FAULT",
-	};
-	const char *s = NULL;
-
-	if (sub == UEXIT_MAX - 1) {
-		strlcpy(buf, "OTHER", len);
-		return buf;
-	}
-	if (d->uexit_fmt)
-		s = format_sym(d->uexit_fmt, "reason", false, 0, sub);
-	if (s) {
-		/* the kernel prints KVM_EXIT_IO; the prefix says nothing here */
-		if (!strncmp(s, "KVM_EXIT_", 9))
-			s += 9;
-		strlcpy(buf, s, len);
-	} else if (sub >= 0 && (size_t)sub < sizeof(names) / sizeof(names[0])) {
-		strlcpy(buf, names[sub], len);
-	} else {
-		snprintf(buf, len, "UNKNOWN(%d)", sub);
-	}
-	return buf;
 }

@@ -12,7 +12,7 @@
 #include <event-parse.h>
 
 #include "kvm_event.h"
-#include "reason.h"
+#include "names.h"
 
 /* What an arch wants read from its exit / entry events. */
 enum field_role {
@@ -94,20 +94,16 @@ extern const struct arch_ops arch_generic;
 
 struct sym_table;
 
-#define DECODE_OTHER_MAX	128
-#define UEXIT_MAX		64	/* userspace exit reasons kept apart */
 
 struct decoder {
 	struct tep_handle *tep;
-	struct reason_table *reasons;
+	struct kvm_names *names;	/* reasons interned, other events and userspace exits named */
 	struct decode_fmt **by_id;	/* indexed by event id, NULL = not ours */
 	int nr_ids;
 	const struct arch_ops *arch;	/* arch of the exit event(s) found */
 	int nr_exit_formats;
 	int nr_entry_formats;
-	/* Names of the other kvm events counted per vCPU, indexed by kvm_event.other. */
-	const char *other_name[DECODE_OTHER_MAX];
-	int nr_other;
+	int nr_other;			/* = names->nr_other */
 	int uexit_other;		/* .other of kvm_userspace_exit, -1 if none */
 	const struct decode_fmt *uexit_fmt;
 	char notice[256];		/* one line to tell the user once, or "" */
@@ -118,11 +114,10 @@ struct decoder {
 	int pid_off, pid_size;		/* common_pid */
 };
 
-int decoder_init(struct decoder *d, struct tep_handle *tep, struct reason_table *rt);
+/* Bind every KVM event format of tep; names gets the other events' and userspace exits' names. */
+int decoder_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *names);
 void decoder_free(struct decoder *d);
 /* 1: rec was a KVM event, now in *ev; 0: not ours; -1: no memory. */
 int decoder_decode(struct decoder *d, struct tep_record *rec, struct kvm_event *ev);
-/* Name of userspace exit reason sub (KVM_EXIT_IO ...). */
-const char *decoder_uexit_name(const struct decoder *d, int sub, char *buf, size_t len);
 
 #endif

@@ -29,6 +29,9 @@ enum kvm_isa {
 
 #define KVM_VCPU_NONE	(-1)
 
+#define DECODE_OTHER_MAX	128	/* other kvm events counted apart */
+#define UEXIT_MAX		64	/* userspace exit reasons kept apart */
+
 /*
  * Where the guest was when it exited: exactly where the arch's state
  * says (powerpc MSR PR, s390 PSW), else inferred from the guest IP where

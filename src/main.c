@@ -13,11 +13,11 @@
 
 #include "config.h"
 #include "batch.h"
-#include "decode.h"
-#include "model.h"
-#include "replay.h"
-#include "options.h"
 #include "demo.h"
+#include "driver.h"
+#include "model.h"
+#include "options.h"
+#include "source.h"
 #include "tui.h"
 
 
@@ -303,313 +303,6 @@ static void parse_options(int argc, char **argv, struct options *o)
 	}
 }
 
-/* --- replay: batch output, or the screen's loader --- */
-
-struct run {
-	struct options *o;
-	struct replay rp;
-	bool open;
-	struct decoder d;
-	struct reason_table reasons;
-	struct model *m;
-	struct batch b;
-	uint64_t step;		/* -d in the recording's time unit, 0: none */
-	uint64_t next;		/* end of the current interval */
-	bool started;
-	bool done;
-	bool nomem;
-	/* the screen: stop with interval want (1-based) in the model, not ended */
-	bool tui;
-	long want;
-	long seen;
-	uint64_t iv_end;
-	long nr_intervals;	/* of the whole recording, -1: not known */
-	long loaded;		/* the interval in the model, -1: none */
-	/* the event that ended interval want: fed first when the screen steps on */
-	struct kvm_event held;
-	bool have_held;
-};
-
-static void replay_ident(void *ctx, int tid, struct ident_info *out)
-{
-	struct run *r = ctx;
-	const char *comm = replay_comm(&r->rp, tid);
-
-	/* A trace-cmd recording has no thread -> process map: one VM. */
-	out->pid = 0;
-	strlcpy(out->vm_name, "unknown", sizeof(out->vm_name));
-	strlcpy(out->comm, comm ? comm : "", sizeof(out->comm));
-}
-
-static int snapshot(struct run *r, uint64_t end)
-{
-	if (r->tui) {
-		if (++r->seen == r->want) {
-			r->iv_end = end;
-			r->done = true;
-			return 0;
-		}
-		if (model_interval_end(r->m, end)) {
-			r->nomem = true;
-			return -1;
-		}
-		return 0;
-	}
-	if (batch_print(&r->b, end) || model_interval_end(r->m, end)) {
-		r->nomem = true;
-		return -1;
-	}
-	if (r->o->iterations && r->b.snapshots >= r->o->iterations)
-		r->done = true;
-	return 0;
-}
-
-/* One decoded event into the model, closing the intervals it ends: 0, 1 (stop), -1. */
-static int feed(struct run *r, const struct kvm_event *ev)
-{
-	if (r->step) {
-		if (!r->started) {
-			r->started = true;
-			r->next = ev->time + r->step;
-		}
-		/* Close every interval that ended before this event. */
-		while (ev->time >= r->next) {
-			if (!r->m->have_time)
-				r->m->interval_start = r->next - r->step;
-			if (snapshot(r, r->next))
-				return -1;
-			if (r->done) {
-				/* the screen's interval is complete: keep ev for the next one */
-				r->held = *ev;
-				r->have_held = r->tui;
-				return 1;
-			}
-			r->next += r->step;
-		}
-	}
-	if (model_feed(r->m, ev)) {
-		r->nomem = true;
-		return -1;
-	}
-	return 0;
-}
-
-static int on_record(struct tep_record *rec, void *ctx)
-{
-	struct run *r = ctx;
-	struct kvm_event ev;
-	int ret;
-
-	if (rec->missed_events)
-		model_lost(r->m, rec->missed_events);
-	ret = decoder_decode(&r->d, rec, &ev);
-	if (ret <= 0) {
-		if (ret < 0)
-			r->nomem = true;
-		return ret;
-	}
-	return feed(r, &ev);
-}
-
-static void run_free(struct run *r)
-{
-	model_free(r->m);
-	r->m = NULL;
-	decoder_free(&r->d);
-	reason_table_free(&r->reasons);
-	if (r->open)
-		replay_close(&r->rp);
-	r->open = false;
-}
-
-/* Feed the open recording to the model from where it stands: 0 or 1 (said why). */
-static int run_read(struct run *r)
-{
-	char err[512];
-
-	if (replay_run(&r->rp, on_record, r, err, sizeof(err)) < 0) {
-		fprintf(stderr, "kvmtop: %s\n", err);
-		return 1;
-	}
-	if (r->nomem) {
-		fprintf(stderr, "kvmtop: out of memory\n");
-		return 1;
-	}
-	return 0;
-}
-
-/* Open the recording and feed all of it (or up to r->want) to a new model: 0 or 1 (said why). */
-static int run_load(struct run *r)
-{
-	struct options *o = r->o;
-	char err[512];
-
-	if (replay_open(&r->rp, o->replay, err, sizeof(err))) {
-		fprintf(stderr, "kvmtop: %s\n", err);
-		return 1;
-	}
-	r->open = true;
-	reason_table_init(&r->reasons);
-	if (decoder_init(&r->d, r->rp.tep, &r->reasons))
-		goto out_nomem;
-	if (r->d.notice[0] && !r->tui)
-		fprintf(stderr, "kvmtop: %s: %s\n", o->replay, r->d.notice);
-	r->m = model_new(&r->reasons, r->d.nr_other, o->ring, replay_ident, r);
-	if (!r->m)
-		goto out_nomem;
-	r->m->ip_slots = o->ip_slots;
-	/* batch output prints while the recording is read (-d) */
-	r->b.m = r->m;
-	r->b.clock = r->rp.clock;
-	r->b.time_unit = r->rp.time_unit;
-	r->b.ns = r->rp.ns;
-	if ((o->delay && !r->tui) || r->want) {
-		if (!r->rp.ns) {
-			fprintf(stderr, "kvmtop: %s: -d needs a clock in nanoseconds; this recording's clock '%s' counts %s\n",
-				o->replay, r->rp.clock, r->rp.time_unit);
-			return 1;
-		}
-		r->step = (uint64_t)llround((o->delay ? o->delay : 1.0) * 1e9);
-	}
-	return run_read(r);
-out_nomem:
-	fprintf(stderr, "kvmtop: out of memory\n");
-	return 1;
-}
-
-static int run_replay(struct options *o)
-{
-	struct run r;
-	int ret = 1;
-
-	memset(&r, 0, sizeof(r));
-	r.o = o;
-	r.b.out = stdout;
-	r.b.fmt = o->fmt;
-	r.b.d = &r.d;
-	r.b.source = "replay";
-	r.b.file = o->replay;
-	r.b.summary = !o->delay;
-	batch_set_ips(&r.b, o);
-	if (run_load(&r))
-		goto out;
-	if (!r.m->events.total)
-		fprintf(stderr, "kvmtop: %s: the recording holds no KVM events%s\n", o->replay,
-			r.d.nr_exit_formats + r.d.nr_entry_formats + r.d.nr_other ?
-			"" : " (KVM tracepoints were not recorded)");
-	if (!r.done) {
-		uint64_t end = r.m->have_time ? r.m->last_time : 0;
-
-		model_finish(r.m);
-		r.b.at_end = true;
-		if (batch_print(&r.b, end)) {
-			fprintf(stderr, "kvmtop: out of memory\n");
-			goto out;
-		}
-	}
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "kvmtop: writing the output: %s\n", strerror(errno));
-		goto out;
-	}
-	ret = 0;
-out:
-	run_free(&r);
-	return ret;
-}
-
-/*
- * The next interval after the one in the model, read on from where the
- * recording stopped rather than from its start: 0 or 1 (said why).
- */
-static int run_step_on(struct run *r)
-{
-	int ret;
-
-	r->want++;
-	r->done = false;
-	/* interval want - 1 ends here, as snapshot() would have ended it */
-	if (model_interval_end(r->m, r->next))
-		goto out_nomem;
-	r->next += r->step;
-	if (r->have_held) {
-		r->have_held = false;
-		ret = feed(r, &r->held);
-		if (ret < 0)
-			goto out_nomem;
-		if (ret > 0)
-			return 0;	/* an empty interval: the held event is later still */
-	}
-	return run_read(r);
-out_nomem:
-	fprintf(stderr, "kvmtop: out of memory\n");
-	return 1;
-}
-
-/*
- * The screen's loader: interval k of -d seconds (default 1), 0 = the
- * whole recording.  Stepping on by one reads on from where the recording
- * stopped; any other step reads it again from the start.
- */
-static int tui_load(struct tui *t, long k)
-{
-	struct run *r = t->load_ctx;
-	long nr = r->nr_intervals;
-	uint64_t start, end;
-
-	if (r->m && k >= 2 && r->loaded == k - 1 && r->done) {
-		if (run_step_on(r))
-			return -1;
-	} else {
-		run_free(r);
-		r->step = 0;
-		r->started = r->done = r->nomem = r->have_held = false;
-		r->seen = 0;
-		r->want = k;
-		r->loaded = -1;
-		if (run_load(r))
-			return -1;
-	}
-	r->loaded = k;
-	/* at the end of the recording, exits still waiting become unmatched */
-	if (!r->done)
-		model_finish(r->m);
-	start = r->m->have_time ? r->m->first_time : 0;
-	end = r->m->have_time ? r->m->last_time : 0;
-	if (k == 0) {
-		uint64_t step = (uint64_t)llround((r->o->delay ? r->o->delay : 1.0) * 1e9);
-
-		/* intervals start at the first KVM event, as with -b -d */
-		nr = r->rp.ns && r->m->have_time ? (long)((end - start) / step) + 1 : 0;
-		r->nr_intervals = nr;
-	} else {
-		start = r->m->interval_start;
-		if (r->done)
-			end = r->iv_end;
-	}
-	t->ns = r->rp.ns;
-	if (r->o->notice && !t->msg[0])
-		snprintf(t->msg, sizeof(t->msg), "%s", r->o->notice);
-	if (r->d.notice[0] && !t->msg[0])
-		snprintf(t->msg, sizeof(t->msg), "%s", r->d.notice);
-	tui_set_model(t, r->m, &r->d, start, end, nr);
-	return 0;
-}
-
-static int run_tui_replay(struct options *o)
-{
-	struct run r;
-	int ret;
-
-	memset(&r, 0, sizeof(r));
-	r.o = o;
-	r.tui = true;
-	r.nr_intervals = -1;
-	r.loaded = -1;
-	ret = tui_replay(o, o->replay, tui_load, &r);
-	run_free(&r);
-	return ret;
-}
-
 /*
  * --demo on a host without /dev/kvm (no KVM, or the module loaded without
  * its device): say so, and show kvmtop's sample recording in the same
@@ -646,6 +339,24 @@ static int demo_without_kvm(struct options *o)
 	return 0;
 }
 
+/* The source the options name, into the view they ask for. */
+static int run(struct options *o)
+{
+	const struct source_ops *src = o->replay ? &source_replay :
+				       o->source == SOURCE_DEBUGFS ? &source_debugfs : &source_trace;
+	struct tui_config c = {
+		.mono = o->mono, .ascii = o->ascii, .delay = o->delay, .syms = &o->syms,
+	};
+	struct batch b;
+	struct tui t;
+
+	if (o->batch) {
+		batch_view_init(&b, o);
+		return driver_run(o, src, &b.view);
+	}
+	return driver_run(o, src, tui_view(&t, &c));
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -665,10 +376,7 @@ int main(int argc, char **argv)
 		sym_set_free(&o.syms);
 		return 1;
 	}
-	if (!o.batch)
-		ret = o.replay ? run_tui_replay(&o) : tui_live(&o);
-	else
-		ret = o.replay ? run_replay(&o) : live_run(&o, NULL);
+	ret = run(&o);
 	sym_set_free(&o.syms);
 	return ret;
 }

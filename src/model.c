@@ -17,7 +17,7 @@ int vm_cmp(const struct vm *a, const struct vm *b)
 RB_GENERATE(vcpu_tree, vcpu, node, vcpu_cmp)
 RB_GENERATE(vm_tree, vm, node, vm_cmp)
 
-struct model *model_new(const struct reason_table *rt, int nr_other,
+struct model *model_new(const struct kvm_names *names,
 			unsigned int ring_size, ident_fn ident, void *ident_ctx)
 {
 	struct model *m = calloc(1, sizeof(*m));
@@ -26,8 +26,9 @@ struct model *model_new(const struct reason_table *rt, int nr_other,
 		return NULL;
 	RB_INIT(&m->vcpus);
 	RB_INIT(&m->vms);
-	m->reasons = rt;
-	m->nr_other = nr_other;
+	m->names = names;
+	m->reasons = &names->reasons;
+	m->nr_other = names->nr_other;
 	m->ring_size = ring_size;
 	m->ip_slots = MODEL_IPS_DEFAULT;
 	m->max_vcpus = MODEL_MAX_VCPUS;

@@ -19,8 +19,7 @@
 
 #include "hist.h"
 #include "kvm_event.h"
-#include "reason.h"
-#include "decode.h"
+#include "names.h"
 #include "model_ips.h"
 
 #define MODEL_LAT_NONE		UINT64_MAX
@@ -121,7 +120,8 @@ struct model {
 	struct vcpu_tree vcpus;
 	struct vm_tree vms;
 	struct vcpu *tid_cache[MODEL_TID_CACHE];
-	const struct reason_table *reasons;
+	const struct kvm_names *names;	/* the source's: reasons, other events, userspace exits */
+	const struct reason_table *reasons;	/* = &names->reasons */
 	unsigned int ring_size;
 	unsigned int ip_slots;		/* entries per guest IP table, 0: no IPs kept */
 	unsigned int max_vcpus;
@@ -140,7 +140,8 @@ struct model {
 	uint64_t interval_start;
 };
 
-struct model *model_new(const struct reason_table *rt, int nr_other,
+/* names->nr_other is fixed from here on. */
+struct model *model_new(const struct kvm_names *names,
 			unsigned int ring_size, ident_fn ident, void *ident_ctx);
 void model_free(struct model *m);
 /* 0, or -1 when memory ran out. */

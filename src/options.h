@@ -41,8 +41,4 @@ struct options {
 	const char *notice;	/* one line for the screen's message line, or NULL */
 };
 
-struct view;
-/* Live: batch output (v NULL) or an interactive view.  0, 1 (failed, said why). */
-int live_run(struct options *o, struct view *v);
-
 #endif

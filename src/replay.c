@@ -16,11 +16,14 @@
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "options.h"
 #include "replay.h"
+#include "source.h"
 #include "tracecmd_priv.h"
 #include "zlib_codec.h"
 
@@ -349,3 +352,62 @@ const char *replay_comm(struct replay *r, int tid)
 		return NULL;
 	return tep_data_comm_from_pid(r->tep, tid);
 }
+
+/* --- the source: a trace-cmd recording --- */
+
+static int src_open(struct source *s, const struct options *o, struct kvm_names *names,
+		    char *err, size_t errlen)
+{
+	struct replay *rp = calloc(1, sizeof(*rp));
+
+	(void)names;	/* the decoder names what the formats hold */
+	if (!rp) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (replay_open(rp, o->replay, err, errlen)) {
+		free(rp);
+		return -1;
+	}
+	s->priv = rp;
+	s->tep = rp->tep;
+	s->file = o->replay;
+	strlcpy(s->clock, rp->clock, sizeof(s->clock));
+	s->time_unit = rp->time_unit;
+	s->ns = rp->ns;
+	s->live = false;
+	return 0;
+}
+
+static int src_read(struct source *s, source_rec_fn fn, void *ctx, char *err, size_t errlen)
+{
+	return replay_run(s->priv, fn, ctx, err, errlen);
+}
+
+static void src_ident(struct source *s, int tid, struct ident_info *out)
+{
+	const char *comm = replay_comm(s->priv, tid);
+
+	/* A trace-cmd recording has no thread -> process map: one VM. */
+	out->pid = 0;
+	strlcpy(out->vm_name, "unknown", sizeof(out->vm_name));
+	strlcpy(out->comm, comm ? comm : "", sizeof(out->comm));
+}
+
+static void src_close(struct source *s)
+{
+	if (!s->priv)
+		return;
+	replay_close(s->priv);
+	free(s->priv);
+	s->priv = NULL;
+	s->tep = NULL;
+}
+
+const struct source_ops source_replay = {
+	.name = "replay",
+	.open = src_open,
+	.read = src_read,
+	.ident = src_ident,
+	.close = src_close,
+};

@@ -1,38 +1,63 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What a live driver needs from an interactive view (the TUI), without
- * knowing anything about curses: the view draws each completed interval
- * and turns input into actions for the driver.
+ * What every output is to the driver: a view of snapshots of the model.
+ * The screen (ui/tui.c) and the batch printers (batch.c) are views; a new
+ * output is a new view, not a branch in the driver.  A view knows
+ * nothing of sources, tracefs, recordings or the decoder: it is told
+ * what the source is called and then given snapshots.
  */
 #ifndef KVMTOP_VIEW_H
 #define KVMTOP_VIEW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
-#include "decode.h"
 #include "model.h"
 
 /* Actions a view's input handler asks of the driver (a bit mask). */
 enum view_action {
 	VIEW_QUIT	= 1 << 0,	/* stop */
-	VIEW_REFRESH	= 1 << 1,	/* end the interval now and draw it */
-	VIEW_RESET	= 1 << 2,	/* forget all counts (model_reset) */
-	VIEW_DELAY	= 1 << 3,	/* view->delay changed */
+	VIEW_REFRESH	= 1 << 1,	/* live: end the interval now and draw it */
+	VIEW_RESET	= 1 << 2,	/* live: forget all counts (model_reset) */
+	VIEW_DELAY	= 1 << 3,	/* live: view->delay changed */
+	VIEW_INTERVAL	= 1 << 4,	/* a recording: show interval view->interval */
+};
+
+/* What the source is, as the views name it. */
+struct view_source {
+	const char *name;	/* "live", "replay", "debugfs" */
+	const char *file;	/* the recording, NULL live */
+	const char *clock;
+	const char *time_unit;	/* "ns", "cycles" or "counts" */
+	bool ns;		/* times are ns: rates per second make sense */
+	bool live;		/* VMs come and go; keys can reset and pace it */
+};
+
+/* One snapshot: the model's figures over [start, end]. */
+struct snapshot {
+	const struct model *m;
+	uint64_t start;
+	uint64_t end;
+	bool at_end;		/* the last one: the input or the run ended */
+	/* a recording on the screen: interval k of nr (k 0: the whole recording) */
+	long interval;
+	long nr_intervals;	/* -1: not known */
 };
 
 struct view {
-	int fd;			/* input to wait on with the trace, -1: none */
+	int fd;			/* input to wait on with the source, -1: none */
 	double delay;		/* seconds between refreshes, set by the view on VIEW_DELAY */
-	char msg[256];		/* a notice from the driver to show, or "" */
+	long interval;		/* the interval VIEW_INTERVAL asks for */
 	void *ctx;
-	/* Sources are ready: the model, its decoder (names) and what to call the source. */
-	int (*start)(void *ctx, const struct model *m, const struct decoder *d,
-		     const char *source, const char *clock, bool ns);
-	/* An interval ended at now: draw it.  0, or -1: fatal (said why). */
-	int (*refresh)(void *ctx, uint64_t now);
-	/* fd is readable: handle the input; a view_action mask. */
+	/* The source is open: 0, or -1 (said why). */
+	int (*start)(void *ctx, const struct view_source *src, const struct model *m);
+	/* Show a snapshot: 0; 1: stop, a normal end (the reader went away); -1: failed, errno says why. */
+	int (*refresh)(void *ctx, const struct snapshot *s);
+	/* Optional: fd is readable or a tick passed; handle input.  A view_action mask. */
 	int (*input)(void *ctx, uint64_t now);
-	/* The driver is done: give the terminal back. */
+	/* Tell the user one line (a notice, not an error). */
+	void (*notice)(void *ctx, const char *msg);
+	/* The driver is done: give the terminal back.  Safe to call twice. */
 	void (*stop)(void *ctx);
 };
 

@@ -187,7 +187,7 @@ static long max_rss_kb(void)
  */
 static void test_ten_million_distinct(void **state)
 {
-	struct reason_table rt;
+	struct kvm_names nm;
 	struct model_ip_list l;
 	struct kvm_event e;
 	struct vcpu *v;
@@ -196,10 +196,10 @@ static void test_ten_million_distinct(void **state)
 	int ext, io;
 	uint64_t i;
 
-	reason_table_init(&rt);
-	ext = reason_intern(&rt, ISA_VMX, 1, 0, "EXTERNAL_INTERRUPT", NULL, false, true);
-	io = reason_intern(&rt, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
-	m = model_new(&rt, 0, 16, NULL, NULL);
+	names_init(&nm);
+	ext = reason_intern(&nm.reasons, ISA_VMX, 1, 0, "EXTERNAL_INTERRUPT", NULL, false, true);
+	io = reason_intern(&nm.reasons, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
+	m = model_new(&nm, 16, NULL, NULL);
 	assert_non_null(m);
 	memset(&e, 0, sizeof(e));
 	e.tid = 5;
@@ -239,7 +239,7 @@ static void test_ten_million_distinct(void **state)
 	assert_int_equal(model_feed(m, &e), 0);
 	assert_int_equal(v->ips[IP_EXIT]->samples, 0);
 	model_free(m);
-	reason_table_free(&rt);
+	names_free(&nm);
 }
 
 int main(void)

@@ -33,15 +33,15 @@ static void feed(struct model *m, struct kvm_event e)
 
 static void test_pairs_unmatched_and_ring(void **state)
 {
-	struct reason_table rt;
+	struct kvm_names nm;
 	struct model *m;
 	struct vcpu key = { .tid = 7 }, *v;
 	int hlt, io;
 
-	reason_table_init(&rt);
-	hlt = reason_intern(&rt, ISA_VMX, 12, 0, "HLT", NULL, true, false);
-	io = reason_intern(&rt, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
-	m = model_new(&rt, 0, 3, NULL, NULL);
+	names_init(&nm);
+	hlt = reason_intern(&nm.reasons, ISA_VMX, 12, 0, "HLT", NULL, true, false);
+	io = reason_intern(&nm.reasons, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
+	m = model_new(&nm, 3, NULL, NULL);
 	assert_non_null(m);
 
 	feed(m, ev(KVM_EV_ENTRY, 50, 7, -1, 0));	/* entry with no exit */
@@ -83,18 +83,18 @@ static void test_pairs_unmatched_and_ring(void **state)
 	assert_int_equal(v->rs[hlt]->lat.samples, 0);
 	assert_int_equal(v->rs[hlt]->lat_done.samples, 1);
 	model_free(m);
-	reason_table_free(&rt);
+	names_free(&nm);
 }
 
 static void test_thread_cap_drops_and_counts(void **state)
 {
-	struct reason_table rt;
+	struct kvm_names nm;
 	struct model *m;
 	int id, tid;
 
-	reason_table_init(&rt);
-	id = reason_intern(&rt, ISA_SVM, 0x7c, 0, "msr", NULL, false, false);
-	m = model_new(&rt, 0, 0, NULL, NULL);
+	names_init(&nm);
+	id = reason_intern(&nm.reasons, ISA_SVM, 0x7c, 0, "msr", NULL, false, false);
+	m = model_new(&nm, 0, NULL, NULL);
 	assert_non_null(m);
 	m->max_vcpus = 10;
 	for (tid = 1; tid <= 15; tid++)
@@ -103,21 +103,22 @@ static void test_thread_cap_drops_and_counts(void **state)
 	assert_int_equal(m->dropped.total, 5);
 	assert_int_equal(m->exits.total, 10);
 	model_free(m);
-	reason_table_free(&rt);
+	names_free(&nm);
 }
 
 /* The interval ends and the screen's reset touch every counter: none is forgotten. */
 static void test_interval_end_and_reset(void **state)
 {
-	struct reason_table rt;
+	struct kvm_names nm;
 	struct model *m;
 	struct vcpu key = { .tid = 7 }, *v;
 	struct kvm_event o;
 	int io;
 
-	reason_table_init(&rt);
-	io = reason_intern(&rt, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
-	m = model_new(&rt, 1, 4, NULL, NULL);
+	names_init(&nm);
+	io = reason_intern(&nm.reasons, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
+	nm.nr_other = 1;
+	m = model_new(&nm, 4, NULL, NULL);
 	assert_non_null(m);
 	feed(m, ev(KVM_EV_EXIT, 100, 7, io, 0x1000));
 	feed(m, ev(KVM_EV_ENTRY, 130, 7, -1, 0));
@@ -157,7 +158,7 @@ static void test_interval_end_and_reset(void **state)
 	feed(m, ev(KVM_EV_ENTRY, 410, 7, -1, 0));
 	assert_int_equal(v->unmatched_entries.total, 1);
 	model_free(m);
-	reason_table_free(&rt);
+	names_free(&nm);
 }
 
 int main(void)

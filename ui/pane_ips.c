@@ -102,7 +102,7 @@ static int build(struct tui *t, struct pane *p)
 	}
 	if (model_scope_ips(&l, vm, v, t->ip_kind))
 		goto out;
-	st = sym_set_find(&t->o->syms, vm->pid, vm->name);
+	st = sym_set_find(t->syms, vm->pid, vm->name);
 	if (t->ip_by_sym && st) {
 		/* g: a named IP counts at its symbol's start, so one symbol's IPs sum into one row */
 		for (i = 0; i < l.nr; i++) {
@@ -204,7 +204,7 @@ static void title(const struct tui *t, const struct pane *p, char *buf, size_t l
 		snprintf(who, sizeof(who), "vCPU %d (tid %d) of VM %s", v ? v->vcpu_id : -1, p->tid, name);
 	else
 		snprintf(who, sizeof(who), "VM %s (pid %d), all vCPUs", name, p->vm_pid);
-	have = vm && sym_set_find(&t->o->syms, vm->pid, vm->name);
+	have = vm && sym_set_find(t->syms, vm->pid, vm->name);
 	snprintf(buf, len, "Guest IPs of %s: %s, %" PRIu64 " since start%s; t: %s;%s Tab: reasons",
 		 who, t->ip_kind == IP_TIME ? "time samples (asynchronous exits)" :
 					      "exit sites (synchronous exits)", n,

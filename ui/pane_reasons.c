@@ -163,13 +163,13 @@ static int build(struct tui *t, struct pane *p)
 
 		if (!v)
 			goto gone;
-		ret = model_scope_vcpu(&s, t->m, t->d->reasons, v, t->cumulative);
+		ret = model_scope_vcpu(&s, t->m, t->m->reasons, v, t->cumulative);
 	} else {
 		const struct vm *vm = tui_find_vm(t, p->vm_pid);
 
 		if (!vm)
 			goto gone;
-		ret = model_scope_vm(&s, t->m, t->d->reasons, vm, t->cumulative);
+		ret = model_scope_vm(&s, t->m, t->m->reasons, vm, t->cumulative);
 	}
 	if (ret)
 		goto out;
@@ -213,13 +213,13 @@ static int build(struct tui *t, struct pane *p)
 		w = &rows[p->nr++];
 		w->id = REASON_MAX + (int)i;
 		w->event = true;
-		escape_text(t->d->other_name[i], w->name, sizeof(w->name));
+		escape_text(t->m->names->other[i], w->name, sizeof(w->name));
 		w->count = s.other[i];
 		w->total = s.other_total[i];
 	}
 	for (i = 0; i < UEXIT_MAX; i++) {
 		struct reason_row *w;
-		char name[48];
+		char name[NAMES_UEXIT_LEN * 4];
 
 		if (!s.uexit[i])
 			continue;
@@ -229,7 +229,7 @@ static int build(struct tui *t, struct pane *p)
 		w->id = REASON_MAX + DECODE_OTHER_MAX + (int)i;
 		w->event = true;
 		snprintf(w->name, sizeof(w->name), "userspace %s",
-			 decoder_uexit_name(t->d, (int)i, name, sizeof(name)));
+			 escape_text(names_uexit(t->m->names, (int)i), name, sizeof(name)));
 		w->count = s.uexit[i];
 		w->total = s.uexit_total[i];
 	}

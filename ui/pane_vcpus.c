@@ -118,8 +118,8 @@ static const char *state(const struct tui *t, const struct vcpu *v)
 		return "exited";
 	if (!v->pending)
 		return t->live ? "guest" : "-";
-	if (v->pending_reason >= 0 && (unsigned int)v->pending_reason < t->d->reasons->nr &&
-	    t->d->reasons->r[v->pending_reason].blocking)
+	if (v->pending_reason >= 0 && (unsigned int)v->pending_reason < t->m->reasons->nr &&
+	    t->m->reasons->r[v->pending_reason].blocking)
 		return "halted";
 	return "host";
 }
@@ -143,7 +143,7 @@ static int build(struct tui *t, struct pane *p)
 	TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
 		struct vcpu_row *w = &rows[p->nr++];
 
-		if (model_scope_vcpu(&s, t->m, t->d->reasons, v, t->cumulative) ||
+		if (model_scope_vcpu(&s, t->m, t->m->reasons, v, t->cumulative) ||
 		    model_scope_summary(&s))
 			goto out;
 		w->tid = v->tid;

@@ -22,8 +22,9 @@
 
 #include <curses.h>
 
-#include "batch.h"
+#include "clock.h"
 #include "escape.h"
+#include "fmt.h"
 #include "tui.h"
 
 #define HEADER_LINES	4	/* two of figures, the pane's title, the column titles */
@@ -63,7 +64,7 @@ void tui_fmt_rate(const struct tui *t, uint64_t n, char *buf, size_t len)
 void tui_fmt_time(const struct tui *t, double v, char *buf, size_t len)
 {
 	/* one decimal less than the text output: the columns are narrow */
-	batch_fmt_duration(v, t->ns, 1, buf, len);
+	fmt_duration(v, t->ns, 1, buf, len);
 }
 
 void tui_fmt_lat(const struct tui *t, bool have, double v, char *buf, size_t len)
@@ -81,16 +82,9 @@ void tui_fmt_pct(double v, char *buf, size_t len)
 
 const char *tui_reason_name(const struct tui *t, int id, char *buf, size_t len)
 {
-	const struct reason *r;
 	char raw[96];
 
-	if (id < 0 || (unsigned int)id >= t->d->reasons->nr) {
-		snprintf(buf, len, "-");
-		return buf;
-	}
-	r = &t->d->reasons->r[id];
-	snprintf(raw, sizeof(raw), "%s%s%s", r->name, r->flag_names[0] ? " " : "", r->flag_names);
-	return escape_text(raw, buf, len);
+	return escape_text(names_reason(t->m->names, id, raw, sizeof(raw)), buf, len);
 }
 
 const struct vm *tui_find_vm(const struct tui *t, int pid)
@@ -135,17 +129,9 @@ static int order_cmp(const void *a, const void *b, void *arg)
 	return c->descending != p->invert ? -r : r;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void stat_add(struct tui_stat *s, uint64_t t0)
 {
-	uint64_t d = mono_ns() - t0;
+	uint64_t d = clock_mono_ns() - t0;
 
 	s->n++;
 	s->sum_ns += d;
@@ -163,7 +149,7 @@ const void *tui_selected(const struct tui *t)
 /* Filter and sort the rows; the selection stays on the same key. */
 static void pane_order(struct tui *t, struct pane *p)
 {
-	uint64_t t0 = t->stats_file ? mono_ns() : 0;
+	uint64_t t0 = t->stats_file ? clock_mono_ns() : 0;
 	char buf[512];
 	size_t i;
 
@@ -221,7 +207,7 @@ static int pane_build(struct tui *t, struct pane *p)
 
 static int build_all(struct tui *t)
 {
-	uint64_t t0 = t->stats_file ? mono_ns() : 0;
+	uint64_t t0 = t->stats_file ? clock_mono_ns() : 0;
 	int i;
 
 	for (i = 0; i < t->depth; i++)
@@ -416,9 +402,9 @@ static void draw_header(struct tui *t)
 	}
 
 	p->ops->title(t, p, line, sizeof(line));
-	if (t->msg[0] || t->view.msg[0]) {
+	if (t->msg[0] || t->notice[0]) {
 		/* a notice replaces the title until the next key */
-		snprintf(line, sizeof(line), "%s", t->msg[0] ? t->msg : t->view.msg);
+		snprintf(line, sizeof(line), "%s", t->msg[0] ? t->msg : t->notice);
 		attr(t, PAIR_WARN, A_BOLD, true);
 		put(2, 0, COLS, line, COL_LEFT);
 		attr(t, PAIR_WARN, A_BOLD, false);
@@ -552,7 +538,7 @@ static void draw(struct tui *t)
 
 	if (!t->curses)
 		return;
-	t0 = t->stats_file ? mono_ns() : 0;
+	t0 = t->stats_file ? clock_mono_ns() : 0;
 	erase();
 	if (LINES < HEADER_LINES + 2 || COLS < 20) {
 		put(0, 0, COLS, "kvmtop: terminal too small", COL_LEFT);
@@ -676,20 +662,19 @@ static int opened(struct tui *t, int r)
 	return 0;
 }
 
+/* [ ]: the driver reads interval k of the recording and refreshes the screen with it. */
 static int step_interval(struct tui *t, long d)
 {
 	long k = t->interval + d;
 
-	if (!t->load) {
+	if (t->live) {
 		snprintf(t->msg, sizeof(t->msg), "[ and ] step through a recording's intervals (-r)");
 		return 0;
 	}
 	if (k < 0 || (t->nr_intervals >= 0 && k > t->nr_intervals))
 		return 0;
-	if (t->load(t, k))
-		return VIEW_QUIT;
-	t->interval = k;
-	return build_all(t) ? VIEW_QUIT : 0;
+	t->view.interval = k;
+	return VIEW_INTERVAL;
 }
 
 static int key(struct tui *t, int ch)
@@ -701,7 +686,7 @@ static int key(struct tui *t, int ch)
 	if (t->input != IN_NONE)
 		return edit_key(t, ch);
 	t->msg[0] = '\0';
-	t->view.msg[0] = '\0';
+	t->notice[0] = '\0';
 	if (p->ops == &pane_help && ch != KEY_UP && ch != KEY_DOWN && ch != KEY_PPAGE &&
 	    ch != KEY_NPAGE && ch != KEY_HOME && ch != KEY_END && ch != 'q' && ch != KEY_F(10)) {
 		pop(t);
@@ -805,7 +790,7 @@ static int key(struct tui *t, int ch)
 			break;
 		}
 		vm = tui_find_vm(t, p->vm_pid);
-		if (!vm || !sym_set_find(&t->o->syms, vm->pid, vm->name)) {
+		if (!vm || !sym_set_find(t->syms, vm->pid, vm->name)) {
 			snprintf(t->msg, sizeof(t->msg), "g needs the guest's symbols: --guest-kallsyms or --guest-map");
 			break;
 		}
@@ -830,18 +815,36 @@ static int key(struct tui *t, int ch)
 
 /* --- the view --- */
 
-static int tui_start(void *ctx, const struct model *m, const struct decoder *d,
-		     const char *source, const char *clock, bool ns)
+/* "replay NAME" and its directory apart: the header cuts the directory first. */
+static void name_source(struct tui *t, const struct view_source *src)
+{
+	const char *file = src->file, *slash;
+	char dir[4096];
+
+	if (!file) {
+		escape_text(src->name, t->source, sizeof(t->source));
+		return;
+	}
+	slash = strrchr(file, '/');
+	snprintf(t->source, sizeof(t->source), "%s ", src->name);
+	escape_text(slash ? slash + 1 : file, t->source + strlen(t->source),
+		    sizeof(t->source) - strlen(t->source));
+	if (slash && (size_t)(slash - file) < sizeof(dir)) {
+		memcpy(dir, file, (size_t)(slash - file));
+		dir[slash - file] = '\0';
+		escape_text(slash == file ? "/" : dir, t->source_dir, sizeof(t->source_dir));
+	}
+}
+
+static int tui_start(void *ctx, const struct view_source *src, const struct model *m)
 {
 	struct tui *t = ctx;
 	const char *nc = getenv("NO_COLOR");
 
 	t->m = m;
-	t->d = d;
-	t->ns = ns;
-	t->clock = clock;
-	if (!t->source[0])
-		escape_text(source, t->source, sizeof(t->source));
+	t->ns = src->ns;
+	t->live = src->live;
+	name_source(t, src);
 	if (!initscr()) {
 		fprintf(stderr, "kvmtop: cannot start the screen (TERM=%s)\n", getenv("TERM") ?: "");
 		return -1;
@@ -853,7 +856,7 @@ static int tui_start(void *ctx, const struct model *m, const struct decoder *d,
 	nodelay(stdscr, TRUE);
 	curs_set(0);
 	set_escdelay(25);
-	t->color = has_colors() && !t->o->mono && !(nc && nc[0]);
+	t->color = has_colors() && !t->mono && !(nc && nc[0]);
 	if (t->color) {
 		start_color();
 		use_default_colors();
@@ -869,17 +872,22 @@ static int tui_start(void *ctx, const struct model *m, const struct decoder *d,
 	return 0;
 }
 
-static int tui_refresh(void *ctx, uint64_t now)
+static int tui_refresh(void *ctx, const struct snapshot *s)
 {
 	struct tui *t = ctx;
 
+	t->m = s->m;
 	if (t->paused)
 		return 0;
-	t->start = t->cumulative ? t->m->first_time : t->m->interval_start;
-	t->end = now;
-	t->secs = t->ns && now > t->start ? (double)(now - t->start) / 1e9 : 0;
-	if (build_all(t))
+	t->start = t->live && t->cumulative ? s->m->first_time : s->start;
+	t->end = s->end;
+	t->secs = t->ns && s->end > t->start ? (double)(s->end - t->start) / 1e9 : 0;
+	t->interval = s->interval;
+	t->nr_intervals = s->nr_intervals;
+	if (build_all(t)) {
+		errno = ENOMEM;
 		return -1;
+	}
 	draw(t);
 	return 0;
 }
@@ -889,7 +897,9 @@ static int tui_input(void *ctx, uint64_t now)
 	struct tui *t = ctx;
 	int ch, act = 0, n = 0;
 
-	while (!(act & VIEW_QUIT) && (ch = getch()) != ERR) {
+	(void)now;
+	/* a new interval is read before the next key moves in it */
+	while (!(act & (VIEW_QUIT | VIEW_INTERVAL)) && (ch = getch()) != ERR) {
 		n++;
 		if (ch == KEY_RESIZE)
 			continue;	/* redrawn below at the new size */
@@ -898,6 +908,13 @@ static int tui_input(void *ctx, uint64_t now)
 	if (n)
 		draw(t);
 	return act;
+}
+
+static void tui_notice(void *ctx, const char *msg)
+{
+	struct tui *t = ctx;
+
+	escape_text(msg, t->notice, sizeof(t->notice));
 }
 
 static void tui_stop(void *ctx)
@@ -920,108 +937,28 @@ static void tui_stop(void *ctx)
 	t->depth = 0;
 }
 
-static void tui_init(struct tui *t, struct options *o)
+struct view *tui_view(struct tui *t, const struct tui_config *c)
 {
 	const char *cs;
 
 	memset(t, 0, sizeof(*t));
 	setlocale(LC_ALL, "");
 	cs = nl_langinfo(CODESET);
-	t->utf8 = cs && !strcmp(cs, "UTF-8") && !o->ascii;
-	t->o = o;
-	t->delay = o->delay ? o->delay : 3.0;
+	t->utf8 = cs && !strcmp(cs, "UTF-8") && !c->ascii;
+	t->mono = c->mono;
+	t->syms = c->syms;
+	t->delay = c->delay ? c->delay : 3.0;
 	t->view.fd = STDIN_FILENO;
 	t->view.delay = t->delay;
 	t->view.ctx = t;
 	t->view.start = tui_start;
 	t->view.refresh = tui_refresh;
 	t->view.input = tui_input;
+	t->view.notice = tui_notice;
 	t->view.stop = tui_stop;
 	t->nr_intervals = -1;
 	t->stats_file = getenv("KVMTOP_DRAW_STATS");
 	if (t->stats_file && !t->stats_file[0])
 		t->stats_file = NULL;
-}
-
-int tui_live(struct options *o)
-{
-	struct tui t;
-
-	tui_init(&t, o);
-	t.live = true;
-	return live_run(o, &t.view);
-}
-
-void tui_set_model(struct tui *t, const struct model *m, const struct decoder *d,
-		   uint64_t start, uint64_t end, long nr_intervals)
-{
-	t->m = m;
-	t->d = d;
-	t->start = start;
-	t->end = end;
-	t->secs = t->ns && end > start ? (double)(end - start) / 1e9 : 0;
-	t->nr_intervals = nr_intervals;
-}
-
-static volatile sig_atomic_t replay_stop;
-
-static void on_stop(int sig)
-{
-	replay_stop = sig;
-}
-
-int tui_replay(struct options *o, const char *file,
-	       int (*load)(struct tui *t, long interval), void *ctx)
-{
-	struct sigaction sa;
-	struct tui t;
-	int ret = 1;
-
-	tui_init(&t, o);
-	t.load = load;
-	t.load_ctx = ctx;
-	{
-		/* "replay NAME" first; the directory goes last on the header line */
-		const char *slash = strrchr(file, '/');
-		char dir[4096];
-
-		snprintf(t.source, sizeof(t.source), "replay ");
-		escape_text(slash ? slash + 1 : file, t.source + 7, sizeof(t.source) - 7);
-		if (slash && (size_t)(slash - file) < sizeof(dir)) {
-			memcpy(dir, file, (size_t)(slash - file));
-			dir[slash - file] = '\0';
-			escape_text(slash == file ? "/" : dir, t.source_dir, sizeof(t.source_dir));
-		}
-	}
-	if (load(&t, 0))
-		return 1;
-	if (tui_start(&t, t.m, t.d, t.source, "", t.ns))
-		goto out;
-	/* after initscr(): curses may have put its own handlers in */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	while (!replay_stop) {
-		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
-		int ch;
-
-		/* the terminal went away: stop, as on SIGHUP */
-		if (poll(&pfd, 1, 250) > 0 && (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)))
-			break;
-		ch = getch();
-		if (ch == ERR || ch == KEY_RESIZE) {
-			if (ch == KEY_RESIZE)
-				draw(&t);
-			continue;
-		}
-		if (key(&t, ch) & VIEW_QUIT)
-			break;
-		draw(&t);
-	}
-	ret = 0;
-out:
-	tui_stop(&t);
-	return ret;
+	return &t->view;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The interactive screen.  It only reads the model (through
- * model_scope) and never touches tracefs: the live driver (src/live.c)
- * or the replay driver feeds it through struct view.
+ * model_scope) and never touches tracefs, recordings or the decoder:
+ * the driver (src/driver.c) feeds it snapshots through struct view.
  *
  * A pane is a table of rows built from the model at each refresh; keys
  * move, sort, filter and drill down over those rows without rebuilding
@@ -17,9 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "decode.h"
 #include "model.h"
-#include "options.h"
+#include "model_ips.h"
+#include "sym.h"
 #include "view.h"
 
 struct tui;
@@ -111,14 +111,21 @@ struct pane {
 
 #define TUI_STACK	8
 
+/* What the command line says of the screen. */
+struct tui_config {
+	bool mono;			/* no colours */
+	bool ascii;			/* no UTF-8 drawing characters */
+	double delay;			/* live: seconds between refreshes, 0: default */
+	const struct sym_set *syms;	/* guest symbols, for the IP panes */
+};
+
 struct tui {
 	struct view view;
-	struct options *o;
+	const struct sym_set *syms;
+	bool mono;
 	const struct model *m;
-	const struct decoder *d;
 	char source[160];		/* "live", "replay NAME" ... (escaped) */
 	char source_dir[4096];		/* replay: the recording's directory (escaped), cut first */
-	const char *clock;
 	bool ns;			/* times in ns (else the source's unit) */
 	bool live;
 	bool paused;
@@ -134,15 +141,14 @@ struct tui {
 	char filter[64];
 	enum { IN_NONE, IN_FILTER, IN_DELAY } input;
 	char edit[64];
-	char msg[256];
+	char msg[256];			/* what the last key did, cleared by the next */
+	char notice[512];		/* the driver's last notice (escaped), cleared by a key */
 	bool help;
 	enum ip_kind ip_kind;		/* the guest IP panes show time samples or exit sites */
 	bool ip_by_sym;			/* ... one row per symbol (g) */
 	/* replay: intervals of -d seconds, 0 = the whole recording */
 	long interval;
 	long nr_intervals;		/* -1: not known yet */
-	int (*load)(struct tui *t, long interval);
-	void *load_ctx;
 	bool curses;
 	/* KVMTOP_DRAW_STATS=FILE: how long builds and draws took, written at the end */
 	const char *stats_file;
@@ -173,13 +179,7 @@ void tui_fmt_lat(const struct tui *t, bool have, double v, char *buf, size_t len
 void tui_fmt_pct(double v, char *buf, size_t len);
 const char *tui_reason_name(const struct tui *t, int id, char *buf, size_t len);
 
-/* The drivers (main.c): 0, or 1 (failed, said why). */
-int tui_live(struct options *o);
-/* load(t, k) puts interval k (0: the whole recording) in the model and calls tui_set_model. */
-int tui_replay(struct options *o, const char *file,
-	       int (*load)(struct tui *t, long interval), void *ctx);
-/* For the replay loader: the model the screen shows now. */
-void tui_set_model(struct tui *t, const struct model *m, const struct decoder *d,
-		   uint64_t start, uint64_t end, long nr_intervals);
+/* t as the driver's view: the screen, configured by c. */
+struct view *tui_view(struct tui *t, const struct tui_config *c);
 
 #endif

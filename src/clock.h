@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kvmtop's one clock: CLOCK_MONOTONIC in ns.  Live intervals, the trace
+ * instance's "mono" trace clock and the screen's draw timings all use it.
+ */
+#ifndef KVMTOP_CLOCK_H
+#define KVMTOP_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t clock_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+#endif

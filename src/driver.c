@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE	/* ppoll */
+/*
+ * The driver: one loop for every source and every view.
+ *
+ *   source (trace.c, replay.c, debugfs.c) -> decoder -> model -> view
+ *
+ * It opens the source, decodes its records (or samples its counters)
+ * into the model, closes intervals (of wall time live, of recording time
+ * in a recording) and hands each snapshot to the view: the screen or a
+ * batch printer.  On a recording the screen asks for intervals with [ ]
+ * and the driver reads them.
+ *
+ * Signals only set a flag; the loop sleeps in ppoll() with them blocked
+ * everywhere else, so a signal is seen at once and teardown (the view
+ * stopped, tracing off, the instance removed, the demo guest stopped)
+ * runs on the normal path for SIGINT, SIGTERM and SIGHUP alike.  They
+ * are let in while a source is read, so a long recording stops too.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "clock.h"
+#include "decode.h"
+#include "demo.h"
+#include "driver.h"
+#include "model.h"
+#include "options.h"
+#include "source.h"
+#include "view.h"
+
+#define DRIVER_TICK_MS		100	/* live: drain the buffers this often; keys: look this often */
+#define DRIVER_DEFAULT_DELAY	3.0	/* live: seconds between snapshots, as top */
+
+struct driver {
+	struct options *o;
+	const struct source_ops *ops;
+	struct source src;
+	bool src_open;
+	struct kvm_names names;
+	struct decoder d;
+	struct model *m;
+	struct view *v;
+	bool screen;		/* the view takes keys (a terminal) */
+	bool view_on;
+	bool failed;		/* said why */
+	bool stop;		/* a normal end: the output's reader went away */
+	bool nomem;
+	unsigned long long snapshots;
+	/* intervals of a recording, in its time; 0: one report */
+	uint64_t step;
+	uint64_t next;		/* end of the current interval */
+	bool started;
+	bool done;		/* -n snapshots shown: stop */
+	bool iv_done;		/* the screen's interval is complete: read no more */
+	bool exhausted;		/* the recording was read to its end */
+	bool read_from;		/* ... or some of it */
+	/* the screen on a recording: interval want (1-based, 0: all of it) */
+	long want;
+	long seen;
+	uint64_t iv_end;
+	long nr_intervals;
+	struct kvm_event held;	/* the event that ended interval want */
+	bool have_held;
+	pid_t demo;
+	bool demo_done;
+};
+
+static volatile sig_atomic_t stop_sig;
+static volatile sig_atomic_t child_sig;
+
+static void on_stop(int sig)
+{
+	stop_sig = sig;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+	child_sig = 1;
+}
+
+static void handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_child;
+	sigaction(SIGCHLD, &sa, NULL);
+	/* a closed pipe is an output error, seen by ferror() */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+static sigset_t blocked, unblocked;
+
+static void signals(void)
+{
+	handlers();
+	sigemptyset(&blocked);
+	sigaddset(&blocked, SIGINT);
+	sigaddset(&blocked, SIGTERM);
+	sigaddset(&blocked, SIGHUP);
+	sigaddset(&blocked, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &blocked, &unblocked);
+}
+
+static void view_off(struct driver *drv)
+{
+	if (drv->view_on)
+		drv->v->stop(drv->v->ctx);
+	drv->view_on = false;
+}
+
+/* A fatal error: the terminal back first, then one line. */
+static void __attribute__((format(printf, 2, 3))) fail(struct driver *drv, const char *fmt, ...)
+{
+	va_list ap;
+
+	view_off(drv);
+	drv->failed = true;
+	fputs("kvmtop: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* A notice: the view shows it (a batch view on standard error). */
+static void __attribute__((format(printf, 2, 3))) notice(struct driver *drv, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	drv->v->notice(drv->v->ctx, msg);
+}
+
+/* The view takes over the output, and is told what there is to know. */
+static int view_up(struct driver *drv)
+{
+	struct view_source vs = {
+		.name = drv->ops->name,
+		.file = drv->src.file,
+		.clock = drv->src.clock,
+		.time_unit = drv->src.time_unit,
+		.ns = drv->src.ns,
+		.live = drv->src.live,
+	};
+
+	if (drv->view_on)
+		return 0;
+	if (drv->v->start(drv->v->ctx, &vs, drv->m)) {
+		drv->failed = true;
+		return -1;
+	}
+	drv->view_on = true;
+	/* curses may have put its own SIGINT/SIGTERM handlers in: ours again */
+	handlers();
+	if (drv->d.notice[0])
+		notice(drv, "%s", drv->d.notice);
+	if (drv->src.notice[0])
+		notice(drv, "%s", drv->src.notice);
+	if (drv->o->notice && drv->screen)
+		notice(drv, "%s", drv->o->notice);
+	return 0;
+}
+
+static void src_ident(void *ctx, int tid, struct ident_info *out)
+{
+	struct driver *drv = ctx;
+
+	drv->ops->ident(&drv->src, tid, out);
+}
+
+static bool src_alive(void *ctx, int pid)
+{
+	struct driver *drv = ctx;
+
+	return drv->ops->alive(&drv->src, pid);
+}
+
+/* Show the figures of [start, end] and start the next interval: 0, 1 (a normal end), -1. */
+static int snapshot(struct driver *drv, uint64_t start, uint64_t end, bool at_end)
+{
+	struct snapshot s = {
+		.m = drv->m, .start = start, .end = end, .at_end = at_end,
+		.interval = drv->want, .nr_intervals = drv->nr_intervals,
+	};
+	int ret;
+
+	if (drv->ops->sample && drv->ops->sample(&drv->src, drv->m))
+		goto out_nomem;
+	if (drv->ops->alive)
+		model_reap(drv->m, src_alive, drv);
+	if (view_up(drv))
+		return -1;
+	ret = drv->v->refresh(drv->v->ctx, &s);
+	if (ret < 0) {
+		if (errno == ENOMEM)
+			goto out_nomem;
+		fail(drv, "writing the output: %s", strerror(errno));
+		return -1;
+	}
+	if (ret > 0) {
+		drv->stop = true;
+		return 1;
+	}
+	if (!at_end && model_interval_end(drv->m, end))
+		goto out_nomem;
+	/* -n counts what is printed or drawn as time goes on, not the screen's [ ] */
+	if (drv->o->iterations && !drv->want &&
+	    ++drv->snapshots >= (unsigned long long)drv->o->iterations && !(drv->screen && !drv->src.live))
+		drv->done = true;
+	return 0;
+out_nomem:
+	fail(drv, "out of memory");
+	return -1;
+}
+
+/*
+ * Interval of a recording ended at end: printed, or on the screen
+ * counted until it is the one asked for.  0, 1 (stop), -1.
+ */
+static int interval_end(struct driver *drv, uint64_t end)
+{
+	if (!drv->want)
+		return snapshot(drv, drv->m->interval_start, end, false);
+	if (++drv->seen == drv->want) {
+		drv->iv_end = end;
+		drv->iv_done = true;
+		return 0;
+	}
+	if (model_interval_end(drv->m, end)) {
+		drv->nomem = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* The end of the interval after the one ending at t, saturating. */
+static uint64_t after(uint64_t t, uint64_t step)
+{
+	return t > UINT64_MAX - step ? UINT64_MAX : t + step;
+}
+
+/* One decoded event into the model, closing the intervals it ends: 0, 1 (stop), -1. */
+static int feed(struct driver *drv, const struct kvm_event *ev)
+{
+	int ret;
+
+	if (drv->step) {
+		if (!drv->started) {
+			drv->started = true;
+			drv->next = after(ev->time, drv->step);
+		}
+		/* Close every interval that ended before this event. */
+		while (ev->time >= drv->next && drv->next != UINT64_MAX) {
+			if (!drv->m->have_time)
+				drv->m->interval_start = drv->next - drv->step;
+			ret = interval_end(drv, drv->next);
+			if (ret)
+				return ret;
+			if (drv->iv_done) {
+				/* the screen's interval is complete: keep ev for the next one */
+				drv->held = *ev;
+				drv->have_held = true;
+				return 1;
+			}
+			if (drv->done)
+				return 1;
+			drv->next = after(drv->next, drv->step);
+		}
+	}
+	if (model_feed(drv->m, ev)) {
+		drv->nomem = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* The one path of every record: decoded, and fed to the model. */
+static int on_record(struct tep_record *rec, void *ctx)
+{
+	struct driver *drv = ctx;
+	struct kvm_event ev;
+	int ret;
+
+	if (stop_sig)
+		return 1;
+	if (rec->missed_events)
+		model_lost(drv->m, rec->missed_events);
+	ret = decoder_decode(&drv->d, rec, &ev);
+	if (ret <= 0) {
+		if (ret < 0)
+			drv->nomem = true;
+		return ret;
+	}
+	return feed(drv, &ev);
+}
+
+/*
+ * Read what the source has (live: up to now; a recording: on to its end
+ * or until an interval stops it).  0, 1 (stop), -1 (said why).
+ */
+static int pull(struct driver *drv)
+{
+	uint64_t lost = drv->m->lost_events.total;
+	char err[512];
+	size_t kb;
+	int ret;
+
+	if (!drv->ops->read || drv->exhausted || drv->done || drv->iv_done)
+		return 0;
+	drv->read_from = true;
+	sigprocmask(SIG_SETMASK, &unblocked, NULL);
+	ret = drv->ops->read(&drv->src, on_record, drv, err, sizeof(err));
+	sigprocmask(SIG_BLOCK, &blocked, NULL);
+	if (drv->failed)
+		return -1;
+	if (drv->nomem) {
+		fail(drv, "out of memory");
+		return -1;
+	}
+	if (ret < 0) {
+		fail(drv, "%s", err);
+		return -1;
+	}
+	if (drv->stop || stop_sig)
+		return 1;
+	if (!ret && !drv->src.live) {
+		drv->exhausted = true;
+		if (!drv->m->events.total)
+			notice(drv, "the recording holds no KVM events%s",
+			       drv->d.nr_exit_formats + drv->d.nr_entry_formats + drv->d.nr_other ?
+			       "" : " (KVM tracepoints were not recorded)");
+	}
+	/* losses are counted in the output; make them less likely */
+	if (drv->m->lost_events.total > lost && !drv->o->buffer_kb && drv->ops->grow &&
+	    (kb = drv->ops->grow(&drv->src)))
+		notice(drv, "%" PRIu64 " events lost: trace buffers grown to %zu KiB per CPU",
+		       drv->m->lost_events.total - lost, kb);
+	return 0;
+}
+
+static void close_source(struct driver *drv)
+{
+	model_free(drv->m);
+	drv->m = NULL;
+	decoder_free(&drv->d);
+	memset(&drv->d, 0, sizeof(drv->d));
+	if (drv->src_open)
+		drv->ops->close(&drv->src);
+	drv->src_open = false;
+	names_free(&drv->names);
+}
+
+/* Source, decoder and model: 0, or -1 (said why). */
+static int open_source(struct driver *drv, unsigned int tick_ms)
+{
+	char err[512];
+
+	names_init(&drv->names);
+	memset(&drv->src, 0, sizeof(drv->src));
+	drv->src.ops = drv->ops;
+	drv->src.tick_ms = tick_ms;
+	if (drv->ops->open(&drv->src, drv->o, &drv->names, err, sizeof(err))) {
+		fail(drv, "%s", err);
+		return -1;
+	}
+	drv->src_open = true;
+	if (drv->src.tep && decoder_init(&drv->d, drv->src.tep, &drv->names))
+		goto out_nomem;
+	drv->m = model_new(&drv->names, drv->o->ring, src_ident, drv);
+	if (!drv->m)
+		goto out_nomem;
+	drv->m->live = drv->src.live;
+	drv->m->ip_slots = drv->o->ip_slots;
+	if (drv->src.live) {
+		uint64_t now = clock_mono_ns();
+
+		drv->m->have_time = true;
+		drv->m->first_time = now;
+		drv->m->interval_start = now;
+	}
+	/* counters: what runs now counts from here */
+	if (drv->ops->sample && drv->ops->sample(&drv->src, drv->m))
+		goto out_nomem;
+	return 0;
+out_nomem:
+	fail(drv, "out of memory");
+	return -1;
+}
+
+static uint64_t step_ns(const struct options *o)
+{
+	return (uint64_t)llround((o->delay ? o->delay : 1.0) * 1e9);
+}
+
+/* Start reading a recording again for interval k (0: all of it): 0, or -1 (said why). */
+static int reopen(struct driver *drv, long k)
+{
+	if (drv->read_from) {
+		close_source(drv);
+		drv->read_from = false;
+		if (open_source(drv, DRIVER_TICK_MS))
+			return -1;
+	}
+	drv->want = k;
+	drv->seen = 0;
+	drv->started = drv->done = drv->iv_done = drv->exhausted = drv->have_held = false;
+	/* intervals: the screen's [ ], or -d in batch output */
+	drv->step = k || (!drv->screen && drv->o->delay) ? step_ns(drv->o) : 0;
+	if (drv->step && !drv->src.ns) {
+		fail(drv, "%s: -d needs a clock in nanoseconds; this recording's clock '%s' counts %s",
+		     drv->src.file, drv->src.clock, drv->src.time_unit);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The screen on a recording: read interval k of -d seconds (default 1;
+ * 0: all of it) into a new model, or on from the last one when k
+ * follows it, and show it.  0, or -1 (said why).
+ */
+static int load(struct driver *drv, long k)
+{
+	uint64_t start, end;
+
+	if (k >= 2 && drv->want == k - 1 && drv->iv_done) {
+		/* on from where the recording stopped: interval k - 1 ends here */
+		drv->want = k;
+		drv->iv_done = false;
+		if (model_interval_end(drv->m, drv->next))
+			goto out_nomem;
+		drv->next = after(drv->next, drv->step);
+		if (drv->have_held) {
+			drv->have_held = false;
+			if (feed(drv, &drv->held) < 0)
+				goto out_nomem;
+		}
+	} else if (reopen(drv, k)) {
+		return -1;
+	}
+	if (pull(drv) < 0)
+		return -1;
+	/* at the end of the recording, exits still waiting become unmatched */
+	if (!drv->iv_done)
+		model_finish(drv->m);
+	start = drv->m->have_time ? drv->m->first_time : 0;
+	end = drv->m->have_time ? drv->m->last_time : 0;
+	if (k == 0) {
+		/* intervals start at the first KVM event, as with -b -d */
+		drv->nr_intervals = drv->src.ns && drv->m->have_time ?
+				    (long)((end - start) / step_ns(drv->o)) + 1 : 0;
+	} else {
+		start = drv->m->interval_start;
+		if (drv->iv_done)
+			end = drv->iv_end;
+	}
+	return snapshot(drv, start, end, true) < 0 ? -1 : 0;
+out_nomem:
+	fail(drv, "out of memory");
+	return -1;
+}
+
+/* Sleep until until, or a signal, or input on fd (-1: none): fd's revents. */
+static short wait_until(uint64_t now, uint64_t until, int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct timespec ts;
+	uint64_t d = until > now ? until - now : 0;
+
+	ts.tv_sec = d / 1000000000ull;
+	ts.tv_nsec = d % 1000000000ull;
+	if (ppoll(&pfd, fd >= 0 ? 1 : 0, &ts, &unblocked) <= 0)
+		return 0;
+	return pfd.revents;
+}
+
+/* The demo guest ended: 0, 1 (stop), -1 (it failed, said why). */
+static int demo_check(struct driver *drv)
+{
+	int st;
+
+	if (drv->demo <= 0 || !child_sig || !demo_ended(drv->demo, &st))
+		return 0;
+	drv->demo = -1;
+	drv->demo_done = true;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		fail(drv, "the demo guest failed (status %d)", st);
+		return -1;
+	}
+	if (!drv->screen)
+		return 1;
+	notice(drv, "the demo guest ended");
+	return 0;
+}
+
+/* Keys: 0, 1 (quit), -1 (said why); *step and *next follow a new delay. */
+static int keys(struct driver *drv, uint64_t now, uint64_t *step, uint64_t *next, bool *now_please)
+{
+	int act;
+
+	if (!drv->v->input)
+		return 0;
+	act = drv->v->input(drv->v->ctx, now);
+	if (act & VIEW_QUIT)
+		return 1;
+	if (act & VIEW_RESET)
+		model_reset(drv->m, now);
+	if (act & VIEW_DELAY) {
+		*step = (uint64_t)llround(drv->v->delay * 1e9);
+		*next = now + *step;
+	}
+	if ((act & VIEW_INTERVAL) && load(drv, drv->v->interval))
+		return -1;
+	*now_please = act & (VIEW_REFRESH | VIEW_RESET);
+	return 0;
+}
+
+/* The loop: 0 (stopped), or -1 (failed, said why). */
+static int drive(struct driver *drv, unsigned int tick_ms)
+{
+	double delay = drv->o->delay ? drv->o->delay : DRIVER_DEFAULT_DELAY;
+	uint64_t step = (uint64_t)llround(delay * 1e9);
+	uint64_t now = clock_mono_ns(), next = now + step;
+	bool live = drv->src.live, timed = live && !drv->o->summary;
+	int ret;
+
+	/* the screen comes up on a recording once it is read: a bad file never flashes it */
+	if (!(drv->screen && !live) && view_up(drv))
+		return -1;
+	if (drv->screen && !live && load(drv, 0))
+		return -1;
+	while (!stop_sig && !drv->stop && !drv->done) {
+		uint64_t wake = now + (uint64_t)tick_ms * 1000000ull;
+		bool now_please = false;
+		short rev = 0;
+
+		if (live || drv->screen)
+			rev = wait_until(now, timed && next < wake ? next : wake, drv->v->fd);
+		/* the terminal went away (closed window, dead ssh): stop, as on SIGHUP */
+		if (rev & (POLLHUP | POLLERR | POLLNVAL))
+			break;
+		ret = pull(drv);
+		if (ret)
+			return ret < 0 ? -1 : 0;
+		if (!live && !drv->screen)
+			break;		/* a recording, printed as it was read */
+		now = clock_mono_ns();
+		ret = demo_check(drv);
+		if (ret)
+			return ret < 0 ? -1 : 0;
+		ret = keys(drv, now, &step, &next, &now_please);
+		if (ret)
+			return ret < 0 ? -1 : 0;
+		if (!timed || (now < next && !now_please))
+			continue;
+		if (snapshot(drv, drv->m->interval_start, now, false))
+			return drv->failed ? -1 : 0;
+		next += step;
+		if (next <= now || now_please)	/* fell behind: do not print a burst */
+			next = now + step;
+	}
+	return 0;
+}
+
+/* The input ended (a recording read, the demo guest done) or --summary: the last figures. */
+static int last(struct driver *drv)
+{
+	uint64_t end;
+
+	if (drv->screen || drv->done || drv->stop || drv->failed ||
+	    !(drv->exhausted || drv->demo_done || drv->o->summary))
+		return 0;
+	/* a recording stopped by a signal: nothing more */
+	if (!drv->src.live && stop_sig)
+		return 0;
+	if (drv->src.live && pull(drv))
+		return -1;
+	end = drv->src.live ? clock_mono_ns() : drv->m->have_time ? drv->m->last_time : 0;
+	model_finish(drv->m);
+	if (drv->o->summary)
+		drv->m->interval_start = drv->m->first_time;
+	return snapshot(drv, drv->m->interval_start, end, true) < 0 ? -1 : 0;
+}
+
+int driver_run(struct options *o, const struct source_ops *ops, struct view *v)
+{
+	double delay = o->delay ? o->delay : DRIVER_DEFAULT_DELAY;
+	unsigned int tick_ms = delay * 1000 < DRIVER_TICK_MS ? (unsigned int)(delay * 1000) : DRIVER_TICK_MS;
+	struct driver drv;
+	int ret = 1;
+
+	memset(&drv, 0, sizeof(drv));
+	drv.o = o;
+	drv.ops = ops;
+	drv.v = v;
+	drv.screen = v->fd >= 0;
+	drv.nr_intervals = -1;
+	drv.demo = -1;
+	stop_sig = 0;
+	signals();
+	if (!tick_ms)
+		tick_ms = 1;
+	if (open_source(&drv, tick_ms) || (!drv.src.live && reopen(&drv, 0)))
+		goto out;
+	if (o->demo) {
+		char err[256];
+
+		drv.demo = demo_start(o->demo_vcpus, o->demo_loops, o->demo_report, err, sizeof(err));
+		if (drv.demo < 0) {
+			fail(&drv, "%s", err);
+			goto out;
+		}
+	}
+	if (drive(&drv, tick_ms) || last(&drv))
+		goto out;
+	/* a recording stopped by a signal: as if killed by it, but tidily */
+	ret = stop_sig && !drv.src.live && !drv.screen ? 128 + stop_sig : 0;
+out:
+	view_off(&drv);
+	if (drv.demo > 0 && demo_stop(drv.demo))
+		fprintf(stderr, "kvmtop: the demo guest did not end cleanly\n");
+	close_source(&drv);
+	sigprocmask(SIG_SETMASK, &unblocked, NULL);
+	return ret;
+}

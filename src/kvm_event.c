@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Names of the values a struct kvm_event carries (kvm_event.h). */
+#include "kvm_event.h"
+
+const char *isa_name(enum kvm_isa isa)
+{
+	static const char *const names[ISA_NR] = {
+		[ISA_UNKNOWN] = "unknown",
+		[ISA_VMX] = "vmx",
+		[ISA_SVM] = "svm",
+		[ISA_ARM64] = "arm64",
+		[ISA_PPC_HV] = "ppc_hv",
+		[ISA_S390] = "s390",
+	};
+
+	return isa < ISA_NR ? names[isa] : "unknown";
+}
+
+enum guest_mode guest_mode_guess(uint64_t ip)
+{
+	return ip >> 63 ? GUEST_KERNEL_GUESS : GUEST_USER_GUESS;
+}
+
+const char *guest_mode_name(enum guest_mode mode)
+{
+	switch (mode) {
+	case GUEST_KERNEL:
+	case GUEST_KERNEL_GUESS:
+		return "kernel";
+	case GUEST_USER:
+	case GUEST_USER_GUESS:
+		return "user";
+	default:
+		return "unknown";
+	}
+}
+
+bool guest_mode_inferred(enum guest_mode mode)
+{
+	return mode == GUEST_KERNEL_GUESS || mode == GUEST_USER_GUESS;
+}
+
+const char *guest_mode_label(enum guest_mode mode)
+{
+	switch (mode) {
+	case GUEST_KERNEL:
+		return "kernel";
+	case GUEST_USER:
+		return "user";
+	case GUEST_KERNEL_GUESS:
+		return "kernel?";
+	case GUEST_USER_GUESS:
+		return "user?";
+	default:
+		return "-";
+	}
+}

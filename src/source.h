@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A source of what kvmtop counts, behind one interface: the running
+ * kernel's KVM tracepoints (trace.c), a trace-cmd recording (replay.c),
+ * KVM's debugfs counters (debugfs.c).  The driver (driver.c) opens one,
+ * reads it in batches, asks it who a thread is, and closes it; a new
+ * source is a new file with its own ops, not a branch in the driver.
+ */
+#ifndef KVMTOP_SOURCE_H
+#define KVMTOP_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "names.h"
+
+struct options;
+struct tep_handle;
+struct tep_record;
+
+/* Called for each record, in time order; non-zero stops the read. */
+typedef int (*source_rec_fn)(struct tep_record *rec, void *ctx);
+
+struct source;
+
+struct source_ops {
+	const char *name;	/* what the output calls it: "live", "replay", "debugfs" */
+	/*
+	 * Start: s->tep (a record source) or counters named in names, and
+	 * the clock.  Lines about what it did to the host go to stderr.
+	 * 0, or -1 with one line in err, everything undone.
+	 */
+	int (*open)(struct source *s, const struct options *o, struct kvm_names *names,
+		    char *err, size_t errlen);
+	/*
+	 * A record source: hand what is there (live: up to now; a
+	 * recording: from where the last read stopped to its end) to fn.
+	 * 0: all of it, 1: fn stopped it, -1: failed, one line in err.
+	 */
+	int (*read)(struct source *s, source_rec_fn fn, void *ctx, char *err, size_t errlen);
+	/* A counter source: add to m what grew since the last call.  0, or -1 (no memory). */
+	int (*sample)(struct source *s, struct model *m);
+	/* Who thread (or counter row) tid is. */
+	void (*ident)(struct source *s, int tid, struct ident_info *out);
+	/* Does VM pid still run?  NULL: VMs do not end (a recording). */
+	bool (*alive)(struct source *s, int pid);
+	/* Records were lost: grow the buffers.  Their new KiB per CPU, or 0 if they cannot. */
+	size_t (*grow)(struct source *s);
+	/* Undo everything open did; safe after a failed open. */
+	void (*close)(struct source *s);
+};
+
+struct source {
+	const struct source_ops *ops;
+	unsigned int tick_ms;	/* live: how often the driver reads (sizes buffers) */
+	/* set by open */
+	struct tep_handle *tep;	/* the formats of a record source, NULL: counters */
+	const char *file;	/* the recording, NULL live */
+	char clock[32];		/* as the output names it: "mono", "tsc2nsec" ... */
+	const char *time_unit;	/* "ns", "cycles" or "counts" */
+	bool ns;		/* times in ns */
+	bool live;		/* times are the host's now: intervals of wall time */
+	char notice[512];	/* one line to show once the view is up, or "" */
+	void *priv;
+};
+
+extern const struct source_ops source_trace;
+extern const struct source_ops source_replay;
+extern const struct source_ops source_debugfs;
+
+#endif
