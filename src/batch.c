@@ -13,6 +13,7 @@
 
 enum col_type {
 	COL_STR,
+	COL_BOOL,
 	COL_U64,
 	COL_PCT,
 	COL_TIME,		/* a latency, in the source's time unit */
@@ -23,12 +24,13 @@ struct col_val {
 	const char *s;
 	uint64_t u;
 	double d;
+	bool b;
 };
 
 /*
  * The reason columns, declared once: name (CSV header, JSON key), title
- * (text header), width, format, and how to get the value.  Text and CSV
- * print from this table; JSON uses the same names.
+ * (text header), width, format, and how to get the value.  Text, CSV and
+ * JSON all print from this table, so CSV and JSON carry the same fields.
  */
 struct reason_col {
 	const char *name;
@@ -36,6 +38,7 @@ struct reason_col {
 	int width;
 	enum col_type type;
 	bool text;		/* shown in the text table */
+	const char *group;	/* JSON: inside this object ("latency"), NULL: at the top */
 	void (*get)(const struct model_reason_row *row, struct col_val *v);
 };
 
@@ -43,6 +46,7 @@ static void get_reason(const struct model_reason_row *w, struct col_val *v) { v-
 static void get_isa(const struct model_reason_row *w, struct col_val *v) { v->s = isa_name(w->r->isa); }
 static void get_flags(const struct model_reason_row *w, struct col_val *v) { v->s = w->r->flag_names; }
 static void get_code(const struct model_reason_row *w, struct col_val *v) { v->u = w->r->code; }
+static void get_blocking(const struct model_reason_row *w, struct col_val *v) { v->b = w->r->blocking; }
 static void get_count(const struct model_reason_row *w, struct col_val *v) { v->u = w->count; }
 static void get_total(const struct model_reason_row *w, struct col_val *v) { v->u = w->total; }
 static void get_samples(const struct model_reason_row *w, struct col_val *v) { v->u = w->lat.samples; }
@@ -61,22 +65,23 @@ static void get_pct(const struct model_reason_row *w, struct col_val *v)
 }
 
 static const struct reason_col reason_cols[] = {
-	{ "reason",  "REASON",  30, COL_STR,       true,  get_reason },
-	{ "code",    "CODE",    10, COL_U64,       false, get_code },
-	{ "isa",     "ISA",      6, COL_STR,       true,  get_isa },
-	{ "flags",   "FLAGS",   14, COL_STR,       false, get_flags },
-	{ "count",   "COUNT",    9, COL_U64,       true,  get_count },
-	{ "pct",     "%",        6, COL_PCT,       true,  get_pct },
-	{ "total",   "TOTAL",   10, COL_U64,       true,  get_total },
-	{ "samples", "PAIRS",    9, COL_U64,       false, get_samples },
-	{ "min",     "MIN",      9, COL_TIME,      true,  get_min },
-	{ "mean",    "MEAN",     9, COL_TIME_MEAN, true,  get_mean },
-	{ "p50",     "P50",      9, COL_TIME,      true,  get_p50 },
-	{ "p90",     "P90",      9, COL_TIME,      true,  get_p90 },
-	{ "p99",     "P99",      9, COL_TIME,      true,  get_p99 },
-	{ "p999",    "P99.9",    9, COL_TIME,      true,  get_p999 },
-	{ "max",     "MAX",      9, COL_TIME,      true,  get_max },
-	{ "sum",     "SUM",     12, COL_TIME,      false, get_sum },
+	{ "reason",   "REASON",  30, COL_STR,       true,  NULL,      get_reason },
+	{ "code",     "CODE",    10, COL_U64,       false, NULL,      get_code },
+	{ "isa",      "ISA",      6, COL_STR,       true,  NULL,      get_isa },
+	{ "flags",    "FLAGS",   14, COL_STR,       false, NULL,      get_flags },
+	{ "blocking", "BLOCKING", 8, COL_BOOL,      false, NULL,      get_blocking },
+	{ "count",    "COUNT",    9, COL_U64,       true,  NULL,      get_count },
+	{ "pct",      "%",        6, COL_PCT,       true,  NULL,      get_pct },
+	{ "total",    "TOTAL",   10, COL_U64,       true,  NULL,      get_total },
+	{ "samples",  "PAIRS",    9, COL_U64,       false, "latency", get_samples },
+	{ "min",      "MIN",      9, COL_TIME,      true,  "latency", get_min },
+	{ "mean",     "MEAN",     9, COL_TIME_MEAN, true,  "latency", get_mean },
+	{ "p50",      "P50",      9, COL_TIME,      true,  "latency", get_p50 },
+	{ "p90",      "P90",      9, COL_TIME,      true,  "latency", get_p90 },
+	{ "p99",      "P99",      9, COL_TIME,      true,  "latency", get_p99 },
+	{ "p999",     "P99.9",    9, COL_TIME,      true,  "latency", get_p999 },
+	{ "max",      "MAX",      9, COL_TIME,      true,  "latency", get_max },
+	{ "sum",      "SUM",     12, COL_TIME,      false, "latency", get_sum },
 };
 
 #define NR_REASON_COLS	(sizeof(reason_cols) / sizeof(reason_cols[0]))
@@ -116,17 +121,19 @@ static double interval_seconds(const struct batch *b, uint64_t end)
 static void text_cell(const struct batch *b, const struct reason_col *c,
 		      const struct model_reason_row *w)
 {
-	struct col_val v = { NULL, 0, 0 };
+	struct col_val v = { NULL, 0, 0, false };
 	char buf[96], name[96];
 
 	c->get(w, &v);
 	switch (c->type) {
 	case COL_STR:
-		if (c->get == get_reason && w->r->flag_names[0]) {
-			snprintf(name, sizeof(name), "%s %s", w->r->name, w->r->flag_names);
-			v.s = name;
-		}
+		/* the flags are their own column in CSV and JSON; here, after the name */
+		if (c->get == get_reason)
+			v.s = reason_label(w->r, name, sizeof(name));
 		fprintf(b->out, "%-*s", c->width, escape_text(v.s, buf, sizeof(buf)));
+		return;
+	case COL_BOOL:
+		fprintf(b->out, "%*s", c->width, v.b ? "yes" : "no");
 		return;
 	case COL_U64:
 		fprintf(b->out, "%*" PRIu64, c->width, v.u);
@@ -288,15 +295,19 @@ out_host:
 
 /* --- CSV --- */
 
-static void csv_cell(const struct batch *b, const struct reason_col *c,
-		     const struct model_reason_row *w)
+/* A cell as CSV and JSON write it: whole numbers, strings escaped by esc. */
+static void machine_cell(const struct batch *b, const struct reason_col *c,
+			 const struct model_reason_row *w, void (*esc)(FILE *f, const char *s))
 {
-	struct col_val v = { NULL, 0, 0 };
+	struct col_val v = { NULL, 0, 0, false };
 
 	c->get(w, &v);
 	switch (c->type) {
 	case COL_STR:
-		escape_csv(b->out, v.s);
+		esc(b->out, v.s);
+		return;
+	case COL_BOOL:
+		fputs(v.b ? "true" : "false", b->out);
 		return;
 	case COL_U64:
 	case COL_TIME:
@@ -347,7 +358,7 @@ static int print_csv(struct batch *b, uint64_t end)
 				escape_csv(b->out, v->comm);
 				for (j = 0; j < NR_REASON_COLS; j++) {
 					fputc(',', b->out);
-					csv_cell(b, &reason_cols[j], rows[i]);
+					machine_cell(b, &reason_cols[j], rows[i], escape_csv);
 				}
 				fputc('\n', b->out);
 			}
@@ -373,7 +384,7 @@ static void json_rate(const struct batch *b, uint64_t n, uint64_t end)
 static void json_reasons(const struct batch *b, const struct model_scope *s)
 {
 	const struct model_reason_row **rows = calloc(s->nr ? s->nr : 1, sizeof(*rows));
-	unsigned int i, n;
+	unsigned int i, j, n;
 
 	fputs("\"reasons\":[", b->out);
 	if (!rows) {
@@ -382,24 +393,26 @@ static void json_reasons(const struct batch *b, const struct model_scope *s)
 	}
 	n = model_scope_sorted(s, rows);
 	for (i = 0; i < n; i++) {
-		const struct model_reason_row *w = rows[i];
-		const struct hist *h = &w->lat;
+		const char *group = NULL;
 
-		fprintf(b->out, "%s{\"reason\":", i ? "," : "");
-		escape_json(b->out, w->r->name);
-		fprintf(b->out, ",\"code\":%u,\"isa\":\"%s\"", w->r->code, isa_name(w->r->isa));
-		if (w->r->flag_names[0]) {
-			fputs(",\"flags\":", b->out);
-			escape_json(b->out, w->r->flag_names);
+		fputs(i ? ",{" : "{", b->out);
+		for (j = 0; j < NR_REASON_COLS; j++) {
+			const struct reason_col *c = &reason_cols[j];
+
+			if (c->group != group) {
+				/* columns of a group are adjacent in the table */
+				if (group)
+					fputc('}', b->out);
+				if (c->group)
+					fprintf(b->out, ",\"%s\":{", c->group);
+				group = c->group;
+			} else if (j) {
+				fputc(',', b->out);
+			}
+			fprintf(b->out, "\"%s\":", c->name);
+			machine_cell(b, c, rows[i], escape_json);
 		}
-		fprintf(b->out, ",\"blocking\":%s,\"count\":%" PRIu64 ",\"total\":%" PRIu64
-			",\"latency\":{\"samples\":%" PRIu64 ",\"min\":%" PRIu64
-			",\"mean\":%.1f,\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64
-			",\"p999\":%" PRIu64 ",\"max\":%" PRIu64 ",\"sum\":%" PRIu64 "}}",
-			w->r->blocking ? "true" : "false", w->count, w->total, h->samples,
-			h->samples ? h->min : 0, hist_mean(h), hist_quantile(h, 0.5),
-			hist_quantile(h, 0.9), hist_quantile(h, 0.99), hist_quantile(h, 0.999),
-			h->max, h->sum);
+		fputs(group ? "}}" : "}", b->out);
 	}
 	fputc(']', b->out);
 	free(rows);

@@ -40,13 +40,9 @@ void names_free(struct kvm_names *n)
 
 const char *names_reason(const struct kvm_names *n, int id, char *buf, size_t len)
 {
-	const struct reason *r;
-
 	if (id < 0 || (unsigned int)id >= n->reasons.nr) {
 		strlcpy(buf, "-", len);
 		return buf;
 	}
-	r = &n->reasons.r[id];
-	snprintf(buf, len, "%s%s%s", r->name, r->flag_names[0] ? " " : "", r->flag_names);
-	return buf;
+	return reason_label(&n->reasons.r[id], buf, len);
 }

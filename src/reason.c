@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,4 +67,10 @@ int reason_intern(struct reason_table *t, enum kvm_isa isa, uint32_t code,
 		return t->other_id;
 	}
 	return reason_add(t, isa, code, flags, name, flag_names, blocking, async);
+}
+
+const char *reason_label(const struct reason *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", r->name, r->flag_names[0] ? " " : "", r->flag_names);
+	return buf;
 }

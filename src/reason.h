@@ -8,6 +8,7 @@
 #define KVMTOP_REASON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "kvm_event.h"
@@ -38,5 +39,8 @@ void reason_table_free(struct reason_table *t);
 int reason_intern(struct reason_table *t, enum kvm_isa isa, uint32_t code,
 		  uint32_t flags, const char *name, const char *flag_names,
 		  bool blocking, bool async);
+
+/* "NAME FLAGS", the label the screen and the text output show for r. */
+const char *reason_label(const struct reason *r, char *buf, size_t len);
 
 #endif

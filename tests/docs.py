@@ -41,6 +41,21 @@ def main():
     rc, out, err = run(["-b", "-r", dat, "-o", "csv"])
     header = out.splitlines()[0]
     ok(header in man.replace("\n", ""), "the CSV header is in the man page", header)
+
+    # CSV and JSON carry the same reason fields: the CSV columns after the
+    # row's scope (vm_pid ... comm) against every JSON reason object's keys,
+    # the latency object's flattened in, in the same order.
+    csv_fields = header.split(",")[header.split(",").index("comm") + 1:]
+    json_sets = set()
+    for scope in [j["host"]] + j["vms"] + [c for vm in j["vms"] for c in vm["vcpus"]]:
+        for r in scope["reasons"]:
+            flat = []
+            for k, v in r.items():
+                flat.extend(v.keys() if isinstance(v, dict) else [k])
+            json_sets.add(tuple(flat))
+    ok(len(j["host"]["reasons"]) > 3, "the recording has reasons to compare", j["host"]["reasons"][:1])
+    eq(sorted(json_sets), [tuple(csv_fields)],
+       "every JSON reason has the CSV's reason fields, in the CSV's order")
     done()
 
 

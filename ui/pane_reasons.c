@@ -185,8 +185,7 @@ static int build(struct tui *t, struct pane *p)
 		char raw[96];
 
 		w->id = m->id;
-		snprintf(raw, sizeof(raw), "%s%s%s", m->r->name, m->r->flag_names[0] ? " " : "",
-			 m->r->flag_names);
+		reason_label(m->r, raw, sizeof(raw));
 		escape_text(raw, w->name, sizeof(w->name));
 		w->blocking = m->r->blocking;
 		w->count = m->count;
