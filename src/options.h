@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Command-line options, shared by the replay and live drivers. */
+/* The command line (options.c): what every part of kvmtop is asked to do. */
 #ifndef KVMTOP_OPTIONS_H
 #define KVMTOP_OPTIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "batch.h"
 #include "model_ips.h"
@@ -40,5 +41,12 @@ struct options {
 	struct sym_set syms;	/* --guest-kallsyms, --guest-map, --guest-kaslr */
 	const char *notice;	/* one line for the screen's message line, or NULL */
 };
+
+/*
+ * argv into o, with the defaults; a usage error says so in one line and
+ * exits 2; --help (with keys_help's lines about the screen's keys) and
+ * --version print and exit 0.
+ */
+void options_parse(int argc, char **argv, struct options *o, void (*keys_help)(FILE *f));
 
 #endif

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The help pane: every key, and what the columns mean.  The key list is
- * this table; the man page's KEYS section lists the same keys (a test
- * checks it).
+ * The help pane: every key (from tui_keys[], the one key table), and what
+ * the columns mean.  The man page's KEYS section lists the same keys (a
+ * test checks it).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,23 +17,6 @@ struct help_row {
 };
 
 static const struct help_row help[] = {
-	{ 0, "Up/Down PgUp/PgDn Home/End", "move the selection" },
-	{ 0, "Enter", "open the selected row: VM -> its vCPUs -> a vCPU's exit reasons -> its recent exits" },
-	{ 0, "Esc Backspace Left", "back to the pane before" },
-	{ 0, "Tab", "VMs -> the VM's guest IPs; vCPUs -> the VM's exit reasons; exit reasons -> recent exits (a vCPU's) -> guest IPs -> exit reasons" },
-	{ 0, "t", "guest IPs: time samples (asynchronous exits: where the guest runs) / exit sites (synchronous exits, per reason)" },
-	{ 0, "g", "guest IPs: one row per symbol (function) / per IP, with the guest's symbols" },
-	{ 0, "< > F6", "sort by the previous / next column (F6: next)" },
-	{ 0, "I", "invert the sort order" },
-	{ 0, "/", "filter rows by a substring (Enter keeps it, Esc clears it)" },
-	{ 0, "p Space", "pause / resume the display (live; tracing goes on)" },
-	{ 0, "d", "set the delay between refreshes, in seconds (live)" },
-	{ 0, "r", "reset every count to zero (live)" },
-	{ 0, "c", "cumulative figures (since start or reset) / figures of the last interval" },
-	{ 0, "[ ]", "replay: the interval before / after (of -d seconds, default 1); the whole recording before the first" },
-	{ 0, "h ? F1", "this help (any key from the list goes back)" },
-	{ 0, "q F10", "quit" },
-	{ 0, "", "" },
 	{ 0, "EXITS/s", "exits per second over the interval; TOTAL since start or the last reset" },
 	{ 0, "LAT", "exit-handling latency: exit -> next entry of the same vCPU, non-blocking exits only" },
 	{ 0, "HALT%", "share of the interval x vCPUs spent in blocking exits (HLT, WFI, cede)" },
@@ -66,17 +49,23 @@ static const struct pane_col cols[] = {
 
 static int build(struct tui *t, struct pane *p)
 {
-	struct help_row *rows = calloc(sizeof(help) / sizeof(help[0]), sizeof(*rows));
-	size_t i;
+	size_t nr_help = sizeof(help) / sizeof(help[0]), n = tui_nr_keys + 1 + nr_help, i;
+	struct help_row *rows = calloc(n, sizeof(*rows));
 
 	if (!rows)
 		return -1;
-	for (i = 0; i < sizeof(help) / sizeof(help[0]); i++) {
-		rows[i] = help[i];
-		rows[i].line = (int)i;
+	/* the keys, a blank line, the columns */
+	for (i = 0; i < tui_nr_keys; i++) {
+		rows[i].key = tui_keys[i].label;
+		rows[i].text = tui_keys[i].help;
 	}
+	rows[i].key = rows[i].text = "";
+	for (i = 0; i < nr_help; i++)
+		rows[tui_nr_keys + 1 + i] = help[i];
+	for (i = 0; i < n; i++)
+		rows[i].line = (int)i;
 	p->rows = rows;
-	p->nr = i;
+	p->nr = n;
 	return 0;
 }
 

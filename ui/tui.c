@@ -488,12 +488,6 @@ static void draw_table(struct tui *t)
 
 static void draw_footer(struct tui *t)
 {
-	static const struct { const char *key, *what; } keys[] = {
-		{ "F1", "Help" }, { "Enter", "Open" }, { "Esc", "Back" }, { "Tab", "Switch" },
-		{ "<>", "Sort" }, { "I", "Invert" }, { "/", "Filter" }, { "p", "Pause" },
-		{ "d", "Delay" }, { "r", "Reset" }, { "c", "Cumul" }, { "[]", "Interval" },
-		{ "q", "Quit" },
-	};
 	struct pane *p = top_pane(t);
 	char buf[160];
 	size_t i;
@@ -509,19 +503,20 @@ static void draw_footer(struct tui *t)
 		attr(t, PAIR_KEY, A_BOLD, false);
 		return;
 	}
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		int kw = (int)strlen(keys[i].key), ww = (int)strlen(keys[i].what);
+	for (i = 0; i < tui_nr_keys; i++) {
+		const struct tui_key *k = &tui_keys[i];
+		int kw, ww;
 
-		if (!t->live && (keys[i].key[0] == 'p' || keys[i].key[0] == 'd' || keys[i].key[0] == 'r'))
+		if (!k->footer_key || !(k->where & (t->live ? TUI_LIVE : TUI_REPLAY)))
 			continue;
-		if (t->live && keys[i].key[0] == '[')
-			continue;
+		kw = (int)strlen(k->footer_key);
+		ww = (int)strlen(k->footer);
 		if (x + kw + ww + 1 > COLS)
 			break;
 		attr(t, PAIR_KEY, A_BOLD, true);
-		put(LINES - 1, x, kw, keys[i].key, COL_LEFT);
+		put(LINES - 1, x, kw, k->footer_key, COL_LEFT);
 		attr(t, PAIR_KEY, A_BOLD, false);
-		put(LINES - 1, x + kw, ww + 1, keys[i].what, COL_LEFT);
+		put(LINES - 1, x + kw, ww + 1, k->footer, COL_LEFT);
 		x += kw + ww + 1;
 	}
 	snprintf(buf, sizeof(buf), " sort %s%s%s%s%s%s", p->ops->cols[p->sort].name,
@@ -677,21 +672,12 @@ static int step_interval(struct tui *t, long d)
 	return VIEW_INTERVAL;
 }
 
-static int key(struct tui *t, int ch)
-{
-	struct pane *p = top_pane(t);
-	const struct vm *vm;
-	int rows = LINES - HEADER_LINES - 1;
+/* --- keys: each a handler, and the one table of them --- */
 
-	if (t->input != IN_NONE)
-		return edit_key(t, ch);
-	t->msg[0] = '\0';
-	t->notice[0] = '\0';
-	if (p->ops == &pane_help && ch != KEY_UP && ch != KEY_DOWN && ch != KEY_PPAGE &&
-	    ch != KEY_NPAGE && ch != KEY_HOME && ch != KEY_END && ch != 'q' && ch != KEY_F(10)) {
-		pop(t);
-		return 0;
-	}
+static int k_move(struct tui *t, struct pane *p, int ch)
+{
+	long page = LINES - HEADER_LINES - 2 > 0 ? LINES - HEADER_LINES - 2 : 1;
+
 	switch (ch) {
 	case KEY_UP:
 		move_sel(p, -1);
@@ -700,117 +686,218 @@ static int key(struct tui *t, int ch)
 		move_sel(p, 1);
 		break;
 	case KEY_PPAGE:
-		move_sel(p, -(rows > 1 ? rows - 1 : 1));
+		move_sel(p, -page);
 		break;
 	case KEY_NPAGE:
-		move_sel(p, rows > 1 ? rows - 1 : 1);
+		move_sel(p, page);
 		break;
 	case KEY_HOME:
 		move_sel(p, -(long)p->nr_order);
 		break;
-	case KEY_END:
-		move_sel(p, (long)p->nr_order);
-		break;
-	case '\n':
-	case '\r':
-	case KEY_ENTER:
-	case KEY_RIGHT:
-		if (!p->ops->enter || !p->nr_order)
-			break;
-		pane_remember(p);
-		return opened(t, p->ops->enter(t, row_at(p, p->order[p->sel])));
-	case 27:
-	case KEY_BACKSPACE:
-	case 127:
-	case 8:
-	case KEY_LEFT:
-		if (t->filter[0]) {
-			t->filter[0] = '\0';
-			pane_order(t, p);
-		} else {
-			pop(t);
-		}
-		break;
-	case '\t':
-		if (!p->ops->tab)
-			break;
-		return opened(t, p->ops->tab(t));
-	case '<':
-	case '>':
-	case KEY_F(6):
-		p->sort = (p->sort + (ch == '<' ? p->ops->nr_cols - 1 : 1)) % p->ops->nr_cols;
-		while (!p->ops->cols[p->sort].compare)
-			p->sort = (p->sort + (ch == '<' ? p->ops->nr_cols - 1 : 1)) % p->ops->nr_cols;
-		p->invert = false;
-		pane_remember(p);
-		pane_order(t, p);
-		break;
-	case 'I':
-		p->invert = !p->invert;
-		pane_remember(p);
-		pane_order(t, p);
-		break;
-	case '/':
-		t->input = IN_FILTER;
-		strlcpy(t->edit, t->filter, sizeof(t->edit));
-		break;
-	case 'p':
-	case ' ':
-		if (!t->live)
-			break;
-		t->paused = !t->paused;
-		return t->paused ? 0 : VIEW_REFRESH;
-	case 'd':
-		if (!t->live) {
-			snprintf(t->msg, sizeof(t->msg), "replay: -d sets the interval that [ and ] step by");
-			break;
-		}
-		t->input = IN_DELAY;
-		snprintf(t->edit, sizeof(t->edit), "%g", t->delay);
-		break;
-	case 'r':
-		if (!t->live) {
-			snprintf(t->msg, sizeof(t->msg), "r resets live counts; a recording is read again with [ ]");
-			break;
-		}
-		return VIEW_RESET;
-	case 'c':
-		t->cumulative = !t->cumulative;
-		return rebuild(t);
-	case 't':
-		if (p->ops != &pane_ips) {
-			snprintf(t->msg, sizeof(t->msg), "t switches the guest IPs (Tab from the exit reasons) between time samples and exit sites");
-			break;
-		}
-		t->ip_kind = t->ip_kind == IP_TIME ? IP_EXIT : IP_TIME;
-		return rebuild(t);
-	case 'g':
-		if (p->ops != &pane_ips) {
-			snprintf(t->msg, sizeof(t->msg), "g groups the guest IPs (Tab from the exit reasons) by symbol");
-			break;
-		}
-		vm = tui_find_vm(t, p->vm_pid);
-		if (!vm || !sym_set_find(t->syms, vm->pid, vm->name)) {
-			snprintf(t->msg, sizeof(t->msg), "g needs the guest's symbols: --guest-kallsyms or --guest-map");
-			break;
-		}
-		t->ip_by_sym = !t->ip_by_sym;
-		return rebuild(t);
-	case '[':
-		return step_interval(t, -1);
-	case ']':
-		return step_interval(t, 1);
-	case 'h':
-	case '?':
-	case KEY_F(1):
-		return tui_push(t, &pane_help, -1, -1) < 0 ? VIEW_QUIT : 0;
-	case 'q':
-	case KEY_F(10):
-		return VIEW_QUIT;
 	default:
+		move_sel(p, (long)p->nr_order);
 		break;
 	}
 	return 0;
+}
+
+static int k_open(struct tui *t, struct pane *p, int ch)
+{
+	if (!p->ops->enter || !p->nr_order)
+		return 0;
+	pane_remember(p);
+	return opened(t, p->ops->enter(t, row_at(p, p->order[p->sel])));
+}
+
+static int k_back(struct tui *t, struct pane *p, int ch)
+{
+	if (t->filter[0]) {
+		t->filter[0] = '\0';
+		pane_order(t, p);
+	} else {
+		pop(t);
+	}
+	return 0;
+}
+
+static int k_tab(struct tui *t, struct pane *p, int ch)
+{
+	return p->ops->tab ? opened(t, p->ops->tab(t)) : 0;
+}
+
+static int k_sort(struct tui *t, struct pane *p, int ch)
+{
+	int by = ch == '<' ? p->ops->nr_cols - 1 : 1;
+
+	p->sort = (p->sort + by) % p->ops->nr_cols;
+	while (!p->ops->cols[p->sort].compare)
+		p->sort = (p->sort + by) % p->ops->nr_cols;
+	p->invert = false;
+	pane_remember(p);
+	pane_order(t, p);
+	return 0;
+}
+
+static int k_invert(struct tui *t, struct pane *p, int ch)
+{
+	p->invert = !p->invert;
+	pane_remember(p);
+	pane_order(t, p);
+	return 0;
+}
+
+static int k_filter(struct tui *t, struct pane *p, int ch)
+{
+	t->input = IN_FILTER;
+	strlcpy(t->edit, t->filter, sizeof(t->edit));
+	return 0;
+}
+
+static int k_pause(struct tui *t, struct pane *p, int ch)
+{
+	if (!t->live)
+		return 0;
+	t->paused = !t->paused;
+	return t->paused ? 0 : VIEW_REFRESH;
+}
+
+static int k_delay(struct tui *t, struct pane *p, int ch)
+{
+	if (!t->live) {
+		snprintf(t->msg, sizeof(t->msg), "replay: -d sets the interval that [ and ] step by");
+		return 0;
+	}
+	t->input = IN_DELAY;
+	snprintf(t->edit, sizeof(t->edit), "%g", t->delay);
+	return 0;
+}
+
+static int k_reset(struct tui *t, struct pane *p, int ch)
+{
+	if (!t->live) {
+		snprintf(t->msg, sizeof(t->msg), "r resets live counts; a recording is read again with [ ]");
+		return 0;
+	}
+	return VIEW_RESET;
+}
+
+static int k_cumulative(struct tui *t, struct pane *p, int ch)
+{
+	t->cumulative = !t->cumulative;
+	return rebuild(t);
+}
+
+static int k_ip_kind(struct tui *t, struct pane *p, int ch)
+{
+	if (p->ops != &pane_ips) {
+		snprintf(t->msg, sizeof(t->msg), "t switches the guest IPs (Tab from the exit reasons) between time samples and exit sites");
+		return 0;
+	}
+	t->ip_kind = t->ip_kind == IP_TIME ? IP_EXIT : IP_TIME;
+	return rebuild(t);
+}
+
+static int k_by_sym(struct tui *t, struct pane *p, int ch)
+{
+	const struct vm *vm;
+
+	if (p->ops != &pane_ips) {
+		snprintf(t->msg, sizeof(t->msg), "g groups the guest IPs (Tab from the exit reasons) by symbol");
+		return 0;
+	}
+	vm = tui_find_vm(t, p->vm_pid);
+	if (!vm || !sym_set_find(t->syms, vm->pid, vm->name)) {
+		snprintf(t->msg, sizeof(t->msg), "g needs the guest's symbols: --guest-kallsyms or --guest-map");
+		return 0;
+	}
+	t->ip_by_sym = !t->ip_by_sym;
+	return rebuild(t);
+}
+
+static int k_interval(struct tui *t, struct pane *p, int ch)
+{
+	return step_interval(t, ch == '[' ? -1 : 1);
+}
+
+static int k_help(struct tui *t, struct pane *p, int ch)
+{
+	return tui_push(t, &pane_help, -1, -1) < 0 ? VIEW_QUIT : 0;
+}
+
+static int k_quit(struct tui *t, struct pane *p, int ch)
+{
+	return VIEW_QUIT;
+}
+
+/*
+ * Every key, declared once: the help pane, the footer and --help list
+ * this table, and key() dispatches through it.
+ */
+const struct tui_key tui_keys[] = {
+	{ "h ? F1", "help", "this help (any key from the list goes back)", "F1", "Help", TUI_ANY,
+	  { 'h', '?', KEY_F(1) }, k_help, false },
+	{ "Up/Down PgUp/PgDn Home/End", "move", "move the selection", NULL, NULL, TUI_ANY,
+	  { KEY_UP, KEY_DOWN, KEY_PPAGE, KEY_NPAGE, KEY_HOME, KEY_END }, k_move, true },
+	{ "Enter", "opens (VM -> vCPUs -> exit reasons -> recent exits)",
+	  "open the selected row: VM -> its vCPUs -> a vCPU's exit reasons -> its recent exits",
+	  "Enter", "Open", TUI_ANY, { '\n', '\r', KEY_ENTER, KEY_RIGHT }, k_open, false },
+	{ "Esc Backspace Left", "goes back", "back to the pane before", "Esc", "Back", TUI_ANY,
+	  { 27, KEY_BACKSPACE, 127, 8, KEY_LEFT }, k_back, false },
+	{ "Tab", "switches (reasons, recent exits, guest IPs)",
+	  "VMs -> the VM's guest IPs; vCPUs -> the VM's exit reasons; exit reasons -> recent exits (a vCPU's) -> guest IPs -> exit reasons",
+	  "Tab", "Switch", TUI_ANY, { '\t' }, k_tab, false },
+	{ "t", "time samples or exit sites",
+	  "guest IPs: time samples (asynchronous exits: where the guest runs) / exit sites (synchronous exits, per reason)",
+	  NULL, NULL, TUI_ANY, { 't' }, k_ip_kind, false },
+	{ "g", "IPs by symbol", "guest IPs: one row per symbol (function) / per IP, with the guest's symbols",
+	  NULL, NULL, TUI_ANY, { 'g' }, k_by_sym, false },
+	{ "< > F6", "sort", "sort by the previous / next column (F6: next)", "<>", "Sort", TUI_ANY,
+	  { '<', '>', KEY_F(6) }, k_sort, false },
+	{ "I", "inverts", "invert the sort order", "I", "Invert", TUI_ANY, { 'I' }, k_invert, false },
+	{ "/", "filters", "filter rows by a substring (Enter keeps it, Esc clears it)", "/", "Filter",
+	  TUI_ANY, { '/' }, k_filter, false },
+	{ "p Space", "pauses", "pause / resume the display (live; tracing goes on)", "p", "Pause",
+	  TUI_LIVE, { 'p', ' ' }, k_pause, false },
+	{ "d", "delay", "set the delay between refreshes, in seconds (live)", "d", "Delay", TUI_LIVE,
+	  { 'd' }, k_delay, false },
+	{ "r", "reset", "reset every count to zero (live)", "r", "Reset", TUI_LIVE, { 'r' }, k_reset, false },
+	{ "c", "cumulative", "cumulative figures (since start or reset) / figures of the last interval",
+	  "c", "Cumul", TUI_ANY, { 'c' }, k_cumulative, false },
+	{ "[ ]", "replay intervals",
+	  "replay: the interval before / after (of -d seconds, default 1); the whole recording before the first",
+	  "[]", "Interval", TUI_REPLAY, { '[', ']' }, k_interval, false },
+	{ "q F10", "quit", "quit", "q", "Quit", TUI_ANY, { 'q', KEY_F(10) }, k_quit, true },
+};
+
+const size_t tui_nr_keys = sizeof(tui_keys) / sizeof(tui_keys[0]);
+
+static const struct tui_key *find_key(int ch)
+{
+	size_t i, j;
+
+	for (i = 0; i < tui_nr_keys; i++)
+		for (j = 0; j < TUI_KEY_CODES && tui_keys[i].codes[j]; j++)
+			if (tui_keys[i].codes[j] == ch)
+				return &tui_keys[i];
+	return NULL;
+}
+
+static int key(struct tui *t, int ch)
+{
+	struct pane *p = top_pane(t);
+	const struct tui_key *k;
+
+	if (t->input != IN_NONE)
+		return edit_key(t, ch);
+	t->msg[0] = '\0';
+	t->notice[0] = '\0';
+	k = find_key(ch);
+	/* in the help, the keys that move and quit work; any other goes back */
+	if (p->ops == &pane_help && (!k || !k->in_help)) {
+		pop(t);
+		return 0;
+	}
+	return k ? k->fn(t, p, ch) : 0;
 }
 
 /* --- the view --- */
@@ -961,4 +1048,33 @@ struct view *tui_view(struct tui *t, const struct tui_config *c)
 	if (t->stats_file && !t->stats_file[0])
 		t->stats_file = NULL;
 	return &t->view;
+}
+
+void tui_keys_help(FILE *f)
+{
+	char all[2048] = "Keys on the screen:", item[160];
+	const char *s = all, *sp;
+	size_t i;
+	int col = 0;
+
+	for (i = 0; i < tui_nr_keys; i++) {
+		snprintf(item, sizeof(item), " %s %s%s", tui_keys[i].label, tui_keys[i].brief,
+			 i + 1 < tui_nr_keys ? "," : ".");
+		strlcat(all, item, sizeof(all));
+	}
+	/* words, wrapped before column 77 */
+	while (*s) {
+		size_t w;
+
+		sp = strchr(s, ' ');
+		w = sp ? (size_t)(sp - s) : strlen(s);
+		if (col && col + 1 + (int)w > 76) {
+			fputc('\n', f);
+			col = 0;
+		}
+		fprintf(f, "%s%.*s", col ? " " : "", (int)w, s);
+		col += (col ? 1 : 0) + (int)w;
+		s += w + (sp ? 1 : 0);
+	}
+	fputc('\n', f);
 }

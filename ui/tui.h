@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "model.h"
 #include "model_ips.h"
@@ -154,6 +155,30 @@ struct tui {
 	const char *stats_file;
 	struct tui_stat { uint64_t n, sum_ns, max_ns; } st_draw, st_build, st_sort;
 };
+
+/* Where a key does something (the footer shows it only there). */
+#define TUI_LIVE	1u
+#define TUI_REPLAY	2u
+#define TUI_ANY		(TUI_LIVE | TUI_REPLAY)
+#define TUI_KEY_CODES	6
+
+/* A key of the screen: the help pane, the footer and --help read this table. */
+struct tui_key {
+	const char *label;		/* "q F10": as the help, the man page and --help name it */
+	const char *brief;		/* --help: "quit" */
+	const char *help;		/* the help pane: what it does */
+	const char *footer_key;		/* the footer: "q" "Quit", NULL: not there */
+	const char *footer;
+	unsigned int where;		/* TUI_LIVE, TUI_REPLAY */
+	int codes[TUI_KEY_CODES];	/* what getch() returns for it, 0 after the last */
+	int (*fn)(struct tui *t, struct pane *p, int ch);	/* a view_action mask */
+	bool in_help;			/* works in the help pane (else any key goes back) */
+};
+
+extern const struct tui_key tui_keys[];
+extern const size_t tui_nr_keys;
+/* The "Keys on the screen:" lines of --help. */
+void tui_keys_help(FILE *f);
 
 extern const struct pane_ops pane_vms;
 extern const struct pane_ops pane_vcpus;

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The command line, declared once: opts[] drives getopt, the checks of
+ * each value and --help (and so the test that the man page has every
+ * option).  A new option is a row here and a field in struct options.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "demo.h"
+#include "model.h"
+#include "options.h"
+
+#define STR(x)	#x
+#define XSTR(x)	STR(x)
+
+enum opt_kind {
+	OPT_FLAG,	/* sets the bool at off */
+	OPT_NUM,	/* a whole number from min to max into the integer at off */
+	OPT_TEXT,	/* the const char * at off */
+	OPT_CHOICE,	/* one of choices[], its index into the int at off */
+	OPT_CALL,	/* set() takes it */
+};
+
+struct opt_def {
+	const char *name;
+	char short_name;		/* 0: none */
+	const char *arg;		/* the value's name in --help, NULL: no value */
+	enum opt_kind kind;
+	size_t off;			/* into struct options */
+	size_t size;			/* OPT_NUM: of the integer */
+	long long min, max;
+	const char *what;		/* in the error line: "must be <what>", "unknown <what>" */
+	const char *const *choices;	/* OPT_CHOICE, NULL-terminated */
+	/* OPT_CALL: 0, or -1 with the end of a usage error in err */
+	int (*set)(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len);
+	const char *help;		/* lines after the first are indented under it */
+};
+
+#define F(field)	offsetof(struct options, field)
+#define NUM(field, lo, hi, w) \
+	.kind = OPT_NUM, .off = F(field), .size = sizeof(((struct options *)0)->field), \
+	.min = (lo), .max = (hi), .what = (w)
+
+static int set_delay(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	char *end;
+
+	errno = 0;
+	o->delay = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(o->delay) || o->delay < 0.001 || o->delay > 86400) {
+		snprintf(err, len, "delay '%s' must be seconds from 0.001 to 86400", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *const formats[] = { "text", "csv", "json", "folded", NULL };	/* enum batch_format */
+static const char *const sources[] = { "trace", "debugfs", NULL };		/* enum live_source */
+static const char *const ip_kinds[] = { "time", "exit", NULL };			/* enum ip_kind */
+
+static int set_syms(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	if (!strcmp(d->name, "guest-kaslr"))
+		return sym_set_kaslr(&o->syms, arg, err, len);
+	return sym_set_add(&o->syms, arg, strcmp(d->name, "guest-map") ? SYM_KALLSYMS : SYM_MAP,
+			   err, len);
+}
+
+static int set_internal(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	snprintf(err, len, "is kvmtop's own: --demo starts it, as the first argument");
+	return -1;
+}
+
+static void usage(FILE *f);
+static void (*keys_help)(FILE *f);
+
+static int set_help(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	if (d->short_name == 'h')
+		usage(stdout);
+	else
+		printf("kvmtop %s\n", PACKAGE_VERSION);
+	exit(0);
+}
+
+static const struct opt_def opts[] = {
+	{ "batch", 'b', NULL, OPT_FLAG, F(batch),
+	  .help = "batch mode: print snapshots instead of the screen" },
+	{ "replay", 'r', "FILE", OPT_TEXT, F(replay),
+	  .help = "read a trace-cmd recording (trace.dat, v6/v7,\n"
+		  "compressed with zlib or zstd or not)" },
+	{ "iterations", 'n', "N", NUM(iterations, 1, 1000000000, "a whole number from 1"),
+	  .help = "stop after N snapshots" },
+	{ "delay", 'd', "SECS", OPT_CALL, .set = set_delay,
+	  .help = "one snapshot every SECS seconds (live: of wall time,\n"
+		  "default 3; with -r: of recording time, and without\n"
+		  "-d a replay prints one summary)" },
+	{ "output", 'o', "FMT", OPT_CHOICE, F(fmt), .choices = formats, .what = "output format",
+	  .help = "text (default), csv, json (JSON Lines) or folded\n"
+		  "(guest IPs as 'vm;vcpu;mode;symbol count' lines for\n"
+		  "flamegraph.pl or speedscope, written once, at the end)" },
+	{ "summary", 0, NULL, OPT_FLAG, F(summary),
+	  .help = "one report for the whole input (live: until\n"
+		  "SIGINT/SIGTERM/SIGHUP, or the demo guest ends)" },
+	{ "ring", 0, "N", NUM(ring, 0, 1 << 20, "a number of exits from 0 to 1048576"),
+	  .help = "keep the last N exits per vCPU (default " XSTR(MODEL_RING_DEFAULT) ")" },
+	{ "buffer-kb", 0, "N", NUM(buffer_kb, 64, 4 << 20, "KiB from 64 to 4194304"),
+	  .help = "live: trace buffer per CPU in KiB (default: sized\n"
+		  "for the 100 ms drain tick, 3200)" },
+	{ "source", 0, "SRC", OPT_CHOICE, F(source), .choices = sources, .what = "source",
+	  .help = "live: trace (default: the KVM tracepoints) or\n"
+		  "debugfs (KVM's counters in debugfs, as kvm_stat:\n"
+		  "per VM only, no latencies; for hosts where tracing\n"
+		  "is not possible)" },
+	{ "debugfs", 0, "DIR", OPT_TEXT, F(debugfs_root),
+	  .help = "with --source debugfs: read DIR/kvm instead of the\n"
+		  "system's debugfs (a copy of it, or a test tree)" },
+	{ "demo", 0, NULL, OPT_FLAG, F(demo),
+	  .help = "start kvmtop's own small guest and watch it live;\n"
+		  "without /dev/kvm: say so, and show kvmtop's sample\n"
+		  "recording (kvmtop-sample.dat) as with -r" },
+	{ "demo-vcpus", 0, "N", NUM(demo_vcpus, 1, DEMO_MAX_VCPUS, "from 1 to " XSTR(DEMO_MAX_VCPUS)),
+	  .help = "its vCPUs (1 to " XSTR(DEMO_MAX_VCPUS) ", default 2)" },
+	{ "demo-loops", 0, "N", NUM(demo_loops, 1, 1000000000000LL, "a whole number from 1"),
+	  .help = "loops per vCPU, then it ends (default: until kvmtop\n"
+		  "stops); a loop is out, MMIO store, cpuid, rdmsr, hlt" },
+	{ "demo-report", 0, "FILE", OPT_TEXT, F(demo_report),
+	  .help = "the demo guest writes its own exit counts there" },
+	{ "demo-guest", 0, "...", OPT_CALL, .set = set_internal,
+	  .help = "internal: the demo guest process itself, as --demo\n"
+		  "starts it (kvmtop(1) gives its arguments)" },
+	{ "ip-slots", 0, "N", NUM(ip_slots, 0, MODEL_IPS_MAX,
+				  "a number of IPs from 0 to " XSTR(MODEL_IPS_MAX)),
+	  .help = "guest IPs kept per vCPU, each of time samples and\n"
+		  "exit sites (default " XSTR(MODEL_IPS_DEFAULT) ", at most " XSTR(MODEL_IPS_MAX) "; 0: none)" },
+	{ "ip-top", 0, "N", NUM(ip_top, 0, 1000000, "a number of IPs from 0 to 1000000"),
+	  .help = "text and JSON: the N most counted IPs of each kind\n"
+		  "per VM and vCPU (default 10; 0: none)" },
+	{ "ip-kind", 0, "KIND", OPT_CHOICE, F(ip_kind), .choices = ip_kinds, .what = "kind",
+	  .help = "-o folded writes time samples (time, default: where\n"
+		  "the guest runs) or exit sites (exit: per reason)" },
+	{ "guest-kallsyms", 0, "[VM=]FILE", OPT_CALL, .set = set_syms,
+	  .help = "symbols of VM (a name or host pid; none:\n"
+		  "every VM) from a copy of its /proc/kallsyms" },
+	{ "guest-map", 0, "[VM=]FILE", OPT_CALL, .set = set_syms,
+	  .help = "the same from its kernel's System.map" },
+	{ "guest-kaslr", 0, "[VM=]OFFSET|[VM=]_text=ADDR", OPT_CALL, .set = set_syms,
+	  .help = "VM's KASLR offset, or the\n"
+		  "running guest's _text address to infer it from" },
+	{ "no-color", 'C', NULL, OPT_FLAG, F(mono),
+	  .help = "the screen without colours (also with NO_COLOR set)" },
+	{ "ascii", 0, NULL, OPT_FLAG, F(ascii),
+	  .help = "the screen without UTF-8 drawing characters" },
+	{ "help", 'h', NULL, OPT_CALL, .set = set_help, .help = "this text" },
+	{ "version", 'V', NULL, OPT_CALL, .set = set_help, .help = "the version" },
+};
+
+#define NR_OPTS	(sizeof(opts) / sizeof(opts[0]))
+
+/* One option's lines of --help: "  -b, --batch ARG" and its text, aligned at column 24. */
+static void usage_opt(FILE *f, const struct opt_def *d)
+{
+	const char *s = d->help, *nl;
+	char left[64];
+	int n;
+
+	n = snprintf(left, sizeof(left), "  %c%c%s--%s%s%s", d->short_name ? '-' : ' ',
+		     d->short_name ? d->short_name : ' ', d->short_name ? ", " : "  ", d->name,
+		     d->arg ? " " : "", d->arg ? d->arg : "");
+	fprintf(f, "%-*s", n < 22 ? 22 : n, left);
+	for (; (nl = strchr(s, '\n')); s = nl + 1)
+		fprintf(f, "  %.*s\n%22s", (int)(nl - s), s, "");
+	fprintf(f, "  %s\n", s);
+}
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fputs("Usage: kvmtop [options]              the screen, live from this host\n"
+	      "       kvmtop -r FILE [options]      the screen, on a trace-cmd recording\n"
+	      "       kvmtop -b [-r FILE] [options] batch reports instead of the screen\n"
+	      "Show KVM exits per VM, vCPU and exit reason, with exit-handling latency.\n\n", f);
+	for (i = 0; i < NR_OPTS; i++)
+		usage_opt(f, &opts[i]);
+	fputs("\n"
+	      "Latencies are exit -> next entry of the same vCPU thread, in ns (a\n"
+	      "recording with an unconverted TSC clock: in cycles).  Live tracing needs\n"
+	      "root (or CAP_PERFMON and tracefs access) and uses its own trace instance.\n"
+	      "Guest IPs are sampled from the exits: those of asynchronous exits (external\n"
+	      "interrupt, timers) say where the guest runs, the others which guest code\n"
+	      "makes it exit; counts are since the start or the last reset.\n", f);
+	if (keys_help)
+		keys_help(f);
+	fputs("Environment: NO_COLOR (no colours), KVMTOP_DRAW_STATS=FILE (the screen's\n"
+	      "redraw times, written to FILE at the end).\n"
+	      "See kvmtop(1) for the output fields.\n", f);
+}
+
+static void __attribute__((format(printf, 1, 2))) die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "kvmtop: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (kvmtop --help lists the options)\n");
+	exit(2);
+}
+
+static void set_num(void *p, size_t size, long long v)
+{
+	switch (size) {
+	case sizeof(int):
+		*(int *)p = (int)v;
+		break;
+	default:
+		*(long long *)p = v;
+		break;
+	}
+}
+
+/* The value arg of option d into o: 0, or -1 with the end of the error line in err. */
+static int take(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	char *field = (char *)o + d->off;
+	const char *errstr;
+	long long v;
+	int i;
+
+	switch (d->kind) {
+	case OPT_FLAG:
+		*(bool *)field = true;
+		return 0;
+	case OPT_TEXT:
+		*(const char **)field = arg;
+		return 0;
+	case OPT_NUM:
+		v = strtonum(arg, d->min, d->max, &errstr);
+		if (errstr) {
+			snprintf(err, len, "'%s' must be %s", arg, d->what);
+			return -1;
+		}
+		set_num(field, d->size, v);
+		return 0;
+	case OPT_CHOICE:
+		for (i = 0; d->choices[i]; i++) {
+			if (!strcmp(arg, d->choices[i])) {
+				*(int *)field = i;
+				return 0;
+			}
+		}
+		snprintf(err, len, "unknown %s '%s' (%s", d->what, arg, d->choices[0]);
+		for (i = 1; d->choices[i]; i++)
+			snprintf(err + strlen(err), len - strlen(err), "%s%s",
+				 d->choices[i + 1] ? ", " : " or ", d->choices[i]);
+		strlcat(err, ")", len);
+		return -1;
+	case OPT_CALL:
+		return d->set(o, d, arg, err, len);
+	}
+	return 0;
+}
+
+/* Options that cannot go together, or need another. */
+static void check_combinations(struct options *o)
+{
+	if (o->summary && (o->iterations || o->delay))
+		die_usage("%s: --summary is one report; it takes no -n or -d", "--summary");
+	if (o->demo && o->replay)
+		die_usage("--demo watches a live guest; it cannot go with -r");
+	if (!o->batch && (o->fmt_given || o->summary))
+		die_usage("-o and --summary are for batch output: add -b");
+	if (o->replay && (o->source != SOURCE_TRACE || o->debugfs_root))
+		die_usage("--source and --debugfs choose a live source; they cannot go with -r");
+	if (o->debugfs_root && o->source != SOURCE_DEBUGFS)
+		die_usage("--debugfs goes with --source debugfs");
+	if (o->source == SOURCE_DEBUGFS && o->buffer_kb)
+		die_usage("--buffer-kb sizes trace buffers; --source debugfs has none");
+	if (!o->demo && (o->demo_loops || o->demo_report))
+		die_usage("--demo-loops and --demo-report go with --demo");
+	if (o->fmt == BATCH_FOLDED && !o->ip_slots)
+		die_usage("-o folded writes the guest IPs: --ip-slots 0 keeps none");
+	if (o->fmt == BATCH_FOLDED && !o->replay && !o->iterations && !o->summary) {
+		if (o->delay)
+			die_usage("-o folded writes one report: with -d, give -n N (the last is written)");
+		/* live: until SIGINT/SIGTERM/SIGHUP or the demo guest ends */
+		o->summary = true;
+	}
+}
+
+void options_parse(int argc, char **argv, struct options *o, void (*keys)(FILE *f))
+{
+	struct option lopts[NR_OPTS + 1];
+	char shorts[2 * NR_OPTS + 2] = ":", err[512];
+	size_t i, n = 1;
+	int c, idx;
+
+	keys_help = keys;
+	memset(o, 0, sizeof(*o));
+	o->fmt = BATCH_TEXT;
+	o->ring = MODEL_RING_DEFAULT;
+	o->demo_vcpus = 2;
+	o->ip_slots = MODEL_IPS_DEFAULT;
+	o->ip_top = 10;
+	o->ip_kind = IP_TIME;
+	memset(lopts, 0, sizeof(lopts));
+	for (i = 0; i < NR_OPTS; i++) {
+		lopts[i].name = opts[i].name;
+		lopts[i].has_arg = opts[i].arg ? required_argument : no_argument;
+		lopts[i].val = 0x100 + (int)i;
+		if (opts[i].short_name) {
+			shorts[n++] = opts[i].short_name;
+			if (opts[i].arg)
+				shorts[n++] = ':';
+		}
+	}
+	shorts[n] = '\0';
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
+		if (c == ':')
+			die_usage("option '%s' needs a value", argv[optind - 1]);
+		for (idx = 0; idx < (int)NR_OPTS; idx++)
+			if (c == 0x100 + idx || (c < 0x100 && c == opts[idx].short_name))
+				break;
+		if (idx == (int)NR_OPTS)
+			die_usage("unknown option '%s'", argv[optind - 1]);
+		if (opts[idx].off == F(fmt) && opts[idx].kind == OPT_CHOICE)
+			o->fmt_given = true;
+		if (take(o, &opts[idx], optarg, err, sizeof(err))) {
+			if (opts[idx].short_name)
+				die_usage("-%c: %s", opts[idx].short_name, err);
+			die_usage("--%s: %s", opts[idx].name, err);
+		}
+	}
+	if (optind < argc)
+		die_usage("unexpected argument '%s'", argv[optind]);
+	check_combinations(o);
+}
