@@ -369,49 +369,34 @@ void debugfs_close(struct debugfs_src *s)
 
 /* --- the source: KVM's counters in debugfs, per VM --- */
 
-struct debugfs_source {
-	struct debugfs_src ds;
-	struct ident id;
-};
-
 static int src_open(struct source *s, const struct options *o, struct kvm_names *names,
 		    char *err, size_t errlen)
 {
-	struct debugfs_source *d = calloc(1, sizeof(*d));
+	struct debugfs_src *ds = s->priv;
 
-	if (!d) {
-		snprintf(err, errlen, "out of memory");
+	if (debugfs_open(ds, o->debugfs_root, names, err, errlen))
 		return -1;
-	}
-	if (debugfs_open(&d->ds, o->debugfs_root, names, err, errlen)) {
-		free(d);
-		return -1;
-	}
-	if (d->ds.mounted_by_us)
+	if (ds->mounted_by_us)
 		fprintf(stderr, "kvmtop: debugfs was not mounted: mounted it at /sys/kernel/debug\n");
-	ident_init(&d->id, "/proc");
-	s->priv = d;
 	strlcpy(s->clock, "mono", sizeof(s->clock));
 	s->time_unit = "ns";
 	s->ns = true;
 	s->live = true;
 	snprintf(s->notice, sizeof(s->notice),
-		 "reading KVM statistics from %s: per VM only, no latencies", d->ds.dir);
+		 "reading KVM statistics from %.440s: per VM only, no latencies", ds->dir);
 	return 0;
 }
 
 static int src_sample(struct source *s, struct model *m)
 {
-	struct debugfs_source *d = s->priv;
+	struct debugfs_src *ds = s->priv;
 
-	return debugfs_poll(&d->ds, m);
+	return debugfs_poll(ds, m);
 }
 
 static void src_ident(struct source *s, int tid, struct ident_info *out)
 {
-	struct debugfs_source *d = s->priv;
-
-	ident_thread(&d->id, tid, out);
+	ident_thread(s->proc, tid, out);
 	/* a debugfs row is a whole VM, keyed by its pid: known even if /proc is not */
 	if (!out->pid) {
 		out->pid = tid;
@@ -421,29 +406,16 @@ static void src_ident(struct source *s, int tid, struct ident_info *out)
 	strlcpy(out->comm, "all vCPUs", sizeof(out->comm));
 }
 
-static bool src_alive(struct source *s, int pid)
-{
-	struct debugfs_source *d = s->priv;
-
-	return ident_alive(&d->id, pid);
-}
-
 static void src_close(struct source *s)
 {
-	struct debugfs_source *d = s->priv;
-
-	if (!d)
-		return;
-	debugfs_close(&d->ds);
-	free(d);
-	s->priv = NULL;
+	debugfs_close(s->priv);
 }
 
 const struct source_ops source_debugfs = {
 	.name = "debugfs",
+	.priv_size = sizeof(struct debugfs_src),
 	.open = src_open,
 	.sample = src_sample,
 	.ident = src_ident,
-	.alive = src_alive,
 	.close = src_close,
 };

@@ -31,6 +31,7 @@
 #include "clock.h"
 #include "decode.h"
 #include "demo.h"
+#include "ident.h"
 #include "driver.h"
 #include "model.h"
 #include "options.h"
@@ -46,6 +47,7 @@ struct driver {
 	struct source src;
 	bool src_open;
 	struct kvm_names names;
+	struct ident proc;	/* live: who the host's threads are */
 	struct decoder d;
 	struct model *m;
 	struct view *v;
@@ -185,14 +187,17 @@ static void src_ident(void *ctx, int tid, struct ident_info *out)
 {
 	struct driver *drv = ctx;
 
-	drv->ops->ident(&drv->src, tid, out);
+	if (drv->ops->ident)
+		drv->ops->ident(&drv->src, tid, out);
+	else
+		ident_thread(&drv->proc, tid, out);
 }
 
 static bool src_alive(void *ctx, int pid)
 {
 	struct driver *drv = ctx;
 
-	return drv->ops->alive(&drv->src, pid);
+	return ident_alive(&drv->proc, pid);
 }
 
 /* Show the figures of [start, end] and start the next interval: 0, 1 (a normal end), -1. */
@@ -206,7 +211,8 @@ static int snapshot(struct driver *drv, uint64_t start, uint64_t end, bool at_en
 
 	if (drv->ops->sample && drv->ops->sample(&drv->src, drv->m))
 		goto out_nomem;
-	if (drv->ops->alive)
+	/* VMs that ended go, once their last figures were shown */
+	if (drv->src.live)
 		model_reap(drv->m, src_alive, drv);
 	if (view_up(drv))
 		return -1;
@@ -367,6 +373,9 @@ static void close_source(struct driver *drv)
 	if (drv->src_open)
 		drv->ops->close(&drv->src);
 	drv->src_open = false;
+	free(drv->src.priv);
+	drv->src.priv = NULL;
+	drv->src.tep = NULL;
 	names_free(&drv->names);
 }
 
@@ -379,6 +388,10 @@ static int open_source(struct driver *drv, unsigned int tick_ms)
 	memset(&drv->src, 0, sizeof(drv->src));
 	drv->src.ops = drv->ops;
 	drv->src.tick_ms = tick_ms;
+	drv->src.proc = &drv->proc;
+	drv->src.priv = calloc(1, drv->ops->priv_size);
+	if (!drv->src.priv)
+		goto out_nomem;
 	if (drv->ops->open(&drv->src, drv->o, &drv->names, err, sizeof(err))) {
 		fail(drv, "%s", err);
 		return -1;
@@ -616,6 +629,7 @@ int driver_run(struct options *o, const struct source_ops *ops, struct view *v)
 	drv.screen = v->fd >= 0;
 	drv.nr_intervals = -1;
 	drv.demo = -1;
+	ident_init(&drv.proc, "/proc");
 	stop_sig = 0;
 	signals();
 	if (!tick_ms)

@@ -358,18 +358,11 @@ const char *replay_comm(struct replay *r, int tid)
 static int src_open(struct source *s, const struct options *o, struct kvm_names *names,
 		    char *err, size_t errlen)
 {
-	struct replay *rp = calloc(1, sizeof(*rp));
+	struct replay *rp = s->priv;
 
 	(void)names;	/* the decoder names what the formats hold */
-	if (!rp) {
-		snprintf(err, errlen, "out of memory");
+	if (replay_open(rp, o->replay, err, errlen))
 		return -1;
-	}
-	if (replay_open(rp, o->replay, err, errlen)) {
-		free(rp);
-		return -1;
-	}
-	s->priv = rp;
 	s->tep = rp->tep;
 	s->file = o->replay;
 	strlcpy(s->clock, rp->clock, sizeof(s->clock));
@@ -396,16 +389,12 @@ static void src_ident(struct source *s, int tid, struct ident_info *out)
 
 static void src_close(struct source *s)
 {
-	if (!s->priv)
-		return;
 	replay_close(s->priv);
-	free(s->priv);
-	s->priv = NULL;
-	s->tep = NULL;
 }
 
 const struct source_ops source_replay = {
 	.name = "replay",
+	.priv_size = sizeof(struct replay),
 	.open = src_open,
 	.read = src_read,
 	.ident = src_ident,

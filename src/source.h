@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "ident.h"
 #include "names.h"
 
 struct options;
@@ -27,6 +28,7 @@ struct source;
 
 struct source_ops {
 	const char *name;	/* what the output calls it: "live", "replay", "debugfs" */
+	size_t priv_size;	/* s->priv: zeroed by the driver before open, freed after close */
 	/*
 	 * Start: s->tep (a record source) or counters named in names, and
 	 * the clock.  Lines about what it did to the host go to stderr.
@@ -42,28 +44,27 @@ struct source_ops {
 	int (*read)(struct source *s, source_rec_fn fn, void *ctx, char *err, size_t errlen);
 	/* A counter source: add to m what grew since the last call.  0, or -1 (no memory). */
 	int (*sample)(struct source *s, struct model *m);
-	/* Who thread (or counter row) tid is. */
+	/* Who thread (or counter row) tid is; NULL: the host's /proc says (s->proc). */
 	void (*ident)(struct source *s, int tid, struct ident_info *out);
-	/* Does VM pid still run?  NULL: VMs do not end (a recording). */
-	bool (*alive)(struct source *s, int pid);
 	/* Records were lost: grow the buffers.  Their new KiB per CPU, or 0 if they cannot. */
 	size_t (*grow)(struct source *s);
-	/* Undo everything open did; safe after a failed open. */
+	/* Undo everything open did (not after a failed open: that undid itself). */
 	void (*close)(struct source *s);
 };
 
 struct source {
 	const struct source_ops *ops;
 	unsigned int tick_ms;	/* live: how often the driver reads (sizes buffers) */
+	const struct ident *proc;	/* live: the host's threads and processes */
 	/* set by open */
 	struct tep_handle *tep;	/* the formats of a record source, NULL: counters */
 	const char *file;	/* the recording, NULL live */
 	char clock[32];		/* as the output names it: "mono", "tsc2nsec" ... */
 	const char *time_unit;	/* "ns", "cycles" or "counts" */
 	bool ns;		/* times in ns */
-	bool live;		/* times are the host's now: intervals of wall time */
+	bool live;		/* the host's now: intervals of wall time, VMs are its processes */
 	char notice[512];	/* one line to show once the view is up, or "" */
-	void *priv;
+	void *priv;		/* the source's own state, ops->priv_size bytes */
 };
 
 extern const struct source_ops source_trace;

@@ -26,7 +26,6 @@
 #include <kbuffer.h>
 
 #include "clock.h"
-#include "ident.h"
 #include "options.h"
 #include "source.h"
 #include "trace.h"
@@ -426,34 +425,21 @@ void trace_close(struct trace *t)
 
 /* --- the source: the running kernel's KVM tracepoints --- */
 
-struct trace_src {
-	struct trace t;
-	struct ident id;
-};
-
 static int src_open(struct source *s, const struct options *o, struct kvm_names *names,
 		    char *err, size_t errlen)
 {
-	struct trace_src *ts = calloc(1, sizeof(*ts));
+	struct trace *t = s->priv;
 
 	(void)names;	/* the decoder names what the formats hold */
-	if (!ts) {
-		snprintf(err, errlen, "out of memory");
+	if (trace_open(t, s->tick_ms, o->buffer_kb, err, errlen))
 		return -1;
-	}
-	if (trace_open(&ts->t, s->tick_ms, o->buffer_kb, err, errlen)) {
-		free(ts);
-		return -1;
-	}
-	if (ts->t.mounted_by_us)
-		fprintf(stderr, "kvmtop: tracefs was not mounted: mounted it at %s\n", ts->t.dir);
-	if (ts->t.stale_removed)
+	if (t->mounted_by_us)
+		fprintf(stderr, "kvmtop: tracefs was not mounted: mounted it at %s\n", t->dir);
+	if (t->stale_removed)
 		fprintf(stderr, "kvmtop: removed %u trace instance(s) left by a kvmtop that died\n",
-			ts->t.stale_removed);
-	ident_init(&ts->id, "/proc");
-	s->priv = ts;
-	s->tep = ts->t.tep;
-	strlcpy(s->clock, ts->t.clock, sizeof(s->clock));
+			t->stale_removed);
+	s->tep = t->tep;
+	strlcpy(s->clock, t->clock, sizeof(s->clock));
 	s->time_unit = "ns";
 	s->ns = true;
 	s->live = true;
@@ -462,53 +448,31 @@ static int src_open(struct source *s, const struct options *o, struct kvm_names 
 
 static int src_read(struct source *s, source_rec_fn fn, void *ctx, char *err, size_t errlen)
 {
-	struct trace_src *ts = s->priv;
+	struct trace *t = s->priv;
 
-	if (trace_drain(&ts->t, fn, ctx) == 0)
+	if (trace_drain(t, fn, ctx) == 0)
 		return 0;
-	snprintf(err, errlen, "reading %s/instances/%s: %s", ts->t.dir, ts->t.name, strerror(errno));
+	snprintf(err, errlen, "reading %s/instances/%s: %s", t->dir, t->name, strerror(errno));
 	return -1;
-}
-
-static void src_ident(struct source *s, int tid, struct ident_info *out)
-{
-	struct trace_src *ts = s->priv;
-
-	ident_thread(&ts->id, tid, out);
-}
-
-static bool src_alive(struct source *s, int pid)
-{
-	struct trace_src *ts = s->priv;
-
-	return ident_alive(&ts->id, pid);
 }
 
 static size_t src_grow(struct source *s)
 {
-	struct trace_src *ts = s->priv;
+	struct trace *t = s->priv;
 
-	return trace_grow(&ts->t) ? ts->t.buffer_kb : 0;
+	return trace_grow(t) ? t->buffer_kb : 0;
 }
 
 static void src_close(struct source *s)
 {
-	struct trace_src *ts = s->priv;
-
-	if (!ts)
-		return;
-	trace_close(&ts->t);
-	free(ts);
-	s->priv = NULL;
-	s->tep = NULL;
+	trace_close(s->priv);
 }
 
 const struct source_ops source_trace = {
 	.name = "live",
+	.priv_size = sizeof(struct trace),
 	.open = src_open,
 	.read = src_read,
-	.ident = src_ident,
-	.alive = src_alive,
 	.grow = src_grow,
 	.close = src_close,
 };
