@@ -321,6 +321,25 @@ def ips_case():
     wait_for(has("KVMTOP-EXIT="))
 
 
+def gone_bad_case(dat):
+    """A recording that goes bad while [ ] read it: the screen is left first, then one line, status 1."""
+    bad = os.path.join(TMP, "tui-gone-bad.dat")
+    shutil.copy(dat, bad)
+    start(["-r", bad, "-d", "0.01", "2>", bad + ".err"])
+    wait_for(has("whole recording"))
+    with open(bad, "r+b") as f:
+        f.truncate(os.path.getsize(bad) // 2)
+    keys("]")
+    lines = wait_for(has("KVMTOP-EXIT="))
+    exit_line = [l for l in lines if "KVMTOP-EXIT=" in l]
+    eq(exit_line[:1], ["KVMTOP-EXIT=1"], "gone bad: kvmtop exits 1 when ] reads a recording cut since")
+    ok(not any("VMs (" in l or "whole recording" in l for l in lines),
+       "gone bad: the screen was given back (the shell's screen shows)", "\n".join(lines[:5]))
+    err = open(bad + ".err").read()
+    ok(len(err.splitlines()) == 1 and err.startswith("kvmtop: ") and "tui-gone-bad.dat" in err,
+       "gone bad: one line names the file and what is wrong", err)
+
+
 def interval_case(dat):
     """[ and ] step through -d intervals of the recording: each shows what -b -d prints for it."""
     st, out, err = run(["-b", "-r", dat, "-d", "0.01", "-o", "json"])
@@ -531,6 +550,7 @@ def main():
         recent_case(dat)
         ips_case()
         interval_case(dat)
+        gone_bad_case(dat)
         for name in ("arm64-sys64", "svm-idle-halt", "svm-sev-npf"):
             snippet_case(name)
         arch_case("arm64-6.9", ["TRAP/SYS64", "TRAP/WFx", "IRQ"])
