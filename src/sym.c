@@ -6,7 +6,9 @@
  * by address, so the symbol before an address is found by binary
  * search and the next one ends it.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +86,9 @@ static int parse_line(struct sym_table *t, char *line, struct raw_sym *r)
 		p++;
 	if (!*p || *p == '\n')
 		return 0;
+	/* strtoull would take "-1" (as 2^64 - 1), "+10" and spaces: an address is hex digits */
+	if (!isxdigit((unsigned char)*p))
+		return -1;
 	errno = 0;
 	r->s.addr = strtoull(p, &end, 16);
 	if (errno || end == p || (*end != ' ' && *end != '\t'))
@@ -334,7 +339,18 @@ int sym_set_add(struct sym_set *set, const char *arg, enum sym_kind kind, char *
 	sp = &set->spec[set->nr];
 	memset(sp, 0, sizeof(*sp));
 	sp->vm = vm;
-	sp->pid = vm && all_digits(vm, strlen(vm)) ? atoi(vm) : 0;
+	if (vm && all_digits(vm, strlen(vm))) {
+		const char *errstr;
+
+		/* a VM given by its host pid */
+		sp->pid = (int)strtonum(vm, 1, INT_MAX, &errstr);
+		if (errstr) {
+			snprintf(err, len, "VM %s: a host pid is from 1 to %d", vm, INT_MAX);
+			free(vm);
+			sp->vm = NULL;
+			return -1;
+		}
+	}
 	sp->kind = kind;
 	sp->file = strdup(file);
 	if (!sp->file) {
@@ -354,7 +370,7 @@ static int parse_hex(const char *s, uint64_t *v)
 
 	errno = 0;
 	*v = strtoull(s, &end, 0);
-	return errno || end == s || *end || *s == '-' ? -1 : 0;
+	return errno || end == s || *end || !isdigit((unsigned char)*s) ? -1 : 0;
 }
 
 int sym_set_kaslr(struct sym_set *set, const char *arg, char *err, size_t len)

@@ -154,6 +154,9 @@ static void test_errors(void **state)
 	load_fails("0000000000000000 T _text\n0000000000000000 t foo\n",
 		   ": every address is 0: the guest's kptr_restrict hid them (copy /proc/kallsyms as root)");
 	load_fails("", ": no code symbols (types t, T, w, W) in it");
+	/* an address is hex digits: strtoull alone would take these */
+	load_fails("-1 T _text\n", ":1: not a symbol line 'ADDRESS TYPE NAME' (kallsyms or System.map)");
+	load_fails("+10 T _text\n", ":1: not a symbol line 'ADDRESS TYPE NAME' (kallsyms or System.map)");
 	load_fails("ffffffff81000000 D data_only\n", ": no code symbols (types t, T, w, W) in it");
 	assert_int_equal(sym_table_load(&t, "/nonexistent/kallsyms", err, sizeof(err)), -1);
 	assert_string_equal(err, "/nonexistent/kallsyms: No such file or directory");
@@ -161,6 +164,10 @@ static void test_errors(void **state)
 	assert_int_equal(sym_set_add(&set, "=x", SYM_KALLSYMS, err, sizeof(err)), -1);
 	assert_string_equal(err, "'=x' is not VM=FILE or FILE");
 	assert_int_equal(sym_set_add(&set, "web1=", SYM_KALLSYMS, err, sizeof(err)), -1);
+	/* a pid past int: once read as atoi's wrapped value */
+	assert_int_equal(sym_set_add(&set, "99999999999999999999=/a", SYM_KALLSYMS, err, sizeof(err)), -1);
+	assert_string_equal(err, "VM 99999999999999999999: a host pid is from 1 to 2147483647");
+	assert_int_equal(set.nr, 0);
 	assert_int_equal(sym_set_kaslr(&set, "web1=0x1000", err, sizeof(err)), -1);
 	assert_string_equal(err, "'web1=0x1000': give --guest-kallsyms or --guest-map for VM web1 first");
 	assert_int_equal(sym_set_add(&set, "web1=/a", SYM_KALLSYMS, err, sizeof(err)), 0);
@@ -169,6 +176,8 @@ static void test_errors(void **state)
 	assert_int_equal(sym_set_kaslr(&set, "web1=0xzz", err, sizeof(err)), -1);
 	assert_string_equal(err, "'web1=0xzz': '0xzz' is not an offset (0x1e000000) or _text=ADDRESS");
 	assert_int_equal(sym_set_kaslr(&set, "web1=_text=nope", err, sizeof(err)), -1);
+	assert_int_equal(sym_set_kaslr(&set, "web1=+0x1000", err, sizeof(err)), -1);
+	assert_int_equal(sym_set_kaslr(&set, "web1= 0x1000", err, sizeof(err)), -1);
 	assert_int_equal(sym_set_kaslr(&set, "web1=0x1000", err, sizeof(err)), 0);
 	assert_int_equal(sym_set_kaslr(&set, "web1=0x2000", err, sizeof(err)), -1);
 	assert_string_equal(err, "'web1=0x2000': a second KASLR offset for the same VM");
