@@ -307,7 +307,8 @@ static int on_record(struct tep_record *rec, void *ctx)
 	struct kvm_event ev;
 	int ret;
 
-	if (stop_sig)
+	/* a recording stops at once; live, the last drain after a stop reads it all */
+	if (stop_sig && !drv->src.live)
 		return 1;
 	if (rec->missed_events)
 		model_lost(drv->m, rec->missed_events);
@@ -347,7 +348,7 @@ static int pull(struct driver *drv)
 		fail(drv, "%s", err);
 		return -1;
 	}
-	if (drv->stop || stop_sig)
+	if (drv->stop || (stop_sig && !drv->src.live))
 		return 1;
 	if (!ret && !drv->src.live) {
 		drv->exhausted = true;
@@ -606,7 +607,7 @@ static int last(struct driver *drv)
 	/* a recording stopped by a signal: nothing more */
 	if (!drv->src.live && stop_sig)
 		return 0;
-	if (drv->src.live && pull(drv))
+	if (drv->src.live && pull(drv) < 0)
 		return -1;
 	end = drv->src.live ? clock_mono_ns() : drv->m->have_time ? drv->m->last_time : 0;
 	model_finish(drv->m);

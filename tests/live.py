@@ -33,6 +33,13 @@ def why_not():
         return "needs root"
     if not os.path.exists("/dev/kvm"):
         return "/dev/kvm is missing"
+    return why_no_tracing()
+
+
+def why_no_tracing():
+    """Tracing the host's KVM events needs root and tracefs with kvm events, not /dev/kvm."""
+    if os.geteuid() != 0:
+        return "needs root"
     t = tracefs()
     if not t:
         # kvmtop mounts it itself; the test needs to know where
@@ -179,6 +186,40 @@ def teardown(t, sig):
     ok(wait_for(lambda: not demo_guests(), 5), "%s: the demo guest was stopped" % name_s, err)
 
 
+NO_GUEST_CASES = ["stop with no guest: SIGINT --summary", "stop with no guest: SIGTERM -d",
+                  "stop with no guest: SIGHUP -d"]
+
+
+def no_guest_stop(t, sig, summary):
+    """Live tracing with no VM running (no /dev/kvm needed): a stop signal ends it cleanly."""
+    name_s = "stop with no guest: %s %s" % (signal.Signals(sig).name, "--summary" if summary else "-d")
+    before = top_settings(t)
+    args = ["-b", "-o", "json"] + (["--summary"] if summary else ["-d", "0.2"])
+    p = subprocess.Popen([kvmtop()] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    name = "kvmtop-%d" % p.pid
+    up = wait_for(lambda: name in ours(t), 10)
+    if not summary:
+        p.stdout.readline()     # a snapshot came out: the loop runs
+    time.sleep(0.3)
+    p.send_signal(sig)
+    try:
+        rc = p.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = None
+    out, err = p.stdout.read().decode(), p.stderr.read().decode()
+    lines = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+    ok(up and rc == 0 and err == "" and ours(t) == [] and top_settings(t) == before,
+       "%s: status 0 (%r), nothing on stderr, its instance removed, the top level untouched" % (name_s, rc), err)
+    if summary:
+        ok(len(lines) == 1 and lines[0]["summary"] is True and lines[0]["source"] == "live"
+           and lines[0]["seconds"] > 0.25,
+           "%s: the one summary of the whole run is printed at the stop" % name_s, out)
+    else:
+        ok(lines and all(l["summary"] is False for l in lines) and out.endswith("\n"),
+           "%s: the snapshots printed before the stop, whole lines" % name_s, out)
+
+
 def killed(t):
     p = subprocess.Popen([kvmtop(), "-b", "-d", "0.2", "-o", "json", "--demo"], stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
@@ -239,6 +280,13 @@ def not_root():
 
 def main():
     not_root()
+    why_t = why_no_tracing()
+    if why_t:
+        for c in NO_GUEST_CASES:
+            skip(c, why_t)
+    else:
+        for sig, summary in ((signal.SIGINT, True), (signal.SIGTERM, False), (signal.SIGHUP, False)):
+            no_guest_stop(tracefs(), sig, summary)
     why = why_not()
     if why:
         for c in CASES:
