@@ -101,7 +101,8 @@ int batch_format_parse(const char *s, enum batch_format *fmt)
 	return 0;
 }
 
-void batch_set_ips(struct batch *b, const struct options *o)
+/* The guest IP settings of the command line. */
+static void batch_set_ips(struct batch *b, const struct options *o)
 {
 	b->syms = &o->syms;
 	b->ip_top = o->ip_slots ? o->ip_top : 0;
@@ -227,7 +228,7 @@ static int print_text(struct batch *b, uint64_t end)
 	struct vcpu *v;
 	int ret = -1;
 
-	if (model_scope_host(&host, b->m, b->m->reasons, false))
+	if (model_scope_host(&host, b->m, false))
 		goto out_host;
 
 	if (b->snapshots)
@@ -253,7 +254,7 @@ static int print_text(struct batch *b, uint64_t end)
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
 		struct model_scope vs;
 
-		if (model_scope_vm(&vs, b->m, b->m->reasons, vm, false)) {
+		if (model_scope_vm(&vs, b->m, vm, false)) {
 			model_scope_free(&vs);
 			goto out_host;
 		}
@@ -271,7 +272,7 @@ static int print_text(struct batch *b, uint64_t end)
 		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
 			struct model_scope cs;
 
-			if (model_scope_vcpu(&cs, b->m, b->m->reasons, v, false)) {
+			if (model_scope_vcpu(&cs, b->m, v, false)) {
 				model_scope_free(&cs);
 				goto out_host;
 			}
@@ -340,7 +341,7 @@ static int print_csv(struct batch *b, uint64_t end)
 			const struct model_reason_row **rows;
 			struct model_scope cs;
 
-			if (model_scope_vcpu(&cs, b->m, b->m->reasons, v, false)) {
+			if (model_scope_vcpu(&cs, b->m, v, false)) {
 				model_scope_free(&cs);
 				return -1;
 			}
@@ -454,7 +455,7 @@ static int print_json(struct batch *b, uint64_t end)
 	bool first_vm = true;
 	int ret = -1;
 
-	if (model_scope_host(&host, b->m, b->m->reasons, false))
+	if (model_scope_host(&host, b->m, false))
 		goto out_host;
 
 	fprintf(b->out, "{\"source\":\"%s\",", b->source);
@@ -487,7 +488,7 @@ static int print_json(struct batch *b, uint64_t end)
 		struct model_scope vs;
 		bool first_vcpu = true;
 
-		if (model_scope_vm(&vs, b->m, b->m->reasons, vm, false)) {
+		if (model_scope_vm(&vs, b->m, vm, false)) {
 			model_scope_free(&vs);
 			goto out_host;
 		}
@@ -509,7 +510,7 @@ static int print_json(struct batch *b, uint64_t end)
 		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
 			struct model_scope cs;
 
-			if (model_scope_vcpu(&cs, b->m, b->m->reasons, v, false)) {
+			if (model_scope_vcpu(&cs, b->m, v, false)) {
 				model_scope_free(&cs);
 				goto out_host;
 			}

@@ -45,8 +45,6 @@ struct batch {
 
 int batch_format_parse(const char *s, enum batch_format *fmt);
 struct options;
-/* The guest IP settings of the command line. */
-void batch_set_ips(struct batch *b, const struct options *o);
 /* b as a view of the driver's snapshots, printing to stdout as o says. */
 void batch_view_init(struct batch *b, const struct options *o);
 /* Print the interval [m->interval_start, end]. 0 or -1 (no memory). */

@@ -200,6 +200,12 @@ static bool src_alive(void *ctx, int pid)
 	return ident_alive(&drv->proc, pid);
 }
 
+/* The screen on a recording: it asks for intervals with [ ], the driver reads them. */
+static bool browsing(const struct driver *drv)
+{
+	return drv->screen && !drv->src.live;
+}
+
 /* Show the figures of [start, end] and start the next interval: 0, 1 (a normal end), -1. */
 static int snapshot(struct driver *drv, uint64_t start, uint64_t end, bool at_end)
 {
@@ -230,8 +236,8 @@ static int snapshot(struct driver *drv, uint64_t start, uint64_t end, bool at_en
 	if (!at_end && model_interval_end(drv->m, end))
 		goto out_nomem;
 	/* -n counts what is printed or drawn as time goes on, not the screen's [ ] */
-	if (drv->o->iterations && !drv->want &&
-	    ++drv->snapshots >= (unsigned long long)drv->o->iterations && !(drv->screen && !drv->src.live))
+	if (drv->o->iterations && !browsing(drv) &&
+	    ++drv->snapshots >= (unsigned long long)drv->o->iterations)
 		drv->done = true;
 	return 0;
 out_nomem:
@@ -559,9 +565,9 @@ static int drive(struct driver *drv, unsigned int tick_ms)
 	int ret;
 
 	/* the screen comes up on a recording once it is read: a bad file never flashes it */
-	if (!(drv->screen && !live) && view_up(drv))
+	if (!browsing(drv) && view_up(drv))
 		return -1;
-	if (drv->screen && !live && load(drv, 0))
+	if (browsing(drv) && load(drv, 0))
 		return -1;
 	while (!stop_sig && !drv->stop && !drv->done) {
 		uint64_t wake = now + (uint64_t)tick_ms * 1000000ull;

@@ -4,9 +4,9 @@
 
 #include "model_scope.h"
 
-static int scope_init(struct model_scope *s, const struct model *m, const struct reason_table *rt,
-		      bool cumulative)
+static int scope_init(struct model_scope *s, const struct model *m, bool cumulative)
 {
+	const struct reason_table *rt = m->reasons;
 	unsigned int i;
 
 	memset(s, 0, sizeof(*s));
@@ -81,12 +81,11 @@ static int scope_add_vcpu(struct model_scope *s, const struct model *m, const st
 	return 0;
 }
 
-int model_scope_host(struct model_scope *s, const struct model *m, const struct reason_table *rt,
-		     bool cumulative)
+int model_scope_host(struct model_scope *s, const struct model *m, bool cumulative)
 {
 	struct vcpu *v;
 
-	if (scope_init(s, m, rt, cumulative))
+	if (scope_init(s, m, cumulative))
 		return -1;
 	RB_FOREACH(v, vcpu_tree, (struct vcpu_tree *)&m->vcpus)
 		if (scope_add_vcpu(s, m, v))
@@ -94,12 +93,12 @@ int model_scope_host(struct model_scope *s, const struct model *m, const struct 
 	return 0;
 }
 
-int model_scope_vm(struct model_scope *s, const struct model *m, const struct reason_table *rt,
+int model_scope_vm(struct model_scope *s, const struct model *m,
 		   const struct vm *vm, bool cumulative)
 {
 	struct vcpu *v;
 
-	if (scope_init(s, m, rt, cumulative))
+	if (scope_init(s, m, cumulative))
 		return -1;
 	TAILQ_FOREACH(v, &vm->vcpus, vm_link)
 		if (scope_add_vcpu(s, m, v))
@@ -107,10 +106,10 @@ int model_scope_vm(struct model_scope *s, const struct model *m, const struct re
 	return 0;
 }
 
-int model_scope_vcpu(struct model_scope *s, const struct model *m, const struct reason_table *rt,
+int model_scope_vcpu(struct model_scope *s, const struct model *m,
 		     const struct vcpu *v, bool cumulative)
 {
-	if (scope_init(s, m, rt, cumulative))
+	if (scope_init(s, m, cumulative))
 		return -1;
 	return scope_add_vcpu(s, m, v);
 }

@@ -45,11 +45,10 @@ struct model_scope {
 };
 
 /* Each fills *s (zeroed first, so model_scope_free() is always safe): 0 or -1 (no memory). */
-int model_scope_host(struct model_scope *s, const struct model *m, const struct reason_table *rt,
-		     bool cumulative);
-int model_scope_vm(struct model_scope *s, const struct model *m, const struct reason_table *rt,
+int model_scope_host(struct model_scope *s, const struct model *m, bool cumulative);
+int model_scope_vm(struct model_scope *s, const struct model *m,
 		   const struct vm *vm, bool cumulative);
-int model_scope_vcpu(struct model_scope *s, const struct model *m, const struct reason_table *rt,
+int model_scope_vcpu(struct model_scope *s, const struct model *m,
 		     const struct vcpu *v, bool cumulative);
 /* handling, halted and top, from the rows: 0 or -1. */
 int model_scope_summary(struct model_scope *s);

@@ -163,13 +163,13 @@ static int build(struct tui *t, struct pane *p)
 
 		if (!v)
 			goto gone;
-		ret = model_scope_vcpu(&s, t->m, t->m->reasons, v, t->cumulative);
+		ret = model_scope_vcpu(&s, t->m, v, t->cumulative);
 	} else {
 		const struct vm *vm = tui_find_vm(t, p->vm_pid);
 
 		if (!vm)
 			goto gone;
-		ret = model_scope_vm(&s, t->m, t->m->reasons, vm, t->cumulative);
+		ret = model_scope_vm(&s, t->m, vm, t->cumulative);
 	}
 	if (ret)
 		goto out;

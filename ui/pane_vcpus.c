@@ -143,7 +143,7 @@ static int build(struct tui *t, struct pane *p)
 	TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
 		struct vcpu_row *w = &rows[p->nr++];
 
-		if (model_scope_vcpu(&s, t->m, t->m->reasons, v, t->cumulative) ||
+		if (model_scope_vcpu(&s, t->m, v, t->cumulative) ||
 		    model_scope_summary(&s))
 			goto out;
 		w->tid = v->tid;

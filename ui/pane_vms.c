@@ -131,7 +131,7 @@ static int build(struct tui *t, struct pane *p)
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&t->m->vms) {
 		struct vm_row *w = &rows[p->nr++];
 
-		if (model_scope_vm(&s, t->m, t->m->reasons, vm, t->cumulative) ||
+		if (model_scope_vm(&s, t->m, vm, t->cumulative) ||
 		    model_scope_summary(&s))
 			goto out;
 		w->pid = vm->pid;
