@@ -67,7 +67,25 @@ static struct tep_format_field *find_field(struct tep_event *e, const char *cons
 	return NULL;
 }
 
-static void bind_fields(struct decode_fmt *f, const char *const names[FR_NR][3])
+/*
+ * A field kvmtop reads must lie inside a record.  Offsets and sizes come
+ * from the file (or tracefs) as signed ints; checked here, once, so that
+ * offset + size can never overflow or point before the record later.
+ */
+static int check_field(const struct decoder *d, const struct tep_event *e,
+		       const struct tep_format_field *fld, char *err, size_t errlen)
+{
+	if (fld->offset >= 0 && fld->size > 0 && fld->size <= d->rec_max &&
+	    fld->offset <= d->rec_max - fld->size)
+		return 0;
+	snprintf(err, errlen,
+		 "event %s:%s, field %s: offset %d and size %d lie outside a record (0 to %d bytes)",
+		 e->system, e->name, fld->name, fld->offset, fld->size, d->rec_max);
+	return -1;
+}
+
+static int bind_fields(const struct decoder *d, struct decode_fmt *f,
+		       const char *const names[FR_NR][3], char *err, size_t errlen)
 {
 	int r;
 
@@ -81,10 +99,13 @@ static void bind_fields(struct decode_fmt *f, const char *const names[FR_NR][3])
 			f->f[r] = NULL;
 			continue;
 		}
+		if (check_field(d, f->event, f->f[r], err, errlen))
+			return -1;
 		f->have |= 1u << r;
 		if (f->f[r]->flags & TEP_FIELD_IS_SIGNED)
 			f->sign_ext |= 1u << r;
 	}
+	return 0;
 }
 
 static struct decode_fmt *fmt_new(struct tep_event *e, enum kvm_event_kind kind,
@@ -131,8 +152,13 @@ static unsigned int missing_required(const struct arch_ops *a, struct tep_event 
 	return missing;
 }
 
-/* The arch whose exit event this is, or the generic fallback. */
-static const struct arch_ops *pick_arch(struct tep_event *e, struct decoder *d)
+/*
+ * The arch whose exit event this is, or the generic fallback; NULL with
+ * err set when the format lost the fields to a parse error (a corrupt
+ * format, e.g. a negative offset, is not a kernel without the field).
+ */
+static const struct arch_ops *pick_arch(struct tep_event *e, struct decoder *d,
+					char *err, size_t errlen)
 {
 	const struct arch_ops *a, *named = NULL;
 	size_t i;
@@ -164,6 +190,11 @@ static const struct arch_ops *pick_arch(struct tep_event *e, struct decoder *d)
 						strlcat(fields, "' or '", sizeof(fields));
 					strlcat(fields, a->exit_fields[r][0], sizeof(fields));
 				}
+		}
+		if (e->flags & TEP_EVENT_FL_FAILED) {
+			snprintf(err, errlen, "event %s:%s: its format does not parse (no field '%s')",
+				 e->system, e->name, fields);
+			return NULL;
 		}
 		snprintf(d->notice, sizeof(d->notice),
 			 "%s:%s has no field '%s': counting its exits per thread with UNKNOWN reasons",
@@ -226,7 +257,7 @@ static const struct arch_ops *entry_arch(const struct decoder *d, struct tep_eve
  * every event of a kernel (the common fields come first); taken from any
  * event that has them.  With none, no record is decoded.
  */
-static void bind_common(struct decoder *d)
+static int bind_common(struct decoder *d, char *err, size_t errlen)
 {
 	int i, n = tep_get_events_count(d->tep);
 
@@ -241,13 +272,16 @@ static void bind_common(struct decoder *d)
 		fp = tep_find_common_field(e, "common_pid");
 		if (!ft || !fp)
 			continue;
+		if (check_field(d, e, ft, err, errlen) || check_field(d, e, fp, err, errlen))
+			return -1;
 		d->type_off = ft->offset;
 		d->type_size = ft->size;
 		d->pid_off = fp->offset;
 		d->pid_size = fp->size;
 		d->have_common = d->type_size <= 8 && d->pid_size <= 8;
-		return;
+		return 0;
 	}
+	return 0;
 }
 
 /* The running kernel's names of the userspace exits, where its format has them. */
@@ -267,7 +301,8 @@ static void name_uexits(struct kvm_names *names, const struct decode_fmt *f)
 	}
 }
 
-int decoder_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *names)
+int decoder_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *names,
+		 char *err, size_t errlen)
 {
 	int i, n = tep_get_events_count(tep), max_id = -1;
 	struct tep_event *e;
@@ -276,16 +311,28 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *na
 	d->tep = tep;
 	d->names = names;
 	d->uexit_other = -1;
+	/* a record lies within one ring-buffer page */
+	d->rec_max = tep_get_page_size(tep);
+	if (d->rec_max <= 0 || d->rec_max > DECODE_REC_MAX)
+		d->rec_max = DECODE_REC_MAX;
 
+	/* only KVM events are looked up by ID: the table is as long as their largest */
 	for (i = 0; i < n; i++) {
 		e = tep_get_event(tep, i);
-		if (e && e->id > max_id)
+		if (!e || !e->system || !is_kvm_system(e->system))
+			continue;
+		if (e->id < 0 || e->id > DECODE_ID_MAX) {
+			snprintf(err, errlen, "event %s:%s has ID %d; an event ID is from 0 to %d (common_type is 16 bits)",
+				 e->system, e->name, e->id, DECODE_ID_MAX);
+			return -1;
+		}
+		if (e->id > max_id)
 			max_id = e->id;
 	}
 	d->nr_ids = max_id + 1;
 	d->by_id = calloc(d->nr_ids ? d->nr_ids : 1, sizeof(*d->by_id));
 	if (!d->by_id)
-		return -1;
+		goto out_nomem;
 
 	/* exits first: they decide the arch, and the entries follow it */
 	for (i = 0; i < n; i++) {
@@ -296,16 +343,19 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *na
 		if (!e || e->id < 0 || !e->system || !is_kvm_system(e->system) ||
 		    !is_exit_event(e))
 			continue;
-		a = pick_arch(e, d);
+		a = pick_arch(e, d, err, errlen);
+		if (!a)
+			goto out_free;
 		f = fmt_new(e, KVM_EV_EXIT, a);
 		if (!f)
 			goto out_nomem;
-		bind_fields(f, a->exit_fields);
+		d->by_id[e->id] = f;
+		if (bind_fields(d, f, a->exit_fields, err, errlen))
+			goto out_free;
 		note_wanted(d, f);
 		if (!d->arch || d->arch == &arch_generic)
 			d->arch = a;
 		d->nr_exit_formats++;
-		d->by_id[e->id] = f;
 	}
 	for (i = 0; i < n; i++) {
 		const struct arch_ops *a;
@@ -319,7 +369,9 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *na
 			f = fmt_new(e, KVM_EV_ENTRY, a);
 			if (!f)
 				goto out_nomem;
-			bind_fields(f, a->entry_fields);
+			d->by_id[e->id] = f;
+			if (bind_fields(d, f, a->entry_fields, err, errlen))
+				goto out_free;
 			d->nr_entry_formats++;
 		} else if (d->nr_other < DECODE_OTHER_MAX) {
 			static const char *const uexit_fields[FR_NR][3] = {
@@ -330,26 +382,29 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *na
 			f = fmt_new(e, KVM_EV_OTHER, NULL);
 			if (!f)
 				goto out_nomem;
+			d->by_id[e->id] = f;
 			f->other = d->nr_other;
 			names->other[d->nr_other++] = e->name;
 			names->nr_other = d->nr_other;
 			if (!strcmp(e->name, "kvm_userspace_exit")) {
-				bind_fields(f, uexit_fields);
+				if (bind_fields(d, f, uexit_fields, err, errlen))
+					goto out_free;
 				d->uexit_other = f->other;
 				d->uexit_fmt = f;
 			}
 		}
-		if (f)
-			d->by_id[e->id] = f;
 	}
 	if (!d->arch)
 		d->arch = &arch_generic;
-	bind_common(d);
+	if (bind_common(d, err, errlen))
+		goto out_free;
 	if (d->uexit_fmt)
 		name_uexits(names, d->uexit_fmt);
 	return 0;
 
 out_nomem:
+	snprintf(err, errlen, "out of memory");
+out_free:
 	decoder_free(d);
 	return -1;
 }

@@ -112,10 +112,20 @@ struct decoder {
 	bool have_common;
 	int type_off, type_size;	/* common_type, for every event alike */
 	int pid_off, pid_size;		/* common_pid */
+	int rec_max;			/* the largest record: a page's bytes */
 };
 
-/* Bind every KVM event format of tep; names gets the other events' and userspace exits' names. */
-int decoder_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *names);
+/* Limits on what a format may declare (a file's formats are not trusted). */
+#define DECODE_REC_MAX	65536	/* the largest ring-buffer page read */
+#define DECODE_ID_MAX	65535	/* common_type is 16 bits in every kernel */
+
+/*
+ * Bind every KVM event format of tep; names gets the other events' and
+ * userspace exits' names.  -1 with one line in err: no memory, or a format
+ * whose IDs, offsets or sizes no record can have.
+ */
+int decoder_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *names,
+		 char *err, size_t errlen);
 void decoder_free(struct decoder *d);
 /* 1: rec was a KVM event, now in *ev; 0: not ours; -1: no memory. */
 int decoder_decode(struct decoder *d, struct tep_record *rec, struct kvm_event *ev);

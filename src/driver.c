@@ -404,8 +404,13 @@ static int open_source(struct driver *drv, unsigned int tick_ms)
 		return -1;
 	}
 	drv->src_open = true;
-	if (drv->src.tep && decoder_init(&drv->d, drv->src.tep, &drv->names))
-		goto out_nomem;
+	if (drv->src.tep && decoder_init(&drv->d, drv->src.tep, &drv->names, err, sizeof(err))) {
+		if (drv->src.file)
+			fail(drv, "%s: %s", drv->src.file, err);
+		else
+			fail(drv, "%s", err);
+		return -1;
+	}
 	drv->m = model_new(&drv->names, drv->o->ring, src_ident, drv);
 	if (!drv->m)
 		goto out_nomem;

@@ -18,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "options.h"
@@ -245,6 +247,93 @@ out_close:
 	return ret;
 }
 
+/*
+ * What kvmtop cannot check before the libraries see it: libtraceevent
+ * parses the print fmts and libtracecmd the options and first pages with
+ * trust.  A corrupt print fmt crashes libtraceevent 1.7, a corrupt page
+ * crashes libtracecmd 1.3 on its own error path, and a CPU count of 2^29
+ * in an option costs gigabytes and tens of seconds.  So the first open
+ * runs in a child with a memory and a time limit; kvmtop opens the file
+ * itself only after the child opened and closed it.  The child's memory
+ * limit is its address space now plus TRIAL_BYTES, so that it holds in a
+ * sanitizer build too (whose shadow memory is reserved address space).
+ */
+#define TRIAL_SECONDS	10
+#define TRIAL_BYTES	(768ul << 20)
+
+enum { TRIAL_OK, TRIAL_FAILED = 2 };
+
+static void trial_child(const char *path)
+{
+	unsigned long pages = 0;
+	struct tracecmd_input *h;
+	struct rlimit rl;
+	sigset_t all;
+	FILE *f;
+	int fd;
+
+	/* the libraries' own complaints and a sanitizer's report stay unseen */
+	fd = open("/dev/null", O_WRONLY);
+	if (fd >= 0)
+		dup2(fd, STDERR_FILENO);
+	sigfillset(&all);
+	sigprocmask(SIG_UNBLOCK, &all, NULL);
+	signal(SIGALRM, SIG_DFL);
+	alarm(TRIAL_SECONDS);
+	f = fopen("/proc/self/statm", "r");
+	if (f) {
+		if (fscanf(f, "%lu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	if (pages) {
+		rl.rlim_cur = rl.rlim_max = pages * (unsigned long)getpagesize() + TRIAL_BYTES;
+		setrlimit(RLIMIT_AS, &rl);
+	}
+	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!h)
+		_exit(TRIAL_FAILED);
+	tracecmd_close(h);
+	_exit(TRIAL_OK);
+}
+
+static int trial_open(const char *path, char *err, size_t errlen)
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "%s: cannot fork to open it: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!pid)
+		trial_child(path);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			snprintf(err, errlen, "%s: waiting for its trial open: %s", path, strerror(errno));
+			return -1;
+		}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == TRIAL_OK)
+		return 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == TRIAL_FAILED)
+		snprintf(err, errlen,
+			 "%s: cannot read this trace-cmd recording (truncated, corrupt, or compressed with an unknown codec)",
+			 path);
+	else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+		snprintf(err, errlen, "%s: corrupt: reading its headers and formats took more than %d s",
+			 path, TRIAL_SECONDS);
+	else if (WIFSIGNALED(st))
+		snprintf(err, errlen, "%s: corrupt: the trace libraries crash on its headers and formats (%s)",
+			 path, strsignal(WTERMSIG(st)));
+	else
+		snprintf(err, errlen,
+			 "%s: corrupt: the trace libraries fail on its headers and formats (status %d; memory limit %lu MiB)",
+			 path, WEXITSTATUS(st), TRIAL_BYTES >> 20);
+	return -1;
+}
+
 static void set_clock(struct replay *r)
 {
 	const char *clock = tracecmd_get_trace_clock(r->handle);
@@ -279,6 +368,8 @@ int replay_open(struct replay *r, const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	tracecmd_set_loglevel(TEP_LOG_NONE);
+	if (trial_open(path, err, errlen))
+		return -1;
 
 	bus_guard(true, &old);
 	if (sigsetjmp(bus_jmp, 1)) {
@@ -300,6 +391,13 @@ int replay_open(struct replay *r, const char *path, char *err, size_t errlen)
 	if (tracecmd_get_file_compress_proto(r->handle, &r->compression, &ver))
 		r->compression = NULL;
 	r->cpus = tracecmd_cpus(r->handle);
+	if (r->cpus < 0 || r->cpus > REPLAY_CPUS_MAX) {
+		/* libtracecmd walks every CPU for every record: 2^29 of them take minutes and GiBs */
+		snprintf(err, errlen, "%s: corrupt: it says it has %d CPUs; kvmtop reads recordings of 0 to %d",
+			 path, r->cpus, REPLAY_CPUS_MAX);
+		replay_close(r);
+		return -1;
+	}
 	set_clock(r);
 	return 0;
 }

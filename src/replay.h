@@ -12,6 +12,9 @@
 
 struct tracecmd_input;
 
+/* The most CPUs a recording may have: Linux's largest NR_CPUS (MAXSMP). */
+#define REPLAY_CPUS_MAX	8192
+
 struct replay {
 	struct tracecmd_input *handle;
 	struct tep_handle *tep;

@@ -11,30 +11,15 @@ import os
 import signal
 import subprocess
 
-from tap import ok, eq, skip, done, traces
+from tap import ok, eq, skip, done, traces, asan_run, one_clear_line
 
-ASAN = os.environ.get("KVMTOP_ASAN")
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 GEN = os.environ["KVMGEN"]
 FORMATS = os.environ["KVMTOP_FORMATS"]
 
 
 def run(args, timeout=120):
-    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:exitcode=99",
-               UBSAN_OPTIONS="halt_on_error=1:exitcode=98")
-    try:
-        p = subprocess.run([ASAN] + args, capture_output=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        return None, "", "timeout"
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
-
-
-def one_clear_line(rc, err, name, must_mention=None):
-    lines = [l for l in err.splitlines() if l.strip()]
-    good = (rc is not None and rc not in (0, 98, 99) and rc > 0 and len(lines) == 1
-            and lines[0].startswith("kvmtop: ")
-            and (must_mention is None or must_mention in lines[0]))
-    return ok(good, name, "status %r, stderr:\n%s" % (rc, err))
+    return asan_run(args, timeout)[:3]
 
 
 def cuts(src, label, stride=None):

@@ -58,3 +58,40 @@ def run(args, timeout=300):
     """Run kvmtop with args: (exit status, stdout, stderr)."""
     p = subprocess.run([kvmtop()] + args, capture_output=True, timeout=timeout)
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def asan_run(args, timeout=120):
+    """Run the ASan/UBSan build (KVMTOP_ASAN) with args, its memory errors
+    turned into statuses 99 (ASan) and 98 (UBSan): (status, stdout, stderr,
+    peak RSS in MiB); status None and stderr "timeout" when it ran too long."""
+    import tempfile
+    import time
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:exitcode=99",
+               UBSAN_OPTIONS="halt_on_error=1:exitcode=98")
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        p = subprocess.Popen([os.environ["KVMTOP_ASAN"]] + args, stdin=subprocess.DEVNULL,
+                             stdout=out, stderr=err, env=env)
+        end = time.monotonic() + timeout
+        while True:
+            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > end:
+                p.kill()
+                os.wait4(p.pid, 0)
+                return None, "", "timeout", 0
+            time.sleep(0.01)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return (p.returncode, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"),
+                ru.ru_maxrss / 1024)
+
+def one_clear_line(rc, err, name, must_mention=None):
+    """ok when kvmtop said one 'kvmtop: ' line (mentioning must_mention) and
+    exited non-zero, not by a signal or a sanitizer."""
+    lines = [l for l in err.splitlines() if l.strip()]
+    good = (rc is not None and rc not in (0, 98, 99) and rc > 0 and len(lines) == 1
+            and lines[0].startswith("kvmtop: ")
+            and (must_mention is None or must_mention in lines[0]))
+    return ok(good, name, "status %r, stderr:\n%s" % (rc, err))

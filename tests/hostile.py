@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Hostile recordings: each class of issue #16, made from a small generated
+recording by changing a few bytes the way a corrupt or crafted file would.
+
+kvmtop must answer each with one 'kvmtop: ' line naming the file and what
+is wrong and status 1 (or with correct output), within 5 s and 256 MiB,
+under ASan/UBSan (KVMTOP_ASAN).  The oracle for "what is wrong" is the
+byte this test changed: the line must name it.  Patches keep every length
+(a section's size stays true), so only the changed value is bad.
+"""
+import os
+import struct
+import subprocess
+
+from tap import ok, done, asan_run, one_clear_line
+
+TMP = os.environ.get("KVMTOP_TMP", "/tmp")
+GEN = os.environ["KVMGEN"]
+FORMATS = os.environ["KVMTOP_FORMATS"]
+LIMIT_S = 5
+LIMIT_MIB = 256
+
+
+def gen(name, args):
+    out = os.path.join(TMP, "hostile-%s.dat" % name)
+    p = subprocess.run([GEN, "-f", os.path.join(FORMATS, "x86-6.5"), "-o", out, "-m", "1", "-v", "2",
+                        "-n", "50"] + args, capture_output=True, timeout=60)
+    if p.returncode:
+        raise SystemExit("Bail out! kvmgen %s: %s" % (args, p.stderr.decode()))
+    return open(out, "rb").read()
+
+
+def patched(data, name, pairs):
+    """data with each (old, new) replaced once; lengths stay as they were."""
+    for old, new in pairs:
+        assert data.count(old) >= 1, old
+        data = data.replace(old, new, 1)
+    path = os.path.join(TMP, "hostile-%s.dat" % name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def pad(new, old):
+    assert len(new) <= len(old), (new, old)
+    return new + b" " * (len(old) - len(new))
+
+
+def refused(path, what, mention):
+    """One line naming the file and mention, status 1, in time and memory."""
+    rc, out, err, mib = asan_run(["-b", "-r", path, "--summary", "-o", "json"], timeout=LIMIT_S)
+    one_clear_line(rc, err, "%s: one line naming the file, status != 0" % what, path)
+    ok(rc is not None and mention in err, "%s: the line says %r" % (what, mention), err)
+    ok(rc is not None and mib < LIMIT_MIB, "%s: within %d s and %d MiB (%.0f MiB)" % (what, LIMIT_S, LIMIT_MIB, mib))
+
+
+def main():
+    v6 = gen("v6", ["-V", "6"])
+    v7 = gen("v7", ["-C", "2"])
+
+    # 1. Field offsets from the formats, range-checked at bind time.
+    old = b"field:unsigned int exit_reason;\toffset:8;"
+    for label, off, mention in (("far negative", b"0xfff00000", "offset -1048576"),
+                                ("INT_MAX", b"2147483647", "offset 2147483647")):
+        path = patched(v6, "offset-" + label.replace(" ", "-"),
+                       [(old, pad(b"field:u32 exit_reason;\toffset:" + off + b";", old))])
+        refused(path, "1. exit_reason at %s" % label, mention)
+    # libtraceevent does not parse a negative decimal: the field is lost, not misread
+    path = patched(v6, "offset-m4", [(old, pad(b"field:u32 exit_reason;\toffset:-4;", old))])
+    refused(path, "1. exit_reason at offset -4", "kvm:kvm_exit: its format does not parse")
+
+    # 3. A page whose commit size exceeds the page: libtracecmd's error path crashes.
+    i = v6.find(b"flyrecord\0") + 10
+    page = struct.unpack_from("<Q", v6, i)[0]
+    bad = bytearray(v6)
+    struct.pack_into("<Q", bad, page + 8, 0xffff)
+    path = patched(bytes(bad), "commit", [])
+    refused(path, "3. a page's commit size past the page", "corrupt: the trace libraries")
+
+    # 4. A print fmt naming an unknown field: libtraceevent crashes parsing it.
+    path = patched(v6, "rdason", [(b"REC->exit_reason & 0xffff", b"REC->exit_rdason & 0xffff")])
+    refused(path, "4. a print fmt naming an unknown field", "corrupt: the trace libraries")
+
+    # 6. CPU counts and event IDs from the file drive allocations.
+    cpucount = struct.pack("<HII", 8, 4, 2)    # option CPUCOUNT, 4 bytes: 2 CPUs
+    path = patched(v7, "cpus", [(cpucount, struct.pack("<HII", 8, 4, 0x20000000))])
+    refused(path, "6. a CPU count of 2^29", "536870912 CPUs")
+    for label, eid in (("INT_MAX", b"2147483647"), ("INT_MAX-1", b"2147483646")):
+        # the longer ID's bytes come out of the field's type name: the section keeps its size
+        old = b"field:unsigned int exit_reason;"
+        grow = len(eid) - 3
+        path = patched(v6, "id-" + label, [
+            (b"name: kvm_exit\nID: 102\n", b"name: kvm_exit\nID: " + eid + b"\n"),
+            (old, pad(b"field:u32 exit_reason;", old[:len(old) - grow]))])
+        refused(path, "6. an event ID of %s" % label, "has ID %s" % eid.decode())
+
+    # and the unchanged files read, in time and memory
+    for label, data in (("v6", v6), ("v7", v7)):
+        path = patched(data, "whole-" + label, [])
+        rc, out, err, mib = asan_run(["-b", "-r", path, "--summary", "-o", "json"], timeout=LIMIT_S)
+        ok(rc == 0 and err == "" and '"exits_total":100' in out and mib < LIMIT_MIB,
+           "the unchanged %s recording reads: 100 exits, nothing on stderr (%.0f MiB)" % (label, mib), err)
+    done()
+
+
+main()
