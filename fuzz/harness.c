@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fuzzing entry points for kvmtop's parsers of things it does not control,
+ * one per mode, each reading one input file (AFL++'s @@):
+ *
+ *   harness syms FILE     FILE as a guest kallsyms or System.map, looked
+ *                         up across a kernel's first MiB, without and with
+ *                         a KASLR offset
+ *   harness proc FILE     FILE split at its first two 0x01 bytes into a
+ *                         thread's /proc status, comm and its process's
+ *                         cmdline, laid out as a /proc tree and identified
+ *   harness options FILE  FILE's lines as kvmtop's argv (options_parse
+ *                         exits 2 on a usage error, 0 on --help)
+ *
+ * The recording parser is kvmtop itself (kvmtop -b -r FILE); see fuzz/run.
+ * Built twice: by make fuzz with afl-cc, by make check with ASan and UBSan
+ * to replay fuzz/corpus.  A crash or a sanitizer report is a finding;
+ * any exit status is not.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ident.h"
+#include "options.h"
+#include "sym.h"
+
+#define INPUT_MAX	(1 << 20)
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+
+	if (!f)
+		return NULL;
+	buf = malloc(INPUT_MAX + 1);
+	if (!buf) {
+		fclose(f);
+		return NULL;
+	}
+	*len = fread(buf, 1, INPUT_MAX, f);
+	buf[*len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static int fuzz_syms(const char *path)
+{
+	static const uint64_t offsets[] = { 0, 0x1e000000 };
+	char err[256], buf[256];
+	size_t k;
+
+	for (k = 0; k < sizeof(offsets) / sizeof(offsets[0]); k++) {
+		struct sym_table t;
+		uint64_t ip;
+
+		if (sym_table_load(&t, path, err, sizeof(err)))
+			continue;
+		t.offset = offsets[k];
+		for (ip = 0xffffffff81000000ull; ip < 0xffffffff81000000ull + (1 << 20); ip += 4093)
+			sym_ip(&t, ip, true, buf, sizeof(buf));
+		sym_ip(&t, 0, true, buf, sizeof(buf));
+		sym_ip(&t, UINT64_MAX, true, buf, sizeof(buf));
+		sym_table_free(&t);
+	}
+	return 0;
+}
+
+static int put(const char *dir, const char *name, const char *data, size_t len)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	fwrite(data, 1, len, f);
+	return fclose(f);
+}
+
+static int fuzz_proc(const char *path)
+{
+	char root[] = "/tmp/kvmtop-fuzz-proc.XXXXXX", dir[600];
+	const char *part[3];
+	size_t len, plen[3];
+	struct ident_info info;
+	struct ident id;
+	char *buf, *p, *end;
+	int i;
+
+	buf = slurp(path, &len);
+	if (!buf || !mkdtemp(root))
+		return 0;
+	/* status \1 comm \1 cmdline */
+	end = buf + len;
+	p = buf;
+	for (i = 0; i < 3; i++) {
+		char *sep = i < 2 ? memchr(p, 1, end - p) : NULL;
+
+		part[i] = p;
+		plen[i] = (sep ? sep : end) - p;
+		p = sep ? sep + 1 : end;
+	}
+	snprintf(dir, sizeof(dir), "%s/1000", root);
+	mkdir(dir, 0700);
+	put(dir, "status", part[0], plen[0]);
+	put(dir, "comm", part[1], plen[1]);
+	put(dir, "cmdline", part[2], plen[2]);
+	ident_init(&id, root);
+	ident_thread(&id, 1000, &info);
+	ident_vm_name(part[2], plen[2], "comm", info.vm_name, sizeof(info.vm_name));
+	/* tidy: the tree is this run's only */
+	for (i = 0; i < 3; i++) {
+		static const char *const names[] = { "status", "comm", "cmdline" };
+		char f[700];
+
+		snprintf(f, sizeof(f), "%s/%s", dir, names[i]);
+		unlink(f);
+	}
+	rmdir(dir);
+	rmdir(root);
+	free(buf);
+	return 0;
+}
+
+static int fuzz_options(const char *path)
+{
+	char *argv[64], *buf, *p, *nl;
+	struct options o;
+	size_t len;
+	int argc = 0;
+
+	buf = slurp(path, &len);
+	if (!buf)
+		return 0;
+	argv[argc++] = "kvmtop";
+	for (p = buf; p < buf + len && argc < 63; p = nl + 1) {
+		nl = memchr(p, '\n', buf + len - p);
+		if (!nl)
+			nl = buf + len;
+		*nl = '\0';
+		argv[argc++] = p;
+	}
+	argv[argc] = NULL;
+	/* usage errors go to stderr and exit 2: quiet them */
+	if (!freopen("/dev/null", "w", stderr) || !freopen("/dev/null", "w", stdout))
+		return 0;
+	options_parse(argc, argv, &o, NULL);
+	sym_set_free(&o.syms);
+	free(buf);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: harness syms|proc|options FILE\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "syms"))
+		return fuzz_syms(argv[2]);
+	if (!strcmp(argv[1], "proc"))
+		return fuzz_proc(argv[2]);
+	if (!strcmp(argv[1], "options"))
+		return fuzz_options(argv[2]);
+	fprintf(stderr, "harness: unknown mode %s\n", argv[1]);
+	return 2;
+}
