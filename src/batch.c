@@ -238,9 +238,12 @@ static int print_text(struct batch *b, uint64_t end)
 		escape_text(b->clock, clk, sizeof(clk)), b->time_unit,
 		b->summary ? "summary" : "snapshot", b->snapshots + 1);
 	if (b->ns)
-		fprintf(b->out, ", %.6f s\n", interval_seconds(b, end));
+		fprintf(b->out, ", %.6f s", interval_seconds(b, end));
 	else
-		fprintf(b->out, ", %" PRIu64 " %s\n", end - m->interval_start, b->time_unit);
+		fprintf(b->out, ", %" PRIu64 " %s", end - m->interval_start, b->time_unit);
+	if (b->empty > 1)
+		fprintf(b->out, ": %" PRIu64 " intervals without KVM events", b->empty);
+	fputc('\n', b->out);
 	text_rate(b, host.exits, end, rate, sizeof(rate));
 	fprintf(b->out, "exits %" PRIu64 "%s, kvm events %" PRIu64 ", lost events %" PRIu64,
 		host.exits, rate, ctr_interval(&m->events), ctr_interval(&m->lost_events));
@@ -474,6 +477,7 @@ static int print_json(struct batch *b, uint64_t end)
 		fprintf(b->out, "%.9f", interval_seconds(b, end));
 	else
 		fputs("null", b->out);
+	fprintf(b->out, ",\"empty_intervals\":%" PRIu64, b->empty > 1 ? b->empty : 0);
 	fprintf(b->out, ",\"kvm_events\":%" PRIu64 ",\"lost_events\":%" PRIu64
 		",\"dropped_events\":%" PRIu64 ",\"host\":{\"exits\":%" PRIu64
 		",\"exits_total\":%" PRIu64 ",\"exits_per_s\":",
@@ -585,6 +589,7 @@ static int view_refresh(void *ctx, const struct snapshot *s)
 	struct batch *b = ctx;
 
 	b->at_end = s->at_end;
+	b->empty = s->empty;
 	if (batch_print(b, s->end)) {
 		errno = ENOMEM;
 		return -1;

@@ -41,6 +41,7 @@ struct batch {
 	enum ip_kind folded_kind;	/* which IPs -o folded writes */
 	long long iterations;	/* -n: folded writes the last snapshot only */
 	bool at_end;		/* this snapshot is the last (end of input or of the run) */
+	uint64_t empty;		/* > 1: it stands for that many intervals without KVM events */
 };
 
 int batch_format_parse(const char *s, enum batch_format *fmt);

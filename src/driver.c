@@ -207,10 +207,11 @@ static bool browsing(const struct driver *drv)
 }
 
 /* Show the figures of [start, end] and start the next interval: 0, 1 (a normal end), -1. */
-static int snapshot(struct driver *drv, uint64_t start, uint64_t end, bool at_end)
+static int snapshot_of(struct driver *drv, uint64_t start, uint64_t end, bool at_end,
+		       uint64_t empty)
 {
 	struct snapshot s = {
-		.m = drv->m, .start = start, .end = end, .at_end = at_end,
+		.m = drv->m, .start = start, .end = end, .at_end = at_end, .empty = empty,
 		.interval = drv->want, .nr_intervals = drv->nr_intervals,
 	};
 	int ret;
@@ -245,6 +246,11 @@ out_nomem:
 	return -1;
 }
 
+static int snapshot(struct driver *drv, uint64_t start, uint64_t end, bool at_end)
+{
+	return snapshot_of(drv, start, end, at_end, 0);
+}
+
 /*
  * Interval of a recording ended at end: printed, or on the screen
  * counted until it is the one asked for.  0, 1 (stop), -1.
@@ -269,6 +275,31 @@ static int interval_end(struct driver *drv, uint64_t end)
 static uint64_t after(uint64_t t, uint64_t step)
 {
 	return t > UINT64_MAX - step ? UINT64_MAX : t + step;
+}
+
+/*
+ * The interval ending at drv->next was shown; the next ends one step
+ * later.  In batch output, a run of two or more intervals that end before
+ * the event at t, and so hold no KVM event, is one snapshot saying how
+ * many: a gap of 10^15 ns at -d 0.001 is one line, not 10^12.  The screen
+ * steps through every interval: it asks for them one at a time.
+ */
+static int skip_empty(struct driver *drv, uint64_t t)
+{
+	uint64_t start = drv->next, n, end;
+	int ret;
+
+	drv->next = after(drv->next, drv->step);
+	if (drv->want || drv->next == UINT64_MAX || t < after(drv->next, drv->step))
+		return 0;
+	n = (t - start) / drv->step;
+	end = n > (UINT64_MAX - start) / drv->step ? UINT64_MAX : start + n * drv->step;
+	drv->m->interval_start = start;
+	ret = snapshot_of(drv, start, end, false, n);
+	if (ret)
+		return ret;
+	drv->next = after(end, drv->step);
+	return drv->done ? 1 : 0;
 }
 
 /* One decoded event into the model, closing the intervals it ends: 0, 1 (stop), -1. */
@@ -296,7 +327,9 @@ static int feed(struct driver *drv, const struct kvm_event *ev)
 			}
 			if (drv->done)
 				return 1;
-			drv->next = after(drv->next, drv->step);
+			ret = skip_empty(drv, ev->time);
+			if (ret)
+				return ret;
 		}
 	}
 	if (model_feed(drv->m, ev)) {

@@ -39,6 +39,8 @@ struct snapshot {
 	uint64_t start;
 	uint64_t end;
 	bool at_end;		/* the last one: the input or the run ended */
+	/* > 1: a run of that many intervals without KVM events, shown as one */
+	uint64_t empty;
 	/* a recording on the screen: interval k of nr (k 0: the whole recording) */
 	long interval;
 	long nr_intervals;	/* -1: not known */

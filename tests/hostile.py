@@ -8,6 +8,7 @@ under ASan/UBSan (KVMTOP_ASAN).  The oracle for "what is wrong" is the
 byte this test changed: the line must name it.  Patches keep every length
 (a section's size stays true), so only the changed value is bad.
 """
+import json
 import os
 import struct
 import subprocess
@@ -93,6 +94,36 @@ def main():
             (b"name: kvm_exit\nID: 102\n", b"name: kvm_exit\nID: " + eid + b"\n"),
             (old, pad(b"field:u32 exit_reason;", old[:len(old) - grow]))])
         refused(path, "6. an event ID of %s" % label, "has ID %s" % eid.decode())
+
+    # 2. Gaps: a run of empty intervals is one snapshot saying how many.
+    step = 10 ** 6
+    for label, t2 in (("10^15 ns", 10 ** 15), ("2^59 - 2000 ns (the largest a record's time holds)", 2 ** 59 - 2000)):
+        script = os.path.join(TMP, "hostile-gap.txt")
+        with open(script, "w") as f:
+            f.write("1000 0 1000 exit exit_reason=12 isa=1 vcpu_id=0\n"
+                    "2000 0 1000 entry vcpu_id=0\n"
+                    "%d 0 1000 exit exit_reason=30 isa=1 vcpu_id=0\n"
+                    "%d 0 1000 entry vcpu_id=0\n" % (t2, t2 + 1000))
+        path = os.path.join(TMP, "hostile-gap.dat")
+        p = subprocess.run([GEN, "-f", os.path.join(FORMATS, "x86-6.5"), "-V", "6", "-S", script, "-o", path],
+                           capture_output=True, timeout=60)
+        ok(p.returncode == 0, "kvmgen gap %s" % label, p.stderr.decode())
+        rc, out, err, mib = asan_run(["-b", "-r", path, "-d", "0.001", "-o", "json"], timeout=LIMIT_S)
+        js = [json.loads(l) for l in out.splitlines()] if rc == 0 else []
+        # the oracle: the first interval [1000, 1000 + step) holds the first pair;
+        # every whole step from there to the second exit is empty
+        first_end = 1000 + step
+        empty = (t2 - first_end) // step
+        ok(rc == 0 and len(js) >= 3 and js[0]["end"] == first_end and js[0]["host"]["exits"] == 1
+           and js[1]["empty_intervals"] == empty and js[1]["start"] == first_end
+           and js[1]["end"] == first_end + empty * step and js[1]["kvm_events"] == 0
+           and sum(j["host"]["exits"] for j in js) == 2 and len(js) <= 4
+           and all(j["empty_intervals"] == 0 for j in js if j is not js[1]),
+           "2. a gap of %s at -d 0.001: %d snapshots, one of them for the %d empty intervals"
+           % (label, len(js), empty), "status %r %s\n%s" % (rc, err, out[:2000]))
+        rc, out, err, mib = asan_run(["-b", "-r", path, "-d", "0.001"], timeout=LIMIT_S)
+        ok(rc == 0 and ": %d intervals without KVM events" % empty in out,
+           "2. the text header of the gap says how many intervals it stands for", out[:1500])
 
     # and the unchanged files read, in time and memory
     for label, data in (("v6", v6), ("v7", v7)):
