@@ -31,7 +31,10 @@ struct decode_fmt {
 	struct reason_cache_ent *cache;
 	unsigned int cache_size;	/* power of two */
 	unsigned int cache_used;
+	unsigned int cache_other;	/* entries of those that map to OTHER */
 };
+
+#define DECODE_CACHE_OTHER	256
 
 /*
  * Tried in this order; the first whose exit event has all its required
@@ -534,6 +537,16 @@ static int reason_id(struct decoder *d, struct decode_fmt *f,
 	id = reason_id_slow(d, f, fv, ev);
 	if (id < 0)
 		return -1;
+	/*
+	 * Past the table's REASON_MAX every new code is OTHER: caching each
+	 * of them would grow without bound (300k distinct SVM codes took
+	 * 58 MB), so only the first few are kept; the rest take the slow path,
+	 * whose cost is bounded by the table.
+	 */
+	if (id == d->names->reasons.other_id && f->cache_other >= DECODE_CACHE_OTHER)
+		return id;
+	if (id == d->names->reasons.other_id)
+		f->cache_other++;
 	f->cache[i].key = key;
 	f->cache[i].id = id;
 	f->cache_used++;

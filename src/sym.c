@@ -137,9 +137,9 @@ static int parse_line(struct sym_table *t, char *line, struct raw_sym *r)
 int sym_table_load(struct sym_table *t, const char *path, char *err, size_t len)
 {
 	struct raw_sym *raw = NULL, *rr;
-	size_t nr = 0, alloc = 0, lineno = 0, i, k, cap = 0;
+	size_t nr = 0, alloc = 0, lineno = 0, i, k, n;
 	bool nonzero = false, text = false;
-	char *line = NULL;
+	char line[SYM_LINE_MAX + 1];
 	uint32_t empty;
 	FILE *f;
 	int ret = -1, r;
@@ -152,8 +152,19 @@ int sym_table_load(struct sym_table *t, const char *path, char *err, size_t len)
 	}
 	if (pool_add(t, "", 0, &empty))
 		goto out_nomem;
-	while (getline(&line, &cap, f) > 0) {
+	/* bounded lines and line counts: /dev/zero or an endless pipe ends with an error */
+	while (fgets(line, sizeof(line), f)) {
 		lineno++;
+		n = strlen(line);
+		if ((!n || line[n - 1] != '\n') && !feof(f)) {
+			snprintf(err, len, "%s:%zu: a line longer than %d bytes, or with a NUL byte",
+				 path, lineno, SYM_LINE_MAX);
+			goto out;
+		}
+		if (lineno > SYM_LINES_MAX) {
+			snprintf(err, len, "%s: more than %d lines", path, SYM_LINES_MAX);
+			goto out;
+		}
 		if (nr == alloc) {
 			alloc = alloc ? alloc * 2 : 4096;
 			rr = reallocarray(raw, alloc, sizeof(*raw));
@@ -203,7 +214,6 @@ int sym_table_load(struct sym_table *t, const char *path, char *err, size_t len)
 out_nomem:
 	snprintf(err, len, "%s: out of memory", path);
 out:
-	free(line);
 	free(raw);
 	fclose(f);
 	if (ret)

@@ -35,6 +35,11 @@ struct sym_table {
 
 enum sym_kind { SYM_KALLSYMS, SYM_MAP };
 
+/* A kallsyms line: 16 hex digits, a type, a name of up to KSYM_NAME_LEN (512), a module. */
+#define SYM_LINE_MAX	1023
+/* Lines in one file: a kernel with every module has a few hundred thousand. */
+#define SYM_LINES_MAX	(16 << 20)
+
 /* One --guest-kallsyms / --guest-map: which VM (all if vm is NULL), which file. */
 struct sym_spec {
 	char *vm;		/* a name, or NULL: every VM without its own */

@@ -125,6 +125,34 @@ def main():
         ok(rc == 0 and ": %d intervals without KVM events" % empty in out,
            "2. the text header of the gap says how many intervals it stands for", out[:1500])
 
+    # 7. Unbounded growth: 300,000 distinct exit codes cost what one code does.
+    peaks = {}
+    for label, code in (("distinct", lambda i: 0x1000 + i), ("same", lambda i: 0x1000)):
+        script = os.path.join(TMP, "hostile-codes.txt")
+        with open(script, "w") as f:
+            for i in range(300000):
+                t = 1000 + i * 1000
+                f.write("%d 0 1000 exit exit_reason=%d isa=2 vcpu_id=0\n%d 0 1000 entry vcpu_id=0\n"
+                        % (t, code(i), t + 500))
+        path = os.path.join(TMP, "hostile-codes-%s.dat" % label)
+        p = subprocess.run([GEN, "-f", os.path.join(FORMATS, "x86-6.5"), "-V", "6", "-S", script, "-o", path],
+                           capture_output=True, timeout=120)
+        ok(p.returncode == 0, "kvmgen 300,000 exits, %s codes" % label, p.stderr.decode())
+        rc, out, err, mib = asan_run(["-b", "-r", path, "--summary", "-o", "json"], timeout=30)
+        peaks[label] = mib
+        if label == "distinct":
+            # the oracle: the reason table keeps REASON_MAX - 1 codes, the rest are OTHER
+            j = json.loads(out) if rc == 0 else {"host": {"reasons": []}}
+            other = [r["count"] for r in j["host"]["reasons"] if r["reason"] == "OTHER"]
+            ok(rc == 0 and len(j["host"]["reasons"]) == 1024 and other == [300000 - 1023],
+               "7. 300,000 distinct codes: 1,023 reasons and OTHER with the other 298,977",
+               "status %r %s %s" % (rc, err, [(r["reason"], r["count"]) for r in j["host"]["reasons"][:3]]))
+    ok(peaks["distinct"] - peaks["same"] < 8,
+       "7. ... within 8 MiB of one code's peak (%.1f MiB against %.1f)" % (peaks["distinct"], peaks["same"]))
+    rc, out, err, mib = asan_run(["-b", "-r", patched(v6, "whole-v6", []), "--guest-kallsyms", "/dev/zero"],
+                                 timeout=LIMIT_S)
+    one_clear_line(rc, err, "7. --guest-kallsyms /dev/zero: one line naming it, in time", "/dev/zero:1:")
+
     # and the unchanged files read, in time and memory
     for label, data in (("v6", v6), ("v7", v7)):
         path = patched(data, "whole-" + label, [])
