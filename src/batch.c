@@ -52,7 +52,7 @@ static void get_total(const struct model_reason_row *w, struct col_val *v) { v->
 static void get_samples(const struct model_reason_row *w, struct col_val *v) { v->u = w->lat.samples; }
 static void get_min(const struct model_reason_row *w, struct col_val *v) { v->u = w->lat.samples ? w->lat.min : 0; }
 static void get_max(const struct model_reason_row *w, struct col_val *v) { v->u = w->lat.max; }
-static void get_sum(const struct model_reason_row *w, struct col_val *v) { v->u = w->lat.sum; }
+static void get_sum(const struct model_reason_row *w, struct col_val *v) { v->u = hist_sum(&w->lat); }
 static void get_mean(const struct model_reason_row *w, struct col_val *v) { v->d = hist_mean(&w->lat); }
 static void get_p50(const struct model_reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->lat, 0.50); }
 static void get_p90(const struct model_reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->lat, 0.90); }

@@ -142,17 +142,31 @@ static int frame_cmp(const void *a, const void *b)
 static void folded_frame(char *out, size_t len, const char *s)
 {
 	char esc[512];
-	size_t n = 0;
-	const char *p;
+	const unsigned char *p;
+	size_t n = 0, u;
 
 	escape_text(s, esc, sizeof(esc));
-	for (p = esc; *p && n + 5 < len; p++) {
-		if (*p == ';') {
-			memcpy(out + n, "\\x3b", 4);
-			n += 4;
-		} else {
-			out[n++] = *p;
-		}
+	/* whole units only: a cut never splits a UTF-8 character or an escape */
+	for (p = (const unsigned char *)esc; *p; p += u) {
+		const char *from = (const char *)p;
+		size_t w;
+
+		if (*p == ';')
+			u = 1, w = 4, from = "\\x3b";
+		else if (*p == '\\')
+			u = w = p[1] == 'x' ? 4 : 2;
+		else if (*p >= 0xf0)
+			u = w = 4;
+		else if (*p >= 0xe0)
+			u = w = 3;
+		else if (*p >= 0xc0)
+			u = w = 2;
+		else
+			u = w = 1;
+		if (n + w >= len)
+			break;
+		memcpy(out + n, from, w);
+		n += w;
 	}
 	out[n] = '\0';
 }

@@ -109,6 +109,13 @@ void escape_csv(FILE *f, const char *s)
 		return;
 	}
 	fputc('"', f);
+	/*
+	 * Quotes alone do not stop a spreadsheet evaluating "=cmd()": a
+	 * leading ' makes the cell text (OWASP's defence against CSV
+	 * injection).  buf[0] is never a tab or CR: escape_text made those \xNN.
+	 */
+	if (buf[0] && strchr("=+-@", buf[0]))
+		fputc('\'', f);
 	for (p = buf; *p; p++) {
 		if (*p == '"')
 			fputc('"', f);

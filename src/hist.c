@@ -60,6 +60,7 @@ void hist_clear(struct hist *h)
 		memset(h->pages, 0, n * HIST_SUB * sizeof(*h->pages));
 	h->samples = 0;
 	h->sum = 0;
+	h->sum_hi = 0;
 	h->min = UINT64_MAX;
 	h->max = 0;
 }
@@ -95,7 +96,8 @@ int hist_add(struct hist *h, uint64_t v)
 		return -1;
 	page[sub]++;
 	h->samples++;
-	h->sum = (h->sum + v < h->sum) ? UINT64_MAX : h->sum + v;
+	h->sum += v;
+	h->sum_hi += h->sum < v;
 	if (v < h->min)
 		h->min = v;
 	if (v > h->max)
@@ -121,7 +123,8 @@ int hist_merge(struct hist *dst, const struct hist *src)
 		left &= left - 1;
 	}
 	dst->samples += src->samples;
-	dst->sum = (dst->sum + src->sum < dst->sum) ? UINT64_MAX : dst->sum + src->sum;
+	dst->sum += src->sum;
+	dst->sum_hi += src->sum_hi + (dst->sum < src->sum);
 	if (src->min < dst->min)
 		dst->min = src->min;
 	if (src->max > dst->max)
@@ -173,7 +176,14 @@ uint64_t hist_quantile(const struct hist *h, double q)
 
 double hist_mean(const struct hist *h)
 {
-	return h->samples ? (double)h->sum / (double)h->samples : 0.0;
+	if (!h->samples)
+		return 0.0;
+	return ((double)h->sum_hi * 18446744073709551616.0 + (double)h->sum) / (double)h->samples;
+}
+
+uint64_t hist_sum(const struct hist *h)
+{
+	return h->sum_hi ? UINT64_MAX : h->sum;
 }
 
 size_t hist_bytes(const struct hist *h)

@@ -5,7 +5,8 @@
  * reported percentile is within 1/(2*HIST_SUB) (1.6 %) of the true
  * value.  Buckets are allocated one octave at a time, only for octaves
  * that have seen a value, so an idle (vCPU, reason) costs 48 bytes and
- * a typical one a few hundred.  min, max, sum and samples are exact.
+ * a typical one a few hundred.  min, max, sum and samples are exact (the
+ * sum in 128 bits, so the mean is right even where 64 bits would overflow).
  */
 #ifndef KVMTOP_HIST_H
 #define KVMTOP_HIST_H
@@ -19,7 +20,8 @@
 
 struct hist {
 	uint64_t samples;
-	uint64_t sum;		/* saturates at UINT64_MAX */
+	uint64_t sum;		/* the sum's low 64 bits ... */
+	uint64_t sum_hi;	/* ... and its high ones: read it with hist_sum() */
 	uint64_t min;
 	uint64_t max;
 	uint64_t present;	/* bit n: octave n has a page in pages[] */
@@ -35,6 +37,8 @@ int hist_merge(struct hist *dst, const struct hist *src);
 /* q in [0, 1]: the value at or below which q of the samples lie. */
 uint64_t hist_quantile(const struct hist *h, double q);
 double hist_mean(const struct hist *h);
+/* The sum of the samples, UINT64_MAX where it does not fit in 64 bits. */
+uint64_t hist_sum(const struct hist *h);
 /* Bytes of heap the histogram holds. */
 size_t hist_bytes(const struct hist *h);
 

@@ -133,7 +133,8 @@ int model_scope_summary(struct model_scope *s)
 			if (hist_merge(&s->handling, &w->lat))
 				return -1;
 		} else {
-			s->halted = w->lat.sum > UINT64_MAX - s->halted ? UINT64_MAX : s->halted + w->lat.sum;
+			s->halted = hist_sum(&w->lat) > UINT64_MAX - s->halted ? UINT64_MAX :
+				    s->halted + hist_sum(&w->lat);
 		}
 	}
 	return 0;

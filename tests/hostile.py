@@ -8,6 +8,8 @@ under ASan/UBSan (KVMTOP_ASAN).  The oracle for "what is wrong" is the
 byte this test changed: the line must name it.  Patches keep every length
 (a section's size stays true), so only the changed value is bad.
 """
+import csv
+import io
 import json
 import os
 import struct
@@ -152,6 +154,38 @@ def main():
     rc, out, err, mib = asan_run(["-b", "-r", patched(v6, "whole-v6", []), "--guest-kallsyms", "/dev/zero"],
                                  timeout=LIMIT_S)
     one_clear_line(rc, err, "7. --guest-kallsyms /dev/zero: one line naming it, in time", "/dev/zero:1:")
+
+    # 8. Output safety: a formula in a thread name is text to a spreadsheet;
+    # a long symbol in folded output is cut between characters.
+    script = os.path.join(TMP, "hostile-comm.txt")
+    with open(script, "w") as f:
+        f.write("comm 1000 =HYPERLINK(\"http://x\",\"y\")\n"
+                "1000 0 1000 exit exit_reason=12 isa=1 vcpu_id=0\n2000 0 1000 entry vcpu_id=0\n")
+    path = os.path.join(TMP, "hostile-comm.dat")
+    p = subprocess.run([GEN, "-f", os.path.join(FORMATS, "x86-6.5"), "-V", "6", "-S", script, "-o", path],
+                       capture_output=True, timeout=60)
+    rc, out, err, mib = asan_run(["-b", "-r", path, "-o", "csv"], timeout=LIMIT_S)
+    rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
+    ok(p.returncode == 0 and rows and all(r["comm"] == "'=HYPERLINK(\"http://x\",\"y\")" for r in rows),
+       "8. CSV: a thread name starting with = reads back as text starting with '", out + err)
+
+    kallsyms = os.path.join(TMP, "hostile-kallsyms")
+    path = os.path.join(TMP, "hostile-ips.dat")
+    p = subprocess.run([GEN, "-f", os.path.join(FORMATS, "x86-6.5"), "-V", "6", "-m", "1", "-v", "1", "-n", "200",
+                        "-K", "0x1e000000", "-k", kallsyms + ".orig", "-o", path], capture_output=True, timeout=60)
+    with open(kallsyms, "w", encoding="utf-8") as f:
+        for line in open(kallsyms + ".orig"):
+            a, t, name = line.split()[:3]
+            # odd bytes before 2-byte characters: a byte-wise cut lands inside one
+            f.write("%s %s ab;%s\n" % (a, t, "\u00e9" * 300))
+    rc, out, err, mib = asan_run(["-b", "-r", path, "--guest-kallsyms", kallsyms, "-o", "folded"], timeout=LIMIT_S)
+    # asan_run decodes with errors='replace': a split character shows as U+FFFD
+    lines = out.splitlines()
+    ok(p.returncode == 0 and rc == 0 and lines and "\ufffd" not in out
+       and all(l.rsplit(" ", 1)[1].isdigit() for l in lines)
+       and all("ab\\x3b\u00e9" in l for l in lines if ";kernel;" in l) and any(";kernel;" in l for l in lines),
+       "8. folded: 300-character symbols are cut between characters, ';' written \\x3b, all valid UTF-8",
+       err + out[:600])
 
     # and the unchanged files read, in time and memory
     for label, data in (("v6", v6), ("v7", v7)):

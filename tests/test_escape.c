@@ -50,11 +50,11 @@ static void test_csv(void **state)
 	assert_string_equal(capture(escape_csv, "plain"), "plain");
 	assert_string_equal(capture(escape_csv, "a,b"), "\"a,b\"");
 	assert_string_equal(capture(escape_csv, "say \"hi\""), "\"say \"\"hi\"\"\"");
-	/* every character a spreadsheet starts a formula with is quoted, and only at the start */
-	assert_string_equal(capture(escape_csv, "=cmd()"), "\"=cmd()\"");
-	assert_string_equal(capture(escape_csv, "+1+2"), "\"+1+2\"");
-	assert_string_equal(capture(escape_csv, "-2+3"), "\"-2+3\"");
-	assert_string_equal(capture(escape_csv, "@SUM(A1)"), "\"@SUM(A1)\"");
+	/* a cell a spreadsheet would take for a formula is quoted and starts with ', and only then */
+	assert_string_equal(capture(escape_csv, "=cmd()"), "\"'=cmd()\"");
+	assert_string_equal(capture(escape_csv, "+1+2"), "\"'+1+2\"");
+	assert_string_equal(capture(escape_csv, "-2+3"), "\"'-2+3\"");
+	assert_string_equal(capture(escape_csv, "@SUM(A1)"), "\"'@SUM(A1)\"");
 	assert_string_equal(capture(escape_csv, "vm-1=a"), "vm-1=a");
 	assert_string_equal(capture(escape_csv, "a\nb"), "a\\x0ab");
 }

@@ -226,7 +226,13 @@ static void test_clear_and_bounded_memory(void **state)
 	assert_true(hist_bytes(&h) <= HIST_OCTAVES * HIST_SUB * sizeof(uint64_t));
 	assert_int_equal(hist_add(&h, UINT64_MAX), 0);
 	assert_int_equal(h.max, UINT64_MAX);
-	assert_int_equal(h.sum, UINT64_MAX);	/* saturated, not wrapped */
+	assert_int_equal(hist_sum(&h), UINT64_MAX);	/* saturated, not wrapped */
+	hist_clear(&h);
+	/* three latencies of 2^63: the mean is 2^63, not a saturated sum's third */
+	for (v = 0; v < 3; v++)
+		assert_int_equal(hist_add(&h, 1ull << 63), 0);
+	assert_true(hist_mean(&h) == 9223372036854775808.0);
+	assert_int_equal(hist_sum(&h), UINT64_MAX);
 	hist_clear(&h);
 	assert_int_equal(h.samples, 0);
 	assert_int_equal(hist_quantile(&h, 0.5), 0);
