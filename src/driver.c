@@ -90,6 +90,52 @@ static void on_child(int sig)
 	child_sig = 1;
 }
 
+/*
+ * A crash (SIGSEGV, SIGABRT ...) must not leave the terminal on the
+ * alternate screen in cbreak mode, nor tracing on: the view and the
+ * source get one async-signal-safe call each, then the signal does what
+ * it would have done (a core, a status of 128 + signal).
+ */
+static struct driver *crashing;
+
+static void on_crash(int sig)
+{
+	static const char msg[] = "kvmtop: crashed: a bug; the terminal and tracing were given back\n";
+	struct driver *drv = crashing;
+	ssize_t n;
+
+	crashing = NULL;	/* once, even if the restore itself faults */
+	if (drv) {
+		if (drv->view_on && drv->v->panic)
+			drv->v->panic(drv->v->ctx);
+		if (drv->src_open && drv->ops->panic)
+			drv->ops->panic(&drv->src);
+		n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+		(void)n;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void crash_handlers(struct driver *drv)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	/* a sanitizer build keeps its own reports of faults */
+	static const int sigs[] = { SIGABRT, SIGQUIT };
+#else
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGQUIT, SIGTRAP };
+#endif
+	struct sigaction sa;
+	size_t i;
+
+	crashing = drv;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_crash;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
 static void handlers(void)
 {
 	struct sigaction sa;
@@ -677,6 +723,7 @@ int driver_run(struct options *o, const struct source_ops *ops, struct view *v)
 	ident_init(&drv.proc, "/proc");
 	stop_sig = 0;
 	signals();
+	crash_handlers(&drv);
 	if (!tick_ms)
 		tick_ms = 1;
 	if (open_source(&drv, tick_ms) || (!drv.src.live && reopen(&drv, 0)))
@@ -696,6 +743,7 @@ int driver_run(struct options *o, const struct source_ops *ops, struct view *v)
 	ret = stop_sig && !drv.src.live && !drv.screen ? 128 + stop_sig : 0;
 out:
 	view_off(&drv);
+	crashing = NULL;
 	if (drv.demo > 0 && demo_stop(drv.demo))
 		fprintf(stderr, "kvmtop: the demo guest did not end cleanly\n");
 	close_source(&drv);

@@ -50,6 +50,11 @@ struct source_ops {
 	size_t (*grow)(struct source *s);
 	/* Undo everything open did (not after a failed open: that undid itself). */
 	void (*close)(struct source *s);
+	/*
+	 * Optional: kvmtop is crashing (called from a signal handler): stop
+	 * what costs others, with async-signal-safe calls only.
+	 */
+	void (*panic)(struct source *s);
 };
 
 struct source {

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -246,6 +247,7 @@ int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, char *er
 	int nsys;
 
 	memset(t, 0, sizeof(*t));
+	t->on_fd = -1;
 	if (find_tracefs(t, err, errlen))
 		return -1;
 	nsys = find_systems(t, sys, 4);
@@ -294,6 +296,7 @@ int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, char *er
 		}
 	}
 	t->enabled = true;
+	t->on_fd = tracefs_instance_file_open(t->inst, "tracing_on", O_WRONLY | O_CLOEXEC);
 	if (tracefs_trace_on(t->inst) < 0) {
 		snprintf(err, errlen, "cannot turn tracing on in %s: %s", t->name, strerror(errno));
 		goto out_close;
@@ -398,6 +401,9 @@ void trace_close(struct trace *t)
 {
 	int i;
 
+	if (t->on_fd >= 0)
+		close(t->on_fd);
+	t->on_fd = -1;
 	if (t->inst) {
 		tracefs_trace_off(t->inst);
 		if (t->enabled)
@@ -468,6 +474,15 @@ static void src_close(struct source *s)
 	trace_close(s->priv);
 }
 
+/* A crash: tracing off in one write (the next kvmtop removes the instance). */
+static void src_panic(struct source *s)
+{
+	struct trace *t = s->priv;
+
+	if (t->on_fd >= 0 && write(t->on_fd, "0", 1) != 1)
+		return;	/* nothing more to try in a crash */
+}
+
 const struct source_ops source_trace = {
 	.name = "live",
 	.priv_size = sizeof(struct trace),
@@ -475,4 +490,5 @@ const struct source_ops source_trace = {
 	.read = src_read,
 	.grow = src_grow,
 	.close = src_close,
+	.panic = src_panic,
 };

@@ -33,6 +33,7 @@ struct trace {
 	char clock[16];			/* "mono", or "local" if mono is missing */
 	unsigned int stale_removed;	/* instances of dead kvmtops removed */
 	bool enabled;
+	int on_fd;			/* the instance's tracing_on, for a crash to write 0 */
 };
 
 /* Called for every record, in timestamp order across CPUs. */

@@ -61,6 +61,11 @@ struct view {
 	void (*notice)(void *ctx, const char *msg);
 	/* The driver is done: give the terminal back.  Safe to call twice. */
 	void (*stop)(void *ctx);
+	/*
+	 * Optional: kvmtop is crashing (called from a SIGSEGV, SIGABRT ...
+	 * handler): give the terminal back with async-signal-safe calls only.
+	 */
+	void (*panic)(void *ctx);
 };
 
 #endif

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -443,6 +444,31 @@ def signal_case(dat):
                                    if pid and os.path.exists("/proc/%d" % pid) else ""))
 
 
+def crash_case(dat):
+    """A crash (SIGSEGV, SIGABRT) gives the terminal back before kvmtop dies of it."""
+    for sig in (signal.SIGSEGV, signal.SIGABRT):
+        tio = os.path.join(TMP, "tui-crash.stty")
+        if os.path.exists(tio):
+            os.unlink(tio)
+        start(["-r", dat, "2>", tio + ".err", "; echo KVMTOP-STATUS=$?; stty -a >", tio])
+        wait_for(has("VMs ("))
+        pid = kvmtop_pid()
+        if pid:
+            os.kill(pid, sig)
+        lines = wait_for(has("KVMTOP-EXIT="))
+        alt = tmux("display-message", "-p", "-t", "k", "#{alternate_on}").stdout.decode().strip()
+        modes = open(tio).read().split() if os.path.exists(tio) else []
+        err = open(tio + ".err").read() if os.path.exists(tio + ".err") else ""
+        status = [l.strip() for l in lines if "KVMTOP-STATUS=" in l]
+        ok(pid and alt == "0" and status == ["KVMTOP-STATUS=%d" % (128 + sig)]
+           and "icanon" in modes and "echo" in modes and "-icanon" not in modes and "-echo" not in modes
+           and err.startswith("kvmtop: crashed"),
+           "crash: %s leaves the alternate screen, the terminal cooked (icanon echo), status %d"
+           % (sig.name, 128 + sig), "alternate_on %r, status %r, stty %r, stderr %r, screen:\n%s"
+           % (alt, status, [m for m in modes if "icanon" in m or "echo" == m.lstrip("-")], err,
+              "\n".join(lines[:6])))
+
+
 def sample_case():
     """--demo where /dev/kvm is missing: one line saying so, then the sample recording in the same views."""
     name = "--demo without /dev/kvm"
@@ -557,6 +583,7 @@ def main():
         arch_case("ppc-hv", ["HV_DECREMENTER", "H_DATA_STORAGE", "SYSCALL CEDED"])
         arch_case("s390", ["Instruction", "Wait state", "Host interruption"])
         signal_case(dat)
+        crash_case(dat)
         sample_case()
         live_case()
     finally:

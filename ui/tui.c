@@ -923,6 +923,46 @@ static void name_source(struct tui *t, const struct view_source *src)
 	}
 }
 
+/*
+ * A crash cannot call endwin() (not async-signal-safe): the bytes that
+ * leave the alternate screen, show the cursor and reset the colours are
+ * worked out now, while curses is up, and the shell's termios was saved.
+ */
+static void panic_prepare(struct tui *t)
+{
+	static const char *const caps[] = { "sgr0", "cnorm", "rmcup" };
+	size_t i;
+
+	t->reset_len = 0;
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		const char *c = tigetstr(caps[i]);
+		size_t n;
+
+		if (!c || c == (char *)-1)
+			continue;
+		n = strlen(c);
+		if (t->reset_len + n + 2 >= sizeof(t->reset))
+			break;
+		memcpy(t->reset + t->reset_len, c, n);
+		t->reset_len += n;
+	}
+	memcpy(t->reset + t->reset_len, "\r\n", 2);
+	t->reset_len += 2;
+}
+
+static void tui_panic(void *ctx)
+{
+	struct tui *t = ctx;
+	ssize_t n;
+
+	if (!t->curses)
+		return;
+	n = write(STDOUT_FILENO, t->reset, t->reset_len);
+	(void)n;
+	if (t->have_tio)
+		tcsetattr(STDIN_FILENO, TCSANOW, &t->shell_tio);
+}
+
 static int tui_start(void *ctx, const struct view_source *src, const struct model *m)
 {
 	struct tui *t = ctx;
@@ -932,11 +972,13 @@ static int tui_start(void *ctx, const struct view_source *src, const struct mode
 	t->ns = src->ns;
 	t->live = src->live;
 	name_source(t, src);
+	t->have_tio = tcgetattr(STDIN_FILENO, &t->shell_tio) == 0;
 	if (!initscr()) {
 		fprintf(stderr, "kvmtop: cannot start the screen (TERM=%s)\n", getenv("TERM") ?: "");
 		return -1;
 	}
 	t->curses = true;
+	panic_prepare(t);
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
@@ -1043,6 +1085,7 @@ struct view *tui_view(struct tui *t, const struct tui_config *c)
 	t->view.input = tui_input;
 	t->view.notice = tui_notice;
 	t->view.stop = tui_stop;
+	t->view.panic = tui_panic;
 	t->nr_intervals = -1;
 	t->stats_file = getenv("KVMTOP_DRAW_STATS");
 	if (t->stats_file && !t->stats_file[0])

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <termios.h>
 
 #include "model.h"
 #include "model_ips.h"
@@ -151,6 +152,11 @@ struct tui {
 	long interval;
 	long nr_intervals;		/* -1: not known yet */
 	bool curses;
+	/* what a crash writes to give the terminal back (see tui_panic) */
+	struct termios shell_tio;
+	bool have_tio;
+	char reset[128];
+	size_t reset_len;
 	/* KVMTOP_DRAW_STATS=FILE: how long builds and draws took, written at the end */
 	const char *stats_file;
 	struct tui_stat { uint64_t n, sum_ns, max_ns; } st_draw, st_build, st_sort;
