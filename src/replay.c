@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,6 +32,50 @@
 
 static sigjmp_buf bus_jmp;
 static volatile sig_atomic_t bus_armed;
+
+/*
+ * libtraceevent's kbuffer loops for ever on some corrupt pages (an event
+ * whose length does not move it on; trace-cmd report loops too).  While
+ * libtracecmd reads, a 1 s timer checks that records keep coming: three
+ * ticks in the library without one and the read is abandoned through the
+ * same jump as SIGBUS.  Time in kvmtop's own callback (a slow pipe
+ * downstream) does not count.
+ */
+#define REPLAY_STALL_TICKS	3
+static volatile sig_atomic_t in_lib, progress, seen, stalled;
+
+static void on_tick(int sig)
+{
+	(void)sig;
+	if (!bus_armed || !in_lib || progress != seen) {
+		seen = progress;
+		stalled = 0;
+		return;
+	}
+	if (++stalled >= REPLAY_STALL_TICKS)
+		siglongjmp(bus_jmp, 2);
+}
+
+static void stall_guard(bool on, struct sigaction *old)
+{
+	struct itimerval it = { { 1, 0 }, { 1, 0 } };
+	struct sigaction sa;
+
+	if (on) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_tick;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGALRM, &sa, old);
+		stalled = 0;
+		in_lib = 1;
+		setitimer(ITIMER_REAL, &it, NULL);
+	} else {
+		in_lib = 0;
+		memset(&it, 0, sizeof(it));
+		setitimer(ITIMER_REAL, &it, NULL);
+		sigaction(SIGALRM, old, NULL);
+	}
+}
 
 static void on_sigbus(int sig)
 {
@@ -398,6 +443,12 @@ int replay_open(struct replay *r, const char *path, char *err, size_t errlen)
 		replay_close(r);
 		return -1;
 	}
+	r->last_off = calloc(r->cpus ? r->cpus : 1, sizeof(*r->last_off));
+	if (!r->last_off) {
+		snprintf(err, errlen, "out of memory");
+		replay_close(r);
+		return -1;
+	}
 	set_clock(r);
 	return 0;
 }
@@ -405,30 +456,80 @@ int replay_open(struct replay *r, const char *path, char *err, size_t errlen)
 struct run_ctx {
 	replay_fn fn;
 	void *ctx;
+	struct replay *r;
 };
+
+/*
+ * On some corrupt pages libtracecmd hands out records of negative size
+ * whose offsets go back, for ever (27 million a second, no memory grown).
+ * A CPU's records lie one after the other in its data: an offset that does
+ * not grow, a CPU the file does not have or a negative size is corrupt.
+ */
+static int check_record(struct replay *r, const struct tep_record *rec)
+{
+	if (rec->cpu < 0 || rec->cpu >= r->cpus)
+		snprintf(r->bad, sizeof(r->bad), "a record of CPU %d, of %d", rec->cpu, r->cpus);
+	else if (rec->size < 0 || rec->record_size < 0)
+		snprintf(r->bad, sizeof(r->bad), "a record of size %d at offset %llu (CPU %d)",
+			 rec->size, rec->offset, rec->cpu);
+	else if (r->last_off[rec->cpu] && rec->offset <= r->last_off[rec->cpu])
+		snprintf(r->bad, sizeof(r->bad), "CPU %d's records go back from offset %llu to %llu",
+			 rec->cpu, r->last_off[rec->cpu], rec->offset);
+	else {
+		r->last_off[rec->cpu] = rec->offset;
+		return 0;
+	}
+	return -1;
+}
 
 static int run_cb(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
 {
 	struct run_ctx *rc = data;
+	int ret;
 
-	return rc->fn(rec, rc->ctx) ? -1 : 0;
+	in_lib = 0;
+	progress++;
+	if (check_record(rc->r, rec))
+		return -1;
+	ret = rc->fn(rec, rc->ctx) ? -1 : 0;
+	in_lib = 1;
+	return ret;
 }
 
 int replay_run(struct replay *r, replay_fn fn, void *ctx, char *err, size_t errlen)
 {
-	struct run_ctx rc = { fn, ctx };
-	struct sigaction old;
+	struct run_ctx rc = { fn, ctx, r };
+	struct sigaction old, old_alrm;
 	int ret;
 
+	if (r->stuck || r->bad[0]) {
+		snprintf(err, errlen, "%s: corrupt: its events cannot be read", r->path);
+		return -1;
+	}
 	bus_guard(true, &old);
-	if (sigsetjmp(bus_jmp, 1)) {
+	stall_guard(true, &old_alrm);
+	ret = sigsetjmp(bus_jmp, 1);
+	if (ret) {
+		stall_guard(false, &old_alrm);
 		bus_guard(false, &old);
-		snprintf(err, errlen, "%s: truncated: event data ends before the file says it does",
-			 r->path);
+		/* libtracecmd's state is half-way through a page: never touched again */
+		r->stuck = true;
+		if (ret == 2)
+			snprintf(err, errlen,
+				 "%s: corrupt: libtracecmd read for %d s without an event (a page it loops on)",
+				 r->path, REPLAY_STALL_TICKS);
+		else
+			snprintf(err, errlen, "%s: truncated: event data ends before the file says it does",
+				 r->path);
 		return -1;
 	}
 	ret = tracecmd_iterate_events(r->handle, NULL, 0, run_cb, &rc);
+	stall_guard(false, &old_alrm);
 	bus_guard(false, &old);
+	if (r->bad[0]) {
+		snprintf(err, errlen, "%s: corrupt: %s", r->path, r->bad);
+		return -1;
+	}
 	if (ret >= 0 && zlib_codec_failures()) {
 		snprintf(err, errlen, "%s: truncated or corrupt: %lu compressed block(s) cannot be read",
 			 r->path, zlib_codec_failures());
@@ -439,8 +540,10 @@ int replay_run(struct replay *r, replay_fn fn, void *ctx, char *err, size_t errl
 
 void replay_close(struct replay *r)
 {
-	if (r->handle)
+	if (r->handle && !r->stuck)
 		tracecmd_close(r->handle);
+	free(r->last_off);
+	r->last_off = NULL;
 	r->handle = NULL;
 }
 

@@ -25,6 +25,9 @@ struct replay {
 	unsigned long file_version;
 	const char *compression;	/* NULL when not compressed */
 	int cpus;
+	bool stuck;		/* a read was abandoned mid-page: the handle is not used again */
+	unsigned long long *last_off;	/* per CPU: the offset of its last record */
+	char bad[160];		/* what a record showed to be corrupt, or "" */
 };
 
 /* Called for every record, in timestamp order; a non-zero return stops. */
