@@ -648,8 +648,13 @@ static int drive(struct driver *drv, unsigned int tick_ms)
 	bool live = drv->src.live, timed = live && !drv->o->summary;
 	int ret;
 
-	/* the screen comes up on a recording once it is read: a bad file never flashes it */
-	if (!browsing(drv) && view_up(drv))
+	/*
+	 * The screen comes up on a recording once it is read: a bad file never
+	 * flashes it.  Batch output of a recording starts with its first
+	 * snapshot, so a file that turns out corrupt gets its one line alone,
+	 * not after the decoder's notices.
+	 */
+	if (!browsing(drv) && drv->src.live && view_up(drv))
 		return -1;
 	if (browsing(drv) && load(drv, 0))
 		return -1;
