@@ -284,6 +284,13 @@ pid_t demo_start(int vcpus, long long loops, const char *report, char *err, size
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
+		/* libtracefs opens the trace buffers without O_CLOEXEC: the guest gets none of them */
+		if (close_range(3, ~0u, 0)) {
+			long fd, max = sysconf(_SC_OPEN_MAX);
+
+			for (fd = 3; fd < max && fd < 65536; fd++)
+				close(fd);
+		}
 		execv("/proc/self/exe", argv);
 		_exit(127);
 	}

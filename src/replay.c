@@ -379,24 +379,41 @@ static int trial_open(const char *path, char *err, size_t errlen)
 	return -1;
 }
 
+/*
+ * The unit of a recording's timestamps, from its clock's name (the
+ * kernel's trace_clock list), not from libtracecmd's in-usecs flag alone:
+ * that flag calls uptime's jiffies nanoseconds and boot's nanoseconds
+ * counts.  Only x86-tsc needs the flag: trace-cmd converts it to ns
+ * (tsc2nsec) when it saved the factors.  A clock not in the list counts
+ * in units kvmtop does not know.
+ */
 static void set_clock(struct replay *r)
 {
+	static const char *const ns_clocks[] = {
+		"local", "global", "mono", "mono_raw", "boot", "tai", "perf", "tsc2nsec",
+	};
 	const char *clock = tracecmd_get_trace_clock(r->handle);
 	unsigned long flags = tracecmd_get_flags(r->handle);
+	size_t i;
 
 	if (!clock)
 		clock = "local";
-	r->ns = flags & TRACECMD_FL_IN_USECS;
-	/* trace-cmd recorded x86-tsc and saved the factors to convert it */
-	if (r->ns && !strcmp(clock, "x86-tsc"))
-		clock = "tsc2nsec";
-	strlcpy(r->clock, clock, sizeof(r->clock));
+	r->ns = false;
+	r->time_unit = "counts";
+	if (!strcmp(clock, "x86-tsc") || !strcmp(clock, "tsc")) {
+		if (flags & TRACECMD_FL_IN_USECS) {
+			clock = "tsc2nsec";
+			r->ns = true;
+		} else {
+			r->time_unit = "cycles";
+		}
+	}
+	for (i = 0; i < sizeof(ns_clocks) / sizeof(ns_clocks[0]); i++)
+		if (!strcmp(clock, ns_clocks[i]))
+			r->ns = true;
 	if (r->ns)
 		r->time_unit = "ns";
-	else if (!strcmp(clock, "x86-tsc") || !strcmp(clock, "tsc"))
-		r->time_unit = "cycles";
-	else
-		r->time_unit = "counts";
+	strlcpy(r->clock, clock, sizeof(r->clock));
 }
 
 int replay_open(struct replay *r, const char *path, char *err, size_t errlen)

@@ -284,9 +284,17 @@ int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, char *er
 			 t->buffer_kb, strerror(errno));
 		goto out_close;
 	}
+	/*
+	 * Without "mono" (Linux before 3.10) event times and kvmtop's clock
+	 * would be two time bases: interval ends, the drain's horizon and the
+	 * screen's ages would mix them.  Refused rather than half right.
+	 */
 	strlcpy(t->clock, "mono", sizeof(t->clock));
-	if (tracefs_instance_file_write(t->inst, "trace_clock", "mono") < 0)
-		strlcpy(t->clock, "local", sizeof(t->clock));
+	if (tracefs_instance_file_write(t->inst, "trace_clock", "mono") < 0) {
+		snprintf(err, errlen, "cannot set the trace clock 'mono' in %s/instances/%s (Linux 3.10 or later has it): %s",
+			 t->dir, t->name, strerror(errno));
+		goto out_close;
+	}
 	if (open_cpus(t, err, errlen))
 		goto out_close;
 	for (nsys = 0; sys[nsys]; nsys++) {
@@ -333,8 +341,8 @@ static int load_page(struct trace_cpu *c)
 
 int trace_drain(struct trace *t, trace_fn fn, void *ctx)
 {
-	uint64_t horizon = t->clock[0] == 'm' ? trace_now(t) : UINT64_MAX;
-	/* without "mono" there is no horizon: bound the pages instead */
+	uint64_t horizon = trace_now(t);
+	/* and a bound on pages, should writers outpace the drain */
 	long budget = (long)(t->buffer_kb * 1024 / (t->page_size ? t->page_size : 4096)) + 16;
 	struct tep_record rec;
 	int i;

@@ -30,7 +30,7 @@ struct trace {
 	int nr_cpus;
 	int page_size;
 	size_t buffer_kb;		/* per CPU */
-	char clock[16];			/* "mono", or "local" if mono is missing */
+	char clock[16];			/* "mono": the trace clock of the instance */
 	unsigned int stale_removed;	/* instances of dead kvmtops removed */
 	bool enabled;
 	int on_fd;			/* the instance's tracing_on, for a crash to write 0 */

@@ -205,6 +205,24 @@ def main():
        "8. folded: 300-character symbols are cut between characters, ';' written \\x3b, all valid UTF-8",
        err + out[:600])
 
+    # 10. The unit of a recording's times comes from its clock's name: the
+    # kernel's boot clock counts ns, uptime counts jiffies.
+    for clock, ns in (("boot", True), ("uptime", False)):
+        data = bytearray(v6)
+        i = data.find(b"[local] global x86-tsc")     # the trace_clock option: 23 bytes with its NUL
+        data[i:i + 22] = (b"[%s] global" % clock.encode()).ljust(22, b" ")
+        j = data.find(b"[local]")                    # the clock after the CPU data: u64 size, text
+        word = b"[%s]" % clock.encode()
+        data[j - 8:j + len(word)] = struct.pack("<Q", len(word)) + word
+        path = patched(bytes(data), "clock-" + clock, [])
+        rc, out, err, mib = asan_run(["-b", "-r", path, "--summary", "-o", "json"], timeout=LIMIT_S)
+        j = json.loads(out) if rc == 0 else {}
+        ok(rc == 0 and j.get("clock") == clock and j.get("time_unit") == ("ns" if ns else "counts")
+           and (j.get("seconds") is not None) == ns,
+           "10. a recording on the %s clock: times in %s%s" % (clock, "ns" if ns else "counts",
+                                                              ", seconds" if ns else ", no seconds"),
+           "status %r %s %s" % (rc, err, {k: j.get(k) for k in ("clock", "time_unit", "seconds")}))
+
     # and the unchanged files read, in time and memory
     for label, data in (("v6", v6), ("v7", v7)):
         path = patched(data, "whole-" + label, [])

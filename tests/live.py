@@ -256,6 +256,15 @@ def two_at_once(t):
     a = subprocess.Popen([kvmtop(), "-b", "-n", "3", "-d", "0.3", "-o", "json", "--demo"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     wait_for(lambda: "kvmtop-%d" % a.pid in ours(t), 10)
+    wait_for(demo_guests, 10)
+    held = []
+    for g in demo_guests():
+        try:
+            held += [os.readlink("/proc/%d/fd/%s" % (g, f)) for f in os.listdir("/proc/%d/fd" % g)]
+        except OSError:
+            pass
+    ok(demo_guests() and not any(h.startswith(t) for h in held),
+       "the demo guest holds none of kvmtop's tracefs files (they are not inherited)", held)
     b = subprocess.run([kvmtop(), "-b", "-n", "2", "-d", "0.3", "-o", "json"], capture_output=True, timeout=30)
     out_a, err_a = a.communicate(timeout=30)
     lines_b = b.stdout.decode().splitlines()
