@@ -7,8 +7,13 @@
  * up as they happened.
  *
  * libtracecmd maps uncompressed CPU data with mmap(); touching a page
- * past the end of a cut file raises SIGBUS.  The reads run under a
- * SIGBUS guard that turns that into an error about the file.
+ * past the end of a cut file raises SIGBUS.  And the libraries parse a
+ * file's metadata and pages with trust: a corrupt print fmt crashes
+ * libtraceevent 1.7, a corrupt page crashes libtracecmd 1.3 on its own
+ * error path.  The open and the reads run under a fault guard that turns
+ * SIGBUS, SIGSEGV, SIGABRT, SIGFPE and SIGILL inside the libraries into
+ * an error about the file; a handle a fault left half-way is never used
+ * again, and kvmtop ends after saying so.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,10 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "options.h"
@@ -53,7 +56,7 @@ static void on_tick(int sig)
 		return;
 	}
 	if (++stalled >= REPLAY_STALL_TICKS)
-		siglongjmp(bus_jmp, 2);
+		siglongjmp(bus_jmp, SIGALRM);
 }
 
 static void stall_guard(bool on, struct sigaction *old)
@@ -77,28 +80,45 @@ static void stall_guard(bool on, struct sigaction *old)
 	}
 }
 
-static void on_sigbus(int sig)
+static const int guarded[] = { SIGBUS, SIGSEGV, SIGABRT, SIGFPE, SIGILL };
+#define NR_GUARDED	(sizeof(guarded) / sizeof(guarded[0]))
+
+/* The jump's value: the signal (SIGALRM: the stall watchdog). */
+static void on_fault(int sig)
 {
 	if (bus_armed)
-		siglongjmp(bus_jmp, 1);
+		siglongjmp(bus_jmp, sig);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-static void bus_guard(bool on, struct sigaction *old)
+static void bus_guard(bool on, struct sigaction old[NR_GUARDED])
 {
 	struct sigaction sa;
+	size_t i;
 
 	if (on) {
 		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_sigbus;
+		sa.sa_handler = on_fault;
 		sigemptyset(&sa.sa_mask);
-		sigaction(SIGBUS, &sa, old);
+		for (i = 0; i < NR_GUARDED; i++)
+			sigaction(guarded[i], &sa, &old[i]);
 		bus_armed = 1;
 	} else {
 		bus_armed = 0;
-		sigaction(SIGBUS, old, NULL);
+		for (i = 0; i < NR_GUARDED; i++)
+			sigaction(guarded[i], &old[i], NULL);
 	}
+}
+
+/* What a fault in the libraries says about the file. */
+static void fault_err(const char *path, int sig, const char *where, char *err, size_t errlen)
+{
+	if (sig == SIGBUS)
+		snprintf(err, errlen, "%s: truncated: %s ends before the file says it does", path, where);
+	else
+		snprintf(err, errlen, "%s: corrupt: the trace libraries crash on its %s (%s)",
+			 path, where, strsignal(sig));
 }
 
 /* trace-cmd files start with "\027\010\104tracing". */
@@ -293,93 +313,6 @@ out_close:
 }
 
 /*
- * What kvmtop cannot check before the libraries see it: libtraceevent
- * parses the print fmts and libtracecmd the options and first pages with
- * trust.  A corrupt print fmt crashes libtraceevent 1.7, a corrupt page
- * crashes libtracecmd 1.3 on its own error path, and a CPU count of 2^29
- * in an option costs gigabytes and tens of seconds.  So the first open
- * runs in a child with a memory and a time limit; kvmtop opens the file
- * itself only after the child opened and closed it.  The child's memory
- * limit is its address space now plus TRIAL_BYTES, so that it holds in a
- * sanitizer build too (whose shadow memory is reserved address space).
- */
-#define TRIAL_SECONDS	10
-#define TRIAL_BYTES	(768ul << 20)
-
-enum { TRIAL_OK, TRIAL_FAILED = 2 };
-
-static void trial_child(const char *path)
-{
-	unsigned long pages = 0;
-	struct tracecmd_input *h;
-	struct rlimit rl;
-	sigset_t all;
-	FILE *f;
-	int fd;
-
-	/* the libraries' own complaints and a sanitizer's report stay unseen */
-	fd = open("/dev/null", O_WRONLY);
-	if (fd >= 0)
-		dup2(fd, STDERR_FILENO);
-	sigfillset(&all);
-	sigprocmask(SIG_UNBLOCK, &all, NULL);
-	signal(SIGALRM, SIG_DFL);
-	alarm(TRIAL_SECONDS);
-	f = fopen("/proc/self/statm", "r");
-	if (f) {
-		if (fscanf(f, "%lu", &pages) != 1)
-			pages = 0;
-		fclose(f);
-	}
-	if (pages) {
-		rl.rlim_cur = rl.rlim_max = pages * (unsigned long)getpagesize() + TRIAL_BYTES;
-		setrlimit(RLIMIT_AS, &rl);
-	}
-	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!h)
-		_exit(TRIAL_FAILED);
-	tracecmd_close(h);
-	_exit(TRIAL_OK);
-}
-
-static int trial_open(const char *path, char *err, size_t errlen)
-{
-	pid_t pid;
-	int st;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		snprintf(err, errlen, "%s: cannot fork to open it: %s", path, strerror(errno));
-		return -1;
-	}
-	if (!pid)
-		trial_child(path);
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			snprintf(err, errlen, "%s: waiting for its trial open: %s", path, strerror(errno));
-			return -1;
-		}
-	if (WIFEXITED(st) && WEXITSTATUS(st) == TRIAL_OK)
-		return 0;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == TRIAL_FAILED)
-		snprintf(err, errlen,
-			 "%s: cannot read this trace-cmd recording (truncated, corrupt, or compressed with an unknown codec)",
-			 path);
-	else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
-		snprintf(err, errlen, "%s: corrupt: reading its headers and formats took more than %d s",
-			 path, TRIAL_SECONDS);
-	else if (WIFSIGNALED(st))
-		snprintf(err, errlen, "%s: corrupt: the trace libraries crash on its headers and formats (%s)",
-			 path, strsignal(WTERMSIG(st)));
-	else
-		snprintf(err, errlen,
-			 "%s: corrupt: the trace libraries fail on its headers and formats (status %d; memory limit %lu MiB)",
-			 path, WEXITSTATUS(st), TRIAL_BYTES >> 20);
-	return -1;
-}
-
-/*
  * The unit of a recording's timestamps, from its clock's name (the
  * kernel's trace_clock list), not from libtracecmd's in-usecs flag alone:
  * that flag calls uptime's jiffies nanoseconds and boot's nanoseconds
@@ -418,7 +351,8 @@ static void set_clock(struct replay *r)
 
 int replay_open(struct replay *r, const char *path, char *err, size_t errlen)
 {
-	struct sigaction old;
+	struct sigaction old[NR_GUARDED];
+	int sig;
 	const char *ver;
 
 	memset(r, 0, sizeof(*r));
@@ -430,17 +364,16 @@ int replay_open(struct replay *r, const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	tracecmd_set_loglevel(TEP_LOG_NONE);
-	if (trial_open(path, err, errlen))
-		return -1;
 
-	bus_guard(true, &old);
-	if (sigsetjmp(bus_jmp, 1)) {
-		bus_guard(false, &old);
-		snprintf(err, errlen, "%s: truncated: data ends before the file says it does", path);
+	bus_guard(true, old);
+	sig = sigsetjmp(bus_jmp, 1);
+	if (sig) {
+		bus_guard(false, old);
+		fault_err(path, sig, sig == SIGBUS ? "data" : "headers and formats", err, errlen);
 		return -1;
 	}
 	r->handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
-	bus_guard(false, &old);
+	bus_guard(false, old);
 	if (!r->handle) {
 		snprintf(err, errlen,
 			 "%s: cannot read this trace-cmd recording (truncated, corrupt, or compressed with an unknown codec)",
@@ -516,33 +449,32 @@ static int run_cb(struct tracecmd_input *h, struct tep_record *rec, int cpu, voi
 int replay_run(struct replay *r, replay_fn fn, void *ctx, char *err, size_t errlen)
 {
 	struct run_ctx rc = { fn, ctx, r };
-	struct sigaction old, old_alrm;
+	struct sigaction old[NR_GUARDED], old_alrm;
 	int ret;
 
 	if (r->stuck || r->bad[0]) {
 		snprintf(err, errlen, "%s: corrupt: its events cannot be read", r->path);
 		return -1;
 	}
-	bus_guard(true, &old);
+	bus_guard(true, old);
 	stall_guard(true, &old_alrm);
 	ret = sigsetjmp(bus_jmp, 1);
 	if (ret) {
 		stall_guard(false, &old_alrm);
-		bus_guard(false, &old);
+		bus_guard(false, old);
 		/* libtracecmd's state is half-way through a page: never touched again */
 		r->stuck = true;
-		if (ret == 2)
+		if (ret == SIGALRM)
 			snprintf(err, errlen,
 				 "%s: corrupt: libtracecmd read for %d s without an event (a page it loops on)",
 				 r->path, REPLAY_STALL_TICKS);
 		else
-			snprintf(err, errlen, "%s: truncated: event data ends before the file says it does",
-				 r->path);
+			fault_err(r->path, ret, "event data", err, errlen);
 		return -1;
 	}
 	ret = tracecmd_iterate_events(r->handle, NULL, 0, run_cb, &rc);
 	stall_guard(false, &old_alrm);
-	bus_guard(false, &old);
+	bus_guard(false, old);
 	if (r->bad[0]) {
 		snprintf(err, errlen, "%s: corrupt: %s", r->path, r->bad);
 		return -1;

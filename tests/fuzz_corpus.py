@@ -10,7 +10,7 @@ or one 'kvmtop: ' line on stderr.
 import os
 import subprocess
 
-from tap import ok, skip, done, asan_run
+from tap import ok, skip, done, asan_run, asan_quiet, ASAN_OPTIONS
 
 SRC = os.path.dirname(os.path.dirname(os.environ["KVMTOP_FORMATS"]))
 HARNESS = os.path.join(os.path.dirname(os.environ["KVMTOP_ASAN"]), "fuzz-harness")
@@ -23,13 +23,12 @@ KVMTOP_ARGS = {
 
 
 def harness(mode, path):
-    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:exitcode=99",
-               UBSAN_OPTIONS="halt_on_error=1:exitcode=98")
+    env = dict(os.environ, ASAN_OPTIONS=ASAN_OPTIONS, UBSAN_OPTIONS="halt_on_error=1:exitcode=98")
     try:
         p = subprocess.run([HARNESS, mode, path], capture_output=True, timeout=TIMEOUT, env=env)
     except subprocess.TimeoutExpired:
         return None, "timeout"
-    return p.returncode, p.stderr.decode("utf-8", "replace")
+    return p.returncode, asan_quiet(p.stderr.decode("utf-8", "replace"))
 
 
 def judge(target, path):
