@@ -94,6 +94,8 @@ const struct arch_ops arch_powerpc = {
 	},
 	.exit_required = 1u << FR_REASON,
 	.reason_field = "trap",
+	/* trap vectors as the kernel and Power ISA write them */
+	.hex_codes = true,
 	.decode_exit = ppc_decode_exit,
 	.table_name = ppc_table_name,
 	.flag_names = ppc_flag_names,

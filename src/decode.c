@@ -491,7 +491,7 @@ static int reason_id_slow(struct decoder *d, struct decode_fmt *f,
 	if (!name && a->table_name)
 		name = a->table_name(ev->isa, ev->reason);
 	if (!name) {
-		snprintf(buf, sizeof(buf), "UNKNOWN(%u)", ev->reason);
+		snprintf(buf, sizeof(buf), a->hex_codes ? "0x%x" : "UNKNOWN(%u)", ev->reason);
 		name = buf;
 	}
 	if (ev->flags && a->flag_names)

@@ -66,6 +66,11 @@ struct arch_ops {
 	void (*decode_exit)(const struct field_vals *fv, struct kvm_event *ev);
 	/* The raw value of the isa field the kernel's print fmt tests for isa. */
 	int64_t (*isa_raw)(enum kvm_isa isa);
+	/*
+	 * A code no table names is written in the kernel's own notation:
+	 * true: hex, as powerpc trap vectors are (0xf80); false: UNKNOWN(n).
+	 */
+	bool hex_codes;
 	/* Built-in name tables: used when the format has none. */
 	const char *(*table_name)(enum kvm_isa isa, uint32_t code);
 	void (*flag_names)(enum kvm_isa isa, uint32_t flags, char *buf, size_t len);
