@@ -97,12 +97,17 @@ static void on_child(int sig)
  * it would have done (a core, a status of 128 + signal).
  */
 static struct driver *crashing;
+static const int crash_sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGQUIT, SIGTRAP };
+#define NR_CRASH_SIGS	(sizeof(crash_sigs) / sizeof(crash_sigs[0]))
+/* what each did before: the default, or a sanitizer's report */
+static struct sigaction crash_old[NR_CRASH_SIGS];
 
 static void on_crash(int sig)
 {
 	static const char msg[] = "kvmtop: crashed: a bug; the terminal and tracing were given back\n";
 	struct driver *drv = crashing;
 	ssize_t n;
+	size_t i;
 
 	crashing = NULL;	/* once, even if the restore itself faults */
 	if (drv) {
@@ -113,18 +118,14 @@ static void on_crash(int sig)
 		n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
 		(void)n;
 	}
-	signal(sig, SIG_DFL);
+	for (i = 0; i < NR_CRASH_SIGS; i++)
+		if (crash_sigs[i] == sig)
+			sigaction(sig, &crash_old[i], NULL);
 	raise(sig);
 }
 
 static void crash_handlers(struct driver *drv)
 {
-#if defined(__SANITIZE_ADDRESS__)
-	/* a sanitizer build keeps its own reports of faults */
-	static const int sigs[] = { SIGABRT, SIGQUIT };
-#else
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGQUIT, SIGTRAP };
-#endif
 	struct sigaction sa;
 	size_t i;
 
@@ -132,8 +133,8 @@ static void crash_handlers(struct driver *drv)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_crash;
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+	for (i = 0; i < NR_CRASH_SIGS; i++)
+		sigaction(crash_sigs[i], &sa, &crash_old[i]);
 }
 
 static void handlers(void)

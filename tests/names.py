@@ -17,7 +17,7 @@ ARM = dict([(0x200 | ec, "TRAP/" + n) for ec, n in EC.items()] +
            [(0x000, "IRQ"), (0x100, "SERROR"), (0x300, "ILLEGAL")])
 ARM_EC_ONLY = dict((0xfe00 | ec, "EC/" + n) for ec, n in EC.items())
 PPC = {0x980: "HV_DECREMENTER", 0x500: "EXTERNAL", 0xe00: "H_DATA_STORAGE", 0xc00: "SYSCALL",
-       0xe40: "H_EMUL_ASSIST", 0x1234: "UNKNOWN(4660)"}
+       0xe40: "H_EMUL_ASSIST", 0x1234: "0x1234"}
 S390 = {0x04: "Instruction", 0x1c: "Wait state", 0x14: "External interruption", 0x00: "Host interruption",
         0x08: "Program interruption", 0x40: "I/O instruction", 0x99: "UNKNOWN(153)"}
 
