@@ -410,6 +410,42 @@ def arch_case(layout, names):
     wait_for(has("KVMTOP-EXIT="))
 
 
+def cycles_case():
+    """A recording in TSC cycles: the header says so, and no rate per second is made up."""
+    dat = os.path.join(TMP, "tui-tsc.dat")
+    subprocess.run([os.environ["KVMGEN"], "-f", os.path.join(os.environ["KVMTOP_FORMATS"], "x86-6.5"), "-o", dat,
+                    "-v", "2", "-n", "300", "-c", "x86-tsc"], check=True, capture_output=True)
+    start(["-r", dat])
+    lines = settled(has("VMs ("))
+    ok(lines and "times in cycles (x86-tsc)" in lines[0] and not any("/s" in l for l in lines[:3]),
+       "cycles: the header says 'times in cycles (x86-tsc)' and no exits/s", "\n".join(lines[:3]))
+    keys("q")
+    wait_for(has("KVMTOP-EXIT="))
+
+
+def unknown_vcpu_case():
+    """A vCPU whose id no event or thread name gives reads '?' in every pane that names it."""
+    dat = os.path.join(TMP, "tui-novcpu.dat")
+    subprocess.run([os.environ["KVMGEN"], "-f", os.path.join(os.environ["KVMTOP_FORMATS"], "x86-stripped"), "-o", dat,
+                    "-v", "1", "-n", "200", "-N", "none"], check=True, capture_output=True)
+    start(["-r", dat])
+    wait_for(has("VMs ("))
+    keys("Enter")
+    vcpus = settled(has("vCPUs of VM"))
+    rows = rows_after_titles(vcpus)
+    keys("Enter")
+    reasons = settled(has("Exit reasons of vCPU"))
+    keys("Tab")
+    recent = settled(has("Recent exits of vCPU"))
+    titles = [l for l in reasons + recent if "of vCPU" in l]
+    ok(rows and rows[0].split()[0] == "?" and len(titles) == 2 and all("vCPU ? (tid" in l for l in titles)
+       and not any("-1" in l for l in titles),
+       "unknown vCPU id: '?' in the vCPU column and in the reasons' and recent exits' titles",
+       "\n".join(rows[:2] + titles))
+    keys("q")
+    wait_for(has("KVMTOP-EXIT="))
+
+
 def kvmtop_pid():
     shell = tmux("list-panes", "-t", "k", "-F", "#{pane_pid}").stdout.decode().split()
     kids = subprocess.run(["pgrep", "-P", shell[0]], capture_output=True).stdout.decode().split() if shell else []
@@ -508,6 +544,33 @@ def sample_case():
     ok(any("KVMTOP-EXIT=0" in l for l in lines), name + ": q leaves with status 0", "\n".join(lines))
 
 
+def no_vm_case():
+    """Live on a host with no VM (this machine, most often): the screen says how to see something."""
+    name = "live, no VM: the VMs pane says how to see something"
+    if os.geteuid() != 0 or host_has_vms():
+        skip(name, "needs root and a host without VMs" if os.geteuid() == 0 else "needs root")
+        return
+    start([])
+    lines = settled(has("no VM runs on this host"))
+    ok(any("kvmtop --demo" in l and "kvmtop -r FILE" in l for l in lines), name, "\n".join(lines[:6]))
+    keys("q")
+    wait_for(has("KVMTOP-EXIT="))
+
+
+def host_has_vms():
+    """Does a process on this host hold a KVM VM (an anon_inode:kvm-vm fd)?"""
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            for f in os.listdir("/proc/%s/fd" % d):
+                if os.readlink("/proc/%s/fd/%s" % (d, f)) == "anon_inode:kvm-vm":
+                    return True
+        except OSError:
+            continue
+    return False
+
+
 def live_case():
     name = "live: the demo guest on screen"
     if os.geteuid() != 0 or not os.path.exists("/dev/kvm"):
@@ -586,9 +649,12 @@ def main():
         arch_case("arm64-6.9", ["TRAP/SYS64", "TRAP/WFx", "IRQ"])
         arch_case("ppc-hv", ["HV_DECREMENTER", "H_DATA_STORAGE", "SYSCALL CEDED"])
         arch_case("s390", ["Instruction", "Wait state", "Host interruption"])
+        cycles_case()
+        unknown_vcpu_case()
         signal_case(dat)
         crash_case(dat)
         sample_case()
+        no_vm_case()
         live_case()
     finally:
         if SOCK[0]:

@@ -191,7 +191,7 @@ static void title(const struct tui *t, const struct pane *p, char *buf, size_t l
 {
 	const struct vm *vm = tui_find_vm(t, p->vm_pid);
 	const struct vcpu *v = p->tid >= 0 ? tui_find_vcpu(t, p->tid) : NULL;
-	char name[MODEL_NAME_LEN * 4] = "?", who[160];
+	char name[MODEL_NAME_LEN * 4] = "?", who[160], id[16];
 	uint64_t n = 0;
 	bool have;
 	size_t i;
@@ -201,7 +201,8 @@ static void title(const struct tui *t, const struct pane *p, char *buf, size_t l
 	for (i = 0; i < p->nr; i++)
 		n += ((const struct ip_row *)p->rows)[i].count;
 	if (p->tid >= 0)
-		snprintf(who, sizeof(who), "vCPU %d (tid %d) of VM %s", v ? v->vcpu_id : -1, p->tid, name);
+		snprintf(who, sizeof(who), "vCPU %s (tid %d) of VM %s",
+			 tui_vcpu_id(v ? v->vcpu_id : -1, id, sizeof(id)), p->tid, name);
 	else
 		snprintf(who, sizeof(who), "VM %s (pid %d), all vCPUs", name, p->vm_pid);
 	have = vm && sym_set_find(t->syms, vm->pid, vm->name);

@@ -271,15 +271,15 @@ static int tab(struct tui *t)
 
 static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
 {
-	char name[MODEL_NAME_LEN * 4] = "?";
+	char name[MODEL_NAME_LEN * 4] = "?", id[16];
 	const struct vm *vm = tui_find_vm(t, p->vm_pid);
 	const struct vcpu *v = p->tid >= 0 ? tui_find_vcpu(t, p->tid) : NULL;
 
 	if (vm)
 		escape_text(vm->name, name, sizeof(name));
 	if (p->tid >= 0)
-		snprintf(buf, len, "Exit reasons of vCPU %d (tid %d) of VM %s: latency is exit -> next entry; Tab: recent exits",
-			 v ? v->vcpu_id : -1, p->tid, name);
+		snprintf(buf, len, "Exit reasons of vCPU %s (tid %d) of VM %s: latency is exit -> next entry; Tab: recent exits",
+			 tui_vcpu_id(v ? v->vcpu_id : -1, id, sizeof(id)), p->tid, name);
 	else
 		snprintf(buf, len, "Exit reasons of VM %s (pid %d), all vCPUs: latency is exit -> next entry; Tab: guest IPs",
 			 name, p->vm_pid);

@@ -147,9 +147,10 @@ static int tab(struct tui *t)
 static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
 {
 	const struct vcpu *v = tui_find_vcpu(t, p->tid);
+	char id[16];
 
-	snprintf(buf, len, "Recent exits of vCPU %d (tid %d): the last %u kept (--ring), newest first; Tab: guest IPs",
-		 v ? v->vcpu_id : -1, p->tid, t->m->ring_size);
+	snprintf(buf, len, "Recent exits of vCPU %s (tid %d): the last %u kept (--ring), newest first; Tab: guest IPs",
+		 tui_vcpu_id(v ? v->vcpu_id : -1, id, sizeof(id)), p->tid, t->m->ring_size);
 }
 
 const struct pane_ops pane_recent = {

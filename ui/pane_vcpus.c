@@ -51,10 +51,7 @@ static void c_vcpu(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct vcpu_row *w = r;
 
-	if (w->vcpu < 0)
-		snprintf(buf, len, "?");
-	else
-		snprintf(buf, len, "%d", w->vcpu);
+	tui_vcpu_id(w->vcpu, buf, len);
 }
 
 static void c_tid(const struct tui *t, const void *r, char *buf, size_t len)

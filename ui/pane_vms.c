@@ -192,6 +192,15 @@ static void title(const struct tui *t, const struct pane *p, char *buf, size_t l
 	snprintf(buf, len, "VMs (%zu): Enter shows a VM's vCPUs, Tab its guest IPs", p->nr);
 }
 
+/* A live host without VMs is the first thing many see: say how to see something. */
+static const char *empty(const struct tui *t, const struct pane *p)
+{
+	(void)p;
+	if (t->live && RB_EMPTY(&t->m->vms))
+		return "no VM runs on this host: kvmtop --demo runs kvmtop's own guest, kvmtop -r FILE reads a recording";
+	return t->live ? "nothing in this interval" : "no KVM events";
+}
+
 const struct pane_ops pane_vms = {
 	.name = "VMs",
 	.cols = cols,
@@ -204,4 +213,5 @@ const struct pane_ops pane_vms = {
 	.enter = enter,
 	.tab = tab,
 	.title = title,
+	.empty = empty,
 };

@@ -352,6 +352,7 @@ static void draw_header(struct tui *t)
 		snprintf(line, sizeof(line), "kvmtop  %s  whole recording  ", t->source);
 	else
 		snprintf(line, sizeof(line), "kvmtop  %s  delay %gs  ", t->source, t->delay);
+	strlcat(line, t->unit, sizeof(line));
 	if (t->source_dir[0]) {
 		/* the recording's directory last, its tail kept: the file name never goes */
 		size_t used = strlen(line), dlen = strlen(t->source_dir);
@@ -903,11 +904,25 @@ static int key(struct tui *t, int ch)
 /* --- the view --- */
 
 /* "replay NAME" and its directory apart: the header cuts the directory first. */
+const char *tui_vcpu_id(int vcpu_id, char *buf, size_t len)
+{
+	if (vcpu_id < 0)
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, "%d", vcpu_id);
+	return buf;
+}
+
 static void name_source(struct tui *t, const struct view_source *src)
 {
 	const char *file = src->file, *slash;
-	char dir[4096];
+	char dir[4096], clk[32];
 
+	/* a recording in cycles or counts says so, as batch text does: no rate assumes ns */
+	t->unit[0] = '\0';
+	if (!src->ns && src->time_unit)
+		snprintf(t->unit, sizeof(t->unit), "times in %s (%s)  ", src->time_unit,
+			 escape_text(src->clock ? src->clock : "", clk, sizeof(clk)));
 	if (!file) {
 		escape_text(src->name, t->source, sizeof(t->source));
 		return;

@@ -128,6 +128,7 @@ struct tui {
 	const struct model *m;
 	char source[160];		/* "live", "replay NAME" ... (escaped) */
 	char source_dir[4096];		/* replay: the recording's directory (escaped), cut first */
+	char unit[64];			/* "times in cycles (x86-tsc)  " where not ns, else "" */
 	bool ns;			/* times in ns (else the source's unit) */
 	bool live;
 	bool paused;
@@ -212,5 +213,8 @@ const char *tui_reason_name(const struct tui *t, int id, char *buf, size_t len);
 
 /* t as the driver's view: the screen, configured by c. */
 struct view *tui_view(struct tui *t, const struct tui_config *c);
+
+/* A vCPU's id as every pane writes it: the number, or "?" where the event has none. */
+const char *tui_vcpu_id(int vcpu_id, char *buf, size_t len);
 
 #endif
