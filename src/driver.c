@@ -626,6 +626,11 @@ static int keys(struct driver *drv, uint64_t now, uint64_t *step, uint64_t *next
 	if (!drv->v->input)
 		return 0;
 	act = drv->v->input(drv->v->ctx, now);
+	/* the screen out of memory is an error (status 1), said after it is gone */
+	if (act & VIEW_NOMEM) {
+		fail(drv, "out of memory");
+		return -1;
+	}
 	if (act & VIEW_QUIT)
 		return 1;
 	if (act & VIEW_RESET)

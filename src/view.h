@@ -21,6 +21,7 @@ enum view_action {
 	VIEW_RESET	= 1 << 2,	/* live: forget all counts (model_reset) */
 	VIEW_DELAY	= 1 << 3,	/* live: view->delay changed */
 	VIEW_INTERVAL	= 1 << 4,	/* a recording: show interval view->interval */
+	VIEW_NOMEM	= 1 << 5,	/* the view ran out of memory: a failure, not a quit */
 };
 
 /* What the source is, as the views name it. */

@@ -642,7 +642,7 @@ static int rebuild(struct tui *t)
 	if (t->live)
 		return VIEW_REFRESH;
 	if (build_all(t))
-		return VIEW_QUIT;
+		return VIEW_NOMEM;
 	return 0;
 }
 
@@ -650,7 +650,7 @@ static int rebuild(struct tui *t)
 static int opened(struct tui *t, int r)
 {
 	if (r < 0)
-		return VIEW_QUIT;	/* no memory */
+		return VIEW_NOMEM;
 	if (r == 0)
 		return rebuild(t);
 	/* the only pane that cannot open: a VM's reasons have no recent exits */
@@ -822,7 +822,7 @@ static int k_interval(struct tui *t, struct pane *p, int ch)
 
 static int k_help(struct tui *t, struct pane *p, int ch)
 {
-	return tui_push(t, &pane_help, -1, -1) < 0 ? VIEW_QUIT : 0;
+	return tui_push(t, &pane_help, -1, -1) < 0 ? VIEW_NOMEM : 0;
 }
 
 static int k_quit(struct tui *t, struct pane *p, int ch)
@@ -1043,7 +1043,7 @@ static int tui_input(void *ctx, uint64_t now)
 
 	(void)now;
 	/* a new interval is read before the next key moves in it */
-	while (!(act & (VIEW_QUIT | VIEW_INTERVAL)) && (ch = getch()) != ERR) {
+	while (!(act & (VIEW_QUIT | VIEW_NOMEM | VIEW_INTERVAL)) && (ch = getch()) != ERR) {
 		n++;
 		if (ch == KEY_RESIZE)
 			continue;	/* redrawn below at the new size */
