@@ -447,6 +447,27 @@ def unknown_vcpu_case():
     wait_for(has("KVMTOP-EXIT="))
 
 
+def nomem_case(dat):
+    """Out of memory on the screen (calloc fails from SIGUSR2 on): the screen goes, one line, status 1."""
+    name = "out of memory on the screen: the screen is given back, one line, status 1"
+    if "ASAN_OPTIONS" in os.environ:
+        # the preload's calloc is glibc's, and ASan's free() cannot take its memory
+        skip(name, "a sanitizer build (.ci/asan) owns the allocator")
+        return
+    err = os.path.join(TMP, "tui-nomem.err")
+    start(["-r", dat, "2>", err], env="LD_PRELOAD=" + os.environ["NOMEM_SO"])
+    wait_for(has("VMs ("))
+    pid = kvmtop_pid()
+    if pid:
+        os.kill(pid, signal.SIGUSR2)
+    keys("Enter")
+    lines = wait_for(has("KVMTOP-EXIT="))
+    text = open(err).read() if os.path.exists(err) else ""
+    ok(pid and any("KVMTOP-EXIT=1" in l for l in lines) and text == "kvmtop: out of memory\n"
+       and not any("VMs (" in l or "vCPUs of VM" in l for l in lines),
+       name, "stderr %r, screen:\n%s" % (text, "\n".join(lines[:5])))
+
+
 def kvmtop_pid():
     shell = tmux("list-panes", "-t", "k", "-F", "#{pane_pid}").stdout.decode().split()
     kids = subprocess.run(["pgrep", "-P", shell[0]], capture_output=True).stdout.decode().split() if shell else []
@@ -652,6 +673,7 @@ def main():
         arch_case("s390", ["Instruction", "Wait state", "Host interruption"])
         cycles_case()
         unknown_vcpu_case()
+        nomem_case(dat)
         signal_case(dat)
         crash_case(dat)
         sample_case()
