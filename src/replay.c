@@ -170,6 +170,7 @@ struct walk {
 	off_t pos;
 	off_t size;
 	bool big_endian;
+	uint64_t bad_cpu;	/* a CPU number past REPLAY_CPUS_MAX */
 };
 
 static int walk_skip(struct walk *w, uint64_t n)
@@ -269,16 +270,83 @@ static int walk_v6(struct walk *w)
 	return 0;
 }
 
+/*
+ * libtracecmd sizes its per-CPU arrays by the CPU numbers of the options
+ * (CPUCOUNT, and each CPU of a BUFFER) while it opens the file: a CPU
+ * numbered 5,046,272 cost 1.5 GB and 5 s before kvmtop saw the count.  In
+ * an uncompressed options section (id 0) they are checked here first; -2
+ * with w->bad_cpu set when one is past REPLAY_CPUS_MAX.
+ */
+#define OPT_BUFFER	3
+#define OPT_CPUCOUNT	8
+
+static int walk_cpu(struct walk *w, uint64_t cpu)
+{
+	if (cpu < REPLAY_CPUS_MAX)
+		return 0;
+	w->bad_cpu = cpu;
+	return -2;
+}
+
+static int walk_options(struct walk *w, uint64_t len)
+{
+	off_t end = w->pos + (off_t)len;
+	uint64_t id, size, n, cpu;
+	int ret;
+
+	while (w->size - w->pos >= 6 && w->pos + 6 <= end) {
+		off_t next;
+
+		if (walk_num(w, 2, &id) || walk_num(w, 4, &size))
+			return -1;
+		next = w->pos + (off_t)size;
+		if (id == OPT_CPUCOUNT && size >= 4) {
+			if (walk_num(w, 4, &n))
+				return -1;
+			if (n && (ret = walk_cpu(w, n - 1)))
+				return ret;
+		} else if (id == OPT_BUFFER) {
+			/* data offset, name, clock, page size, CPUs, then {cpu, offset, size} each */
+			if (walk_skip(w, 8) || walk_str(w, NULL, 0) || walk_str(w, NULL, 0) ||
+			    walk_skip(w, 4) || walk_num(w, 4, &n))
+				return -1;
+			while (n-- && w->pos + 20 <= next) {
+				if (walk_num(w, 4, &cpu))
+					return -1;
+				if ((ret = walk_cpu(w, cpu)))
+					return ret;
+				if (walk_skip(w, 16))
+					return -1;
+			}
+		}
+		if (next > w->size)
+			return -1;
+		w->pos = next;
+	}
+	w->pos = end;
+	return 0;
+}
+
 static int walk_v7(struct walk *w)
 {
-	uint64_t len;
+	uint64_t id, flags, len;
+	int ret;
 
 	/* compression name and version, offset of the first options */
 	if (walk_str(w, NULL, 0) || walk_str(w, NULL, 0) || walk_skip(w, 8))
 		return -1;
-	while (w->pos < w->size)
-		if (walk_skip(w, 8) || walk_num(w, 8, &len) || walk_skip(w, len))
+	while (w->pos < w->size) {
+		if (walk_num(w, 2, &id) || walk_num(w, 2, &flags) || walk_skip(w, 4) || walk_num(w, 8, &len))
 			return -1;
+		if (len > (uint64_t)(w->size - w->pos))
+			return -1;
+		if (id == 0 && !flags) {
+			if ((ret = walk_options(w, len)))
+				return ret;
+		} else if (walk_skip(w, len)) {
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -300,11 +368,18 @@ static int check_layout(const char *path, char *err, size_t errlen)
 	if (walk_str(&w, ver, sizeof(ver)) || walk_num(&w, 1, &endian) || walk_skip(&w, 1 + 4))
 		goto out_cut;
 	w.big_endian = endian;
-	if (!strcmp(ver, "6") ? walk_v6(&w) : !strcmp(ver, "7") ? walk_v7(&w) : 0)
+	ret = !strcmp(ver, "6") ? walk_v6(&w) : !strcmp(ver, "7") ? walk_v7(&w) : 0;
+	if (ret == -2) {
+		ret = -1;
+		snprintf(err, errlen, "%s: corrupt: its options name CPU %llu; kvmtop reads recordings of 0 to %d CPUs",
+			 path, (unsigned long long)w.bad_cpu, REPLAY_CPUS_MAX);
+		goto out_close;
+	}
+	if (ret)
 		goto out_cut;
-	ret = 0;
 	goto out_close;
 out_cut:
+	ret = -1;
 	snprintf(err, errlen, "%s: truncated: a part ends past the end of the file", path);
 out_close:
 	if (w.fd >= 0)
