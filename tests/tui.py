@@ -390,12 +390,17 @@ def snippet_case(name):
     wait_for(has("KVMTOP-EXIT="))
 
 
+def gen(name, layout, *args):
+    """A recording from the generator in TMP, of the kernel layout tests/formats/LAYOUT: its path."""
+    dat = os.path.join(TMP, name)
+    subprocess.run([os.environ["KVMGEN"], "-f", os.path.join(os.environ["KVMTOP_FORMATS"], layout), "-o", dat]
+                   + list(args), check=True, capture_output=True)
+    return dat
+
+
 def arch_case(layout, names):
     """Other arches on screen: a vCPU's exit reasons carry the arch's names."""
-    dat = os.path.join(TMP, "tui-%s.dat" % layout)
-    subprocess.run([os.environ["KVMGEN"], "-f", os.path.join(os.environ["KVMTOP_FORMATS"], layout), "-o", dat,
-                    "-v", "1", "-n", "500"], check=True, capture_output=True)
-    lines = open_reasons(dat)
+    lines = open_reasons(gen("tui-%s.dat" % layout, layout, "-v", "1", "-n", "500"))
     text = "\n".join(rows_after_titles(lines))
     missing = [n for n in names if n not in text]
     eq(missing, [], "%s: the reasons pane shows %s" % (layout, ", ".join(names)))
@@ -412,10 +417,7 @@ def arch_case(layout, names):
 
 def cycles_case():
     """A recording in TSC cycles: the header says so, and no rate per second is made up."""
-    dat = os.path.join(TMP, "tui-tsc.dat")
-    subprocess.run([os.environ["KVMGEN"], "-f", os.path.join(os.environ["KVMTOP_FORMATS"], "x86-6.5"), "-o", dat,
-                    "-v", "2", "-n", "300", "-c", "x86-tsc"], check=True, capture_output=True)
-    start(["-r", dat])
+    start(["-r", gen("tui-tsc.dat", "x86-6.5", "-v", "2", "-n", "300", "-c", "x86-tsc")])
     lines = settled(has("VMs ("))
     ok(len(lines) > 1 and "times in cycles (x86-tsc)" in lines[0] and lines[1].startswith("host: exits ")
        and not any("exits/s" in l for l in lines[:3]),
@@ -426,10 +428,7 @@ def cycles_case():
 
 def unknown_vcpu_case():
     """A vCPU whose id no event or thread name gives reads '?' in every pane that names it."""
-    dat = os.path.join(TMP, "tui-novcpu.dat")
-    subprocess.run([os.environ["KVMGEN"], "-f", os.path.join(os.environ["KVMTOP_FORMATS"], "x86-stripped"), "-o", dat,
-                    "-v", "1", "-n", "200", "-N", "none"], check=True, capture_output=True)
-    start(["-r", dat])
+    start(["-r", gen("tui-novcpu.dat", "x86-stripped", "-v", "1", "-n", "200", "-N", "none")])
     wait_for(has("VMs ("))
     keys("Enter")
     vcpus = settled(has("vCPUs of VM"))
