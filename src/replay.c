@@ -26,6 +26,8 @@
 #include <sys/time.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
 
 #include "options.h"
 #include "replay.h"
@@ -167,11 +169,26 @@ static int check_magic(const char *path, char *err, size_t errlen)
  */
 struct walk {
 	int fd;
+	const unsigned char *mem;	/* a decompressed section, read instead of fd */
 	off_t pos;
 	off_t size;
 	bool big_endian;
+	char codec[16];		/* version 7: the file's compression */
 	uint64_t bad_cpu;	/* a CPU number past REPLAY_CPUS_MAX */
+	const char *why;	/* what is corrupt, with -3 */
 };
+
+static int walk_read(struct walk *w, void *buf, size_t n)
+{
+	if ((uint64_t)(w->size - w->pos) < n)
+		return -1;
+	if (w->mem)
+		memcpy(buf, w->mem + w->pos, n);
+	else if (pread(w->fd, buf, n, w->pos) != (ssize_t)n)
+		return -1;
+	w->pos += n;
+	return 0;
+}
 
 static int walk_skip(struct walk *w, uint64_t n)
 {
@@ -186,9 +203,8 @@ static int walk_num(struct walk *w, int bytes, uint64_t *val)
 	unsigned char b[8];
 	int i;
 
-	if (w->size - w->pos < bytes || pread(w->fd, b, bytes, w->pos) != bytes)
+	if (walk_read(w, b, bytes))
 		return -1;
-	w->pos += bytes;
 	*val = 0;
 	for (i = 0; i < bytes; i++)
 		*val |= (uint64_t)b[w->big_endian ? bytes - 1 - i : i] << (8 * i);
@@ -202,9 +218,8 @@ static int walk_str(struct walk *w, char *buf, size_t len)
 	char c;
 
 	do {
-		if (w->pos >= w->size || pread(w->fd, &c, 1, w->pos) != 1)
+		if (walk_read(w, &c, 1))
 			return -1;
-		w->pos++;
 		if (buf && i + 1 < len)
 			buf[i++] = c;
 	} while (c);
@@ -274,11 +289,13 @@ static int walk_v6(struct walk *w)
  * libtracecmd sizes its per-CPU arrays by the CPU numbers of the options
  * (CPUCOUNT, and each CPU of a BUFFER) while it opens the file: a CPU
  * numbered 5,046,272 cost 1.5 GB and 5 s before kvmtop saw the count.  In
- * an uncompressed options section (id 0) they are checked here first; -2
- * with w->bad_cpu set when one is past REPLAY_CPUS_MAX.
+ * each options section (id 0, decompressed first when it is compressed)
+ * they are checked here first; -2 with w->bad_cpu set when one is past
+ * REPLAY_CPUS_MAX.
  */
 #define OPT_BUFFER	3
 #define OPT_CPUCOUNT	8
+#define SEC_FL_COMPRESS	1
 
 static int walk_cpu(struct walk *w, uint64_t cpu)
 {
@@ -327,25 +344,77 @@ static int walk_options(struct walk *w, uint64_t len)
 	return 0;
 }
 
+/*
+ * A compressed section is {u32 compressed size, u32 size, data} in the
+ * file's codec.  Its options are walked after decompressing them here,
+ * with kvmtop's own zlib or libzstd, before libtracecmd allocates what
+ * the sizes ask for.  -3 with w->why set when the section is corrupt.
+ */
+static int walk_compressed(struct walk *w, uint64_t len)
+{
+	struct walk sub = { .big_endian = w->big_endian };
+	uint64_t zsize, size;
+	unsigned char *in = NULL, *out = NULL;
+	int ret = -1;
+
+	if (strcmp(w->codec, "zlib") && strcmp(w->codec, "zstd"))
+		return walk_skip(w, len);	/* libtracecmd refuses the codec itself */
+	if (len < 8 || walk_num(w, 4, &zsize) || walk_num(w, 4, &size))
+		return -1;
+	if (zsize > len - 8)
+		return -1;
+	if (size > REPLAY_OPTIONS_MAX) {
+		w->why = "its compressed options section is larger than kvmtop accepts";
+		return -3;
+	}
+	in = malloc(zsize ? zsize : 1);
+	out = malloc(size ? size : 1);
+	if (!in || !out || walk_read(w, in, zsize))
+		goto out_free;
+	if (!strcmp(w->codec, "zlib")) {
+		uLongf n = size;
+
+		if (uncompress(out, &n, in, zsize) != Z_OK || n != size)
+			goto out_corrupt;
+	} else if (ZSTD_decompress(out, size, in, zsize) != size) {
+		goto out_corrupt;
+	}
+	sub.mem = out;
+	sub.size = size;
+	ret = walk_options(&sub, size);
+	w->bad_cpu = sub.bad_cpu;
+	w->pos += len - 8 - zsize;
+	goto out_free;
+out_corrupt:
+	w->why = "its compressed options section does not decompress";
+	ret = -3;
+out_free:
+	free(in);
+	free(out);
+	return ret;
+}
+
 static int walk_v7(struct walk *w)
 {
 	uint64_t id, flags, len;
 	int ret;
 
 	/* compression name and version, offset of the first options */
-	if (walk_str(w, NULL, 0) || walk_str(w, NULL, 0) || walk_skip(w, 8))
+	if (walk_str(w, w->codec, sizeof(w->codec)) || walk_str(w, NULL, 0) || walk_skip(w, 8))
 		return -1;
 	while (w->pos < w->size) {
 		if (walk_num(w, 2, &id) || walk_num(w, 2, &flags) || walk_skip(w, 4) || walk_num(w, 8, &len))
 			return -1;
 		if (len > (uint64_t)(w->size - w->pos))
 			return -1;
-		if (id == 0 && !flags) {
-			if ((ret = walk_options(w, len)))
-				return ret;
-		} else if (walk_skip(w, len)) {
-			return -1;
-		}
+		if (id == 0 && !(flags & SEC_FL_COMPRESS))
+			ret = walk_options(w, len);
+		else if (id == 0)
+			ret = walk_compressed(w, len);
+		else
+			ret = walk_skip(w, len);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -373,6 +442,11 @@ static int check_layout(const char *path, char *err, size_t errlen)
 		ret = -1;
 		snprintf(err, errlen, "%s: corrupt: its options name CPU %llu; kvmtop reads recordings of 0 to %d CPUs",
 			 path, (unsigned long long)w.bad_cpu, REPLAY_CPUS_MAX);
+		goto out_close;
+	}
+	if (ret == -3) {
+		ret = -1;
+		snprintf(err, errlen, "%s: corrupt: %s", path, w.why);
 		goto out_close;
 	}
 	if (ret)

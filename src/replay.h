@@ -14,6 +14,8 @@ struct tracecmd_input;
 
 /* The most CPUs a recording may have: Linux's largest NR_CPUS (MAXSMP). */
 #define REPLAY_CPUS_MAX	8192
+/* The largest options section accepted, decompressed (bytes). */
+#define REPLAY_OPTIONS_MAX	(16 << 20)
 
 struct replay {
 	struct tracecmd_input *handle;

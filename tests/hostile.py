@@ -14,12 +14,13 @@ import json
 import os
 import struct
 import subprocess
+import zlib
 
 from tap import ok, skip, done, asan_run, one_clear_line
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
-GEN = os.environ["KVMGEN"]
-FORMATS = os.environ["KVMTOP_FORMATS"]
+GEN = os.environ.get("KVMGEN")
+FORMATS = os.environ.get("KVMTOP_FORMATS")
 LIMIT_S = 5
 LIMIT_MIB = 256
 
@@ -47,6 +48,45 @@ def patched(data, name, pairs):
 def pad(new, old):
     assert len(new) <= len(old), (new, old)
     return new + b" " * (len(old) - len(new))
+
+
+def compressed_options(data, name, edit, declared=None, garbage=False):
+    """data (a zlib v7 file) with the options section that edit(body) changes
+    (None: not this one) compressed (trace-cmd writes them plain; libtracecmd reads either);
+    declared: another decompressed size in the section's header; garbage:
+    not a zlib stream.  The section keeps its size: zlib ignores the
+    padding after the stream's end."""
+    pos = data.index(b"\0", 10) + 1 + 1 + 1 + 4  # magic, version; endian, long size, page size
+    pos = data.index(b"\0", pos) + 1             # the codec's name
+    pos = data.index(b"\0", pos) + 1 + 8         # its version; the first options' offset
+    while pos < len(data):
+        sid, flags, sname, size = struct.unpack_from("<HHIQ", data, pos)
+        body = data[pos + 16:pos + 16 + size]
+        plain = edit(body) if sid == 0 and not flags & 1 else None
+        if plain is not None:
+            stream = b"\x78\x9c" + b"\xff" * 16 if garbage else zlib.compress(plain, 9)
+            assert len(stream) + 8 <= size, (len(stream), size)
+            new = struct.pack("<HHIQ", sid, flags | 1, sname, size) + \
+                struct.pack("<II", size - 8, declared or len(plain)) + stream.ljust(size - 8, b"\0")
+            return patched(data[:pos] + new + data[pos + 16 + size:], name, [])
+        pos += 16 + size
+    raise SystemExit("Bail out! %s: no options section to change in the v7 zlib file" % name)
+
+
+def set_cpucount(n):
+    old = struct.pack("<HII", 8, 4, 2)
+    return lambda body: body.replace(old, struct.pack("<HII", 8, 4, n)) if old in body else None
+
+
+def set_buffer_cpu(n):
+    """The BUFFER option's second CPU (after 'local', page size, 2 CPUs, the first's 20 bytes)."""
+    def edit(body):
+        i = body.find(b"\0local\0" + struct.pack("<II", 4096, 2))
+        if i < 0:
+            return None
+        i += 7 + 8 + 20
+        return body[:i] + struct.pack("<I", n) + body[i + 4:]
+    return edit
 
 
 def refused(path, what, mention):
@@ -114,6 +154,23 @@ def main():
     cpucount = struct.pack("<HII", 8, 4, 2)    # option CPUCOUNT, 4 bytes: 2 CPUs
     path = patched(v7, "cpus", [(cpucount, struct.pack("<HII", 8, 4, 0x20000000))])
     refused(path, "6. a CPU count of 2^29", "CPU 536870911;")
+    # the same in a compressed options section (trace-cmd writes them plain;
+    # libtracecmd reads either): the walk decompresses before the open
+    v7z = gen("v7z", ["-C", "2", "-z", "zlib"])
+    for label, edit, args, mention in (
+            ("CPU count of 2", set_cpucount(2), {}, None),
+            ("CPU count of 2^29", set_cpucount(0x20000000), {}, "CPU 536870911;"),
+            ("BUFFER naming CPU 5,046,272", set_buffer_cpu(5046272), {}, "CPU 5046272;"),
+            ("garbage stream", set_cpucount(2), {"garbage": True}, "does not decompress"),
+            ("17 MiB section", set_cpucount(2), {"declared": 17 << 20}, "larger than kvmtop accepts")):
+        path = compressed_options(v7z, "cpus-z-" + label.split()[-1], edit, **args)
+        if mention:
+            refused(path, "6. compressed options, " + label, mention)
+            continue
+        rc, out, err, mib = asan_run(["-b", "-r", path, "--summary", "-o", "json"], timeout=LIMIT_S)
+        ok(rc == 0 and err == "" and '"exits_total":100' in out,
+           "6. compressed options, %s: the file reads (100 exits)" % label, err)
+
     for label, eid in (("INT_MAX", b"2147483647"), ("INT_MAX-1", b"2147483646")):
         # the longer ID's bytes come out of the field's type name: the section keeps its size
         old = b"field:unsigned int exit_reason;"
@@ -240,4 +297,5 @@ def main():
     done()
 
 
-main()
+if __name__ == "__main__":
+    main()

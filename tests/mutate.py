@@ -84,6 +84,10 @@ MUTATIONS = [
      [("src/driver.c", "if (drv->want || drv->next == UINT64_MAX ||", "if (1 || drv->next == UINT64_MAX ||")]),
     ("replay: a CPU count past the limit accepted",
      [("src/replay.c", "r->cpus > REPLAY_CPUS_MAX", "r->cpus > (1 << 30)")]),
+    ("replay: CPU numbers in the options left to libtracecmd",
+     [("src/replay.c", "\tif (cpu < REPLAY_CPUS_MAX)\n", "\tif (cpu < (1 << 30))\n")]),
+    ("replay: compressed options not walked",
+     [("src/replay.c", "\t\t\tret = walk_compressed(w, len);", "\t\t\tret = walk_skip(w, len);")]),
 ]
 
 
