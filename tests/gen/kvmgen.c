@@ -39,7 +39,7 @@ int tc_zlib_register(void);	/* tests/gen/tc_zlib.c */
 #define TS_BITS		27
 #define TYPE_EXTEND	30
 
-enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_NR };
+enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_SWITCH, G_WAKING, G_NR };
 
 /*
  * The arch is that of the layout's exit event: x86 and arm share
@@ -48,9 +48,9 @@ enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_NR };
 enum garch { A_X86, A_ARM, A_PPC, A_S390 };
 
 static const char *gk_event[G_NR] = {
-	"kvm_exit", "kvm_entry", "kvm_pio", "kvm_userspace_exit",
+	"kvm_exit", "kvm_entry", "kvm_pio", "kvm_userspace_exit", "sched_switch", "sched_waking",
 };
-static const char *gk_system[G_NR] = { "kvm", "kvm", "kvm", "kvm" };
+static const char *gk_system[G_NR] = { "kvm", "kvm", "kvm", "kvm", "sched", "sched" };
 static enum garch garch;
 /* the kernel's isa numbers for x86; kvmtop's for the others (its JSON "isa") */
 #define ISA_ARM64_NR	3
@@ -64,9 +64,10 @@ struct gev {
 	uint8_t kind;
 	uint8_t lost_before;	/* the page holding it starts after lost events */
 	uint8_t isa;		/* exit: 1 VMX, 2 SVM (the kernel's isa values) */
-	int32_t tid;
-	uint32_t reason;	/* exit: raw exit_reason, arm type, ppc trap, s390 icptcode; uexit: KVM_EXIT_* */
-	uint32_t aux;		/* exit: arm EC (as written), ppc ceded */
+	int32_t tid;		/* common_pid: sched_switch's prev_pid, sched_waking's waker */
+	uint32_t reason;	/* exit: raw exit_reason, arm type, ppc trap, s390 icptcode; uexit: KVM_EXIT_*;
+				 * switch: next_pid; waking: the woken pid */
+	uint32_t aux;		/* exit: arm EC (as written), ppc ceded; switch: prev_state */
 	uint32_t vcpu;
 	uint64_t rip;
 	uint64_t msr;		/* exit: ppc MSR, s390 PSW mask */
@@ -115,6 +116,7 @@ struct opts {
 	const char *sysmap;	/* -M: write its System.map (link-time addresses) */
 	bool unique;		/* -U: every exit at a guest IP never seen before */
 	uint64_t step;		/* -d: kvmtop's interval in ns; the expected figures of each */
+	bool sched;		/* -w: sched_switch and sched_waking of the vCPU threads */
 };
 
 static struct tep_handle *tep;
@@ -162,7 +164,7 @@ static bool file_exists(const char *dir, const char *name)
 	return access(path, R_OK) == 0;
 }
 
-static void load_formats(const char *dir)
+static void load_formats(const char *dir, bool sched)
 {
 	int k;
 
@@ -186,10 +188,12 @@ static void load_formats(const char *dir)
 		size_t len;
 		char *buf;
 
+		if (k >= G_SWITCH && !sched)
+			continue;
 		snprintf(path, sizeof(path), "%s/%s.format", dir, gk_event[k]);
 		buf = read_file(path, &len);
 		if (!buf) {
-			if (k <= G_ENTRY)
+			if (k <= G_ENTRY || k >= G_SWITCH)
 				die("no format file %s", path);
 			continue;
 		}
@@ -403,6 +407,46 @@ static void write_syms(const char *path, uint64_t offset, bool kallsyms)
 	fclose(f);
 }
 
+static void push_sched(enum gkind kind, uint64_t t, int cpu, int tid, uint32_t other, uint32_t state)
+{
+	struct gev e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = kind;
+	e.t = t;
+	e.cpu = cpu;
+	e.tid = tid;
+	e.reason = other;
+	e.aux = state;
+	push(&e);
+}
+
+/*
+ * -w: where the vCPU thread goes inside an exit of latency lat at t.  An
+ * exit that waits (HLT, WFI, cede: the long ones) sleeps: switched out
+ * sleeping (S), woken, runnable until switched in.  One other exit in
+ * four is preempted: switched out runnable (R), back later.  Both happen
+ * in the first half of the exit, before a userspace exit (-x) at lat/2.
+ * The CPU runs the idle task (pid 0) meanwhile.
+ */
+static void sched_in_exit(const struct mix *m, uint64_t t, uint64_t lat, int cpu, int tid,
+			  unsigned int *seed)
+{
+	uint64_t out = t + 1 + lat / 20;
+
+	if (lat < 40)
+		return;
+	if (m->lat_span >= 1000000) {
+		push_sched(G_SWITCH, out, cpu, tid, 0, 1);		/* prev_state S */
+		push_sched(G_WAKING, out + lat / 2, cpu, 0, tid, 0);
+		push_sched(G_SWITCH, out + lat / 2 + lat / 10, cpu, 0, tid, 0);
+	} else if (rnd(seed) % 4 == 0) {
+		/* a preempted task: R, with the kernel's preempt marker (R+) half the time */
+		push_sched(G_SWITCH, out, cpu, tid, 0, rnd(seed) % 2 ? 0x100 : 0);
+		push_sched(G_SWITCH, out + lat / 4, cpu, 0, tid, 0);
+	}
+}
+
 static void scenario(const struct opts *o)
 {
 	unsigned int seed = o->seed, ipseed = o->seed * 7919u + 1;
@@ -483,6 +527,8 @@ static void scenario(const struct opts *o)
 					e.t = t + 2 + lat / 2;
 					push(&e);
 				}
+				if (o->sched)
+					sched_in_exit(m, t, lat, cpu, tid, &seed);
 				/* vCPUs migrate: now and then the entry is on another CPU */
 				if (o->cpus > 1 && rnd(&seed) % 10 == 0)
 					cpu = (cpu + 1 + rnd(&seed) % (o->cpus - 1)) % o->cpus;
@@ -535,8 +581,13 @@ static void read_script(const char *path)
 			continue;
 		}
 		if (sscanf(line, "%llu %d %d %15s %n", &t, &cpu, &tid, kind, &used) != 4 ||
-		    (strcmp(kind, "exit") && strcmp(kind, "entry")) || cpu < 0 || cpu > 255)
-			die("%s:%d: want TIME CPU TID exit|entry FIELD=VALUE...", path, lineno);
+		    (strcmp(kind, "exit") && strcmp(kind, "entry") && strcmp(kind, "switch") &&
+		     strcmp(kind, "waking")) || cpu < 0 || cpu > 255)
+			die("%s:%d: want TIME CPU TID exit|entry|switch|waking FIELD=VALUE...", path, lineno);
+		if (kind[0] == 's' || kind[0] == 'w') {
+			if (!ev_fmt[G_SWITCH])
+				die("%s:%d: %s needs -w (the sched formats)", path, lineno, kind);
+		}
 		if (nr_script == alloc_script) {
 			alloc_script = alloc_script ? alloc_script * 2 : 64;
 			script_fields = realloc(script_fields, alloc_script * sizeof(*script_fields));
@@ -554,7 +605,8 @@ static void read_script(const char *path)
 			s->v[s->nr++] = strtoull(eq + 1, NULL, 0);
 		}
 		memset(&e, 0, sizeof(e));
-		e.kind = strcmp(kind, "exit") ? G_ENTRY : G_EXIT;
+		e.kind = !strcmp(kind, "exit") ? G_EXIT : !strcmp(kind, "entry") ? G_ENTRY :
+			 !strcmp(kind, "switch") ? G_SWITCH : G_WAKING;
 		e.t = t;
 		e.cpu = cpu;
 		e.tid = tid;
@@ -713,6 +765,18 @@ static void encode(const struct gev *g, unsigned char *data, size_t *len)
 	case G_UEXIT:
 		set_field(data, e, "reason", g->reason);
 		break;
+	case G_SWITCH:
+		set_field(data, e, "prev_pid", g->tid);
+		set_field(data, e, "prev_prio", 120);
+		set_field(data, e, "prev_state", g->aux);
+		set_field(data, e, "next_pid", g->reason);
+		set_field(data, e, "next_prio", 120);
+		break;
+	case G_WAKING:
+		set_field(data, e, "pid", g->reason);
+		set_field(data, e, "prio", 120);
+		set_field(data, e, "target_cpu", g->cpu);
+		break;
 	}
 	*len = n;
 }
@@ -793,8 +857,8 @@ static void make_tracing_dir(const char *dir, const struct opts *o)
 	FILE *f;
 	int k;
 
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/events/kvm' '%s/events/kvm_hv' '%s/events/ftrace'",
-		 dir, dir, dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/events/kvm' '%s/events/kvm_hv' '%s/events/ftrace' '%s/events/sched'",
+		 dir, dir, dir, dir);
 	if (system(cmd))
 		die("cannot create %s", dir);
 	write_text(dir, "events/header_page", header_page);
@@ -868,12 +932,28 @@ static uint64_t seen_time(const struct opts *o, uint64_t t)
 
 /* --- expected figures --- */
 
-/* One reason's exits and exit -> entry latencies, every latency kept for exact percentiles. */
+/* A vCPU thread's time states (-w), in the order of kvmtop's JSON time_s. */
+enum { S_GUEST, S_HOST, S_VMM, S_HALT, S_WAIT, S_NR };
+static const char *const state_name[S_NR] = { "guest", "host", "vmm", "halt", "wait" };
+static bool with_sched;
+
+/* Latencies, every one kept for exact percentiles. */
+struct lats {
+	uint64_t sum, min, max;
+	uint64_t *v;
+	size_t n, alloc;
+};
+
+/*
+ * One reason's exits and exit -> entry latencies; with -w also the split
+ * of each: on a CPU (handling), runnable off a CPU (preempted), asleep
+ * (blocked).
+ */
 struct rstat {
 	uint32_t isa, code, flags;
-	uint64_t count, sum, min, max;
-	uint64_t *lat;
-	size_t samples, alloc;
+	uint64_t count;
+	struct lats lat, hand;
+	uint64_t preempted, blocked;
 };
 
 /* The reasons of one scope (a thread, the host, a thread in one interval). */
@@ -881,6 +961,7 @@ struct rset {
 	struct rstat *r;
 	int nr, alloc;
 	uint64_t exits;
+	uint64_t tm[S_NR];	/* -w: a thread's time in each state */
 };
 
 static struct rstat *rset_get(struct rset *s, uint32_t isa, uint32_t code, uint32_t flags)
@@ -896,24 +977,36 @@ static struct rstat *rset_get(struct rset *s, uint32_t isa, uint32_t code, uint3
 		if (!s->r)
 			die("%s", "out of memory");
 	}
-	s->r[s->nr] = (struct rstat){ .isa = isa, .code = code, .flags = flags, .min = UINT64_MAX };
+	s->r[s->nr] = (struct rstat){ .isa = isa, .code = code, .flags = flags,
+				      .lat.min = UINT64_MAX, .hand.min = UINT64_MAX };
 	return &s->r[s->nr++];
 }
 
-static void rstat_lat(struct rstat *r, uint64_t lat)
+static void lats_add(struct lats *l, uint64_t v)
 {
-	if (r->samples == r->alloc) {
-		r->alloc = r->alloc ? r->alloc * 2 : 64;
-		r->lat = realloc(r->lat, r->alloc * sizeof(*r->lat));
-		if (!r->lat)
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? l->alloc * 2 : 64;
+		l->v = realloc(l->v, l->alloc * sizeof(*l->v));
+		if (!l->v)
 			die("%s", "out of memory");
 	}
-	r->lat[r->samples++] = lat;
-	r->sum += lat;
-	if (lat < r->min)
-		r->min = lat;
-	if (lat > r->max)
-		r->max = lat;
+	l->v[l->n++] = v;
+	l->sum += v;
+	if (v < l->min)
+		l->min = v;
+	if (v > l->max)
+		l->max = v;
+}
+
+/* An exit -> entry pair: its latency and, with -w, its split (acc: time per state). */
+static void rstat_lat(struct rstat *r, uint64_t lat, const uint64_t *acc)
+{
+	lats_add(&r->lat, lat);
+	if (!with_sched)
+		return;
+	lats_add(&r->hand, acc[S_HOST] + acc[S_VMM]);
+	r->preempted += acc[S_WAIT];
+	r->blocked += acc[S_HALT];
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -924,13 +1017,37 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* The nearest-rank quantile num/den of the sorted latencies: rank ceil(n * num / den). */
-static uint64_t nearest_rank(const struct rstat *r, uint64_t num, uint64_t den)
+static uint64_t nearest_rank(const struct lats *l, uint64_t num, uint64_t den)
 {
-	uint64_t rank = (r->samples * num + den - 1) / den;
+	uint64_t rank = (l->n * num + den - 1) / den;
 
-	if (!r->samples)
+	if (!l->n)
 		return 0;
-	return r->lat[(rank ? rank : 1) - 1];
+	return l->v[(rank ? rank : 1) - 1];
+}
+
+/* "samples", "sum", "min", "max" and the percentiles of l, sorted first; frees them. */
+static void lats_print(FILE *f, struct lats *l)
+{
+	qsort(l->v, l->n, sizeof(*l->v), cmp_u64);
+	fprintf(f, "\"samples\":%zu,\"sum\":%" PRIu64 ",\"min\":%" PRIu64 ",\"max\":%" PRIu64
+		",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64,
+		l->n, l->sum, l->n ? l->min : 0, l->max, nearest_rank(l, 1, 2), nearest_rank(l, 9, 10),
+		nearest_rank(l, 99, 100), nearest_rank(l, 999, 1000));
+	free(l->v);
+}
+
+/* -w: a thread's time in each state, in ns, as an object. */
+static void states_print(FILE *f, const uint64_t *tm)
+{
+	int k;
+
+	if (!with_sched)
+		return;
+	fputs(",\"time\":{", f);
+	for (k = 0; k < S_NR; k++)
+		fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", state_name[k], tm[k]);
+	fputc('}', f);
 }
 
 /* A scope's reasons as a JSON list; frees the latencies. */
@@ -942,14 +1059,16 @@ static void rset_print(FILE *f, struct rset *s)
 	for (j = 0; j < s->nr; j++) {
 		struct rstat *r = &s->r[j];
 
-		qsort(r->lat, r->samples, sizeof(*r->lat), cmp_u64);
-		fprintf(f, "%s{\"isa\":%u,\"code\":%u,\"flags\":%u,\"count\":%" PRIu64
-			",\"samples\":%zu,\"sum\":%" PRIu64 ",\"min\":%" PRIu64 ",\"max\":%" PRIu64
-			",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64 "}",
-			j ? "," : "", r->isa, r->code, r->flags, r->count, r->samples, r->sum,
-			r->samples ? r->min : 0, r->max, nearest_rank(r, 1, 2), nearest_rank(r, 9, 10),
-			nearest_rank(r, 99, 100), nearest_rank(r, 999, 1000));
-		free(r->lat);
+		fprintf(f, "%s{\"isa\":%u,\"code\":%u,\"flags\":%u,\"count\":%" PRIu64 ",",
+			j ? "," : "", r->isa, r->code, r->flags, r->count);
+		lats_print(f, &r->lat);
+		if (with_sched) {
+			fputs(",\"handling\":{", f);
+			lats_print(f, &r->hand);
+			fprintf(f, "},\"preempted\":%" PRIu64 ",\"blocked\":%" PRIu64, r->preempted,
+				r->blocked);
+		}
+		fputc('}', f);
 	}
 	fputc(']', f);
 	free(s->r);
@@ -970,6 +1089,10 @@ struct tstat {
 	bool pending;
 	uint64_t pending_t;
 	uint32_t pending_key[3];	/* isa, code, flags of the pending exit */
+	int st;				/* -w: its state since then, -1 before its first event */
+	int on_cpu;			/* the state it left when switched out: host or vmm */
+	uint64_t since;
+	uint64_t acc[S_NR];		/* the pending exit's time in each state */
 	struct rset rs;
 	uint64_t ip_n[2], ip_none;
 	struct ipstat *ips;
@@ -1029,6 +1152,46 @@ static struct rset *ival_thread(const struct opts *o, uint64_t t0, uint64_t now,
 	return &ivals[i].th[idx];
 }
 
+static int tid_idx(const struct opts *o, int tid)
+{
+	return (tid - 1000) / 100 * o->vcpus + (tid - 1000) % 100;
+}
+
+/* Thread t spent [a, b) in its state: its totals, its intervals', its pending exit's split. */
+static void spend(const struct opts *o, uint64_t t0, struct tstat *t, int idx, uint64_t a, uint64_t b)
+{
+	uint64_t x = a;
+
+	if (!with_sched || b <= a)
+		return;
+	t->rs.tm[t->st] += b - a;
+	if (t->pending)
+		t->acc[t->st] += b - a;
+	while (o->step && x < b) {
+		uint64_t end = t0 + ((x - t0) / o->step + 1) * o->step, y = b < end ? b : end;
+
+		ival_thread(o, t0, x, idx)->tm[t->st] += y - x;
+		x = y;
+	}
+}
+
+/*
+ * Thread t's state becomes st at now.  Before its first event it was in
+ * the state that event ends (before): in the guest before an exit,
+ * asleep before a wakeup ...
+ */
+static void to_state(const struct opts *o, uint64_t t0, struct tstat *t, int idx, uint64_t now,
+		     int before, int st)
+{
+	if (t->st < 0) {
+		t->st = before;
+		t->since = t0;
+	}
+	spend(o, t0, t, idx, t->since, now);
+	t->since = now;
+	t->st = st;
+}
+
 static void expect(const struct opts *o, const char *path, uint64_t lost)
 {
 	struct tstat *ts = calloc(o->vms * o->vcpus, sizeof(*ts));
@@ -1045,8 +1208,11 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 
 	if (!ts || !f)
 		die("cannot write %s", path);
-	for (i = 0; i < (size_t)(o->vms * o->vcpus); i++)
+	for (i = 0; i < (size_t)(o->vms * o->vcpus); i++) {
 		ts[i].tid = -1;
+		ts[i].st = -1;
+		ts[i].on_cpu = S_HOST;
+	}
 	for (i = 0; i < nr_evs; i++) {
 		const struct gev *g = &evs[i];
 		int idx = (g->tid - 1000) / 100 * o->vcpus + (g->tid - 1000) % 100;
@@ -1054,6 +1220,32 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 		uint64_t now = seen_time(o, g->t);
 
 		last = now;
+		if (g->kind == G_SWITCH) {
+			/* the vCPU thread switched out (prev) or in (next) */
+			if (g->tid >= 1000 && ts[tid_idx(o, g->tid)].tid >= 0) {
+				t = &ts[tid_idx(o, g->tid)];
+				if (t->st == S_HOST || t->st == S_VMM)
+					t->on_cpu = t->st;
+				else
+					t->on_cpu = S_HOST;
+				to_state(o, t0, t, tid_idx(o, g->tid), now, S_HOST,
+					 g->aux & 0xff ? S_HALT : S_WAIT);
+			}
+			if (g->reason >= 1000 && ts[tid_idx(o, g->reason)].tid >= 0) {
+				t = &ts[tid_idx(o, g->reason)];
+				to_state(o, t0, t, tid_idx(o, g->reason), now, S_WAIT,
+					 t->st < 0 ? S_HOST : t->on_cpu);
+			}
+			continue;
+		}
+		if (g->kind == G_WAKING) {
+			if (g->reason >= 1000 && ts[tid_idx(o, g->reason)].tid >= 0) {
+				t = &ts[tid_idx(o, g->reason)];
+				if (t->st < 0 || t->st == S_HALT)
+					to_state(o, t0, t, tid_idx(o, g->reason), now, S_HALT, S_WAIT);
+			}
+			continue;
+		}
 		t->tid = g->tid;
 		t->vcpu = g->vcpu;
 		switch (g->kind) {
@@ -1079,8 +1271,10 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 			} else if (garch == A_S390) {
 				isa = ISA_S390_NR;
 			}
+			to_state(o, t0, t, idx, now, S_GUEST, S_HOST);
 			if (t->pending)
 				t->unmatched_exits++;
+			memset(t->acc, 0, sizeof(t->acc));
 			t->exits++;
 			rset_get(&t->rs, isa, code, flags)->count++;
 			rset_get(&host, isa, code, flags)->count++;
@@ -1109,6 +1303,7 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 			break;
 		}
 		case G_ENTRY:
+			to_state(o, t0, t, idx, now, S_HOST, S_GUEST);
 			if (!t->pending) {
 				t->unmatched_entries++;
 				break;
@@ -1116,11 +1311,11 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 				const uint32_t *key = t->pending_key;
 				uint64_t lat = now - t->pending_t;
 
-				rstat_lat(rset_get(&t->rs, key[0], key[1], key[2]), lat);
-				rstat_lat(rset_get(&host, key[0], key[1], key[2]), lat);
+				rstat_lat(rset_get(&t->rs, key[0], key[1], key[2]), lat, t->acc);
+				rstat_lat(rset_get(&host, key[0], key[1], key[2]), lat, t->acc);
 				if (o->step)
 					rstat_lat(rset_get(ival_thread(o, t0, now, idx), key[0], key[1], key[2]),
-						  lat);
+						  lat, t->acc);
 				t->pending = false;
 			}
 			break;
@@ -1128,10 +1323,15 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 			t->pio++;
 			break;
 		case G_UEXIT:
+			to_state(o, t0, t, idx, now, S_HOST, S_VMM);
 			t->uexit_io++;
 			break;
 		}
 	}
+	/* every thread's last state lasts to the end of the recording */
+	for (k = 0; k < o->vms * o->vcpus; k++)
+		if (ts[k].tid >= 0)
+			to_state(o, t0, &ts[k], k, last, S_GUEST, ts[k].st);
 	fprintf(f, "{\"clock\":\"%s\",\"time_unit\":\"%s\",\"lost_events\":%" PRIu64 ",\"threads\":[",
 		!strcmp(o->clock, "tsc2nsec") ? "tsc2nsec" : o->clock,
 		!strcmp(o->clock, "x86-tsc") ? "cycles" : "ns", lost);
@@ -1141,9 +1341,11 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 		if (t->pending)
 			t->unmatched_exits++;
 		fprintf(f, "%s{\"tid\":%d,\"vcpu\":%d,\"exits\":%" PRIu64 ",\"unmatched_exits\":%" PRIu64
-			",\"unmatched_entries\":%" PRIu64 ",\"kvm_pio\":%" PRIu64 ",\"uexit_io\":%" PRIu64
-			",\"reasons\":", k ? "," : "", t->tid, t->vcpu, t->exits, t->unmatched_exits,
+			",\"unmatched_entries\":%" PRIu64 ",\"kvm_pio\":%" PRIu64 ",\"uexit_io\":%" PRIu64,
+			k ? "," : "", t->tid, t->vcpu, t->exits, t->unmatched_exits,
 			t->unmatched_entries, t->pio, t->uexit_io);
+		states_print(f, t->rs.tm);
+		fputs(",\"reasons\":", f);
 		rset_print(f, &t->rs);
 		fprintf(f, ",\"ip_samples\":{\"time\":%" PRIu64 ",\"exit\":%" PRIu64 ",\"none\":%" PRIu64
 			"},\"ips\":[", t->ip_n[0], t->ip_n[1], t->ip_none);
@@ -1172,8 +1374,10 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 		for (i = 0; i < nr_ivals; i++) {
 			fprintf(f, "%s{\"start\":%" PRIu64 ",\"threads\":[", i ? "," : "", t0 + i * o->step);
 			for (k = 0; k < o->vms * o->vcpus; k++) {
-				fprintf(f, "%s{\"tid\":%d,\"exits\":%" PRIu64 ",\"reasons\":", k ? "," : "",
+				fprintf(f, "%s{\"tid\":%d,\"exits\":%" PRIu64, k ? "," : "",
 					ts[k].tid, ivals[i].th[k].exits);
+				states_print(f, ivals[i].th[k].tm);
+				fputs(",\"reasons\":", f);
 				rset_print(f, &ivals[i].th[k]);
 				fputc('}', f);
 			}
@@ -1205,12 +1409,16 @@ static void usage(void)
 "  -N qemu|kvmtool|none  thread names: CPU n/KVM, kvm-vcpu-n, or one name for all\n"
 "  -S FILE           the events of FILE instead of a workload, one per line:\n"
 "                    'TIME_NS CPU TID exit|entry FIELD=VALUE...' or 'comm TID NAME'\n"
+"                    (with -w also switch|waking: sched_switch, sched_waking)\n"
 "  -K OFFSET         the guest kernel's KASLR offset (its IPs are shifted by it)\n"
 "  -k FILE           write the guest's kallsyms (running addresses) to FILE\n"
 "  -M FILE           write its System.map (link-time addresses) to FILE\n"
 "  -U                every exit at a guest IP never seen before (no 'ips' in -e)\n"
 "  -d STEP           -e also gives kvmtop's intervals of STEP ns (-b -d): per\n"
-"                    interval and thread, exits and each reason's figures\n");
+"                    interval and thread, exits and each reason's figures\n"
+"  -w                with sched_switch and sched_waking of the vCPU threads\n"
+"                    inside exits (FORMAT_DIR has their formats); -e also\n"
+"                    gives each thread's time states and each reason's split\n");
 	exit(2);
 }
 
@@ -1229,7 +1437,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:S:K:k:M:Ud:")) != -1) {
+	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:S:K:k:M:Ud:w")) != -1) {
 		switch (c) {
 		case 'f': o.formats = optarg; break;
 		case 'o': o.out = optarg; break;
@@ -1253,13 +1461,15 @@ int main(int argc, char **argv)
 		case 'M': o.sysmap = optarg; break;
 		case 'U': o.unique = true; break;
 		case 'd': o.step = strtoull(optarg, NULL, 0); break;
+		case 'w': o.sched = true; break;
 		default: usage();
 		}
 	}
 	if (!o.formats || !o.out || o.vms < 1 || o.vcpus < 1 || o.vcpus > 99 || o.cpus < 1 ||
 	    o.exits < 1 || (o.version != 6 && o.version != 7))
 		usage();
-	load_formats(o.formats);
+	load_formats(o.formats, o.sched);
+	with_sched = o.sched;
 	if (o.others && (!ev_fmt[G_PIO] || !ev_fmt[G_UEXIT]))
 		o.others = false;
 	if (o.script) {
