@@ -18,6 +18,7 @@ enum col_type {
 	COL_PCT,
 	COL_TIME,		/* a latency, in the source's time unit */
 	COL_TIME_MEAN,
+	COL_SECS,		/* a sum of time: seconds in CSV and JSON (ns sources only) */
 };
 
 struct col_val {
@@ -40,6 +41,11 @@ struct reason_col {
 	bool text;		/* shown in the text table */
 	const char *group;	/* JSON: inside this object ("latency"), NULL: at the top */
 	void (*get)(const struct model_reason_row *row, struct col_val *v);
+	/*
+	 * Measured only with sched events (model_time.c): left out of text
+	 * and JSON without them, empty in CSV; CSV names it group_name.
+	 */
+	bool sched;
 };
 
 static void get_reason(const struct model_reason_row *w, struct col_val *v) { v->s = w->r->name; }
@@ -59,30 +65,59 @@ static void get_p90(const struct model_reason_row *w, struct col_val *v) { v->u 
 static void get_p99(const struct model_reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->lat, 0.99); }
 static void get_p999(const struct model_reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->lat, 0.999); }
 
+static void get_h_samples(const struct model_reason_row *w, struct col_val *v) { v->u = w->handling.samples; }
+static void get_h_min(const struct model_reason_row *w, struct col_val *v) { v->u = w->handling.samples ? w->handling.min : 0; }
+static void get_h_max(const struct model_reason_row *w, struct col_val *v) { v->u = w->handling.max; }
+static void get_h_sum(const struct model_reason_row *w, struct col_val *v) { v->u = hist_sum(&w->handling); }
+static void get_h_mean(const struct model_reason_row *w, struct col_val *v) { v->d = hist_mean(&w->handling); }
+static void get_h_p50(const struct model_reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->handling, 0.50); }
+static void get_h_p90(const struct model_reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->handling, 0.90); }
+static void get_h_p99(const struct model_reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->handling, 0.99); }
+static void get_h_p999(const struct model_reason_row *w, struct col_val *v) { v->u = hist_quantile(&w->handling, 0.999); }
+static void get_preempted(const struct model_reason_row *w, struct col_val *v) { v->u = w->preempted; }
+static void get_blocked(const struct model_reason_row *w, struct col_val *v) { v->u = w->blocked; }
+
 static void get_pct(const struct model_reason_row *w, struct col_val *v)
 {
 	v->d = w->scope_exits ? 100.0 * (double)w->count / (double)w->scope_exits : 0.0;
 }
 
 static const struct reason_col reason_cols[] = {
-	{ "reason",   "REASON",  30, COL_STR,       true,  NULL,      get_reason },
-	{ "code",     "CODE",    10, COL_U64,       false, NULL,      get_code },
-	{ "isa",      "ISA",      6, COL_STR,       true,  NULL,      get_isa },
-	{ "flags",    "FLAGS",   14, COL_STR,       false, NULL,      get_flags },
-	{ "blocking", "BLOCKING", 8, COL_BOOL,      false, NULL,      get_blocking },
-	{ "count",    "COUNT",    9, COL_U64,       true,  NULL,      get_count },
-	{ "pct",      "%",        6, COL_PCT,       true,  NULL,      get_pct },
-	{ "total",    "TOTAL",   10, COL_U64,       true,  NULL,      get_total },
-	{ "samples",  "PAIRS",    9, COL_U64,       false, "latency", get_samples },
-	{ "min",      "MIN",      9, COL_TIME,      true,  "latency", get_min },
-	{ "mean",     "MEAN",     9, COL_TIME_MEAN, true,  "latency", get_mean },
-	{ "p50",      "P50",      9, COL_TIME,      true,  "latency", get_p50 },
-	{ "p90",      "P90",      9, COL_TIME,      true,  "latency", get_p90 },
-	{ "p99",      "P99",      9, COL_TIME,      true,  "latency", get_p99 },
-	{ "p999",     "P99.9",    9, COL_TIME,      true,  "latency", get_p999 },
-	{ "max",      "MAX",      9, COL_TIME,      true,  "latency", get_max },
-	{ "sum",      "SUM",     12, COL_TIME,      false, "latency", get_sum },
+	{ "reason",   "REASON",  30, COL_STR,       true,  NULL,      get_reason, false },
+	{ "code",     "CODE",    10, COL_U64,       false, NULL,      get_code, false },
+	{ "isa",      "ISA",      6, COL_STR,       true,  NULL,      get_isa, false },
+	{ "flags",    "FLAGS",   14, COL_STR,       false, NULL,      get_flags, false },
+	{ "blocking", "BLOCKING", 8, COL_BOOL,      false, NULL,      get_blocking, false },
+	{ "count",    "COUNT",    9, COL_U64,       true,  NULL,      get_count, false },
+	{ "pct",      "%",        6, COL_PCT,       true,  NULL,      get_pct, false },
+	{ "total",    "TOTAL",   10, COL_U64,       true,  NULL,      get_total, false },
+	{ "samples",  "PAIRS",    9, COL_U64,       false, "latency", get_samples, false },
+	{ "min",      "MIN",      9, COL_TIME,      true,  "latency", get_min, false },
+	{ "mean",     "MEAN",     9, COL_TIME_MEAN, true,  "latency", get_mean, false },
+	{ "p50",      "P50",      9, COL_TIME,      true,  "latency", get_p50, false },
+	{ "p90",      "P90",      9, COL_TIME,      true,  "latency", get_p90, false },
+	{ "p99",      "P99",      9, COL_TIME,      true,  "latency", get_p99, false },
+	{ "p999",     "P99.9",    9, COL_TIME,      true,  "latency", get_p999, false },
+	{ "max",      "MAX",      9, COL_TIME,      true,  "latency", get_max, false },
+	{ "sum",      "SUM",     12, COL_TIME,      false, "latency", get_sum, false },
+	{ "samples",  "HPAIRS",   9, COL_U64,       false, "handling", get_h_samples, true },
+	{ "min",      "HMIN",     9, COL_TIME,      false, "handling", get_h_min, true },
+	{ "mean",     "HMEAN",    9, COL_TIME_MEAN, false, "handling", get_h_mean, true },
+	{ "p50",      "HAND.P50", 9, COL_TIME,      true,  "handling", get_h_p50, true },
+	{ "p90",      "HP90",     9, COL_TIME,      false, "handling", get_h_p90, true },
+	{ "p99",      "HAND.P99", 9, COL_TIME,      true,  "handling", get_h_p99, true },
+	{ "p999",     "HP99.9",   9, COL_TIME,      false, "handling", get_h_p999, true },
+	{ "max",      "HMAX",     9, COL_TIME,      false, "handling", get_h_max, true },
+	{ "sum",      "HSUM",    12, COL_TIME,      false, "handling", get_h_sum, true },
+	{ "preempted_s", "PREEMPTED", 10, COL_SECS, true,  NULL,      get_preempted, true },
+	{ "blocked_s", "BLOCKED",  10, COL_SECS,     true,  NULL,      get_blocked, true },
 };
+
+/* Is column c shown for this input (sched: is the split measured)? */
+static bool col_known(const struct batch *b, const struct reason_col *c)
+{
+	return !c->sched || (model_time_known(b->m) & (1u << VS_HALT));
+}
 
 #define NR_REASON_COLS	(sizeof(reason_cols) / sizeof(reason_cols[0]))
 
@@ -144,10 +179,14 @@ static void text_cell(const struct batch *b, const struct reason_col *c,
 		return;
 	case COL_TIME:
 	case COL_TIME_MEAN:
-		if (!w->lat.samples)
+		if (!(c->sched ? w->handling.samples : w->lat.samples))
 			snprintf(buf, sizeof(buf), "-");
 		else
 			fmt_duration(c->type == COL_TIME ? (double)v.u : v.d, b->ns, 2, buf, sizeof(buf));
+		fprintf(b->out, "%*s", c->width, buf);
+		return;
+	case COL_SECS:
+		fmt_duration((double)v.u, b->ns, 2, buf, sizeof(buf));
 		fprintf(b->out, "%*s", c->width, buf);
 		return;
 	}
@@ -163,14 +202,14 @@ static void text_table(const struct batch *b, const struct model_scope *s, const
 	n = model_scope_sorted(s, rows);
 	fputs(indent, b->out);
 	for (j = 0; j < NR_REASON_COLS; j++)
-		if (reason_cols[j].text)
+		if (reason_cols[j].text && col_known(b, &reason_cols[j]))
 			fprintf(b->out, reason_cols[j].type == COL_STR ? "%-*s " : "%*s ",
 				reason_cols[j].width, reason_cols[j].title);
 	fputc('\n', b->out);
 	for (i = 0; i < n; i++) {
 		fputs(indent, b->out);
 		for (j = 0; j < NR_REASON_COLS; j++) {
-			if (!reason_cols[j].text)
+			if (!reason_cols[j].text || !col_known(b, &reason_cols[j]))
 				continue;
 			text_cell(b, &reason_cols[j], rows[i]);
 			fputc(' ', b->out);
@@ -178,6 +217,22 @@ static void text_table(const struct batch *b, const struct model_scope *s, const
 		fputc('\n', b->out);
 	}
 	free(rows);
+}
+
+/* A vCPU thread's time in each state the input measures, as shares of the snapshot. */
+static void text_states(const struct batch *b, const struct model_scope *s, uint64_t end,
+			const char *indent)
+{
+	uint64_t len = end > b->m->interval_start ? end - b->m->interval_start : 0;
+	int j;
+
+	if (!s->time_known || !len)
+		return;
+	fprintf(b->out, "%stime:", indent);
+	for (j = 0; j < VS_NR; j++)
+		if (s->time_known & (1u << j))
+			fprintf(b->out, " %s %.1f%%", model_state_name(j), 100.0 * (double)s->time[j] / (double)len);
+	fputc('\n', b->out);
 }
 
 static void text_events(const struct batch *b, const struct model_scope *s, const char *indent)
@@ -283,6 +338,7 @@ static int print_text(struct batch *b, uint64_t end)
 				" exits, unmatched exits %" PRIu64 ", unmatched entries %" PRIu64 "\n",
 				v->vcpu_id, v->tid, escape_text(v->comm, esc, sizeof(esc)),
 				v->last_cpu, cs.exits, cs.unmatched_exits, cs.unmatched_entries);
+			text_states(b, &cs, end, "    ");
 			if (cs.exits_total)
 				text_table(b, &cs, "    ");
 			text_events(b, &cs, "    ");
@@ -323,6 +379,28 @@ static void machine_cell(const struct batch *b, const struct reason_col *c,
 	case COL_TIME_MEAN:
 		fprintf(b->out, "%.1f", v.d);
 		return;
+	case COL_SECS:
+		if (b->ns)
+			fprintf(b->out, "%.9f", (double)v.u / 1e9);
+		return;
+	}
+}
+
+/* Does JSON carry column c for this input?  (CSV has every column, empty if not.) */
+static bool json_shown(const struct batch *b, const struct reason_col *c)
+{
+	return col_known(b, c) && (c->type != COL_SECS || b->ns);
+}
+
+/* The thread's time in each state, seconds; empty where not measured. */
+static void csv_states(const struct batch *b, const struct model_scope *s)
+{
+	int j;
+
+	for (j = 0; j < VS_NR; j++) {
+		fputc(',', b->out);
+		if (b->ns && (s->time_known & (1u << j)))
+			fprintf(b->out, "%.9f", (double)s->time[j] / 1e9);
 	}
 }
 
@@ -335,8 +413,16 @@ static int print_csv(struct batch *b, uint64_t end)
 
 	if (!b->snapshots) {
 		fputs("snapshot,start,end,vm_pid,vm_name,vm_state,vcpu,tid,comm", b->out);
-		for (j = 0; j < NR_REASON_COLS; j++)
-			fprintf(b->out, ",%s", reason_cols[j].name);
+		for (j = 0; j < NR_REASON_COLS; j++) {
+			const struct reason_col *c = &reason_cols[j];
+
+			if (c->sched && c->group)
+				fprintf(b->out, ",%s_%s", c->group, c->name);
+			else
+				fprintf(b->out, ",%s", c->name);
+		}
+		for (j = 0; j < VS_NR; j++)
+			fprintf(b->out, ",%s_s", model_state_name(j));
 		fputc('\n', b->out);
 	}
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
@@ -362,8 +448,10 @@ static int print_csv(struct batch *b, uint64_t end)
 				escape_csv(b->out, v->comm);
 				for (j = 0; j < NR_REASON_COLS; j++) {
 					fputc(',', b->out);
-					machine_cell(b, &reason_cols[j], rows[i], escape_csv);
+					if (col_known(b, &reason_cols[j]))
+						machine_cell(b, &reason_cols[j], rows[i], escape_csv);
 				}
+				csv_states(b, &cs);
 				fputc('\n', b->out);
 			}
 			free(rows);
@@ -403,12 +491,16 @@ static void json_reasons(const struct batch *b, const struct model_scope *s)
 		for (j = 0; j < NR_REASON_COLS; j++) {
 			const struct reason_col *c = &reason_cols[j];
 
+			if (!json_shown(b, c))
+				continue;
 			if (c->group != group) {
 				/* columns of a group are adjacent in the table */
 				if (group)
 					fputc('}', b->out);
 				if (c->group)
 					fprintf(b->out, ",\"%s\":{", c->group);
+				else
+					fputc(',', b->out);
 				group = c->group;
 			} else if (j) {
 				fputc(',', b->out);
@@ -447,6 +539,48 @@ static void json_events(const struct batch *b, const struct model_scope *s)
 		any = true;
 	}
 	fputc('}', b->out);
+}
+
+/*
+ * A vCPU thread's time in each state the input measures, seconds within
+ * the snapshot, and where each figure comes from; nothing when none is
+ * measured or times are not ns.
+ */
+static void json_states(const struct batch *b, const struct model_scope *s)
+{
+	const char *sep = "";
+	int j;
+
+	if (!b->ns || !s->time_known)
+		return;
+	fputs("\"time_s\":{", b->out);
+	for (j = 0; j < VS_NR; j++) {
+		if (!(s->time_known & (1u << j)))
+			continue;
+		fprintf(b->out, "%s\"%s\":%.9f", sep, model_state_name(j), (double)s->time[j] / 1e9);
+		sep = ",";
+	}
+	fputs("},\"time_source\":{", b->out);
+	sep = "";
+	for (j = 0; j < VS_NR; j++) {
+		if (!(s->time_known & (1u << j)))
+			continue;
+		fprintf(b->out, "%s\"%s\":\"trace\"", sep, model_state_name(j));
+		sep = ",";
+	}
+	fputs("},", b->out);
+}
+
+/* A VM's vCPU threads: how many, their time on a CPU and waiting for one (with sched events). */
+static void json_threads(const struct batch *b, const struct vm *vm, const struct model_scope *s)
+{
+	unsigned int need = 1u << VS_GUEST | 1u << VS_HOST | 1u << VS_WAIT;
+
+	if (!b->ns || (s->time_known & need) != need)
+		return;
+	fprintf(b->out, "\"threads\":{\"vcpu\":{\"count\":%d,\"run_s\":%.9f,\"wait_s\":%.9f}},",
+		vm->nr_vcpus, (double)(s->time[VS_GUEST] + s->time[VS_HOST] + s->time[VS_VMM]) / 1e9,
+		(double)s->time[VS_WAIT] / 1e9);
 }
 
 static int print_json(struct batch *b, uint64_t end)
@@ -503,6 +637,7 @@ static int print_json(struct batch *b, uint64_t end)
 		json_rate(b, vs.exits, end);
 		fprintf(b->out, ",\"unmatched_exits\":%" PRIu64 ",\"unmatched_entries\":%" PRIu64 ",",
 			vs.unmatched_exits, vs.unmatched_entries);
+		json_threads(b, vm, &vs);
 		json_reasons(b, &vs);
 		json_events(b, &vs);
 		model_scope_free(&vs);
@@ -526,6 +661,7 @@ static int print_json(struct batch *b, uint64_t end)
 			json_rate(b, cs.exits, end);
 			fprintf(b->out, ",\"unmatched_exits\":%" PRIu64 ",\"unmatched_entries\":%" PRIu64
 				",", cs.unmatched_exits, cs.unmatched_entries);
+			json_states(b, &cs);
 			json_reasons(b, &cs);
 			json_events(b, &cs);
 			model_scope_free(&cs);

@@ -144,6 +144,71 @@ static bool is_kvm_system(const char *sys)
 	return !strcmp(sys, "kvm") || !strcmp(sys, "kvm_hv") || !strcmp(sys, "kvmmmu");
 }
 
+/*
+ * The scheduler events kvmtop reads, and their fields in the roles of
+ * field_vals (they have no arch): prev_pid, next_pid and prev_state of a
+ * switch, the woken pid of a wakeup.  Both wakeup events may be there;
+ * a second wakeup of a runnable thread changes nothing.
+ */
+static const struct sched_want {
+	const char *name;
+	enum kvm_event_kind kind;
+	const char *fields[FR_NR][3];
+	unsigned int required;
+} sched_wants[] = {
+	{ "sched_switch", KVM_EV_SWITCH,
+	  { [FR_AUX] = { "prev_pid" }, [FR_INFO1] = { "next_pid" }, [FR_INFO2] = { "prev_state" } },
+	  1u << FR_AUX | 1u << FR_INFO1 | 1u << FR_INFO2 },
+	{ "sched_waking", KVM_EV_WAKE, { [FR_AUX] = { "pid" } }, 1u << FR_AUX },
+	{ "sched_wakeup", KVM_EV_WAKE, { [FR_AUX] = { "pid" } }, 1u << FR_AUX },
+};
+
+#define NR_SCHED_WANTS	(sizeof(sched_wants) / sizeof(sched_wants[0]))
+
+static bool is_ours(const struct tep_event *e)
+{
+	size_t i;
+
+	if (is_kvm_system(e->system))
+		return true;
+	if (strcmp(e->system, "sched"))
+		return false;
+	for (i = 0; i < NR_SCHED_WANTS; i++)
+		if (!strcmp(e->name, sched_wants[i].name))
+			return true;
+	return false;
+}
+
+/* The sched events of tep, bound; one without its fields is left out. */
+static int bind_sched(struct decoder *d, char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < NR_SCHED_WANTS; i++) {
+		const struct sched_want *w = &sched_wants[i];
+		struct tep_event *e = tep_find_event_by_name(d->tep, "sched", w->name);
+		struct decode_fmt *f;
+
+		if (!e || e->id < 0 || e->id >= d->nr_ids)
+			continue;
+		f = fmt_new(e, w->kind, NULL);
+		if (!f)
+			return -1;
+		if (bind_fields(d, f, w->fields, err, errlen)) {
+			fmt_free(f);
+			return -2;
+		}
+		if ((f->have & w->required) != w->required) {
+			fmt_free(f);
+			continue;
+		}
+		d->by_id[e->id] = f;
+		if (w->kind == KVM_EV_SWITCH)
+			d->names->sched = true;
+	}
+	return 0;
+}
+
 static unsigned int missing_required(const struct arch_ops *a, struct tep_event *e)
 {
 	unsigned int missing = 0;
@@ -322,7 +387,7 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *na
 	/* only KVM events are looked up by ID: the table is as long as their largest */
 	for (i = 0; i < n; i++) {
 		e = tep_get_event(tep, i);
-		if (!e || !e->system || !is_kvm_system(e->system))
+		if (!e || !e->system || !e->name || !is_ours(e))
 			continue;
 		if (e->id < 0 || e->id > DECODE_ID_MAX) {
 			snprintf(err, errlen, "event %s:%s has ID %d; an event ID is from 0 to %d (common_type is 16 bits)",
@@ -332,6 +397,7 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *na
 		if (e->id > max_id)
 			max_id = e->id;
 	}
+	/* the sched events take no slot of the KVM events' table */
 	d->nr_ids = max_id + 1;
 	d->by_id = calloc(d->nr_ids ? d->nr_ids : 1, sizeof(*d->by_id));
 	if (!d->by_id)
@@ -399,6 +465,14 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *na
 	}
 	if (!d->arch)
 		d->arch = &arch_generic;
+	switch (bind_sched(d, err, errlen)) {
+	case -1:
+		goto out_nomem;
+	case -2:
+		goto out_free;
+	}
+	names->entries = d->nr_entry_formats > 0;
+	names->uexit_other = d->uexit_other;
 	if (bind_common(d, err, errlen))
 		goto out_free;
 	if (d->uexit_fmt)
@@ -603,6 +677,16 @@ int decoder_decode(struct decoder *d, struct tep_record *rec, struct kvm_event *
 	case KVM_EV_OTHER:
 		if (FV_HAS(&fv, FR_AUX))
 			ev->sub = fv.v[FR_AUX] < UEXIT_MAX - 1 ? (int)fv.v[FR_AUX] : UEXIT_MAX - 1;
+		break;
+	case KVM_EV_SWITCH:
+		ev->tid = (int)fv.v[FR_AUX];
+		ev->next_tid = (int)fv.v[FR_INFO1];
+		ev->state = fv.v[FR_INFO2];
+		ev->vcpu_id = KVM_VCPU_NONE;
+		break;
+	case KVM_EV_WAKE:
+		ev->tid = (int)fv.v[FR_AUX];
+		ev->vcpu_id = KVM_VCPU_NONE;
 		break;
 	}
 	return 1;

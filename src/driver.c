@@ -265,6 +265,8 @@ static int snapshot_of(struct driver *drv, uint64_t start, uint64_t end, bool at
 
 	if (drv->ops->sample && drv->ops->sample(&drv->src, drv->m))
 		goto out_nomem;
+	/* every thread's state lasts to the snapshot's end: the states add up to it */
+	model_time_to(drv->m, end);
 	/* VMs that ended go, once their last figures were shown */
 	if (drv->src.live)
 		model_reap(drv->m, src_alive, drv);

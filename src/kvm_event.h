@@ -14,6 +14,16 @@ enum kvm_event_kind {
 	KVM_EV_EXIT,		/* kvm_exit and its per-arch equivalents */
 	KVM_EV_ENTRY,		/* kvm_entry and its per-arch equivalents */
 	KVM_EV_OTHER,		/* any other kvm event: counted per vCPU */
+	/*
+	 * The scheduler's view of a thread (sched:sched_switch,
+	 * sched:sched_waking or sched_wakeup), for where a vCPU's time goes:
+	 * SWITCH: tid (prev_pid) left its CPU, asleep when state has any of
+	 * the low 8 bits (S, D, ...), else runnable (R, R+); next_pid got it.
+	 * WAKE: tid was woken (runnable from then).  Not KVM events: the
+	 * model counts neither, and creates no vCPU for them.
+	 */
+	KVM_EV_SWITCH,
+	KVM_EV_WAKE,
 };
 
 /* Instruction set / hypervisor flavour an exit code belongs to. */
@@ -70,7 +80,12 @@ struct kvm_event {
 	int reason_id;		/* KVM_EV_EXIT: id in the reason table */
 	int other;		/* KVM_EV_OTHER: index in decode's event table */
 	int sub;		/* KVM_EV_OTHER: sub-reason (userspace exit reason), -1 if none */
+	int next_tid;		/* KVM_EV_SWITCH: the thread that got the CPU */
+	uint64_t state;		/* KVM_EV_SWITCH: prev_state */
 };
+
+/* A thread switched out in this prev_state sleeps (S, D, T, ... I); R and R+ do not. */
+#define SCHED_SLEEP_MASK	0xffu
 
 const char *isa_name(enum kvm_isa isa);
 /*

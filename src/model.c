@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "model_time.h"
 
 int vcpu_cmp(const struct vcpu *a, const struct vcpu *b)
 {
@@ -46,6 +47,8 @@ static void vcpu_free(struct vcpu *v)
 			continue;
 		hist_free(&v->rs[i]->lat);
 		hist_free(&v->rs[i]->lat_done);
+		hist_free(&v->rs[i]->handling);
+		hist_free(&v->rs[i]->handling_done);
 		free(v->rs[i]);
 	}
 	for (i = 0; i < IP_KINDS; i++) {
@@ -140,6 +143,8 @@ static struct vcpu *vcpu_new(struct model *m, int tid)
 	}
 	v->tid = tid;
 	v->last_cpu = -1;
+	v->state = VS_NONE;
+	v->on_cpu = VS_HOST;
 	strlcpy(v->comm, id.comm, sizeof(v->comm));
 	v->vcpu_id = vcpu_id_from_comm(v->comm);
 	RB_INSERT(vcpu_tree, &m->vcpus, v);
@@ -149,7 +154,8 @@ static struct vcpu *vcpu_new(struct model *m, int tid)
 	return v;
 }
 
-static struct vcpu *vcpu_get(struct model *m, int tid)
+/* The vCPU of thread tid, made when create and it is new: NULL if none (or no memory). */
+static struct vcpu *vcpu_lookup(struct model *m, int tid, bool create)
 {
 	unsigned int slot = (unsigned int)tid % MODEL_TID_CACHE;
 	struct vcpu key = { .tid = tid }, *v = m->tid_cache[slot];
@@ -157,11 +163,16 @@ static struct vcpu *vcpu_get(struct model *m, int tid)
 	if (v && v->tid == tid)
 		return v;
 	v = RB_FIND(vcpu_tree, &m->vcpus, &key);
-	if (!v)
+	if (!v && create)
 		v = vcpu_new(m, tid);
 	if (v)
 		m->tid_cache[slot] = v;
 	return v;
+}
+
+static struct vcpu *vcpu_get(struct model *m, int tid)
+{
+	return vcpu_lookup(m, tid, true);
 }
 
 static struct reason_stat *reason_stat_get(struct vcpu *v, int id)
@@ -189,6 +200,8 @@ static struct reason_stat *reason_stat_get(struct vcpu *v, int id)
 		return NULL;
 	hist_init(&rs->lat);
 	hist_init(&rs->lat_done);
+	hist_init(&rs->handling);
+	hist_init(&rs->handling_done);
 	v->rs[id] = rs;
 	return rs;
 }
@@ -240,6 +253,7 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 		v->ring_count++;
 	}
 	v->pending = true;
+	memset(v->split, 0, sizeof(v->split));
 	v->pending_time = ev->time;
 	v->pending_reason = ev->reason_id;
 	return m->ip_slots ? feed_ip(m, v, ev) : 0;
@@ -259,6 +273,13 @@ static int feed_entry(struct model *m, struct vcpu *v, const struct kvm_event *e
 	rs = v->rs[v->pending_reason];
 	if (hist_add(&rs->lat, lat))
 		return -1;
+	if (m->names->sched) {
+		/* on a CPU (host or VMM), runnable off one, asleep: see model_time.c */
+		if (hist_add(&rs->handling, v->split[VS_HOST] + v->split[VS_VMM]))
+			return -1;
+		rs->preempted.total += v->split[VS_WAIT];
+		rs->blocked.total += v->split[VS_HALT];
+	}
 	/* Only exits write the ring, so the pending exit is still in its slot. */
 	if (m->ring_size)
 		v->ring[v->pending_slot].latency = lat;
@@ -276,6 +297,13 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 	}
 	if (ev->time > m->last_time)
 		m->last_time = ev->time;
+	if (ev->kind == KVM_EV_SWITCH || ev->kind == KVM_EV_WAKE) {
+		/* threads that are no vCPU (yet) are not kvmtop's: nothing is made for them */
+		v = vcpu_lookup(m, ev->tid, false);
+		model_time_sched(m, v, ev->kind == KVM_EV_SWITCH ?
+				 vcpu_lookup(m, ev->next_tid, false) : NULL, ev);
+		return 0;
+	}
 	m->events.total++;
 
 	v = vcpu_get(m, ev->tid);
@@ -287,6 +315,7 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 	if (ev->vcpu_id != KVM_VCPU_NONE)
 		v->vcpu_id = ev->vcpu_id;
 
+	model_time_event(m, v, ev);
 	switch (ev->kind) {
 	case KVM_EV_EXIT:
 		return feed_exit(m, v, ev);
@@ -298,6 +327,9 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 		if (ev->sub >= 0 && ev->sub < UEXIT_MAX)
 			v->uexit[ev->sub].total++;
 		return 0;
+	case KVM_EV_SWITCH:
+	case KVM_EV_WAKE:
+		break;
 	}
 	return 0;
 }
@@ -360,9 +392,15 @@ static void ctrs_apply(struct model *m, void (*op)(struct ctr *))
 	int j;
 
 	RB_FOREACH(v, vcpu_tree, &m->vcpus) {
-		for (i = 0; i < v->nr_rs; i++)
-			if (v->rs[i])
-				op(&v->rs[i]->count);
+		for (i = 0; i < v->nr_rs; i++) {
+			if (!v->rs[i])
+				continue;
+			op(&v->rs[i]->count);
+			op(&v->rs[i]->preempted);
+			op(&v->rs[i]->blocked);
+		}
+		for (j = 0; j < VS_NR; j++)
+			op(&v->time[j]);
 		op(&v->exits);
 		op(&v->unmatched_exits);
 		op(&v->unmatched_entries);
@@ -391,6 +429,9 @@ int model_interval_end(struct model *m, uint64_t now)
 			if (rs->lat.samples && hist_merge(&rs->lat_done, &rs->lat))
 				return -1;
 			hist_clear(&rs->lat);
+			if (rs->handling.samples && hist_merge(&rs->handling_done, &rs->handling))
+				return -1;
+			hist_clear(&rs->handling);
 		}
 	}
 	ctrs_apply(m, ctr_mark);
@@ -409,8 +450,12 @@ void model_reset(struct model *m, uint64_t now)
 				continue;
 			hist_clear(&v->rs[i]->lat);
 			hist_clear(&v->rs[i]->lat_done);
+			hist_clear(&v->rs[i]->handling);
+			hist_clear(&v->rs[i]->handling_done);
 		}
 		v->pending = false;
+		if (v->state != VS_NONE)
+			v->state_since = now;
 		v->ring_head = 0;
 		v->ring_count = 0;
 		v->no_ip = 0;

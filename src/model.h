@@ -54,6 +54,26 @@ struct reason_stat {
 	struct ctr count;
 	struct hist lat;	/* exit -> entry of this interval */
 	struct hist lat_done;	/* of the intervals before it */
+	/* with sched events: each exit's time on a CPU, and its time off one */
+	struct hist handling;	/* of this interval */
+	struct hist handling_done;
+	struct ctr preempted;	/* runnable, waiting for a CPU */
+	struct ctr blocked;	/* asleep */
+};
+
+/*
+ * Where a vCPU thread's time goes (model_time.c): in the guest, on a
+ * CPU in the host kernel, in the VMM's user space after a userspace
+ * exit, asleep (halted), runnable but off a CPU (waiting: steal).
+ */
+enum vcpu_state {
+	VS_GUEST,
+	VS_HOST,
+	VS_VMM,
+	VS_HALT,
+	VS_WAIT,
+	VS_NR,
+	VS_NONE = -1,
 };
 
 struct vm;
@@ -83,6 +103,12 @@ struct vcpu {
 	/* sampled guest IPs since the start or the last reset; NULL until the first */
 	struct model_ips *ips[IP_KINDS];
 	uint64_t no_ip;			/* exits whose event carries no guest IP */
+	/* where its time goes: enum vcpu_state since state_since, VS_NONE before any event */
+	int8_t state;
+	int8_t on_cpu;			/* the state it left when switched out: host or VMM */
+	uint64_t state_since;
+	struct ctr time[VS_NR];		/* in the source's time unit */
+	uint64_t split[VS_NR];		/* the pending exit's time in each state */
 };
 
 struct vm {
@@ -155,6 +181,15 @@ int model_feed(struct model *m, const struct kvm_event *ev);
  */
 int model_add_exits(struct model *m, int tid, int reason_id, uint64_t n);
 int model_add_other(struct model *m, int tid, int other, uint64_t n);
+/*
+ * Time states (model_time.c).  The vCPUs' current states last until now:
+ * the driver calls this before each snapshot, so the states of an
+ * interval add up to its length.
+ */
+void model_time_to(struct model *m, uint64_t now);
+/* Which states the source's events measure: bit (1 << VS_x) set. */
+unsigned int model_time_known(const struct model *m);
+const char *model_state_name(enum vcpu_state s);
 /* A record says missed events were lost before it: n, or < 0 if how many is unknown (counted as 1). */
 void model_lost(struct model *m, long long n);
 /* Close the interval at time now: interval figures start again from 0. */

@@ -24,7 +24,9 @@ static int scope_init(struct model_scope *s, const struct model *m, bool cumulat
 		s->rows[i].r = &rt->r[i];
 		s->rows[i].id = i;
 		hist_init(&s->rows[i].lat);
+		hist_init(&s->rows[i].handling);
 	}
+	s->time_known = model_time_known(m);
 	return 0;
 }
 
@@ -32,8 +34,10 @@ void model_scope_free(struct model_scope *s)
 {
 	unsigned int i;
 
-	for (i = 0; s->rows && i < s->nr; i++)
+	for (i = 0; s->rows && i < s->nr; i++) {
 		hist_free(&s->rows[i].lat);
+		hist_free(&s->rows[i].handling);
+	}
 	free(s->rows);
 	free(s->other);
 	hist_free(&s->handling);
@@ -64,7 +68,15 @@ static int scope_add_vcpu(struct model_scope *s, const struct model *m, const st
 			return -1;
 		if (cu && hist_merge(&s->rows[i].lat, &rs->lat_done))
 			return -1;
+		if (hist_merge(&s->rows[i].handling, &rs->handling))
+			return -1;
+		if (cu && hist_merge(&s->rows[i].handling, &rs->handling_done))
+			return -1;
+		s->rows[i].preempted += ctr_get(&rs->preempted, cu);
+		s->rows[i].blocked += ctr_get(&rs->blocked, cu);
 	}
+	for (j = 0; j < VS_NR; j++)
+		s->time[j] += ctr_get(&v->time[j], cu);
 	s->exits += ctr_get(&v->exits, cu);
 	s->exits_total += v->exits.total;
 	s->unmatched_exits += ctr_get(&v->unmatched_exits, cu);

@@ -23,6 +23,9 @@ struct model_reason_row {
 	uint64_t total;		/* since start */
 	uint64_t scope_exits;	/* exits of the scope, for % */
 	struct hist lat;	/* the exit -> entry pairs counted in count */
+	struct hist handling;	/* of the same pairs, the time on a CPU (with sched events) */
+	uint64_t preempted;	/* their time runnable off a CPU */
+	uint64_t blocked;	/* their time asleep */
 };
 
 struct model_scope {
@@ -38,6 +41,8 @@ struct model_scope {
 	uint64_t uexit[UEXIT_MAX];
 	uint64_t uexit_total[UEXIT_MAX];
 	uint64_t uexits;		/* all userspace exits */
+	uint64_t time[VS_NR];		/* the vCPU threads' time in each state */
+	unsigned int time_known;	/* model_time_known(): bit (1 << VS_x) */
 	/* Filled by model_scope_summary(): */
 	struct hist handling;		/* latency of the non-blocking reasons */
 	uint64_t halted;		/* summed latency of the blocking reasons */

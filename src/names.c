@@ -21,6 +21,7 @@ void names_init(struct kvm_names *n)
 	int i;
 
 	memset(n, 0, sizeof(*n));
+	n->uexit_other = -1;
 	reason_table_init(&n->reasons);
 	for (i = 0; i < UEXIT_MAX - 1; i++) {
 		if ((size_t)i < sizeof(uexit_names) / sizeof(uexit_names[0]))

@@ -20,6 +20,14 @@ struct kvm_names {
 	int nr_other;
 	/* kvm_userspace_exit reasons, indexed by kvm_event.sub; the last is OTHER */
 	char uexit[UEXIT_MAX][NAMES_UEXIT_LEN];
+	/*
+	 * What the source's events can tell of a vCPU's time: .other of
+	 * kvm_userspace_exit (-1: no such event: no VMM time), and whether
+	 * sched_switch is there (halted and waiting told apart from host).
+	 */
+	int uexit_other;
+	bool sched;
+	bool entries;		/* exits pair with entries: guest time is known */
 };
 
 /* Empty tables; userspace exits named after linux/kvm.h's KVM_EXIT_*. */

@@ -32,7 +32,7 @@ def main():
 
     dat = os.path.join(TMP, "docs.dat")
     gen = os.environ["KVMGEN"]
-    os.system("%s -f %s -o %s -x -l -n 200 >/dev/null" % (gen, os.path.join(os.environ["KVMTOP_FORMATS"], "x86-6.5"), dat))
+    os.system("%s -f %s -o %s -x -l -w -n 200 >/dev/null" % (gen, os.path.join(os.environ["KVMTOP_FORMATS"], "x86-6.5"), dat))
     rc, out, err = run(["-b", "-r", dat, "-o", "json"])
     j = json.loads(out)
     unknown = sorted(k for k in keys(j, set()) if '"%s"' % k not in man
@@ -45,13 +45,20 @@ def main():
     # CSV and JSON carry the same reason fields: the CSV columns after the
     # row's scope (vm_pid ... comm) against every JSON reason object's keys,
     # the latency object's flattened in, in the same order.
-    csv_fields = header.split(",")[header.split(",").index("comm") + 1:]
+    # (the handling object's as handling_*), then the vCPU's time states
+    states = ["guest_s", "host_s", "vmm_s", "halt_s", "wait_s"]
+    fields = header.split(",")[header.split(",").index("comm") + 1:]
+    csv_fields, csv_states = fields[:-len(states)], fields[-len(states):]
+    eq(csv_states, states, "the CSV ends with the vCPU's time states, guest_s to wait_s")
     json_sets = set()
     for scope in [j["host"]] + j["vms"] + [c for vm in j["vms"] for c in vm["vcpus"]]:
         for r in scope["reasons"]:
             flat = []
             for k, v in r.items():
-                flat.extend(v.keys() if isinstance(v, dict) else [k])
+                if isinstance(v, dict):
+                    flat.extend(v.keys() if k == "latency" else [k + "_" + x for x in v])
+                else:
+                    flat.append(k)
             json_sets.add(tuple(flat))
     ok(len(j["host"]["reasons"]) > 3, "the recording has reasons to compare", j["host"]["reasons"][:1])
     eq(sorted(json_sets), [tuple(csv_fields)],
