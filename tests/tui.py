@@ -15,7 +15,9 @@ import tempfile
 import time
 
 from tap import ok, eq, skip, done, kvmtop, run, traces
+import figures
 import snippet
+from names import VMX
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 W, H = 120, 30
@@ -415,6 +417,73 @@ def arch_case(layout, names):
     wait_for(has("KVMTOP-EXIT="))
 
 
+def states_case():
+    """The vCPUs pane's GUEST% .. WAIT%: each vCPU's share of the recording in each
+    time state, as the generator's truth has it; '-' where the recording cannot tell."""
+    exp = os.path.join(TMP, "tui-states.expect.json")
+    dat = gen("tui-states.dat", "x86-6.5", "-v", "3", "-n", "300", "-C", "2", "-x", "-w", "-s", "4", "-e", exp)
+    truth = {t["tid"]: t["time"] for t in json.load(open(exp))["threads"]}
+    for label, path in (("sched events", dat),
+                        ("no sched events", gen("tui-nostates.dat", "x86-6.5", "-v", "3", "-n", "300", "-x"))):
+        start(["-r", path])
+        wait_for(has("VMs ("))
+        keys("Enter")
+        lines = settled(has("vCPUs of VM"))
+        head = [l for l in lines if "GUEST%" in l]
+        cols = ("GUEST%", "HOST%", "VMM%", "HALT%", "WAIT%") if path == dat else ("GUEST%", "VMM%")
+        bad, rows = [], rows_after_titles(lines)
+        if head:
+            # right-aligned cells end where their titles end
+            ends = {c: head[0].find(c) + len(c) for c in cols + ("TID",)}
+            for r in rows:
+                cells = {c: r[e - 7:e].strip() for c, e in ends.items()}
+                tid = int(cells["TID"]) if cells["TID"].isdigit() else -1
+                if tid not in truth:
+                    bad.append("a row without a known tid: %r" % r)
+                    continue
+                for c in cols:
+                    if path == dat:
+                        want = 100.0 * truth[tid][c[:-1].lower()] / sum(truth[tid].values())
+                        if abs(float(cells.get(c, "nan")) - want) > 0.051:
+                            bad.append("tid %d %s %s, want %.2f" % (tid, c, cells.get(c), want))
+                    elif not re.fullmatch(r"[0-9]+\.[0-9]", cells.get(c, "")):
+                        bad.append("tid %d %s %s" % (tid, c, cells.get(c)))
+            if path != dat and any(c in head[0] for c in ("HOST%", "HALT%", "WAIT%")):
+                bad.append("host, halt or wait shown without sched events")
+        ok(head and len(rows) == 3 and not bad,
+           "vCPUs pane, %s: %s" % (
+               label, "GUEST% HOST% VMM% HALT% WAIT% equal the truth's shares (0.1)" if path == dat else
+               "GUEST% and VMM% only: HOST% HALT% WAIT% are not shown"),
+           "\n".join(bad + lines[:8]))
+        # Enter: vCPU 0's reasons, PREEMPT and BLOCKED the sums of its exits' split
+        keys("Enter")
+        lines = settled(has("Exit reasons of vCPU 0"))
+        head = [l for l in lines if "REASON" in l]
+        split = {VMX[r["code"]]: r for t in json.load(open(exp))["threads"] if t["tid"] == 1000
+                 for r in t["reasons"]}
+        bad, seen = [], 0
+        if head and path != dat:
+            seen = 5 if "PREEMPT" not in head[0] and "BLOCKED" not in head[0] else 0
+        elif head:
+            ends = {c: head[0].find(c) + len(c) for c in ("PREEMPT", "BLOCKED")}
+            for r in rows_after_titles(lines):
+                name = r[:28].replace("(blocks)", "").strip()
+                if name not in split:
+                    continue
+                seen += 1
+                for c, k in (("PREEMPT", "preempted"), ("BLOCKED", "blocked")):
+                    cell = r[ends[c] - 8:ends[c]].strip()
+                    v, slack = figures.duration(cell)
+                    if abs(v - split[name][k]) > slack + 1:
+                        bad.append("%s %s %s, want %d ns" % (name, c, cell, split[name][k]))
+        ok(head and seen >= 5 and not bad,
+           "reasons pane, %s: PREEMPT and BLOCKED %s" % (
+               label, "are the truth's sums per reason" if path == dat else "are not shown"),
+           "\n".join(bad + lines[:8]))
+        keys("q")
+        wait_for(has("KVMTOP-EXIT="))
+
+
 def cycles_case():
     """A recording in TSC cycles: the header says so, and no rate per second is made up."""
     start(["-r", gen("tui-tsc.dat", "x86-6.5", "-v", "2", "-n", "300", "-c", "x86-tsc")])
@@ -671,6 +740,7 @@ def main():
         arch_case("ppc-hv", ["HV_DECREMENTER", "H_DATA_STORAGE", "SYSCALL CEDED"])
         arch_case("s390", ["Instruction", "Wait state", "Host interruption"])
         cycles_case()
+        states_case()
         unknown_vcpu_case()
         nomem_case(dat)
         signal_case(dat)

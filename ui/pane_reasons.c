@@ -26,6 +26,11 @@ struct reason_row {
 	uint64_t p99;
 	uint64_t max;
 	unsigned char bar[BAR_BUCKETS];	/* 0..8: share of the samples per decade */
+	/* with sched events (see "exit split"): time on a CPU, and off one */
+	bool have_split;
+	uint64_t hand_p50;
+	uint64_t preempted;
+	uint64_t blocked;
 };
 
 PANE_CMP(reason_row, count)
@@ -36,6 +41,20 @@ PANE_CMP(reason_row, mean)
 PANE_CMP(reason_row, p50)
 PANE_CMP(reason_row, p99)
 PANE_CMP(reason_row, max)
+PANE_CMP(reason_row, hand_p50)
+PANE_CMP(reason_row, preempted)
+PANE_CMP(reason_row, blocked)
+
+/* c_<field>(): a part of the exits' split, "-" without sched events */
+#define SPLIT_CELL(field) \
+	static void c_##field(const struct tui *t, const void *r, char *buf, size_t len) \
+	{ \
+		const struct reason_row *w = r; \
+		tui_fmt_lat(t, w->have_split && w->have_lat, (double)w->field, buf, len); \
+	}
+SPLIT_CELL(hand_p50)
+SPLIT_CELL(preempted)
+SPLIT_CELL(blocked)
 
 static int cmp_name(const void *a, const void *b)
 {
@@ -101,17 +120,20 @@ static void c_bar(const struct tui *t, const void *r, char *buf, size_t len)
 }
 
 static const struct pane_col cols[] = {
-	{ "reason",  "REASON",                 28, COL_LEFT,  c_name,  cmp_name,  false, 9 },
-	{ "count",   "COUNT",                   9, COL_RIGHT, c_count, cmp_count, true,  8 },
-	{ "rate",    "RATE/s",                  9, COL_RIGHT, c_rate,  cmp_count, true,  5 },
-	{ "pct",     "%",                       6, COL_RIGHT, c_pct,   cmp_pct,   true,  7 },
-	{ "total",   "TOTAL",                  10, COL_RIGHT, c_total, cmp_total, true,  3 },
-	{ "min",     "MIN",                     8, COL_RIGHT, c_min,   cmp_min,   true,  2 },
-	{ "mean",    "MEAN",                    8, COL_RIGHT, c_mean,  cmp_mean,  true,  6 },
-	{ "p50",     "P50",                     8, COL_RIGHT, c_p50,   cmp_p50,   true,  4 },
-	{ "p99",     "P99",                     8, COL_RIGHT, c_p99,   cmp_p99,   true,  6 },
-	{ "max",     "MAX",                     8, COL_RIGHT, c_max,   cmp_max,   true,  4 },
-	{ "hist",    "1us 1ms 1s",       BAR_BUCKETS + 2, COL_LEFT, c_bar, NULL, false, 1 },
+	{ "reason",  "REASON",                 28, COL_LEFT,  c_name,  cmp_name,  false, 9, 0 },
+	{ "count",   "COUNT",                   9, COL_RIGHT, c_count, cmp_count, true,  8, 0 },
+	{ "rate",    "RATE/s",                  9, COL_RIGHT, c_rate,  cmp_count, true,  5, 0 },
+	{ "pct",     "%",                       6, COL_RIGHT, c_pct,   cmp_pct,   true,  7, 0 },
+	{ "total",   "TOTAL",                  10, COL_RIGHT, c_total, cmp_total, true,  3, 0 },
+	{ "min",     "MIN",                     8, COL_RIGHT, c_min,   cmp_min,   true,  2, 0 },
+	{ "mean",    "MEAN",                    8, COL_RIGHT, c_mean,  cmp_mean,  true,  6, 0 },
+	{ "p50",     "P50",                     8, COL_RIGHT, c_p50,   cmp_p50,   true,  4, 0 },
+	{ "p99",     "P99",                     8, COL_RIGHT, c_p99,   cmp_p99,   true,  6, 0 },
+	{ "max",     "MAX",                     8, COL_RIGHT, c_max,   cmp_max,   true,  4, 0 },
+	{ "hand_p50", "HAND P50",               8, COL_RIGHT, c_hand_p50, cmp_hand_p50, true, 5, 1u << VS_HALT },
+	{ "preempted", "PREEMPT",               8, COL_RIGHT, c_preempted, cmp_preempted, true, 5, 1u << VS_HALT },
+	{ "blocked", "BLOCKED",                 8, COL_RIGHT, c_blocked, cmp_blocked, true, 4, 1u << VS_HALT },
+	{ "hist",    "1us 1ms 1s",       BAR_BUCKETS + 2, COL_LEFT, c_bar, NULL, false, 1, 0 },
 };
 
 static void fill_bar(struct reason_row *w, const struct hist *h)
@@ -198,6 +220,10 @@ static int build(struct tui *t, struct pane *p)
 		w->p50 = hist_quantile(&m->lat, 0.5);
 		w->p99 = hist_quantile(&m->lat, 0.99);
 		w->max = m->lat.max;
+		w->have_split = s.time_known & (1u << VS_HALT);
+		w->hand_p50 = hist_quantile(&m->handling, 0.5);
+		w->preempted = m->preempted;
+		w->blocked = m->blocked;
 		if (w->samples)
 			fill_bar(w, &m->lat);
 	}

@@ -21,6 +21,8 @@ struct vcpu_row {
 	bool have_lat;
 	int top;
 	const char *state;
+	/* % of the figures' span in each time state; -1: not measured */
+	double guest, host, vmm, halt, wait;
 };
 
 PANE_CMP(vcpu_row, tid)
@@ -31,6 +33,27 @@ PANE_CMP(vcpu_row, total)
 PANE_CMP(vcpu_row, mean)
 PANE_CMP(vcpu_row, p99)
 PANE_CMP(vcpu_row, max)
+PANE_CMP(vcpu_row, guest)
+PANE_CMP(vcpu_row, host)
+PANE_CMP(vcpu_row, vmm)
+PANE_CMP(vcpu_row, halt)
+PANE_CMP(vcpu_row, wait)
+
+/* c_<state>(): a time state's share, "-" where the input does not measure it */
+#define SHARE_CELL(field) \
+	static void c_##field(const struct tui *t, const void *r, char *buf, size_t len) \
+	{ \
+		double v = ((const struct vcpu_row *)r)->field; \
+		if (v < 0) \
+			snprintf(buf, len, "-"); \
+		else \
+			snprintf(buf, len, "%.1f", v); \
+	}
+SHARE_CELL(guest)
+SHARE_CELL(host)
+SHARE_CELL(vmm)
+SHARE_CELL(halt)
+SHARE_CELL(wait)
 
 static int cmp_top(const void *a, const void *b)
 {
@@ -95,17 +118,22 @@ static void c_state(const struct tui *t, const void *r, char *buf, size_t len)
 }
 
 static const struct pane_col cols[] = {
-	{ "vcpu",    "VCPU",         5, COL_RIGHT, c_vcpu,  cmp_vcpu,  false, 9 },
-	{ "tid",     "TID",          8, COL_RIGHT, c_tid,   cmp_tid,   false, 8 },
-	{ "comm",    "THREAD",      16, COL_LEFT,  c_comm,  cmp_comm,      false, 4 },
-	{ "cpu",     "CPU",          4, COL_RIGHT, c_cpu,   cmp_cpu,   false, 3 },
-	{ "exits_s", "EXITS/s",     10, COL_RIGHT, c_rate,  cmp_exits, true,  9 },
-	{ "total",   "TOTAL",       10, COL_RIGHT, c_total, cmp_total, true,  5 },
-	{ "mean",    "LAT MEAN",     9, COL_RIGHT, c_mean,  cmp_mean,  true,  7 },
-	{ "p99",     "LAT P99",      9, COL_RIGHT, c_p99,   cmp_p99,   true,  7 },
-	{ "max",     "LAT MAX",      9, COL_RIGHT, c_max,   cmp_max,   true,  6 },
-	{ "top",     "TOP REASON",  20, COL_LEFT,  c_top,   cmp_top,   false, 5 },
-	{ "state",   "STATE",        8, COL_LEFT,  c_state, cmp_state, false, 2 },
+	{ "vcpu",    "VCPU",         5, COL_RIGHT, c_vcpu,  cmp_vcpu,  false, 9, 0 },
+	{ "tid",     "TID",          8, COL_RIGHT, c_tid,   cmp_tid,   false, 8, 0 },
+	{ "comm",    "THREAD",      16, COL_LEFT,  c_comm,  cmp_comm,      false, 4, 0 },
+	{ "cpu",     "CPU",          4, COL_RIGHT, c_cpu,   cmp_cpu,   false, 3, 0 },
+	{ "exits_s", "EXITS/s",     10, COL_RIGHT, c_rate,  cmp_exits, true,  9, 0 },
+	{ "total",   "TOTAL",       10, COL_RIGHT, c_total, cmp_total, true,  5, 0 },
+	{ "mean",    "LAT MEAN",     9, COL_RIGHT, c_mean,  cmp_mean,  true,  7, 0 },
+	{ "p99",     "LAT P99",      9, COL_RIGHT, c_p99,   cmp_p99,   true,  7, 0 },
+	{ "max",     "LAT MAX",      9, COL_RIGHT, c_max,   cmp_max,   true,  6, 0 },
+	{ "guest",   "GUEST%",       6, COL_RIGHT, c_guest, cmp_guest, true,  6, 1u << VS_GUEST },
+	{ "host",    "HOST%",        6, COL_RIGHT, c_host,  cmp_host,  true,  6, 1u << VS_HOST },
+	{ "vmm",     "VMM%",         6, COL_RIGHT, c_vmm,   cmp_vmm,   true,  6, 1u << VS_VMM },
+	{ "halt",    "HALT%",        6, COL_RIGHT, c_halt,  cmp_halt,  true,  6, 1u << VS_HALT },
+	{ "wait",    "WAIT%",        6, COL_RIGHT, c_wait,  cmp_wait,  true,  7, 1u << VS_WAIT },
+	{ "top",     "TOP REASON",  20, COL_LEFT,  c_top,   cmp_top,   false, 5, 0 },
+	{ "state",   "STATE",        8, COL_LEFT,  c_state, cmp_state, false, 2, 0 },
 };
 
 /* Where the vCPU was when the figures were taken. */
@@ -113,12 +141,33 @@ static const char *state(const struct tui *t, const struct vcpu *v)
 {
 	if (v->vm && v->vm->exited)
 		return "exited";
+	/* measured by sched events: the model's own state */
+	if ((model_time_known(t->m) & (1u << VS_HALT)) && v->state != VS_NONE)
+		return model_state_name(v->state);
 	if (!v->pending)
 		return t->live ? "guest" : "-";
 	if (v->pending_reason >= 0 && (unsigned int)v->pending_reason < t->m->reasons->nr &&
 	    t->m->reasons->r[v->pending_reason].blocking)
 		return "halted";
 	return "host";
+}
+
+static double share(const struct tui *t, const struct model_scope *s, enum vcpu_state st)
+{
+	uint64_t span = t->end > t->start ? t->end - t->start : 0;
+
+	if (!span || !(s->time_known & (1u << st)))
+		return -1;
+	return 100.0 * (double)s->time[st] / (double)span;
+}
+
+static void shares(const struct tui *t, const struct model_scope *s, struct vcpu_row *w)
+{
+	w->guest = share(t, s, VS_GUEST);
+	w->host = share(t, s, VS_HOST);
+	w->vmm = share(t, s, VS_VMM);
+	w->halt = share(t, s, VS_HALT);
+	w->wait = share(t, s, VS_WAIT);
 }
 
 static int build(struct tui *t, struct pane *p)
@@ -155,6 +204,7 @@ static int build(struct tui *t, struct pane *p)
 		w->max = s.handling.max;
 		w->top = s.top;
 		w->state = state(t, v);
+		shares(t, &s, w);
 		model_scope_free(&s);
 	}
 	ret = 0;

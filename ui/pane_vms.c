@@ -96,18 +96,18 @@ PANE_RATE_CELL(vm_row, uexits, uexits)
 PANE_RATE_CELL(vm_row, events, events)
 
 static const struct pane_col cols[] = {
-	{ "name",     "VM",          20, COL_LEFT,  c_name,   cmp_name,   false, 9 },
-	{ "pid",      "PID",          8, COL_RIGHT, c_pid,    cmp_pid,    false, 8 },
-	{ "vcpus",    "VCPUS",        5, COL_RIGHT, c_vcpus,  cmp_vcpus,  true,  4 },
-	{ "exits_s",  "EXITS/s",     10, COL_RIGHT, c_rate,   cmp_exits,  true,  9 },
-	{ "total",    "TOTAL",       10, COL_RIGHT, c_total,  cmp_total,  true,  5 },
-	{ "pct",      "%HOST",        6, COL_RIGHT, c_pct,    cmp_pct,    true,  6 },
-	{ "mean",     "LAT MEAN",     9, COL_RIGHT, c_mean,   cmp_mean,   true,  7 },
-	{ "p99",      "LAT P99",      9, COL_RIGHT, c_p99,    cmp_p99,    true,  7 },
-	{ "halted",   "HALT%",        6, COL_RIGHT, c_halted, cmp_halted, true,  3 },
-	{ "top",      "TOP REASON",  16, COL_LEFT,  c_top,    cmp_top,    false, 5 },
-	{ "uexits_s", "UEXITS/s",     9, COL_RIGHT, c_uexits, cmp_uexits, true,  6 },
-	{ "events_s", "EVENTS/s",     9, COL_RIGHT, c_events, cmp_events, true,  6 },
+	{ "name",     "VM",          20, COL_LEFT,  c_name,   cmp_name,   false, 9, 0 },
+	{ "pid",      "PID",          8, COL_RIGHT, c_pid,    cmp_pid,    false, 8, 0 },
+	{ "vcpus",    "VCPUS",        5, COL_RIGHT, c_vcpus,  cmp_vcpus,  true,  4, 0 },
+	{ "exits_s",  "EXITS/s",     10, COL_RIGHT, c_rate,   cmp_exits,  true,  9, 0 },
+	{ "total",    "TOTAL",       10, COL_RIGHT, c_total,  cmp_total,  true,  5, 0 },
+	{ "pct",      "%HOST",        6, COL_RIGHT, c_pct,    cmp_pct,    true,  6, 0 },
+	{ "mean",     "LAT MEAN",     9, COL_RIGHT, c_mean,   cmp_mean,   true,  7, 0 },
+	{ "p99",      "LAT P99",      9, COL_RIGHT, c_p99,    cmp_p99,    true,  7, 0 },
+	{ "halted",   "HALT%",        6, COL_RIGHT, c_halted, cmp_halted, true,  3, 0 },
+	{ "top",      "TOP REASON",  16, COL_LEFT,  c_top,    cmp_top,    false, 5, 0 },
+	{ "uexits_s", "UEXITS/s",     9, COL_RIGHT, c_uexits, cmp_uexits, true,  6, 0 },
+	{ "events_s", "EVENTS/s",     9, COL_RIGHT, c_events, cmp_events, true,  6, 0 },
 };
 
 static int build(struct tui *t, struct pane *p)

@@ -294,15 +294,17 @@ static void put(int y, int x, int w, const char *s, enum col_align align)
 }
 
 /* Which columns fit in the width: the highest priorities, kept in table order. */
-static int fit_cols(const struct pane_ops *ops, int width, bool *show)
+static int fit_cols(const struct tui *t, const struct pane_ops *ops, int width, bool *show)
 {
+	unsigned int known = model_time_known(t->m);
 	int used = 0, shown = 0, prio, i;
 
 	for (i = 0; i < ops->nr_cols; i++)
 		show[i] = false;
 	for (prio = 9; prio >= 0; prio--)
 		for (i = 0; i < ops->nr_cols; i++) {
-			if (ops->cols[i].priority != prio || show[i])
+			if (ops->cols[i].priority != prio || show[i] ||
+			    (ops->cols[i].needs & known) != ops->cols[i].needs)
 				continue;
 			if (used + ops->cols[i].width + (shown ? 1 : 0) > width && shown)
 				continue;
@@ -424,7 +426,7 @@ static void draw_table(struct tui *t)
 	int rows = LINES - HEADER_LINES - 1, x, i, y;
 	char buf[256];
 
-	fit_cols(ops, COLS, show);
+	fit_cols(t, ops, COLS, show);
 	/* column titles, the sort column marked */
 	attr(t, PAIR_KEY, A_REVERSE, true);
 	put(3, 0, COLS, "", COL_LEFT);

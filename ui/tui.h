@@ -69,6 +69,11 @@ struct pane_col {
 	int (*compare)(const void *a, const void *b);	/* ascending */
 	bool descending;	/* default order when chosen */
 	int priority;		/* columns with the highest number go first when narrow */
+	/*
+	 * Time states (1 << VS_x) the input must measure for the column to
+	 * be shown at all (model_time_known()); 0: always.
+	 */
+	unsigned int needs;
 };
 
 struct pane_ops {
