@@ -259,6 +259,10 @@ static int walk_v6(struct walk *w)
 	/* kallsyms, printk, cmdlines, CPU count */
 	if (walk_blocks(w, 2, 4) || walk_blocks(w, 1, 8) || walk_num(w, 4, &cpus))
 		return -1;
+	if (cpus > REPLAY_CPUS_MAX) {
+		w->bad_cpu = cpus - 1;
+		return -2;
+	}
 	if (walk_str(w, name, sizeof(name)))
 		return -1;
 	if (!strncmp(name, "options", 7)) {
@@ -440,7 +444,7 @@ static int check_layout(const char *path, char *err, size_t errlen)
 	ret = !strcmp(ver, "6") ? walk_v6(&w) : !strcmp(ver, "7") ? walk_v7(&w) : 0;
 	if (ret == -2) {
 		ret = -1;
-		snprintf(err, errlen, "%s: corrupt: its options name CPU %llu; kvmtop reads recordings of 0 to %d CPUs",
+		snprintf(err, errlen, "%s: corrupt: it names CPU %llu; kvmtop reads recordings of 0 to %d CPUs",
 			 path, (unsigned long long)w.bad_cpu, REPLAY_CPUS_MAX);
 		goto out_close;
 	}
@@ -536,7 +540,7 @@ int replay_open(struct replay *r, const char *path, char *err, size_t errlen)
 		r->compression = NULL;
 	r->cpus = tracecmd_cpus(r->handle);
 	if (r->cpus < 0 || r->cpus > REPLAY_CPUS_MAX) {
-		/* libtracecmd walks every CPU for every record: 2^29 of them take minutes and GiBs */
+		/* checked by the walk already; libtracecmd may count otherwise */
 		snprintf(err, errlen, "%s: corrupt: it says it has %d CPUs; kvmtop reads recordings of 0 to %d",
 			 path, r->cpus, REPLAY_CPUS_MAX);
 		replay_close(r);

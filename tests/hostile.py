@@ -154,6 +154,16 @@ def main():
     cpucount = struct.pack("<HII", 8, 4, 2)    # option CPUCOUNT, 4 bytes: 2 CPUs
     path = patched(v7, "cpus", [(cpucount, struct.pack("<HII", 8, 4, 0x20000000))])
     refused(path, "6. a CPU count of 2^29", "CPU 536870911;")
+    # a version 6 file of 9,000 CPUs (each beyond the 4th empty): refused
+    # before libtracecmd, which would size and walk its arrays by them
+    i = v6.find(b"options  \0") - 4
+    j = v6.find(b"flyrecord\0") + 10
+    assert struct.unpack_from("<I", v6, i)[0] == 4
+    cpus = [struct.unpack_from("<QQ", v6, j + 16 * k) for k in range(4)]
+    end = max(off + size for off, size in cpus)
+    path = patched(v6[:i] + struct.pack("<I", 9000) + v6[i + 4:j] + v6[j:j + 64] +
+                   struct.pack("<QQ", end, 0) * 8996 + v6[j + 64:], "cpus-v6", [])
+    refused(path, "6. a version 6 file of 9,000 CPUs", "CPU 8999;")
     # the same in a compressed options section (trace-cmd writes them plain;
     # libtracecmd reads either): the walk decompresses before the open
     v7z = gen("v7z", ["-C", "2", "-z", "zlib"])
