@@ -426,16 +426,22 @@ static void push_sched(enum gkind kind, uint64_t t, int cpu, int tid, uint32_t o
  * exit that waits (HLT, WFI, cede: the long ones) sleeps: switched out
  * sleeping (S), woken, runnable until switched in.  One other exit in
  * four is preempted: switched out runnable (R), back later.  Both happen
- * in the first half of the exit, before a userspace exit (-x) at lat/2.
- * The CPU runs the idle task (pid 0) meanwhile.
+ * in the first half of the exit, before a userspace exit (-x) at uexit
+ * (t + lat/2); after it, the VMM is preempted in one exit in two.  The
+ * CPU runs the idle task (pid 0) meanwhile.
  */
 static void sched_in_exit(const struct mix *m, uint64_t t, uint64_t lat, int cpu, int tid,
-			  unsigned int *seed)
+			  uint64_t uexit, unsigned int *seed)
 {
 	uint64_t out = t + 1 + lat / 20;
 
 	if (lat < 40)
 		return;
+	/* one exit to user space in two is preempted there: it resumes in the VMM */
+	if (uexit && rnd(seed) % 2) {
+		push_sched(G_SWITCH, uexit + lat / 8, cpu, tid, 0, 0);
+		push_sched(G_SWITCH, uexit + lat / 4, cpu, 0, tid, 0);
+	}
 	if (m->lat_span >= 1000000) {
 		push_sched(G_SWITCH, out, cpu, tid, 0, 1);		/* prev_state S */
 		push_sched(G_WAKING, out + lat / 2, cpu, 0, tid, 0);
@@ -528,7 +534,9 @@ static void scenario(const struct opts *o)
 					push(&e);
 				}
 				if (o->sched)
-					sched_in_exit(m, t, lat, cpu, tid, &seed);
+					sched_in_exit(m, t, lat, cpu, tid,
+						      o->others && (m->reason == 30 || m->reason == 0x07b) ?
+						      t + 2 + lat / 2 : 0, &seed);
 				/* vCPUs migrate: now and then the entry is on another CPU */
 				if (o->cpus > 1 && rnd(&seed) % 10 == 0)
 					cpu = (cpu + 1 + rnd(&seed) % (o->cpus - 1)) % o->cpus;
