@@ -235,6 +235,26 @@ static void text_states(const struct batch *b, const struct model_scope *s, uint
 	fputc('\n', b->out);
 }
 
+static void text_events(const struct batch *b, const struct model_scope *s, const char *indent);
+
+/* The host kernel's threads that raised KVM events: one heading, their events. */
+static int text_kernel(const struct batch *b)
+{
+	const struct vm *k = model_kernel_vm(b->m);
+	struct model_scope s;
+
+	if (!k)
+		return 0;
+	if (model_scope_vm(&s, b->m, k, false)) {
+		model_scope_free(&s);
+		return -1;
+	}
+	fprintf(b->out, "host kernel threads (not VMs): %d\n", k->nr_vcpus);
+	text_events(b, &s, "  ");
+	model_scope_free(&s);
+	return 0;
+}
+
 static void text_events(const struct batch *b, const struct model_scope *s, const char *indent)
 {
 	char name[128];
@@ -308,10 +328,14 @@ static int print_text(struct batch *b, uint64_t end)
 	fputc('\n', b->out);
 	if (RB_EMPTY(&m->vcpus))
 		fprintf(b->out, "no KVM events\n");
+	if (text_kernel(b))
+		goto out_host;
 
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
 		struct model_scope vs;
 
+		if (vm->kernel)
+			continue;	/* host work: in the host's figures, never a VM */
 		if (model_scope_vm(&vs, b->m, vm, false)) {
 			model_scope_free(&vs);
 			goto out_host;
@@ -426,6 +450,8 @@ static int print_csv(struct batch *b, uint64_t end)
 		fputc('\n', b->out);
 	}
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
+		if (vm->kernel)
+			continue;
 		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
 			const struct model_reason_row **rows;
 			struct model_scope cs;
@@ -583,6 +609,28 @@ static void json_threads(const struct batch *b, const struct vm *vm, const struc
 		(double)s->time[VS_WAIT] / 1e9);
 }
 
+/*
+ * The host kernel's threads that raised KVM events (kworker, kdamond ...):
+ * host work, in the host's figures, never a VM.  0 or -1 (no memory).
+ */
+static int json_kernel(const struct batch *b)
+{
+	const struct vm *k = model_kernel_vm(b->m);
+	struct model_scope s;
+
+	if (!k)
+		return 0;
+	if (model_scope_vm(&s, b->m, k, false)) {
+		model_scope_free(&s);
+		return -1;
+	}
+	fprintf(b->out, ",\"kernel_threads\":{\"count\":%d", k->nr_vcpus);
+	json_events(b, &s);
+	fputc('}', b->out);
+	model_scope_free(&s);
+	return 0;
+}
+
 static int print_json(struct batch *b, uint64_t end)
 {
 	const struct model *m = b->m;
@@ -620,12 +668,16 @@ static int print_json(struct batch *b, uint64_t end)
 	json_rate(b, host.exits, end);
 	fputc(',', b->out);
 	json_reasons(b, &host);
+	if (json_kernel(b))
+		goto out_host;
 	fputs("},\"vms\":[", b->out);
 
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
 		struct model_scope vs;
 		bool first_vcpu = true;
 
+		if (vm->kernel)
+			continue;
 		if (model_scope_vm(&vs, b->m, vm, false)) {
 			model_scope_free(&vs);
 			goto out_host;

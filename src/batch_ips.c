@@ -233,6 +233,8 @@ int batch_ips_folded(const struct batch *b)
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&b->m->vms) {
 		const struct sym_table *st = vm_syms(b, vm);
 
+		if (vm->kernel)
+			continue;
 		folded_frame(vm_frame, sizeof(vm_frame), vm->name);
 		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
 			n = folded_vcpu(b, v, st, vm_frame);

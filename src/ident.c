@@ -170,6 +170,55 @@ void ident_vm_name(const char *cmdline, size_t len, const char *comm, char *out,
 	free(copy);
 }
 
+bool ident_kernel_comm(const char *comm)
+{
+	static const char *const prefixes[] = {
+		"kworker/", "kdamond.", "kswapd", "ksoftirqd/", "irq/", "kvm-pit/", "kvm-nx-lpage",
+		"kthreadd", "khugepaged", "kcompactd", "migration/", "rcu", "kvm-irqfd",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(comm, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* Is thread tid a kernel thread (PF_KTHREAD in its stat flags)?  false if unknown. */
+static bool is_kthread(const struct ident *id, int tid)
+{
+	char rel[64], buf[1024], *p;
+	unsigned long long flags;
+	int field;
+
+	snprintf(rel, sizeof(rel), "%d/stat", tid);
+	if (read_file(id, rel, buf, sizeof(buf)) <= 0)
+		return false;
+	/* the name may hold spaces and ')': the fields start after the last ')' */
+	p = strrchr(buf, ')');
+	if (!p)
+		return false;
+	/* state ppid pgrp session tty_nr tpgid flags: the 7th after the name */
+	for (field = 0; field < 7 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &flags) != 1)
+		return false;
+	return flags & 0x00200000;	/* PF_KTHREAD */
+}
+
+/* vhost-PID: a vhost worker of VM PID (a kernel thread before Linux 6.4). */
+static int vhost_pid(const char *comm)
+{
+	const char *p = comm + 6;
+	long v = 0;
+
+	if (strncmp(comm, "vhost-", 6) || *p < '1' || *p > '9')
+		return 0;
+	while (*p >= '0' && *p <= '9' && v < 1 << 22)
+		v = v * 10 + (*p++ - '0');
+	return *p ? 0 : (int)v;
+}
+
 bool ident_alive(const struct ident *id, int pid)
 {
 	char path[PATH_MAX + 32];
@@ -200,6 +249,16 @@ int ident_thread(const struct ident *id, int tid, struct ident_info *out)
 	snprintf(rel, sizeof(rel), "%d/comm", tid);
 	if (read_file(id, rel, out->comm, sizeof(out->comm)) >= 0)
 		chomp(out->comm);
+	if (is_kthread(id, tid)) {
+		/* a kernel thread is host work, unless it is a vhost worker of a VM */
+		pid = vhost_pid(out->comm);
+		if (!pid || !ident_alive(id, pid)) {
+			out->kernel = true;
+			strlcpy(out->vm_name, "host kernel", sizeof(out->vm_name));
+			return 0;
+		}
+		out->pid = pid;
+	}
 	snprintf(rel, sizeof(rel), "%d/comm", pid);
 	if (read_file(id, rel, pcomm, sizeof(pcomm)) >= 0)
 		chomp(pcomm);

@@ -24,6 +24,12 @@ void ident_init(struct ident *id, const char *proc_root);
  * unknown VM, pid 0).
  */
 int ident_thread(const struct ident *id, int tid, struct ident_info *out);
+/*
+ * A host kernel thread by its name alone, for recordings (no /proc):
+ * kworker/..., kdamond.N, kswapdN, ksoftirqd/N, irq/..., kvm-pit/...,
+ * kvm-nx-lpage-recovery ...  Not vhost-PID, which serves VM PID.
+ */
+bool ident_kernel_comm(const char *comm);
 /* Does process pid still exist? */
 bool ident_alive(const struct ident *id, int pid);
 /*

@@ -104,7 +104,7 @@ int vcpu_id_from_comm(const char *comm)
 
 static struct vm *vm_get(struct model *m, const struct ident_info *id)
 {
-	struct vm key = { .pid = id->pid }, *vm;
+	struct vm key = { .pid = id->kernel ? MODEL_PID_KERNEL : id->pid }, *vm;
 
 	vm = RB_FIND(vm_tree, &m->vms, &key);
 	if (vm)
@@ -112,8 +112,9 @@ static struct vm *vm_get(struct model *m, const struct ident_info *id)
 	vm = calloc(1, sizeof(*vm));
 	if (!vm)
 		return NULL;
-	vm->pid = id->pid;
-	strlcpy(vm->name, id->vm_name, sizeof(vm->name));
+	vm->pid = key.pid;
+	vm->kernel = id->kernel;
+	strlcpy(vm->name, id->kernel ? "host kernel" : id->vm_name, sizeof(vm->name));
 	TAILQ_INIT(&vm->vcpus);
 	RB_INSERT(vm_tree, &m->vms, vm);
 	return vm;
@@ -510,6 +511,13 @@ void model_reap(struct model *m, alive_fn alive, void *ctx)
 		else if (vm->pid > 0 && !alive(ctx, vm->pid))
 			vm->exited = true;
 	}
+}
+
+const struct vm *model_kernel_vm(const struct model *m)
+{
+	struct vm key = { .pid = MODEL_PID_KERNEL };
+
+	return RB_FIND(vm_tree, (struct vm_tree *)&m->vms, &key);
 }
 
 const char *model_vm_state(const struct model *m, const struct vm *vm)

@@ -118,7 +118,11 @@ struct vm {
 	TAILQ_HEAD(, vcpu) vcpus;
 	int nr_vcpus;
 	bool exited;		/* live: its process ended; removed next interval */
+	bool kernel;		/* the host kernel's threads (pid MODEL_PID_KERNEL): not a VM */
 };
+
+/* The vm entry that holds every host kernel thread that raised KVM events. */
+#define MODEL_PID_KERNEL	(-1)
 
 RB_HEAD(vcpu_tree, vcpu);
 RB_HEAD(vm_tree, vm);
@@ -136,6 +140,12 @@ struct ident_info {
 	int pid;			/* VM = host process; 0 = unknown */
 	char vm_name[MODEL_NAME_LEN];
 	char comm[MODEL_NAME_LEN];	/* thread name */
+	/*
+	 * A host kernel thread (kworker, kdamond, an irqfd worker ...): host
+	 * work, never a VM; its events count in the host's figures only.
+	 * (vhost-PID threads serve VM PID: they are that VM's, not this.)
+	 */
+	bool kernel;
 };
 
 typedef void (*ident_fn)(void *ctx, int tid, struct ident_info *out);
@@ -211,6 +221,8 @@ typedef bool (*alive_fn)(void *ctx, int pid);
  * stopped VM's last figures are printed once, marked, and then go.
  */
 void model_reap(struct model *m, alive_fn alive, void *ctx);
+/* The vm entry of the host kernel's threads, NULL if none raised events. */
+const struct vm *model_kernel_vm(const struct model *m);
 /* "running", "exited", or for a recording "recorded" */
 const char *model_vm_state(const struct model *m, const struct vm *vm);
 

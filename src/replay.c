@@ -688,6 +688,7 @@ static void src_ident(struct source *s, int tid, struct ident_info *out)
 	out->pid = 0;
 	strlcpy(out->vm_name, "unknown", sizeof(out->vm_name));
 	strlcpy(out->comm, comm ? comm : "", sizeof(out->comm));
+	out->kernel = comm && ident_kernel_comm(comm);
 }
 
 static void src_close(struct source *s)

@@ -87,6 +87,66 @@ static void expect(int tid, int pid, const char *vm, const char *comm)
 	assert_true(ident_alive(&id, pid));
 }
 
+/* Thread tid's /proc/TID/stat with these flags (PF_KTHREAD is 0x00200000). */
+static void stat_flags(int tid, const char *comm, unsigned long flags)
+{
+	char rel[64], buf[256];
+
+	snprintf(rel, sizeof(rel), "%d/stat", tid);
+	/* a name with a space and a ')' as the kernel allows: fields count from the last ')' */
+	snprintf(buf, sizeof(buf), "%d (%s) S 2 0 0 0 -1 %lu 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0\n",
+		 tid, comm, flags);
+	put(rel, buf, strlen(buf));
+}
+
+/*
+ * Kernel threads that raise KVM events (kdamond's aging, an irqfd
+ * kworker) are host work, never a VM; a vhost-PID kernel thread serves
+ * VM PID and is counted there; a VM's own thread is not a kernel one.
+ */
+static void test_kernel_threads(void **state)
+{
+	struct ident id;
+	struct ident_info info;
+
+	(void)state;
+	fixture(9300, 9300, "kdamond.0", "kdamond.0", "", 0);
+	stat_flags(9300, "kdamond.0", 0x208040);
+	fixture(9301, 9301, "kworker/3:1-events", "kworker/3:1-events", "", 0);
+	stat_flags(9301, "kworker/3:1) x", 0x4208060);
+	fixture(9400, 9401, "qemu-system-x86", "CPU 0/KVM", CMD("qemu-system-x86_64\0-name\0guest=db\0"));
+	stat_flags(9401, "CPU 0/KVM", 0x400040);
+	fixture(9402, 9402, "vhost-9400", "vhost-9400", "", 0);
+	stat_flags(9402, "vhost-9400", 0x208040);
+	/* vhost of a VM that is gone: host work too */
+	fixture(9403, 9403, "vhost-9999", "vhost-9999", "", 0);
+	stat_flags(9403, "vhost-9999", 0x208040);
+	ident_init(&id, root);
+
+	assert_int_equal(ident_thread(&id, 9300, &info), 0);
+	assert_true(info.kernel);
+	assert_string_equal(info.comm, "kdamond.0");
+	assert_int_equal(ident_thread(&id, 9301, &info), 0);
+	assert_true(info.kernel);
+	assert_int_equal(ident_thread(&id, 9401, &info), 0);
+	assert_false(info.kernel);
+	assert_int_equal(info.pid, 9400);
+	assert_int_equal(ident_thread(&id, 9402, &info), 0);
+	assert_false(info.kernel);
+	assert_int_equal(info.pid, 9400);
+	assert_string_equal(info.vm_name, "db");
+	assert_string_equal(info.comm, "vhost-9400");
+	assert_int_equal(ident_thread(&id, 9403, &info), 0);
+	assert_true(info.kernel);
+
+	/* a recording has names only */
+	assert_true(ident_kernel_comm("kdamond.0"));
+	assert_true(ident_kernel_comm("kworker/u16:2"));
+	assert_false(ident_kernel_comm("vhost-9400"));
+	assert_false(ident_kernel_comm("CPU 0/KVM"));
+	assert_false(ident_kernel_comm("qemu-system-x86"));
+}
+
 static void test_qemu_guest(void **state)
 {
 	(void)state;
@@ -223,6 +283,7 @@ static void test_long_name(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kernel_threads),
 		cmocka_unit_test(test_qemu_guest),
 		cmocka_unit_test(test_qemu_plain_name),
 		cmocka_unit_test(test_qemu_commas),

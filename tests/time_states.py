@@ -223,6 +223,27 @@ def main():
     ok(rc == 0 and len(vcpus(j)) == 1 and {k: ns(v) for k, v in c.get("time_s", {}).items()} == want,
        "by hand: guest 1000, host 1000, halt 1000, wait 500 ns; threads 555 and 556 make no vCPU",
        "%s %s" % (c.get("time_s"), err))
+
+    # 7. Host kernel threads that raise KVM events are host work, not VMs.
+    with open(script, "w") as f:
+        f.write("comm 1000 CPU 0/KVM\ncomm 2000 kdamond.0\ncomm 2001 kworker/3:1\n"
+                "1000 0 1000 exit exit_reason=12 isa=1 vcpu_id=0\n"
+                "1200 1 2000 pio rw=1 port=0x70 size=1 count=1\n"
+                "1300 1 2001 pio rw=1 port=0x70 size=1 count=1\n"
+                "1400 1 2001 pio rw=1 port=0x70 size=1 count=1\n"
+                "2000 0 1000 entry vcpu_id=0\n")
+    p = subprocess.run([GEN, "-f", os.path.join(FORMATS, "x86-6.5"), "-S", script, "-o", dat],
+                       capture_output=True, timeout=60)
+    rc, out, err = run(["-b", "-r", dat, "--summary", "-o", "json"])
+    j = json.loads(out) if rc == 0 else {"vms": [], "host": {}}
+    k = j["host"].get("kernel_threads", {})
+    ok(p.returncode == 0 and [c["tid"] for vm in j["vms"] for c in vm["vcpus"]] == [1000]
+       and k.get("count") == 2 and k.get("events") == {"kvm_pio": 3},
+       "kdamond.0 and kworker/3:1 raising kvm_pio: no VM of their own; host.kernel_threads counts 2 threads, "
+       "3 events", "%s %s" % (err, out[:600]))
+    rc, out, err = run(["-b", "-r", dat, "--summary"])
+    ok(rc == 0 and "host kernel threads (not VMs): 2" in out and "kdamond" not in out,
+       "text: one 'host kernel threads (not VMs): 2' line, no VM named after them", out[:800])
     done()
 
 

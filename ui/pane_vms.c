@@ -122,15 +122,18 @@ static int build(struct tui *t, struct pane *p)
 
 	memset(&s, 0, sizeof(s));
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&t->m->vms)
-		n++;
+		n += !vm->kernel;
 	rows = calloc(n ? n : 1, sizeof(*rows));
 	if (!rows)
 		goto out;
 	p->rows = rows;
 	p->nr = 0;
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&t->m->vms) {
-		struct vm_row *w = &rows[p->nr++];
+		struct vm_row *w;
 
+		if (vm->kernel)
+			continue;	/* host kernel threads: host work, not a VM */
+		w = &rows[p->nr++];
 		if (model_scope_vm(&s, t->m, vm, t->cumulative) ||
 		    model_scope_summary(&s))
 			goto out;

@@ -386,7 +386,7 @@ static void draw_header(struct tui *t)
 		int n = 0;
 
 		RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms)
-			n++;
+			n += !vm->kernel;
 		/* lost events first after the rate: never cut off */
 		snprintf(line, sizeof(line), "host: exits%s %s  ", t->secs > 0 ? "/s" : "", a);
 		put(1, 0, COLS, line, COL_LEFT);

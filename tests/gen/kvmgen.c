@@ -590,8 +590,8 @@ static void read_script(const char *path)
 		}
 		if (sscanf(line, "%llu %d %d %15s %n", &t, &cpu, &tid, kind, &used) != 4 ||
 		    (strcmp(kind, "exit") && strcmp(kind, "entry") && strcmp(kind, "switch") &&
-		     strcmp(kind, "waking")) || cpu < 0 || cpu > 255)
-			die("%s:%d: want TIME CPU TID exit|entry|switch|waking FIELD=VALUE...", path, lineno);
+		     strcmp(kind, "waking") && strcmp(kind, "pio")) || cpu < 0 || cpu > 255)
+			die("%s:%d: want TIME CPU TID exit|entry|pio|switch|waking FIELD=VALUE...", path, lineno);
 		if (kind[0] == 's' || kind[0] == 'w') {
 			if (!ev_fmt[G_SWITCH])
 				die("%s:%d: %s needs -w (the sched formats)", path, lineno, kind);
@@ -614,7 +614,7 @@ static void read_script(const char *path)
 		}
 		memset(&e, 0, sizeof(e));
 		e.kind = !strcmp(kind, "exit") ? G_EXIT : !strcmp(kind, "entry") ? G_ENTRY :
-			 !strcmp(kind, "switch") ? G_SWITCH : G_WAKING;
+			 !strcmp(kind, "pio") ? G_PIO : !strcmp(kind, "switch") ? G_SWITCH : G_WAKING;
 		e.t = t;
 		e.cpu = cpu;
 		e.tid = tid;
@@ -1417,7 +1417,7 @@ static void usage(void)
 "  -N qemu|kvmtool|none  thread names: CPU n/KVM, kvm-vcpu-n, or one name for all\n"
 "  -S FILE           the events of FILE instead of a workload, one per line:\n"
 "                    'TIME_NS CPU TID exit|entry FIELD=VALUE...' or 'comm TID NAME'\n"
-"                    (with -w also switch|waking: sched_switch, sched_waking)\n"
+"                    (also pio: kvm_pio; with -w switch|waking: sched_switch, sched_waking)\n"
 "  -K OFFSET         the guest kernel's KASLR offset (its IPs are shifted by it)\n"
 "  -k FILE           write the guest's kallsyms (running addresses) to FILE\n"
 "  -M FILE           write its System.map (link-time addresses) to FILE\n"
