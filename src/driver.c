@@ -64,6 +64,8 @@ struct driver {
 	bool done;		/* -n snapshots shown: stop */
 	bool iv_done;		/* the screen's interval is complete: read no more */
 	bool exhausted;		/* the recording was read to its end */
+	unsigned long threads_gen;	/* the model's vcpus_gen the source was last told */
+	bool unfiltered_said;
 	bool read_from;		/* ... or some of it */
 	/* the screen on a recording: interval want (1-based, 0: all of it) */
 	long want;
@@ -410,6 +412,39 @@ static int on_record(struct tep_record *rec, void *ctx)
 }
 
 /*
+ * The vCPU threads came or went: tell the source, which narrows what it
+ * traces to them (live: the sched events' kernel filters).  0 or -1.
+ */
+static int follow_threads(struct driver *drv)
+{
+	struct vcpu *v;
+	size_t n = 0;
+	int *tids, ret;
+
+	tids = calloc(drv->m->nr_vcpus ? drv->m->nr_vcpus : 1, sizeof(*tids));
+	if (!tids) {
+		fail(drv, "out of memory");
+		return -1;
+	}
+	/* the tree is in tid order */
+	RB_FOREACH(v, vcpu_tree, &drv->m->vcpus)
+		if (!v->vm->kernel)
+			tids[n++] = v->tid;
+	ret = drv->ops->threads(&drv->src, tids, n);
+	free(tids);
+	if (ret < 0) {
+		fail(drv, "cannot set the sched event filters to the %zu vCPU threads: %s", n, strerror(errno));
+		return -1;
+	}
+	if (ret > 0 && !drv->unfiltered_said) {
+		drv->unfiltered_said = true;
+		notice(drv, "%zu vCPU threads do not fit a kernel event filter: every context switch is traced", n);
+	}
+	drv->threads_gen = drv->m->vcpus_gen;
+	return 0;
+}
+
+/*
  * Read what the source has (live: up to now; a recording: on to its end
  * or until an interval stops it).  0, 1 (stop), -1 (said why).
  */
@@ -445,6 +480,8 @@ static int pull(struct driver *drv)
 			       drv->d.nr_exit_formats + drv->d.nr_entry_formats + drv->d.nr_other ?
 			       "" : " (KVM tracepoints were not recorded)");
 	}
+	if (drv->ops->threads && drv->m->vcpus_gen != drv->threads_gen && follow_threads(drv))
+		return -1;
 	/* losses are counted in the output; make them less likely */
 	if (drv->m->lost_events.total > lost && !drv->o->buffer_kb && drv->ops->grow &&
 	    (kb = drv->ops->grow(&drv->src)))

@@ -152,6 +152,7 @@ static struct vcpu *vcpu_new(struct model *m, int tid)
 	TAILQ_INSERT_TAIL(&v->vm->vcpus, v, vm_link);
 	v->vm->nr_vcpus++;
 	m->nr_vcpus++;
+	m->vcpus_gen++;
 	return v;
 }
 
@@ -495,6 +496,7 @@ static void vm_remove(struct model *m, struct vm *vm)
 		RB_REMOVE(vcpu_tree, &m->vcpus, v);
 		vcpu_free(v);
 		m->nr_vcpus--;
+		m->vcpus_gen++;
 	}
 	memset(m->tid_cache, 0, sizeof(m->tid_cache));
 	RB_REMOVE(vm_tree, &m->vms, vm);

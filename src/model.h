@@ -162,6 +162,7 @@ struct model {
 	unsigned int ip_slots;		/* entries per guest IP table, 0: no IPs kept */
 	unsigned int max_vcpus;
 	unsigned int nr_vcpus;
+	unsigned long vcpus_gen;	/* changes whenever a vCPU thread comes or goes */
 	int nr_other;
 	ident_fn ident;
 	void *ident_ctx;

@@ -46,6 +46,12 @@ struct source_ops {
 	int (*sample)(struct source *s, struct model *m);
 	/* Who thread (or counter row) tid is; NULL: the host's /proc says (s->proc). */
 	void (*ident)(struct source *s, int tid, struct ident_info *out);
+	/*
+	 * Optional: the vCPU threads are now tids (ascending, host kernel
+	 * threads left out): trace what concerns them.  0; 1 when that cannot
+	 * be narrowed to them (everything is traced); -1 on error.
+	 */
+	int (*threads)(struct source *s, const int *tids, size_t n);
 	/* Records were lost: grow the buffers.  Their new KiB per CPU, or 0 if they cannot. */
 	size_t (*grow)(struct source *s);
 	/* Undo everything open did (not after a failed open: that undid itself). */

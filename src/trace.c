@@ -166,6 +166,9 @@ static int find_systems(struct trace *t, const char **sys, int max)
  * tracefs_local_events_system(): that also parses /proc/kallsyms and the
  * printk formats, a fifth of a second of CPU kvmtop has no use for.
  */
+static const char *const sched_events[] = { "sched_switch", "sched_waking" };
+static int trace_sched_filters(struct trace *t, const int *tids, size_t n);
+
 static struct tep_handle *load_formats(struct trace *t, const char *const *sys)
 {
 	struct tep_handle *tep = tep_alloc();
@@ -197,6 +200,14 @@ static struct tep_handle *load_formats(struct trace *t, const char *const *sys)
 	}
 	if (!parsed)
 		goto out_free;
+	/* the scheduler's view of the vCPU threads, for their time states */
+	for (i = 0; i < (int)(sizeof(sched_events) / sizeof(sched_events[0])); i++) {
+		size = 0;
+		buf = tracefs_event_file_read(t->inst, "sched", sched_events[i], "format", &size);
+		if (buf && size > 0)
+			tep_parse_event(tep, buf, size, "sched");
+		free(buf);
+	}
 	tep_set_long_size(tep, tep_get_header_page_size(tep));
 	return tep;
 out_free:
@@ -304,6 +315,18 @@ int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, char *er
 		}
 	}
 	t->enabled = true;
+	/*
+	 * The sched events, filtered in the kernel to the vCPU threads (none
+	 * yet: trace_sched_threads() sets them as they appear), so a busy
+	 * host's other context switches never reach the buffer.  Without
+	 * them the time states lack host, halt and wait: not fatal.
+	 */
+	if (tep_find_event_by_name(t->tep, "sched", "sched_switch") &&
+	    tep_find_event_by_name(t->tep, "sched", "sched_waking") &&
+	    !trace_sched_filters(t, NULL, 0) &&
+	    !tracefs_event_enable(t->inst, "sched", "sched_switch") &&
+	    !tracefs_event_enable(t->inst, "sched", "sched_waking"))
+		t->sched = true;
 	t->on_fd = tracefs_instance_file_open(t->inst, "tracing_on", O_WRONLY | O_CLOEXEC);
 	if (tracefs_trace_on(t->inst) < 0) {
 		snprintf(err, errlen, "cannot turn tracing on in %s: %s", t->name, strerror(errno));
@@ -313,6 +336,77 @@ int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, char *er
 out_close:
 	trace_close(t);
 	return -1;
+}
+
+/* One run [a, b] of field at buf + *off: "field==a" or "(field>=a&&field<=b)". */
+static int put_run(char *buf, size_t len, size_t *off, const char *field, int a, int b)
+{
+	const char *sep = *off ? "||" : "";
+	int n;
+
+	if (a == b)
+		n = snprintf(buf + *off, len - *off, "%s%s==%d", sep, field, a);
+	else
+		n = snprintf(buf + *off, len - *off, "%s(%s>=%d&&%s<=%d)", sep, field, a, field, b);
+	if (n < 0 || (size_t)n >= len - *off)
+		return -1;
+	*off += n;
+	return 0;
+}
+
+int trace_pid_filter(const int *tids, size_t n, const char *field, const char *field2,
+		     char *buf, size_t len)
+{
+	const char *fields[2] = { field, field2 };
+	size_t off = 0, i, j;
+	int f, r;
+
+	if (!len)
+		return -1;
+	buf[0] = '\0';
+	if (!n) {
+		/* no thread is negative: keeps nothing */
+		r = snprintf(buf, len, "%s<0", field);
+		return r < 0 || (size_t)r >= len ? -1 : 0;
+	}
+	for (f = 0; f < 2 && fields[f]; f++)
+		for (i = 0; i < n; i = j) {
+			/* thread ids come in runs: a VMM makes its vCPU threads one after another */
+			for (j = i + 1; j < n && tids[j] == tids[j - 1] + 1; j++)
+				;
+			if (put_run(buf, len, &off, fields[f], tids[i], tids[j - 1]))
+				return -1;
+		}
+	return 0;
+}
+
+/* Both sched filters for tids: 0, 1 (did not fit: cleared), -1. */
+static int trace_sched_filters(struct trace *t, const int *tids, size_t n)
+{
+	struct tep_event *sw_ev = tep_find_event_by_name(t->tep, "sched", "sched_switch");
+	struct tep_event *wk_ev = tep_find_event_by_name(t->tep, "sched", "sched_waking");
+	char sw[TRACE_FILTER_MAX + 1], wk[TRACE_FILTER_MAX + 1];
+
+	if (!sw_ev || !wk_ev)
+		return -1;
+	if (trace_pid_filter(tids, n, "prev_pid", "next_pid", sw, sizeof(sw)) ||
+	    trace_pid_filter(tids, n, "pid", NULL, wk, sizeof(wk))) {
+		if (tracefs_event_filter_clear(t->inst, sw_ev) < 0 ||
+		    tracefs_event_filter_clear(t->inst, wk_ev) < 0)
+			return -1;
+		t->sched_unfiltered = true;
+		return 1;
+	}
+	if (tracefs_event_filter_apply(t->inst, sw_ev, sw) < 0 ||
+	    tracefs_event_filter_apply(t->inst, wk_ev, wk) < 0)
+		return -1;
+	t->sched_unfiltered = false;
+	return 0;
+}
+
+int trace_sched_threads(struct trace *t, const int *tids, size_t n)
+{
+	return t->sched ? trace_sched_filters(t, tids, n) : 0;
 }
 
 /* Load c's next page with events; c->data is NULL when none is ready. */
@@ -470,6 +564,11 @@ static int src_read(struct source *s, source_rec_fn fn, void *ctx, char *err, si
 	return -1;
 }
 
+static int src_threads(struct source *s, const int *tids, size_t n)
+{
+	return trace_sched_threads(s->priv, tids, n);
+}
+
 static size_t src_grow(struct source *s)
 {
 	struct trace *t = s->priv;
@@ -496,6 +595,7 @@ const struct source_ops source_trace = {
 	.priv_size = sizeof(struct trace),
 	.open = src_open,
 	.read = src_read,
+	.threads = src_threads,
 	.grow = src_grow,
 	.close = src_close,
 	.panic = src_panic,

@@ -34,7 +34,27 @@ struct trace {
 	unsigned int stale_removed;	/* instances of dead kvmtops removed */
 	bool enabled;
 	int on_fd;			/* the instance's tracing_on, for a crash to write 0 */
+	bool sched;			/* sched_switch and sched_waking are enabled, filtered */
+	bool sched_unfiltered;		/* the vCPU threads did not fit a kernel filter */
 };
+
+/* The longest event filter kvmtop writes: the kernel takes less than a page. */
+#define TRACE_FILTER_MAX	4000
+
+/*
+ * The kernel event filter that keeps events whose field (or field2, when
+ * not NULL) is one of the n thread ids tids (ascending), runs written as
+ * ranges: "(prev_pid>=100&&prev_pid<=103)||next_pid==7||...".  n == 0
+ * gives one that keeps nothing.  0, or -1 when it does not fit in len.
+ */
+int trace_pid_filter(const int *tids, size_t n, const char *field, const char *field2,
+		     char *buf, size_t len);
+/*
+ * Keep the sched events of these vCPU threads only (ascending tids): the
+ * filters of sched_switch (either side) and sched_waking.  0; 1 when they
+ * did not fit a filter and every context switch is traced; -1 on error.
+ */
+int trace_sched_threads(struct trace *t, const int *tids, size_t n);
 
 /* Called for every record, in timestamp order across CPUs. */
 typedef int (*trace_fn)(struct tep_record *rec, void *ctx);

@@ -92,6 +92,8 @@ MUTATIONS = [
      [("src/driver.c", "\tmodel_time_to(drv->m, end);\n", "\n")]),
     ("split: a switched-in thread resumes in the host, not where it left (VMM)",
      [("src/model_time.c", "next->state == VS_NONE ? VS_HOST : next->on_cpu", "VS_HOST")]),
+    ("live: the sched events not narrowed to the vCPU threads",
+     [("src/trace.c", "return t->sched ? trace_sched_filters(t, tids, n) : 0;", "return 0;")]),
     ("replay: CPU numbers in the options left to libtracecmd",
      [("src/replay.c", "\tif (cpu < REPLAY_CPUS_MAX)\n", "\tif (cpu < (1 << 30))\n")]),
     ("replay: compressed options not walked",
