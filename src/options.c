@@ -116,6 +116,10 @@ static const struct opt_def opts[] = {
 	{ "buffer-kb", 0, "N", NUM(buffer_kb, 64, 4 << 20, "KiB from 64 to 4194304"),
 	  .help = "live: trace buffer per CPU in KiB (default: sized\n"
 		  "for the 100 ms drain tick, 3200)" },
+	{ "no-sched", 0, NULL, OPT_FLAG, F(no_sched),
+	  .help = "live: do not trace the vCPU threads' context switches\n"
+		  "(their host, halt and wait time and each exit's split\n"
+		  "are then unknown)" },
 	{ "source", 0, "SRC", OPT_CHOICE, F(source), .choices = sources, .what = "source",
 	  .help = "live: trace (default: the KVM tracepoints) or\n"
 		  "debugfs (KVM's counters in debugfs, as kvm_stat:\n"

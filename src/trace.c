@@ -169,7 +169,7 @@ static int find_systems(struct trace *t, const char **sys, int max)
 static const char *const sched_events[] = { "sched_switch", "sched_waking" };
 static int trace_sched_filters(struct trace *t, const int *tids, size_t n);
 
-static struct tep_handle *load_formats(struct trace *t, const char *const *sys)
+static struct tep_handle *load_formats(struct trace *t, const char *const *sys, bool sched)
 {
 	struct tep_handle *tep = tep_alloc();
 	int i, j, size = 0, parsed = 0;
@@ -201,7 +201,7 @@ static struct tep_handle *load_formats(struct trace *t, const char *const *sys)
 	if (!parsed)
 		goto out_free;
 	/* the scheduler's view of the vCPU threads, for their time states */
-	for (i = 0; i < (int)(sizeof(sched_events) / sizeof(sched_events[0])); i++) {
+	for (i = 0; sched && i < (int)(sizeof(sched_events) / sizeof(sched_events[0])); i++) {
 		size = 0;
 		buf = tracefs_event_file_read(t->inst, "sched", sched_events[i], "format", &size);
 		if (buf && size > 0)
@@ -252,7 +252,8 @@ static int open_cpus(struct trace *t, char *err, size_t errlen)
 	return 0;
 }
 
-int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, char *err, size_t errlen)
+int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, bool sched,
+	       char *err, size_t errlen)
 {
 	const char *sys[4];
 	int nsys;
@@ -281,7 +282,7 @@ int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, char *er
 	}
 	/* Everything from here is undone by trace_close(). */
 	tracefs_trace_off(t->inst);
-	t->tep = load_formats(t, sys);
+	t->tep = load_formats(t, sys, sched);
 	if (!t->tep) {
 		snprintf(err, errlen, "cannot read the KVM event formats under %s/events", t->dir);
 		goto out_close;
@@ -321,7 +322,7 @@ int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, char *er
 	 * host's other context switches never reach the buffer.  Without
 	 * them the time states lack host, halt and wait: not fatal.
 	 */
-	if (tep_find_event_by_name(t->tep, "sched", "sched_switch") &&
+	if (sched && tep_find_event_by_name(t->tep, "sched", "sched_switch") &&
 	    tep_find_event_by_name(t->tep, "sched", "sched_waking") &&
 	    !trace_sched_filters(t, NULL, 0) &&
 	    !tracefs_event_enable(t->inst, "sched", "sched_switch") &&
@@ -539,7 +540,7 @@ static int src_open(struct source *s, const struct options *o, struct kvm_names 
 	struct trace *t = s->priv;
 
 	(void)names;	/* the decoder names what the formats hold */
-	if (trace_open(t, s->tick_ms, o->buffer_kb, err, errlen))
+	if (trace_open(t, s->tick_ms, o->buffer_kb, !o->no_sched, err, errlen))
 		return -1;
 	if (t->mounted_by_us)
 		fprintf(stderr, "kvmtop: tracefs was not mounted: mounted it at %s\n", t->dir);

@@ -62,10 +62,12 @@ typedef int (*trace_fn)(struct tep_record *rec, void *ctx);
 /*
  * Find (or mount) tracefs, remove instances left by dead kvmtops, create
  * this one, size its buffers (buffer_kb per CPU, 0: the default for a
- * tick of tick_ms), enable the KVM events and start tracing.
+ * tick of tick_ms), enable the KVM events (and, with sched, the sched
+ * events of no thread yet: trace_sched_threads()) and start tracing.
  * 0, or -1 with a one-line reason in err (everything already undone).
  */
-int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, char *err, size_t errlen);
+int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, bool sched,
+	       char *err, size_t errlen);
 /*
  * Read every CPU's buffer up to now, in time order.  Pages are read a
  * whole page at a time; an event newer than the start of the drain waits
