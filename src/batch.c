@@ -237,8 +237,13 @@ static void text_states(const struct batch *b, const struct model_scope *s, uint
 
 static void text_events(const struct batch *b, const struct model_scope *s, const char *indent);
 
-/* The host kernel's threads that raised KVM events: one heading, their events. */
-static int text_kernel(const struct batch *b)
+/*
+ * The host kernel's threads that raised KVM events (kworker, kdamond ...):
+ * host work, in the host's figures, never a VM.  print writes them when
+ * there are any.  0 or -1 (no memory).
+ */
+static int print_kernel(const struct batch *b,
+			void (*print)(const struct batch *b, const struct vm *k, const struct model_scope *s))
 {
 	const struct vm *k = model_kernel_vm(b->m);
 	struct model_scope s;
@@ -249,10 +254,16 @@ static int text_kernel(const struct batch *b)
 		model_scope_free(&s);
 		return -1;
 	}
-	fprintf(b->out, "host kernel threads (not VMs): %d\n", k->nr_vcpus);
-	text_events(b, &s, "  ");
+	print(b, k, &s);
 	model_scope_free(&s);
 	return 0;
+}
+
+/* In text: one heading, their events. */
+static void text_kernel(const struct batch *b, const struct vm *k, const struct model_scope *s)
+{
+	fprintf(b->out, "host kernel threads (not VMs): %d\n", k->nr_vcpus);
+	text_events(b, s, "  ");
 }
 
 static void text_events(const struct batch *b, const struct model_scope *s, const char *indent)
@@ -328,7 +339,7 @@ static int print_text(struct batch *b, uint64_t end)
 	fputc('\n', b->out);
 	if (RB_EMPTY(&m->vcpus))
 		fprintf(b->out, "no KVM events\n");
-	if (text_kernel(b))
+	if (print_kernel(b, text_kernel))
 		goto out_host;
 
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
@@ -609,26 +620,12 @@ static void json_threads(const struct batch *b, const struct vm *vm, const struc
 		(double)s->time[VS_WAIT] / 1e9);
 }
 
-/*
- * The host kernel's threads that raised KVM events (kworker, kdamond ...):
- * host work, in the host's figures, never a VM.  0 or -1 (no memory).
- */
-static int json_kernel(const struct batch *b)
+/* In JSON: the host's kernel_threads object. */
+static void json_kernel(const struct batch *b, const struct vm *k, const struct model_scope *s)
 {
-	const struct vm *k = model_kernel_vm(b->m);
-	struct model_scope s;
-
-	if (!k)
-		return 0;
-	if (model_scope_vm(&s, b->m, k, false)) {
-		model_scope_free(&s);
-		return -1;
-	}
 	fprintf(b->out, ",\"kernel_threads\":{\"count\":%d", k->nr_vcpus);
-	json_events(b, &s);
+	json_events(b, s);
 	fputc('}', b->out);
-	model_scope_free(&s);
-	return 0;
 }
 
 static int print_json(struct batch *b, uint64_t end)
@@ -668,7 +665,7 @@ static int print_json(struct batch *b, uint64_t end)
 	json_rate(b, host.exits, end);
 	fputc(',', b->out);
 	json_reasons(b, &host);
-	if (json_kernel(b))
+	if (print_kernel(b, json_kernel))
 		goto out_host;
 	fputs("},\"vms\":[", b->out);
 
