@@ -197,7 +197,20 @@ def teardown(t, sig):
 
 
 NO_GUEST_CASES = ["stop with no guest: SIGINT --summary", "stop with no guest: SIGTERM -d",
-                  "stop with no guest: SIGHUP -d"]
+                  "stop with no guest: SIGHUP -d", "a kernel without the mono clock"]
+
+
+def no_mono(t):
+    """A kernel without the mono trace clock (before 3.10; a preload says so): one line, status 1,
+    no instance left, the top-level buffer's settings as they were."""
+    before, left = top_settings(t), ours(t)
+    p = subprocess.run([kvmtop(), "-b", "-n", "1", "-d", "1"], capture_output=True, timeout=30,
+                       env=dict(os.environ, LD_PRELOAD=os.environ["NOCLOCK_SO"]))
+    err = p.stderr.decode()
+    ok(p.returncode == 1 and len(err.splitlines()) == 1 and "cannot set the trace clock 'mono'" in err
+       and "3.10" in err and ours(t) == left and top_settings(t) == before,
+       "a kernel without the mono clock: one line naming it, status 1, no instance left, top level unchanged",
+       "status %d, stderr %r, instances %r" % (p.returncode, err, ours(t)))
 
 
 def no_guest_stop(t, sig, summary):
@@ -311,6 +324,7 @@ def main():
     else:
         for sig, summary in ((signal.SIGINT, True), (signal.SIGTERM, False), (signal.SIGHUP, False)):
             no_guest_stop(tracefs(), sig, summary)
+        no_mono(tracefs())
     why = why_not()
     if why:
         for c in CASES:
