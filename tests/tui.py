@@ -426,7 +426,22 @@ def states_case():
     for label, path in (("sched events", dat),
                         ("no sched events", gen("tui-nostates.dat", "x86-6.5", "-v", "3", "-n", "300", "-x"))):
         start(["-r", path])
-        wait_for(has("VMs ("))
+        lines = settled(has("VMs ("))
+        # the VMs pane: its vCPUs' share of the recording on a CPU (UTIL%) and waiting for one
+        head = [l for l in lines if "EXITS/s" in l]
+        rows = rows_after_titles(lines)
+        if path == dat:
+            tot = sum(sum(t.values()) for t in truth.values())
+            want = {"UTIL%": 100.0 * sum(t["guest"] + t["host"] + t["vmm"] for t in truth.values()) / tot,
+                    "STEAL%": 100.0 * sum(t["wait"] for t in truth.values()) / tot}
+            got = {c: rows[0][head[0].find(c) + len(c) - 7:head[0].find(c) + len(c)].strip()
+                   for c in want if head and rows and c in head[0]}
+            ok(len(got) == 2 and all(abs(float(got[c]) - want[c]) <= 0.051 for c in want),
+               "VMs pane, sched events: UTIL% and STEAL% are the truth's shares of the vCPUs' time (0.1)",
+               "got %s want %s\n%s" % (got, want, "\n".join(lines[:6])))
+        else:
+            ok(head and "UTIL%" not in head[0] and "STEAL%" not in head[0],
+               "VMs pane, no sched events: no UTIL% and STEAL% columns", "\n".join(lines[:6]))
         keys("Enter")
         lines = settled(has("vCPUs of VM"))
         head = [l for l in lines if "GUEST%" in l]

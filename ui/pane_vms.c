@@ -23,6 +23,8 @@ struct vm_row {
 	int top;
 	uint64_t uexits;
 	uint64_t events;	/* kvm events other than exits and entries */
+	/* with sched events: % of the span x vCPUs on a CPU (guest, host, VMM), and waiting for one */
+	double util, steal;
 };
 
 PANE_CMP(vm_row, pid)
@@ -35,6 +37,8 @@ PANE_CMP(vm_row, p99)
 PANE_CMP(vm_row, halted)
 PANE_CMP(vm_row, uexits)
 PANE_CMP(vm_row, events)
+PANE_CMP(vm_row, util)
+PANE_CMP(vm_row, steal)
 
 static int cmp_name(const void *a, const void *b)
 {
@@ -86,6 +90,16 @@ static void c_halted(const struct tui *t, const void *r, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+static void c_util(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	tui_fmt_pct(((const struct vm_row *)r)->util, buf, len);
+}
+
+static void c_steal(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	tui_fmt_pct(((const struct vm_row *)r)->steal, buf, len);
+}
+
 static void c_top(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	tui_reason_name(t, ((const struct vm_row *)r)->top, buf, len);
@@ -105,6 +119,9 @@ static const struct pane_col cols[] = {
 	{ "mean",     "LAT MEAN",     9, COL_RIGHT, c_mean,   cmp_mean,   true,  7, 0 },
 	{ "p99",      "LAT P99",      9, COL_RIGHT, c_p99,    cmp_p99,    true,  7, 0 },
 	{ "halted",   "HALT%",        6, COL_RIGHT, c_halted, cmp_halted, true,  3, 0 },
+	{ "util",     "UTIL%",        6, COL_RIGHT, c_util,   cmp_util,   true,  6,
+	  1u << VS_GUEST | 1u << VS_HOST },
+	{ "steal",    "STEAL%",       6, COL_RIGHT, c_steal,  cmp_steal,  true,  7, 1u << VS_WAIT },
 	{ "top",      "TOP REASON",  16, COL_LEFT,  c_top,    cmp_top,    false, 5, 0 },
 	{ "uexits_s", "UEXITS/s",     9, COL_RIGHT, c_uexits, cmp_uexits, true,  6, 0 },
 	{ "events_s", "EVENTS/s",     9, COL_RIGHT, c_events, cmp_events, true,  6, 0 },
@@ -151,6 +168,12 @@ static int build(struct tui *t, struct pane *p)
 			w->halted = 100.0 * (double)s.halted / 1e9 / t->secs / vm->nr_vcpus;
 		if (w->halted > 100.0)
 			w->halted = 100.0;
+		if (t->end > t->start && vm->nr_vcpus) {
+			double span = (double)(t->end - t->start) * vm->nr_vcpus;
+
+			w->util = 100.0 * (double)(s.time[VS_GUEST] + s.time[VS_HOST] + s.time[VS_VMM]) / span;
+			w->steal = 100.0 * (double)s.time[VS_WAIT] / span;
+		}
 		w->top = s.top;
 		w->uexits = s.uexits;
 		for (i = 0; i < t->m->nr_other; i++)
