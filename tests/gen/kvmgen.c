@@ -1037,7 +1037,8 @@ static uint64_t nearest_rank(const struct lats *l, uint64_t num, uint64_t den)
 /* "samples", "sum", "min", "max" and the percentiles of l, sorted first; frees them. */
 static void lats_print(FILE *f, struct lats *l)
 {
-	qsort(l->v, l->n, sizeof(*l->v), cmp_u64);
+	if (l->n)	/* an empty list has no array: qsort() wants one */
+		qsort(l->v, l->n, sizeof(*l->v), cmp_u64);
 	fprintf(f, "\"samples\":%zu,\"sum\":%" PRIu64 ",\"min\":%" PRIu64 ",\"max\":%" PRIu64
 		",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64,
 		l->n, l->sum, l->n ? l->min : 0, l->max, nearest_rank(l, 1, 2), nearest_rank(l, 9, 10),
