@@ -150,6 +150,8 @@ static bool is_kvm_system(const char *sys)
  * switch, the woken pid of a wakeup.  Both wakeup events may be there;
  * a second wakeup of a runnable thread changes nothing.
  */
+#define SCHED_SWITCH_FIELDS	(1u << FR_AUX | 1u << FR_INFO1 | 1u << FR_INFO2)
+
 static const struct sched_want {
 	const char *name;
 	enum kvm_event_kind kind;
@@ -158,7 +160,7 @@ static const struct sched_want {
 } sched_wants[] = {
 	{ "sched_switch", KVM_EV_SWITCH,
 	  { [FR_AUX] = { "prev_pid" }, [FR_INFO1] = { "next_pid" }, [FR_INFO2] = { "prev_state" } },
-	  1u << FR_AUX | 1u << FR_INFO1 | 1u << FR_INFO2 },
+	  SCHED_SWITCH_FIELDS },
 	{ "sched_waking", KVM_EV_WAKE, { [FR_AUX] = { "pid" } }, 1u << FR_AUX },
 	{ "sched_wakeup", KVM_EV_WAKE, { [FR_AUX] = { "pid" } }, 1u << FR_AUX },
 };
@@ -397,7 +399,7 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *na
 		if (e->id > max_id)
 			max_id = e->id;
 	}
-	/* the sched events take no slot of the KVM events' table */
+	/* the sched events kvmtop reads are in the same table */
 	d->nr_ids = max_id + 1;
 	d->by_id = calloc(d->nr_ids ? d->nr_ids : 1, sizeof(*d->by_id));
 	if (!d->by_id)
@@ -679,12 +681,17 @@ int decoder_decode(struct decoder *d, struct tep_record *rec, struct kvm_event *
 			ev->sub = fv.v[FR_AUX] < UEXIT_MAX - 1 ? (int)fv.v[FR_AUX] : UEXIT_MAX - 1;
 		break;
 	case KVM_EV_SWITCH:
+		/* a record too short for its fields (a corrupt file) is not one */
+		if ((fv.have & SCHED_SWITCH_FIELDS) != SCHED_SWITCH_FIELDS)
+			return 0;
 		ev->tid = (int)fv.v[FR_AUX];
 		ev->next_tid = (int)fv.v[FR_INFO1];
 		ev->state = fv.v[FR_INFO2];
 		ev->vcpu_id = KVM_VCPU_NONE;
 		break;
 	case KVM_EV_WAKE:
+		if (!FV_HAS(&fv, FR_AUX))
+			return 0;
 		ev->tid = (int)fv.v[FR_AUX];
 		ev->vcpu_id = KVM_VCPU_NONE;
 		break;
