@@ -6,9 +6,10 @@
  *   harness syms FILE     FILE as a guest kallsyms or System.map, looked
  *                         up across a kernel's first MiB, without and with
  *                         a KASLR offset
- *   harness proc FILE     FILE split at its first two 0x01 bytes into a
- *                         thread's /proc status, comm and its process's
- *                         cmdline, laid out as a /proc tree and identified
+ *   harness proc FILE     FILE split at its first three 0x01 bytes into a
+ *                         thread's /proc status, comm, its process's
+ *                         cmdline and its stat (kernel thread or not),
+ *                         laid out as a /proc tree and identified
  *   harness options FILE  FILE's lines as kvmtop's argv (options_parse
  *                         exits 2 on a usage error, 0 on --help)
  *
@@ -87,8 +88,8 @@ static int put(const char *dir, const char *name, const char *data, size_t len)
 static int fuzz_proc(const char *path)
 {
 	char root[] = "/tmp/kvmtop-fuzz-proc.XXXXXX", dir[600];
-	const char *part[3];
-	size_t len, plen[3];
+	const char *part[4];
+	size_t len, plen[4];
 	struct ident_info info;
 	struct ident id;
 	char *buf, *p, *end;
@@ -97,11 +98,11 @@ static int fuzz_proc(const char *path)
 	buf = slurp(path, &len);
 	if (!buf || !mkdtemp(root))
 		return 0;
-	/* status \1 comm \1 cmdline */
+	/* status \1 comm \1 cmdline \1 stat */
 	end = buf + len;
 	p = buf;
-	for (i = 0; i < 3; i++) {
-		char *sep = i < 2 ? memchr(p, 1, end - p) : NULL;
+	for (i = 0; i < 4; i++) {
+		char *sep = i < 3 ? memchr(p, 1, end - p) : NULL;
 
 		part[i] = p;
 		plen[i] = (sep ? sep : end) - p;
@@ -112,12 +113,14 @@ static int fuzz_proc(const char *path)
 	put(dir, "status", part[0], plen[0]);
 	put(dir, "comm", part[1], plen[1]);
 	put(dir, "cmdline", part[2], plen[2]);
+	put(dir, "stat", part[3], plen[3]);
 	ident_init(&id, root);
 	ident_thread(&id, 1000, &info);
+	ident_kernel_comm(info.comm);
 	ident_vm_name(part[2], plen[2], "comm", info.vm_name, sizeof(info.vm_name));
 	/* tidy: the tree is this run's only */
-	for (i = 0; i < 3; i++) {
-		static const char *const names[] = { "status", "comm", "cmdline" };
+	for (i = 0; i < 4; i++) {
+		static const char *const names[] = { "status", "comm", "cmdline", "stat" };
 		char f[700];
 
 		snprintf(f, sizeof(f), "%s/%s", dir, names[i]);
