@@ -116,7 +116,7 @@ static const struct reason_col reason_cols[] = {
 /* Is column c shown for this input (sched: is the split measured)? */
 static bool col_known(const struct batch *b, const struct reason_col *c)
 {
-	return !c->sched || (model_time_known(b->m) & (1u << VS_HALT));
+	return !c->sched || (model_time_known(b->m) & TIME_SPLIT);
 }
 
 #define NR_REASON_COLS	(sizeof(reason_cols) / sizeof(reason_cols[0]))
@@ -602,7 +602,8 @@ static void json_states(const struct batch *b, const struct model_scope *s)
 	for (j = 0; j < VS_NR; j++) {
 		if (!(s->time_known & (1u << j)))
 			continue;
-		fprintf(b->out, "%s\"%s\":\"trace\"", sep, model_state_name(j));
+		fprintf(b->out, "%s\"%s\":\"%s\"", sep, model_state_name(j),
+			model_time_source(b->m, j));
 		sep = ",";
 	}
 	fputs("},", b->out);

@@ -65,6 +65,7 @@ struct driver {
 	bool iv_done;		/* the screen's interval is complete: read no more */
 	bool exhausted;		/* the recording was read to its end */
 	unsigned long threads_gen;	/* the model's vcpus_gen the source was last told */
+	unsigned long times_gen;	/* ... at the last /proc reading of new threads */
 	bool unfiltered_said;
 	bool read_from;		/* ... or some of it */
 	/* the screen on a recording: interval want (1-based, 0: all of it) */
@@ -255,6 +256,36 @@ static bool browsing(const struct driver *drv)
 	return drv->screen && !drv->src.live;
 }
 
+/*
+ * Live without sched events: each vCPU thread's /proc accounting at now
+ * gives its states since the last snapshot (model_time_proc).  A kernel
+ * whose schedstat is absent or off ends it, said once.
+ */
+static void read_times(struct driver *drv, uint64_t now, bool new_only)
+{
+	struct proc_times t;
+	struct vcpu *v;
+
+	if (!drv->m->proc_time)
+		return;
+	RB_FOREACH(v, vcpu_tree, &drv->m->vcpus) {
+		if (v->vm->kernel || (new_only && v->proc_at))
+			continue;
+		switch (ident_times(&drv->proc, v->tid, &t)) {
+		case 0:
+			model_time_proc(drv->m, v, &t, now);
+			break;
+		case -2:
+			drv->m->proc_time = false;
+			notice(drv, "%s/%d/schedstat is absent or off: a vCPU's host, VMM, halt and wait time is not measured",
+			       drv->proc.root, v->tid);
+			return;
+		default:
+			break;	/* gone: the figures it had stay */
+		}
+	}
+}
+
 /* Show the figures of [start, end] and start the next interval: 0, 1 (a normal end), -1. */
 static int snapshot_of(struct driver *drv, uint64_t start, uint64_t end, bool at_end,
 		       uint64_t empty)
@@ -269,6 +300,7 @@ static int snapshot_of(struct driver *drv, uint64_t start, uint64_t end, bool at
 		goto out_nomem;
 	/* every thread's state lasts to the snapshot's end: the states add up to it */
 	model_time_to(drv->m, end);
+	read_times(drv, end, false);
 	/* VMs that ended go, once their last figures were shown */
 	if (drv->src.live)
 		model_reap(drv->m, src_alive, drv);
@@ -482,6 +514,15 @@ static int pull(struct driver *drv)
 	}
 	if (drv->ops->threads && drv->m->vcpus_gen != drv->threads_gen && follow_threads(drv))
 		return -1;
+	/*
+	 * --summary: new threads' /proc figures start now, not at the end.
+	 * Intervals start them at the next snapshot, so every interval a
+	 * thread has figures for is whole.
+	 */
+	if (drv->src.live && drv->o->summary && drv->m->vcpus_gen != drv->times_gen) {
+		read_times(drv, clock_mono_ns(), true);
+		drv->times_gen = drv->m->vcpus_gen;
+	}
 	/* losses are counted in the output; make them less likely */
 	if (drv->m->lost_events.total > lost && !drv->o->buffer_kb && drv->ops->grow &&
 	    (kb = drv->ops->grow(&drv->src)))
@@ -541,6 +582,8 @@ static int open_source(struct driver *drv, unsigned int tick_ms)
 		drv->m->have_time = true;
 		drv->m->first_time = now;
 		drv->m->interval_start = now;
+		/* threads of the host: /proc says where their time goes (not debugfs' rows) */
+		drv->m->proc_time = !drv->ops->ident;
 	}
 	/* counters: what runs now counts from here */
 	if (drv->ops->sample && drv->ops->sample(&drv->src, drv->m))

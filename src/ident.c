@@ -219,6 +219,57 @@ static int vhost_pid(const char *comm)
 	return *p ? 0 : (int)v;
 }
 
+/* Field n (3: state ... 14: utime) of a stat line, after the name's last ')'; -1 if none. */
+static int stat_field(const char *after_name, int n, uint64_t *out)
+{
+	const char *p = after_name;
+	char *end;
+	int field;
+
+	for (field = 2; field < n && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || p[1] < '0' || p[1] > '9')
+		return -1;
+	errno = 0;
+	*out = strtoull(p + 1, &end, 10);
+	if (errno || (*end != ' ' && *end != '\n' && *end != '\0'))
+		return -1;
+	return 0;
+}
+
+int ident_times(const struct ident *id, int tid, struct proc_times *out)
+{
+	char rel[64], buf[1024], *p, *end;
+	unsigned long long run, wait;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(rel, sizeof(rel), "%d/stat", tid);
+	if (read_file(id, rel, buf, sizeof(buf)) <= 0)
+		return -1;
+	p = strrchr(buf, ')');
+	if (!p || stat_field(p, 14, &out->utime) || stat_field(p, 15, &out->stime) ||
+	    stat_field(p, 43, &out->gtime))
+		return -1;
+	snprintf(rel, sizeof(rel), "%d/schedstat", tid);
+	if (read_file(id, rel, buf, sizeof(buf)) < 0) {
+		return ident_alive(id, tid) ? -2 : -1;
+	}
+	errno = 0;
+	run = strtoull(buf, &end, 10);
+	if (errno || end == buf || *end != ' ')
+		return buf[0] ? -2 : -1;
+	p = end;
+	wait = strtoull(p, &end, 10);
+	if (errno || end == p)
+		return -2;
+	/* sched_info off: every figure 0, though the thread has run */
+	if (!run && !wait && out->utime + out->stime)
+		return -2;
+	out->run_ns = run;
+	out->wait_ns = wait;
+	return 0;
+}
+
 bool ident_alive(const struct ident *id, int pid)
 {
 	char path[PATH_MAX + 32];

@@ -30,6 +30,14 @@ int ident_thread(const struct ident *id, int tid, struct ident_info *out);
  * kvm-nx-lpage-recovery ...  Not vhost-PID, which serves VM PID.
  */
 bool ident_kernel_comm(const char *comm);
+/*
+ * Thread tid's CPU accounting: /proc/TID/schedstat (ns on a CPU and
+ * waiting for one) and the utime, stime and guest_time ticks of
+ * /proc/TID/stat.  0; -1 when the thread is gone (before or while it is
+ * read); -2 when the thread is there but schedstat is not (a kernel
+ * without CONFIG_SCHED_INFO) or counts nothing (sched_info off).
+ */
+int ident_times(const struct ident *id, int tid, struct proc_times *out);
 /* Does process pid still exist? */
 bool ident_alive(const struct ident *id, int pid);
 /*

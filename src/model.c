@@ -401,8 +401,10 @@ static void ctrs_apply(struct model *m, void (*op)(struct ctr *))
 			op(&v->rs[i]->preempted);
 			op(&v->rs[i]->blocked);
 		}
-		for (j = 0; j < VS_NR; j++)
+		for (j = 0; j < VS_NR; j++) {
 			op(&v->time[j]);
+			op(&v->ptime[j]);
+		}
 		op(&v->exits);
 		op(&v->unmatched_exits);
 		op(&v->unmatched_entries);

@@ -76,6 +76,22 @@ enum vcpu_state {
 	VS_NONE = -1,
 };
 
+/*
+ * With VS_* bits in model_time_known(): each exit's latency is split into
+ * handling, preempted and blocked (sched events are traced), and a
+ * thread's state is known as it changes.
+ */
+#define TIME_SPLIT	(1u << VS_NR)
+
+/* A thread's CPU accounting from /proc (ident_times()), cumulative since it started. */
+struct proc_times {
+	uint64_t run_ns;	/* on a CPU (schedstat): exact */
+	uint64_t wait_ns;	/* runnable, waiting for a CPU (schedstat): exact */
+	uint64_t utime;		/* clock ticks in user space, guest time included (stat) */
+	uint64_t stime;		/* clock ticks in the kernel */
+	uint64_t gtime;		/* clock ticks in the guest */
+};
+
 struct vm;
 
 struct vcpu {
@@ -109,6 +125,12 @@ struct vcpu {
 	uint64_t state_since;
 	struct ctr time[VS_NR];		/* in the source's time unit */
 	uint64_t split[VS_NR];		/* the pending exit's time in each state */
+	/* the same from /proc (model_time_proc): the last reading, when, and the trace's guest time then */
+	struct proc_times proc_last;
+	uint64_t proc_at;		/* 0: not read yet */
+	uint64_t proc_guest;
+	bool proc_known;		/* ptime holds figures: read twice or more */
+	struct ctr ptime[VS_NR];
 };
 
 struct vm {
@@ -172,6 +194,7 @@ struct model {
 	struct ctr dropped;		/* events of threads over max_vcpus */
 	bool live;			/* VMs are processes that come and go */
 	bool have_time;
+	bool proc_time;			/* live: the states sched events do not give come from /proc */
 	uint64_t first_time;
 	uint64_t last_time;
 	uint64_t interval_start;
@@ -198,8 +221,20 @@ int model_add_other(struct model *m, int tid, int other, uint64_t n);
  * interval add up to its length.
  */
 void model_time_to(struct model *m, uint64_t now);
-/* Which states the source's events measure: bit (1 << VS_x) set. */
+/*
+ * Which states are measured: bit (1 << VS_x) set, from the events or
+ * (m->proc_time) from /proc; TIME_SPLIT when sched events are traced.
+ */
 unsigned int model_time_known(const struct model *m);
+/* Where the figure of state st comes from: "trace", "proc", or NULL (not measured). */
+const char *model_time_source(const struct model *m, enum vcpu_state st);
+/* v's counter of state st (the events' or /proc's), NULL when v has no figure for it. */
+const struct ctr *model_time_ctr(const struct model *m, const struct vcpu *v, enum vcpu_state st);
+/*
+ * A reading t of v's /proc accounting at now: the time since the last
+ * reading is split into the five states (model_time.c says how).
+ */
+void model_time_proc(struct model *m, struct vcpu *v, const struct proc_times *t, uint64_t now);
 const char *model_state_name(enum vcpu_state s);
 /* A record says missed events were lost before it: n, or < 0 if how many is unknown (counted as 1). */
 void model_lost(struct model *m, long long n);

@@ -26,7 +26,8 @@ static int scope_init(struct model_scope *s, const struct model *m, bool cumulat
 		hist_init(&s->rows[i].lat);
 		hist_init(&s->rows[i].handling);
 	}
-	s->time_known = model_time_known(m);
+	/* the states, as the vCPU threads add them; the split whatever they are */
+	s->time_known = model_time_known(m) & TIME_SPLIT;
 	return 0;
 }
 
@@ -75,8 +76,14 @@ static int scope_add_vcpu(struct model_scope *s, const struct model *m, const st
 		s->rows[i].preempted += ctr_get(&rs->preempted, cu);
 		s->rows[i].blocked += ctr_get(&rs->blocked, cu);
 	}
-	for (j = 0; j < VS_NR; j++)
-		s->time[j] += ctr_get(&v->time[j], cu);
+	for (j = 0; j < VS_NR; j++) {
+		const struct ctr *c = model_time_ctr(m, v, j);
+
+		if (!c)
+			continue;
+		s->time[j] += ctr_get(c, cu);
+		s->time_known |= 1u << j;
+	}
 	s->exits += ctr_get(&v->exits, cu);
 	s->exits_total += v->exits.total;
 	s->unmatched_exits += ctr_get(&v->unmatched_exits, cu);

@@ -20,6 +20,16 @@
  * What the events cannot tell stays unknown: without sched_switch, the
  * time of a thread that sleeps or waits inside an exit is in "host"; the
  * views show host, halt and wait only when model_time_known() says so.
+ *
+ * Live without sched events (--no-sched, or a kernel without them, or
+ * a VMM whose exits are not traced), /proc tells instead (m->proc_time,
+ * model_time_proc()): between two readings of a thread, schedstat gives
+ * its time on a CPU and its time waiting for one exactly; the rest of
+ * the wall time it was asleep (halt).  The time on a CPU is guest time
+ * from the events when entries are traced; the rest of it (all of it
+ * when they are not) is split by the clock ticks stat counted in the
+ * same time: guest_time : utime - guest_time : stime for guest, vmm,
+ * host.  Time on a CPU in which no tick fell counts as host.
  */
 #include <string.h>
 
@@ -39,7 +49,10 @@ const char *model_state_name(enum vcpu_state s)
 	return s >= 0 && s < VS_NR ? state_names[s] : "?";
 }
 
-unsigned int model_time_known(const struct model *m)
+#define ALL_STATES	((1u << VS_NR) - 1)
+
+/* What the events alone measure. */
+static unsigned int traced(const struct model *m)
 {
 	const struct kvm_names *n = m->names;
 	unsigned int k = 0;
@@ -50,8 +63,89 @@ unsigned int model_time_known(const struct model *m)
 	if (n->uexit_other >= 0)
 		k |= 1u << VS_VMM;
 	if (n->sched)
-		k |= 1u << VS_HOST | 1u << VS_HALT | 1u << VS_WAIT;
+		k |= 1u << VS_HOST | 1u << VS_HALT | 1u << VS_WAIT | TIME_SPLIT;
 	return k;
+}
+
+/* Do the states come from /proc (all five, with the events' guest time)? */
+static bool from_proc(const struct model *m)
+{
+	return m->proc_time && !(traced(m) & TIME_SPLIT);
+}
+
+unsigned int model_time_known(const struct model *m)
+{
+	return from_proc(m) ? ALL_STATES : traced(m);
+}
+
+const char *model_time_source(const struct model *m, enum vcpu_state st)
+{
+	unsigned int bit = 1u << st;
+
+	if (!(model_time_known(m) & bit))
+		return NULL;
+	if (from_proc(m) && !(st == VS_GUEST && (traced(m) & bit)))
+		return "proc";
+	return "trace";
+}
+
+const struct ctr *model_time_ctr(const struct model *m, const struct vcpu *v, enum vcpu_state st)
+{
+	if (!(model_time_known(m) & (1u << st)))
+		return NULL;
+	if (from_proc(m))
+		return v->proc_known ? &v->ptime[st] : NULL;
+	return &v->time[st];
+}
+
+/* a * b / c without overflow (c > 0, the result at most a) */
+static uint64_t share(uint64_t a, uint64_t b, uint64_t c)
+{
+	return (uint64_t)((unsigned __int128)a * b / c);
+}
+
+void model_time_proc(struct model *m, struct vcpu *v, const struct proc_times *t, uint64_t now)
+{
+	const struct proc_times *o = &v->proc_last;
+	uint64_t span, run, wait, u, s, g, guest, vmm, rest;
+
+	/* a first reading, or a tid that is another thread now: start again from here */
+	if (!v->proc_at || now <= v->proc_at || t->run_ns < o->run_ns || t->wait_ns < o->wait_ns ||
+	    t->utime < o->utime || t->stime < o->stime || t->gtime < o->gtime)
+		goto out_keep;
+	span = now - v->proc_at;
+	/* the scheduler's clock and this one differ a little: the span bounds both */
+	run = t->run_ns - o->run_ns;
+	if (run > span)
+		run = span;
+	wait = t->wait_ns - o->wait_ns;
+	if (wait > span - run)
+		wait = span - run;
+	u = t->utime - o->utime;
+	s = t->stime - o->stime;
+	g = t->gtime - o->gtime;
+	if (g > u)
+		g = u;
+	if (traced(m) & (1u << VS_GUEST)) {
+		guest = v->time[VS_GUEST].total - v->proc_guest;
+		if (guest > run)
+			guest = run;
+		rest = run - guest;
+		vmm = u - g + s ? share(rest, u - g, u - g + s) : 0;
+	} else {
+		guest = u + s ? share(run, g, u + s) : 0;
+		vmm = u + s ? share(run, u - g, u + s) : 0;
+	}
+	v->ptime[VS_GUEST].total += guest;
+	v->ptime[VS_VMM].total += vmm;
+	v->ptime[VS_HOST].total += run - guest - vmm;
+	v->ptime[VS_WAIT].total += wait;
+	v->ptime[VS_HALT].total += span - run - wait;
+	v->proc_known = true;
+out_keep:
+	v->proc_last = *t;
+	v->proc_at = now;
+	v->proc_guest = v->time[VS_GUEST].total;
 }
 
 /* v was in its state from state_since to now. */

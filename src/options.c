@@ -118,8 +118,8 @@ static const struct opt_def opts[] = {
 		  "for the 100 ms drain tick, 3200)" },
 	{ "no-sched", 0, NULL, OPT_FLAG, F(no_sched),
 	  .help = "live: do not trace the vCPU threads' context switches\n"
-		  "(their host, halt and wait time and each exit's split\n"
-		  "are then unknown)" },
+		  "(each exit's split is then unknown; their time states\n"
+		  "come from /proc's schedstat and stat)" },
 	{ "source", 0, "SRC", OPT_CHOICE, F(source), .choices = sources, .what = "source",
 	  .help = "live: trace (default: the KVM tracepoints) or\n"
 		  "debugfs (KVM's counters in debugfs, as kvm_stat:\n"

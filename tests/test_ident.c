@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -30,6 +32,11 @@ static void put(const char *rel, const char *data, size_t len)
 	assert_non_null(f);
 	assert_int_equal(fwrite(data, 1, len, f), len);
 	fclose(f);
+}
+
+static void put_str(const char *rel, const char *data)
+{
+	put(rel, data, strlen(data));
 }
 
 /* A process pid with thread tid: comm, thread name, command line (argv joined by \0). */
@@ -280,6 +287,82 @@ static void test_long_name(void **state)
 	}
 }
 
+/* Thread tid's stat: field k (from 4 on) holds 1000 + k, so each figure says which field it came from. */
+static void stat_numbered(int tid, const char *comm)
+{
+	char rel[64], buf[1024];
+	int n, k;
+
+	snprintf(rel, sizeof(rel), "%d/stat", tid);
+	n = snprintf(buf, sizeof(buf), "%d (%s) S", tid, comm);
+	for (k = 4; k <= 52; k++)
+		n += snprintf(buf + n, sizeof(buf) - n, " %d", 1000 + k);
+	snprintf(buf + n, sizeof(buf) - n, "\n");
+	put(rel, buf, strlen(buf));
+}
+
+/*
+ * A thread's CPU accounting: schedstat's ns on a CPU and waiting, stat's
+ * utime (field 14), stime (15) and guest_time (43); a thread gone, a
+ * kernel without schedstat, schedstat off.
+ */
+static void test_times(void **state)
+{
+	struct ident id;
+	struct proc_times t;
+
+	(void)state;
+	ident_init(&id, root);
+	fixture(9500, 9501, "qemu-system-x86", "CPU 0/KVM", CMD("qemu\0"));
+	stat_numbered(9501, "CPU 0/KVM) S 1 2");
+	put_str("9501/schedstat", "123456789012 987654 42\n");
+	assert_int_equal(ident_times(&id, 9501, &t), 0);
+	assert_int_equal(t.run_ns, 123456789012ull);
+	assert_int_equal(t.wait_ns, 987654);
+	assert_int_equal(t.utime, 1014);
+	assert_int_equal(t.stime, 1015);
+	assert_int_equal(t.gtime, 1043);
+
+	/* gone before it was read */
+	assert_int_equal(ident_times(&id, 424242, &t), -1);
+	/* gone while it was read: stat was there, schedstat is empty */
+	put_str("9501/schedstat", "");
+	assert_int_equal(ident_times(&id, 9501, &t), -1);
+	/* sched_info off: nothing counted though the thread ran */
+	put_str("9501/schedstat", "0 0 0\n");
+	assert_int_equal(ident_times(&id, 9501, &t), -2);
+	/* a kernel without schedstat */
+	fixture(9500, 9502, "qemu-system-x86", "CPU 1/KVM", CMD("qemu\0"));
+	stat_numbered(9502, "CPU 1/KVM");
+	assert_int_equal(ident_times(&id, 9502, &t), -2);
+	/* a stat cut short: no guest_time field */
+	put_str("9502/stat", "9502 (x) S 1 2 3 4 5 6 7 8 9 10 11 12\n");
+	put_str("9502/schedstat", "5 6 7\n");
+	assert_int_equal(ident_times(&id, 9502, &t), -1);
+}
+
+/* On this host's /proc: schedstat's time on a CPU is the thread's CPU clock. */
+static void test_times_real(void **state)
+{
+	struct timespec a, b;
+	struct ident id;
+	struct proc_times t;
+	volatile unsigned long x = 0;
+	unsigned long i;
+
+	(void)state;
+	ident_init(&id, NULL);
+	for (i = 0; i < 100000000; i++)
+		x += i;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	assert_int_equal(ident_times(&id, (int)syscall(SYS_gettid), &t), 0);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	/* sum_exec_runtime lags the clock by at most a tick or so */
+	assert_true(t.run_ns >= (uint64_t)a.tv_sec * 1000000000ull + a.tv_nsec - 20000000);
+	assert_true(t.run_ns <= (uint64_t)b.tv_sec * 1000000000ull + b.tv_nsec);
+	assert_true(t.utime + t.stime > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +378,8 @@ int main(void)
 		cmocka_unit_test(test_escapes),
 		cmocka_unit_test(test_gone),
 		cmocka_unit_test(test_long_name),
+		cmocka_unit_test(test_times),
+		cmocka_unit_test(test_times_real),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

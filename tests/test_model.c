@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "model.h"
+#include "model_scope.h"
 
 static struct kvm_event ev(enum kvm_event_kind kind, uint64_t t, int tid, int reason_id, uint64_t ip)
 {
@@ -161,12 +162,161 @@ static void test_interval_end_and_reset(void **state)
 	names_free(&nm);
 }
 
+static const uint64_t S = 1000000000ull;	/* one second in ns */
+
+static struct proc_times pt(uint64_t run, uint64_t wait, uint64_t u, uint64_t s, uint64_t g)
+{
+	struct proc_times t = { .run_ns = run, .wait_ns = wait, .utime = u, .stime = s, .gtime = g };
+
+	return t;
+}
+
+/* The vCPU scope's figure of each state, -1 where it has none. */
+static void expect_states(struct model *m, struct vcpu *v, long long guest, long long host,
+			  long long vmm, long long halt, long long wait)
+{
+	const long long want[VS_NR] = { guest, host, vmm, halt, wait };
+	struct model_scope sc;
+	int j;
+
+	assert_int_equal(model_scope_vcpu(&sc, m, v, false), 0);
+	for (j = 0; j < VS_NR; j++) {
+		if (want[j] < 0) {
+			assert_false(sc.time_known & (1u << j));
+			continue;
+		}
+		assert_true(sc.time_known & (1u << j));
+		assert_int_equal(sc.time[j], want[j]);
+	}
+	model_scope_free(&sc);
+}
+
+/*
+ * /proc's accounting, without exits traced: between two readings the
+ * time on a CPU and waiting for one are schedstat's, the rest of the
+ * wall time is halt, and the time on a CPU is split by the ticks:
+ * guest_time : utime - guest_time : stime.  Worked by hand below.
+ */
+static void test_proc_times(void **state)
+{
+	struct kvm_names nm;
+	struct model *m;
+	struct vcpu key = { .tid = 7 }, *v;
+	struct proc_times t;
+	int io;
+
+	(void)state;
+	names_init(&nm);
+	io = reason_intern(&nm.reasons, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
+	m = model_new(&nm, 4, NULL, NULL);
+	assert_non_null(m);
+	m->proc_time = true;
+	feed(m, ev(KVM_EV_EXIT, 10, 7, io, 0));
+	v = RB_FIND(vcpu_tree, &m->vcpus, &key);
+	assert_non_null(v);
+	assert_string_equal(model_time_source(m, VS_GUEST), "proc");
+	assert_string_equal(model_time_source(m, VS_WAIT), "proc");
+
+	/* one reading is no figure: absent, not 0 */
+	t = pt(5 * S / 10, S / 10, 10, 5, 8);
+	model_time_proc(m, v, &t, 1 * S);
+	expect_states(m, v, -1, -1, -1, -1, -1);
+	assert_int_equal(model_interval_end(m, 1 * S), 0);
+
+	/* 1 s: 0.6 s on a CPU, 0.2 s waiting; ticks 40 user (30 guest), 20 system */
+	t = pt(11 * S / 10, 3 * S / 10, 50, 25, 38);
+	model_time_proc(m, v, &t, 2 * S);
+	expect_states(m, v, 3 * S / 10, 2 * S / 10, 1 * S / 10, 2 * S / 10, 2 * S / 10);
+	assert_int_equal(model_interval_end(m, 2 * S), 0);
+
+	/* no tick fell: the time on a CPU is host's; the scheduler's clock ran ahead of the span */
+	t = pt(11 * S / 10 + 3 * S / 10, 3 * S / 10 + 9 * S / 10, 50, 25, 38);
+	model_time_proc(m, v, &t, 3 * S);
+	expect_states(m, v, 0, 3 * S / 10, 0, 0, 7 * S / 10);
+	assert_int_equal(model_interval_end(m, 3 * S), 0);
+
+	/* the tid is another thread now (its counts went back): a new start, no figure */
+	t = pt(1000, 0, 1, 0, 0);
+	model_time_proc(m, v, &t, 4 * S);
+	expect_states(m, v, 0, 0, 0, 0, 0);
+
+	/* since start: the sums of the intervals */
+	{
+		struct model_scope sc;
+
+		assert_int_equal(model_scope_vcpu(&sc, m, v, true), 0);
+		assert_int_equal(sc.time[VS_GUEST], 3 * S / 10);
+		assert_int_equal(sc.time[VS_HOST], 5 * S / 10);
+		assert_int_equal(sc.time[VS_WAIT], 9 * S / 10);
+		assert_int_equal(sc.time[VS_HALT], 2 * S / 10);
+		model_scope_free(&sc);
+	}
+	model_free(m);
+	names_free(&nm);
+}
+
+/*
+ * Exits and entries traced, no sched events: guest time is the events'
+ * (exact), the rest of schedstat's time on a CPU is split by the ticks
+ * between vmm and host; with sched events /proc is not used at all.
+ */
+static void test_proc_times_with_trace(void **state)
+{
+	struct kvm_names nm;
+	struct model *m;
+	struct vcpu key = { .tid = 7 }, *v;
+	struct proc_times t;
+	int io;
+
+	(void)state;
+	names_init(&nm);
+	nm.entries = true;
+	io = reason_intern(&nm.reasons, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
+	m = model_new(&nm, 4, NULL, NULL);
+	assert_non_null(m);
+	m->proc_time = true;
+	feed(m, ev(KVM_EV_EXIT, S / 2, 7, io, 0));
+	v = RB_FIND(vcpu_tree, &m->vcpus, &key);
+	assert_non_null(v);
+	t = pt(S, S, 100, 100, 50);
+	model_time_proc(m, v, &t, 1 * S);
+	assert_int_equal(model_interval_end(m, 1 * S), 0);
+
+	/* in the guest 1.1 s to 1.4 s by the events */
+	feed(m, ev(KVM_EV_ENTRY, 11 * S / 10, 7, -1, 0));
+	feed(m, ev(KVM_EV_EXIT, 14 * S / 10, 7, io, 0));
+	model_time_to(m, 2 * S);
+	/* 0.6 s on a CPU, 0.1 s waiting; ticks: 40 user of which 30 guest, 20 system */
+	t = pt(S + 6 * S / 10, S + S / 10, 140, 120, 80);
+	model_time_proc(m, v, &t, 2 * S);
+	expect_states(m, v, 3 * S / 10, 2 * S / 10, 1 * S / 10, 3 * S / 10, 1 * S / 10);
+	assert_string_equal(model_time_source(m, VS_GUEST), "trace");
+	assert_string_equal(model_time_source(m, VS_VMM), "proc");
+	assert_string_equal(model_time_source(m, VS_HALT), "proc");
+	assert_false(model_time_known(m) & TIME_SPLIT);
+
+	/* sched events traced: every state is the events', whatever /proc says */
+	nm.sched = true;
+	assert_string_equal(model_time_source(m, VS_HALT), "trace");
+	assert_true(model_time_known(m) & TIME_SPLIT);
+	assert_ptr_equal(model_time_ctr(m, v, VS_WAIT), &v->time[VS_WAIT]);
+	/* and replay (no /proc) keeps the events' guest and vmm only */
+	nm.sched = false;
+	m->proc_time = false;
+	assert_null(model_time_source(m, VS_HALT));
+	assert_string_equal(model_time_source(m, VS_GUEST), "trace");
+	model_free(m);
+	names_free(&nm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pairs_unmatched_and_ring),
 		cmocka_unit_test(test_thread_cap_drops_and_counts),
 		cmocka_unit_test(test_interval_end_and_reset),
+		cmocka_unit_test(test_proc_times),
+		cmocka_unit_test(test_proc_times_with_trace),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);

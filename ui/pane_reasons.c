@@ -130,9 +130,9 @@ static const struct pane_col cols[] = {
 	{ "p50",     "P50",                     8, COL_RIGHT, c_p50,   cmp_p50,   true,  4, 0 },
 	{ "p99",     "P99",                     8, COL_RIGHT, c_p99,   cmp_p99,   true,  6, 0 },
 	{ "max",     "MAX",                     8, COL_RIGHT, c_max,   cmp_max,   true,  4, 0 },
-	{ "hand_p50", "HAND P50",               8, COL_RIGHT, c_hand_p50, cmp_hand_p50, true, 5, 1u << VS_HALT },
-	{ "preempted", "PREEMPT",               8, COL_RIGHT, c_preempted, cmp_preempted, true, 5, 1u << VS_HALT },
-	{ "blocked", "BLOCKED",                 8, COL_RIGHT, c_blocked, cmp_blocked, true, 4, 1u << VS_HALT },
+	{ "hand_p50", "HAND P50",               8, COL_RIGHT, c_hand_p50, cmp_hand_p50, true, 5, TIME_SPLIT },
+	{ "preempted", "PREEMPT",               8, COL_RIGHT, c_preempted, cmp_preempted, true, 5, TIME_SPLIT },
+	{ "blocked", "BLOCKED",                 8, COL_RIGHT, c_blocked, cmp_blocked, true, 4, TIME_SPLIT },
 	{ "hist",    "1us 1ms 1s",       BAR_BUCKETS + 2, COL_LEFT, c_bar, NULL, false, 1, 0 },
 };
 
@@ -220,7 +220,7 @@ static int build(struct tui *t, struct pane *p)
 		w->p50 = hist_quantile(&m->lat, 0.5);
 		w->p99 = hist_quantile(&m->lat, 0.99);
 		w->max = m->lat.max;
-		w->have_split = s.time_known & (1u << VS_HALT);
+		w->have_split = s.time_known & TIME_SPLIT;
 		w->hand_p50 = hist_quantile(&m->handling, 0.5);
 		w->preempted = m->preempted;
 		w->blocked = m->blocked;

@@ -142,7 +142,7 @@ static const char *state(const struct tui *t, const struct vcpu *v)
 	if (v->vm && v->vm->exited)
 		return "exited";
 	/* measured by sched events: the model's own state */
-	if ((model_time_known(t->m) & (1u << VS_HALT)) && v->state != VS_NONE)
+	if ((model_time_known(t->m) & TIME_SPLIT) && v->state != VS_NONE)
 		return model_state_name(v->state);
 	if (!v->pending)
 		return t->live ? "guest" : "-";
