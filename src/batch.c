@@ -237,6 +237,27 @@ static void text_states(const struct batch *b, const struct model_scope *s, uint
 
 static void text_events(const struct batch *b, const struct model_scope *s, const char *indent);
 
+/* A VM's emulator and vhost threads: how many, % of one CPU on a CPU and waiting for one. */
+static void text_groups(const struct batch *b, const struct vm *vm, uint64_t end)
+{
+	uint64_t len = end > b->m->interval_start ? end - b->m->interval_start : 0;
+	const char *sep = " ";
+	int g;
+
+	if (!b->ns || !len || (!vm->groups[TG_EMULATOR].known && !vm->groups[TG_VHOST].known))
+		return;
+	fputs("  threads:", b->out);
+	for (g = 0; g < TG_NR; g++) {
+		if (!vm->groups[g].known)
+			continue;
+		fprintf(b->out, "%s%s %d run %.1f%% wait %.1f%%", sep, model_group_name(g),
+			vm->groups[g].count, 100.0 * (double)model_group_ns(vm, g, false, false) / (double)len,
+			100.0 * (double)model_group_ns(vm, g, true, false) / (double)len);
+		sep = ", ";
+	}
+	fputc('\n', b->out);
+}
+
 /*
  * The host kernel's threads that raised KVM events (kworker, kdamond ...):
  * host work, in the host's figures, never a VM.  print writes them when
@@ -355,6 +376,7 @@ static int print_text(struct batch *b, uint64_t end)
 		fprintf(b->out, "\nVM %s (pid %d%s): %" PRIu64 " exits%s, %d vCPU threads\n",
 			escape_text(vm->name, esc, sizeof(esc)), vm->pid,
 			vm->exited ? ", exited" : "", vs.exits, rate, vm->nr_vcpus);
+		text_groups(b, vm, end);
 		if (vs.exits_total)
 			text_table(b, &vs, "  ");
 		text_events(b, &vs, "  ");
@@ -439,6 +461,19 @@ static void csv_states(const struct batch *b, const struct model_scope *s)
 	}
 }
 
+/* The VM's emulator_run_s ... vhost_wait_s, empty where not measured. */
+static void csv_groups(const struct batch *b, const struct vm *vm)
+{
+	int g, w;
+
+	for (g = 0; g < TG_NR; g++)
+		for (w = 0; w < 2; w++) {
+			fputc(',', b->out);
+			if (b->ns && vm->groups[g].known)
+				fprintf(b->out, "%.9f", (double)model_group_ns(vm, g, w, false) / 1e9);
+		}
+}
+
 static int print_csv(struct batch *b, uint64_t end)
 {
 	const struct model *m = b->m;
@@ -458,6 +493,8 @@ static int print_csv(struct batch *b, uint64_t end)
 		}
 		for (j = 0; j < VS_NR; j++)
 			fprintf(b->out, ",%s_s", model_state_name(j));
+		for (j = 0; j < TG_NR; j++)
+			fprintf(b->out, ",%s_run_s,%s_wait_s", model_group_name(j), model_group_name(j));
 		fputc('\n', b->out);
 	}
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
@@ -489,6 +526,7 @@ static int print_csv(struct batch *b, uint64_t end)
 						machine_cell(b, &reason_cols[j], rows[i], escape_csv);
 				}
 				csv_states(b, &cs);
+				csv_groups(b, vm);
 				fputc('\n', b->out);
 			}
 			free(rows);
@@ -609,16 +647,42 @@ static void json_states(const struct batch *b, const struct model_scope *s)
 	fputs("},", b->out);
 }
 
-/* A VM's vCPU threads: how many, their time on a CPU and waiting for one (with sched events). */
+/*
+ * A VM's threads by group: its vCPU threads (with their time on a CPU
+ * known), the VMM's own and the vhost workers (live): how many, their
+ * time on a CPU and waiting for one.  Nothing when none is measured.
+ */
 static void json_threads(const struct batch *b, const struct vm *vm, const struct model_scope *s)
 {
 	unsigned int need = 1u << VS_GUEST | 1u << VS_HOST | 1u << VS_WAIT;
+	const char *sep = "";
+	int g;
 
-	if (!b->ns || (s->time_known & need) != need)
+	if (!b->ns)
 		return;
-	fprintf(b->out, "\"threads\":{\"vcpu\":{\"count\":%d,\"run_s\":%.9f,\"wait_s\":%.9f}},",
-		vm->nr_vcpus, (double)(s->time[VS_GUEST] + s->time[VS_HOST] + s->time[VS_VMM]) / 1e9,
-		(double)s->time[VS_WAIT] / 1e9);
+	for (g = 0; g < TG_NR && !vm->groups[g].known; g++)
+		;
+	if ((s->time_known & need) != need && g == TG_NR)
+		return;
+	fputs("\"threads\":{", b->out);
+	if ((s->time_known & need) == need) {
+		fprintf(b->out, "\"vcpu\":{\"count\":%d,\"run_s\":%.9f,\"wait_s\":%.9f}",
+			vm->nr_vcpus, (double)(s->time[VS_GUEST] + s->time[VS_HOST] + s->time[VS_VMM]) / 1e9,
+			(double)s->time[VS_WAIT] / 1e9);
+		sep = ",";
+	}
+	for (g = 0; g < TG_NR; g++) {
+		const struct thread_group_stat *gs = &vm->groups[g];
+
+		if (!gs->known)
+			continue;
+		fprintf(b->out, "%s\"%s\":{\"count\":%d,\"run_s\":%.9f,\"wait_s\":%.9f}", sep,
+			model_group_name(g), gs->count,
+			(double)model_group_ns(vm, g, false, s->cumulative) / 1e9,
+			(double)model_group_ns(vm, g, true, s->cumulative) / 1e9);
+		sep = ",";
+	}
+	fputs("},", b->out);
 }
 
 /* In JSON: the host's kernel_threads object. */

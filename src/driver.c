@@ -41,6 +41,8 @@
 #define DRIVER_TICK_MS		100	/* live: drain the buffers this often; keys: look this often */
 #define DRIVER_DEFAULT_DELAY	3.0	/* live: seconds between snapshots, as top */
 
+#define DRIVER_VHOST_MAX	1024
+
 struct driver {
 	struct options *o;
 	const struct source_ops *ops;
@@ -66,6 +68,11 @@ struct driver {
 	bool exhausted;		/* the recording was read to its end */
 	unsigned long threads_gen;	/* the model's vcpus_gen the source was last told */
 	unsigned long times_gen;	/* ... at the last /proc reading of new threads */
+	/* vhost kernel threads (before Linux 6.4): tid and VM, as of vcpus_gen vk_gen */
+	int vk_tid[DRIVER_VHOST_MAX];
+	int vk_pid[DRIVER_VHOST_MAX];
+	size_t nr_vk;
+	unsigned long vk_gen;
 	bool unfiltered_said;
 	bool read_from;		/* ... or some of it */
 	/* the screen on a recording: interval want (1-based, 0: all of it) */
@@ -286,6 +293,76 @@ static void read_times(struct driver *drv, uint64_t now, bool new_only)
 	}
 }
 
+static int group_thread_cmp(const void *a, const void *b)
+{
+	int x = ((const struct group_thread *)a)->tid, y = ((const struct group_thread *)b)->tid;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * One VM's threads that are not its vCPUs, split into the VMM's own
+ * (emulator) and vhost workers (threads named vhost-PID, and the vhost
+ * kernel threads of older kernels, found in drv->vk_*).  0, or -1 (no memory).
+ */
+static int read_vm_groups(struct driver *drv, struct vm *vm)
+{
+	struct group_thread *g[TG_NR];
+	struct ident_task *tasks;
+	struct proc_times t;
+	size_t n[TG_NR] = { 0 }, i;
+	ssize_t nt;
+	int k;
+
+	nt = ident_tasks(&drv->proc, vm->pid, &tasks);
+	if (nt < 0)
+		return 0;	/* gone: model_reap() says so */
+	for (k = 0; k < TG_NR; k++)
+		g[k] = calloc((size_t)nt + drv->nr_vk + 1, sizeof(*g[k]));
+	if (!g[TG_EMULATOR] || !g[TG_VHOST])
+		goto out_nomem;
+	for (i = 0; i < (size_t)nt; i++) {
+		struct vcpu key = { .tid = tasks[i].tid };
+		bool vhost = !strncmp(tasks[i].comm, "vhost-", 6);
+
+		if (!vhost && RB_FIND(vcpu_tree, &drv->m->vcpus, &key))
+			continue;
+		k = vhost ? TG_VHOST : TG_EMULATOR;
+		g[k][n[k]++] = (struct group_thread){ tasks[i].tid, tasks[i].run_ns, tasks[i].wait_ns };
+	}
+	for (i = 0; i < drv->nr_vk; i++)
+		if (drv->vk_pid[i] == vm->pid && !ident_times(&drv->proc, drv->vk_tid[i], &t))
+			g[TG_VHOST][n[TG_VHOST]++] = (struct group_thread){ drv->vk_tid[i], t.run_ns, t.wait_ns };
+	qsort(g[TG_VHOST], n[TG_VHOST], sizeof(*g[TG_VHOST]), group_thread_cmp);
+	for (k = 0; k < TG_NR; k++)
+		model_group_read(vm, k, g[k], n[k]);
+	free(tasks);
+	return 0;
+out_nomem:
+	for (k = 0; k < TG_NR; k++)
+		free(g[k]);
+	free(tasks);
+	return -1;
+}
+
+/* Live: each VM's emulator and vhost threads (model_group_read).  0, or -1 (no memory). */
+static int read_groups(struct driver *drv)
+{
+	struct vm *vm;
+
+	if (!drv->m->proc_time)
+		return 0;
+	/* vhost kernel threads come and go with their VMs: looked for again when those change */
+	if (drv->vk_gen != drv->m->vcpus_gen) {
+		drv->nr_vk = ident_vhost_kthreads(&drv->proc, drv->vk_tid, drv->vk_pid, DRIVER_VHOST_MAX);
+		drv->vk_gen = drv->m->vcpus_gen;
+	}
+	RB_FOREACH(vm, vm_tree, &drv->m->vms)
+		if (!vm->kernel && vm->pid > 0 && !vm->exited && read_vm_groups(drv, vm))
+			return -1;
+	return 0;
+}
+
 /* Show the figures of [start, end] and start the next interval: 0, 1 (a normal end), -1. */
 static int snapshot_of(struct driver *drv, uint64_t start, uint64_t end, bool at_end,
 		       uint64_t empty)
@@ -301,6 +378,8 @@ static int snapshot_of(struct driver *drv, uint64_t start, uint64_t end, bool at
 	/* every thread's state lasts to the snapshot's end: the states add up to it */
 	model_time_to(drv->m, end);
 	read_times(drv, end, false);
+	if (read_groups(drv))
+		goto out_nomem;
 	/* VMs that ended go, once their last figures were shown */
 	if (drv->src.live)
 		model_reap(drv->m, src_alive, drv);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -268,6 +269,105 @@ int ident_times(const struct ident *id, int tid, struct proc_times *out)
 	out->run_ns = run;
 	out->wait_ns = wait;
 	return 0;
+}
+
+static int task_cmp(const void *a, const void *b)
+{
+	int x = ((const struct ident_task *)a)->tid, y = ((const struct ident_task *)b)->tid;
+
+	return (x > y) - (x < y);
+}
+
+/* tid's schedstat: 0, or -1 (gone, absent or unreadable) */
+static int schedstat(const struct ident *id, const char *rel, uint64_t *run, uint64_t *wait)
+{
+	char buf[128];
+	unsigned long long r, w;
+
+	if (read_file(id, rel, buf, sizeof(buf)) <= 0 || sscanf(buf, "%llu %llu", &r, &w) != 2)
+		return -1;
+	*run = r;
+	*wait = w;
+	return 0;
+}
+
+ssize_t ident_tasks(const struct ident *id, int pid, struct ident_task **out)
+{
+	char path[PATH_MAX + 32], rel[96];
+	struct ident_task *t = NULL, *nt;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+	char *end;
+	long tid;
+
+	*out = NULL;
+	snprintf(path, sizeof(path), "%s/%d/task", id->root, pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((de = readdir(d)) && n < IDENT_TASKS_MAX) {
+		tid = strtol(de->d_name, &end, 10);
+		if (*end || tid <= 0 || tid > INT_MAX)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			nt = reallocarray(t, cap, sizeof(*t));
+			if (!nt)
+				goto out_nomem;
+			t = nt;
+		}
+		t[n].tid = (int)tid;
+		snprintf(rel, sizeof(rel), "%d/task/%ld/schedstat", pid, tid);
+		if (schedstat(id, rel, &t[n].run_ns, &t[n].wait_ns))
+			continue;
+		snprintf(rel, sizeof(rel), "%d/task/%ld/comm", pid, tid);
+		if (read_file(id, rel, t[n].comm, sizeof(t[n].comm)) < 0)
+			continue;
+		chomp(t[n].comm);
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(t, n, sizeof(*t), task_cmp);
+	*out = t;
+	return (ssize_t)n;
+out_nomem:
+	closedir(d);
+	free(t);
+	return -1;
+}
+
+size_t ident_vhost_kthreads(const struct ident *id, int *tids, int *pids, size_t max)
+{
+	char rel[64], comm[MODEL_NAME_LEN];
+	struct dirent *de;
+	size_t n = 0;
+	char *end;
+	long tid;
+	int pid;
+	DIR *d;
+
+	d = opendir(id->root);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		tid = strtol(de->d_name, &end, 10);
+		if (*end || tid <= 0 || tid > INT_MAX)
+			continue;
+		snprintf(rel, sizeof(rel), "%ld/comm", tid);
+		if (read_file(id, rel, comm, sizeof(comm)) < 0)
+			continue;
+		chomp(comm);
+		pid = vhost_pid(comm);
+		if (!pid || !is_kthread(id, (int)tid))
+			continue;
+		tids[n] = (int)tid;
+		pids[n] = pid;
+		n++;
+	}
+	closedir(d);
+	return n;
 }
 
 bool ident_alive(const struct ident *id, int pid)

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "model.h"
 
@@ -38,6 +39,28 @@ bool ident_kernel_comm(const char *comm);
  * without CONFIG_SCHED_INFO) or counts nothing (sched_info off).
  */
 int ident_times(const struct ident *id, int tid, struct proc_times *out);
+/* A thread of a process: its name and schedstat (ident_tasks). */
+struct ident_task {
+	int tid;
+	char comm[MODEL_NAME_LEN];
+	uint64_t run_ns;
+	uint64_t wait_ns;
+};
+
+#define IDENT_TASKS_MAX	4096
+
+/*
+ * The threads of process pid (/proc/PID/task), sorted by tid, at most
+ * IDENT_TASKS_MAX, with their names and schedstat; threads that end
+ * while they are read are left out.  The count, or -1 (gone or no
+ * memory); *out is to be freed.
+ */
+ssize_t ident_tasks(const struct ident *id, int pid, struct ident_task **out);
+/*
+ * vhost kernel threads (before Linux 6.4, vhost-PID were kernel threads,
+ * not the VM's): the tid and VM pid of each, at most max.  The count.
+ */
+size_t ident_vhost_kthreads(const struct ident *id, int *tids, int *pids, size_t max);
 /* Does process pid still exist? */
 bool ident_alive(const struct ident *id, int pid);
 /*

@@ -63,6 +63,15 @@ static void vcpu_free(struct vcpu *v)
 	free(v);
 }
 
+static void vm_free(struct vm *vm)
+{
+	int g;
+
+	for (g = 0; g < TG_NR; g++)
+		free(vm->groups[g].last);
+	free(vm);
+}
+
 void model_free(struct model *m)
 {
 	struct vcpu *v, *vn;
@@ -76,7 +85,7 @@ void model_free(struct model *m)
 	}
 	RB_FOREACH_SAFE(vm, vm_tree, &m->vms, vmn) {
 		RB_REMOVE(vm_tree, &m->vms, vm);
-		free(vm);
+		vm_free(vm);
 	}
 	free(m);
 }
@@ -390,6 +399,7 @@ static void ctr_zero(struct ctr *c)
 static void ctrs_apply(struct model *m, void (*op)(struct ctr *))
 {
 	struct vcpu *v;
+	struct vm *vm;
 	unsigned int i;
 	int j;
 
@@ -413,6 +423,11 @@ static void ctrs_apply(struct model *m, void (*op)(struct ctr *))
 		for (j = 0; j < UEXIT_MAX; j++)
 			op(&v->uexit[j]);
 	}
+	RB_FOREACH(vm, vm_tree, &m->vms)
+		for (j = 0; j < TG_NR; j++) {
+			op(&vm->groups[j].run);
+			op(&vm->groups[j].wait);
+		}
 	op(&m->exits);
 	op(&m->events);
 	op(&m->lost_events);
@@ -502,7 +517,7 @@ static void vm_remove(struct model *m, struct vm *vm)
 	}
 	memset(m->tid_cache, 0, sizeof(m->tid_cache));
 	RB_REMOVE(vm_tree, &m->vms, vm);
-	free(vm);
+	vm_free(vm);
 }
 
 void model_reap(struct model *m, alive_fn alive, void *ctx)
@@ -515,6 +530,56 @@ void model_reap(struct model *m, alive_fn alive, void *ctx)
 		else if (vm->pid > 0 && !alive(ctx, vm->pid))
 			vm->exited = true;
 	}
+}
+
+static const char *const group_names[TG_NR] = {
+	[TG_EMULATOR] = "emulator",
+	[TG_VHOST] = "vhost",
+};
+
+const char *model_group_name(enum thread_group g)
+{
+	return g >= 0 && g < TG_NR ? group_names[g] : "?";
+}
+
+uint64_t model_group_ns(const struct vm *vm, enum thread_group g, bool wait, bool cumulative)
+{
+	const struct ctr *c = wait ? &vm->groups[g].wait : &vm->groups[g].run;
+
+	if (!vm->groups[g].known)
+		return 0;
+	return cumulative ? c->total : ctr_interval(c);
+}
+
+void model_group_read(struct vm *vm, enum thread_group g, struct group_thread *now, size_t n)
+{
+	struct thread_group_stat *gs = &vm->groups[g];
+	size_t i = 0, j = 0;
+
+	/* both sorted by tid: walk them together */
+	while (gs->last && i < gs->nr_last && j < n) {
+		const struct group_thread *a = &gs->last[i], *b = &now[j];
+
+		if (a->tid < b->tid) {
+			i++;
+		} else if (a->tid > b->tid) {
+			j++;
+		} else {
+			/* a tid that is another thread now counts from here */
+			if (b->run_ns >= a->run_ns && b->wait_ns >= a->wait_ns) {
+				gs->run.total += b->run_ns - a->run_ns;
+				gs->wait.total += b->wait_ns - a->wait_ns;
+			}
+			i++;
+			j++;
+		}
+	}
+	gs->known = gs->seen;
+	gs->seen = true;
+	free(gs->last);
+	gs->last = now;
+	gs->nr_last = n;
+	gs->count = (int)n;
 }
 
 const struct vm *model_kernel_vm(const struct model *m)

@@ -82,6 +82,8 @@ enum vcpu_state {
  * thread's state is known as it changes.
  */
 #define TIME_SPLIT	(1u << VS_NR)
+/* ... and the VMs' other threads (emulator, vhost) are measured: live, from /proc. */
+#define TIME_GROUPS	(1u << (VS_NR + 1))
 
 /* A thread's CPU accounting from /proc (ident_times()), cumulative since it started. */
 struct proc_times {
@@ -133,6 +135,35 @@ struct vcpu {
 	struct ctr ptime[VS_NR];
 };
 
+/*
+ * A VM's threads other than its vCPUs, live (model_group_read): the
+ * VMM's own ("emulator": QEMU's main loop, I/O threads, workers) and its
+ * vhost workers (vhost-PID: threads of the VM since Linux 6.4, kernel
+ * threads before).
+ */
+enum thread_group {
+	TG_EMULATOR,
+	TG_VHOST,
+	TG_NR,
+};
+
+/* One thread's schedstat, for the next reading's difference. */
+struct group_thread {
+	int tid;
+	uint64_t run_ns;
+	uint64_t wait_ns;
+};
+
+struct thread_group_stat {
+	int count;			/* threads at the last reading */
+	bool seen;			/* read once */
+	bool known;			/* read twice: run and wait hold figures */
+	struct ctr run;			/* ns on a CPU, all the group's threads */
+	struct ctr wait;		/* ns runnable, waiting for a CPU */
+	struct group_thread *last;	/* the last reading, by tid */
+	size_t nr_last;
+};
+
 struct vm {
 	RB_ENTRY(vm) node;
 	int pid;
@@ -141,6 +172,7 @@ struct vm {
 	int nr_vcpus;
 	bool exited;		/* live: its process ended; removed next interval */
 	bool kernel;		/* the host kernel's threads (pid MODEL_PID_KERNEL): not a VM */
+	struct thread_group_stat groups[TG_NR];
 };
 
 /* The vm entry that holds every host kernel thread that raised KVM events. */
@@ -236,6 +268,15 @@ const struct ctr *model_time_ctr(const struct model *m, const struct vcpu *v, en
  */
 void model_time_proc(struct model *m, struct vcpu *v, const struct proc_times *t, uint64_t now);
 const char *model_state_name(enum vcpu_state s);
+/*
+ * The threads of group g of vm now, sorted by tid (the model keeps the
+ * array, freed with the VM or at the next reading): the time they ran
+ * and waited since the last reading is added, of the threads in both.
+ */
+void model_group_read(struct vm *vm, enum thread_group g, struct group_thread *now, size_t n);
+const char *model_group_name(enum thread_group g);
+/* Group g's ns on a CPU (or waiting for one): this interval, or since start; 0 if not known. */
+uint64_t model_group_ns(const struct vm *vm, enum thread_group g, bool wait, bool cumulative);
 /* A record says missed events were lost before it: n, or < 0 if how many is unknown (counted as 1). */
 void model_lost(struct model *m, long long n);
 /* Close the interval at time now: interval figures start again from 0. */

@@ -75,7 +75,7 @@ static bool from_proc(const struct model *m)
 
 unsigned int model_time_known(const struct model *m)
 {
-	return from_proc(m) ? ALL_STATES : traced(m);
+	return (from_proc(m) ? ALL_STATES : traced(m)) | (m->proc_time ? TIME_GROUPS : 0);
 }
 
 const char *model_time_source(const struct model *m, enum vcpu_state st)

@@ -47,9 +47,12 @@ def main():
     # the latency object's flattened in, in the same order.
     # (the handling object's as handling_*), then the vCPU's time states
     states = ["guest_s", "host_s", "vmm_s", "halt_s", "wait_s"]
+    groups = ["emulator_run_s", "emulator_wait_s", "vhost_run_s", "vhost_wait_s"]
     fields = header.split(",")[header.split(",").index("comm") + 1:]
-    csv_fields, csv_states = fields[:-len(states)], fields[-len(states):]
-    eq(csv_states, states, "the CSV ends with the vCPU's time states, guest_s to wait_s")
+    tail = len(states) + len(groups)
+    csv_fields, csv_states = fields[:-tail], fields[-tail:]
+    eq(csv_states, states + groups,
+       "the CSV ends with the vCPU's time states, guest_s to wait_s, then the VM's thread groups")
     json_sets = set()
     for scope in [j["host"]] + j["vms"] + [c for vm in j["vms"] for c in vm["vcpus"]]:
         for r in scope["reasons"]:

@@ -341,6 +341,75 @@ static void test_times(void **state)
 	assert_int_equal(ident_times(&id, 9502, &t), -1);
 }
 
+/* A thread tid of process pid as /proc/PID/task/TID shows it. */
+static void task(int pid, int tid, const char *comm, const char *schedstat)
+{
+	char rel[400], buf[128];
+
+	snprintf(rel, sizeof(rel), "%s/%d/task", root, pid);
+	mkdir(rel, 0755);
+	snprintf(rel, sizeof(rel), "%s/%d/task/%d", root, pid, tid);
+	mkdir(rel, 0755);
+	snprintf(rel, sizeof(rel), "%d/task/%d/comm", pid, tid);
+	snprintf(buf, sizeof(buf), "%s\n", comm);
+	put_str(rel, buf);
+	if (schedstat) {
+		snprintf(rel, sizeof(rel), "%d/task/%d/schedstat", pid, tid);
+		put_str(rel, schedstat);
+	}
+}
+
+/*
+ * A VM's threads, sorted by tid with their schedstat (one that ended while
+ * listed is left out); the vhost kernel threads of older kernels found
+ * by name among the processes, not a VM's own vhost thread nor a
+ * process merely named so.
+ */
+static void test_tasks(void **state)
+{
+	struct ident_task *t;
+	struct ident id;
+	int tids[8], pids[8];
+	ssize_t n;
+	size_t nk, i;
+
+	(void)state;
+	ident_init(&id, root);
+	fixture(9600, 9600, "qemu-system-x86", "qemu-system-x86", CMD("qemu\0"));
+	task(9600, 9600, "qemu-system-x86", "1000 20 5\n");
+	task(9600, 9615, "vhost-9600", "300 4 1\n");
+	task(9600, 9603, "CPU 0/KVM", "5000000 60 9\n");
+	task(9600, 9612, "worker", NULL);	/* ended */
+	task(9600, 9611, "IO iothread0", "42 0 1\n");
+	n = ident_tasks(&id, 9600, &t);
+	assert_int_equal(n, 4);
+	assert_int_equal(t[0].tid, 9600);
+	assert_int_equal(t[1].tid, 9603);
+	assert_int_equal(t[1].run_ns, 5000000);
+	assert_int_equal(t[1].wait_ns, 60);
+	assert_string_equal(t[1].comm, "CPU 0/KVM");
+	assert_int_equal(t[2].tid, 9611);
+	assert_int_equal(t[3].tid, 9615);
+	assert_string_equal(t[3].comm, "vhost-9600");
+	free(t);
+	assert_int_equal(ident_tasks(&id, 424242, &t), -1);
+	assert_null(t);
+
+	/* vhost kernel threads: 9650 serves VM 9600; 9651 is a user process named so */
+	fixture(9650, 9650, "vhost-9600", "vhost-9600", "", 0);
+	stat_flags(9650, "vhost-9600", 0x208040);
+	fixture(9651, 9651, "vhost-9600", "vhost-9600", CMD("fake\0"));
+	stat_flags(9651, "vhost-9600", 0x400040);
+	nk = ident_vhost_kthreads(&id, tids, pids, 8);
+	/* with test_kernel_threads' 9402 (vhost-9400) and 9403 (vhost-9999) */
+	assert_int_equal(nk, 3);
+	for (i = 0; i < nk; i++) {
+		assert_int_not_equal(tids[i], 9651);
+		assert_int_equal(pids[i], tids[i] == 9650 ? 9600 : tids[i] == 9402 ? 9400 : 9999);
+	}
+	assert_int_equal(ident_vhost_kthreads(&id, tids, pids, 1), 1);
+}
+
 /* On this host's /proc: schedstat's time on a CPU is the thread's CPU clock. */
 static void test_times_real(void **state)
 {
@@ -380,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_long_name),
 		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_times_real),
+		cmocka_unit_test(test_tasks),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

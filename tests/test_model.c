@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -309,6 +310,68 @@ static void test_proc_times_with_trace(void **state)
 	names_free(&nm);
 }
 
+static struct group_thread *threads(size_t n, const struct group_thread *src)
+{
+	struct group_thread *g = calloc(n ? n : 1, sizeof(*g));
+
+	assert_non_null(g);
+	memcpy(g, src, n * sizeof(*g));
+	return g;
+}
+
+/*
+ * A VM's emulator threads read at each snapshot: the time of the threads
+ * in both readings is summed, a thread new in the second starts there,
+ * one gone adds nothing, a reused tid (counts went back) starts again.
+ */
+static void test_thread_groups(void **state)
+{
+	const struct group_thread r1[] = { { 10, 100, 10 }, { 11, 500, 50 }, { 12, 7, 7 } };
+	const struct group_thread r2[] = { { 10, 400, 30 }, { 12, 1, 1 }, { 13, 9000, 900 } };
+	const struct group_thread r3[] = { { 10, 1400, 130 }, { 13, 9500, 950 } };
+	struct kvm_names nm;
+	struct model *m;
+	struct vm *vm;
+	int io;
+
+	(void)state;
+	names_init(&nm);
+	io = reason_intern(&nm.reasons, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
+	m = model_new(&nm, 4, NULL, NULL);
+	assert_non_null(m);
+	feed(m, ev(KVM_EV_EXIT, 10, 7, io, 0));
+	vm = RB_MIN(vm_tree, &m->vms);
+	assert_non_null(vm);
+
+	model_group_read(vm, TG_EMULATOR, threads(3, r1), 3);
+	assert_false(vm->groups[TG_EMULATOR].known);
+	assert_int_equal(model_group_ns(vm, TG_EMULATOR, false, false), 0);
+	assert_int_equal(model_interval_end(m, 100), 0);
+
+	model_group_read(vm, TG_EMULATOR, threads(3, r2), 3);
+	assert_true(vm->groups[TG_EMULATOR].known);
+	assert_int_equal(vm->groups[TG_EMULATOR].count, 3);
+	/* only tid 10 is in both as the same thread: 300 run, 20 waiting */
+	assert_int_equal(model_group_ns(vm, TG_EMULATOR, false, false), 300);
+	assert_int_equal(model_group_ns(vm, TG_EMULATOR, true, false), 20);
+	assert_int_equal(model_interval_end(m, 200), 0);
+
+	model_group_read(vm, TG_EMULATOR, threads(2, r3), 2);
+	assert_int_equal(model_group_ns(vm, TG_EMULATOR, false, false), 1000 + 500);
+	assert_int_equal(model_group_ns(vm, TG_EMULATOR, true, false), 100 + 50);
+	assert_int_equal(model_group_ns(vm, TG_EMULATOR, false, true), 300 + 1500);
+	assert_int_equal(vm->groups[TG_EMULATOR].count, 2);
+	/* a group never read stays unknown */
+	assert_false(vm->groups[TG_VHOST].known);
+	/* an empty group read twice is known, and 0 */
+	model_group_read(vm, TG_VHOST, NULL, 0);
+	model_group_read(vm, TG_VHOST, NULL, 0);
+	assert_true(vm->groups[TG_VHOST].known);
+	assert_int_equal(vm->groups[TG_VHOST].count, 0);
+	model_free(m);
+	names_free(&nm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_interval_end_and_reset),
 		cmocka_unit_test(test_proc_times),
 		cmocka_unit_test(test_proc_times_with_trace),
+		cmocka_unit_test(test_thread_groups),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);

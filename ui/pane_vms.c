@@ -25,6 +25,8 @@ struct vm_row {
 	uint64_t events;	/* kvm events other than exits and entries */
 	/* with sched events: % of the span x vCPUs on a CPU (guest, host, VMM), and waiting for one */
 	double util, steal;
+	/* live: the emulator's and vhost threads' % of one CPU on a CPU, and waiting for one */
+	double emu, emu_wait, vhost, vhost_wait;
 };
 
 PANE_CMP(vm_row, pid)
@@ -39,6 +41,10 @@ PANE_CMP(vm_row, uexits)
 PANE_CMP(vm_row, events)
 PANE_CMP(vm_row, util)
 PANE_CMP(vm_row, steal)
+PANE_CMP(vm_row, emu)
+PANE_CMP(vm_row, emu_wait)
+PANE_CMP(vm_row, vhost)
+PANE_CMP(vm_row, vhost_wait)
 
 static int cmp_name(const void *a, const void *b)
 {
@@ -100,6 +106,16 @@ static void c_steal(const struct tui *t, const void *r, char *buf, size_t len)
 	tui_fmt_pct(((const struct vm_row *)r)->steal, buf, len);
 }
 
+#define GROUP_CELL(field)							\
+static void c_##field(const struct tui *t, const void *r, char *buf, size_t len)	\
+{										\
+	tui_fmt_pct(((const struct vm_row *)r)->field, buf, len);		\
+}
+GROUP_CELL(emu)
+GROUP_CELL(emu_wait)
+GROUP_CELL(vhost)
+GROUP_CELL(vhost_wait)
+
 static void c_top(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	tui_reason_name(t, ((const struct vm_row *)r)->top, buf, len);
@@ -122,6 +138,10 @@ static const struct pane_col cols[] = {
 	{ "util",     "UTIL%",        6, COL_RIGHT, c_util,   cmp_util,   true,  6,
 	  1u << VS_GUEST | 1u << VS_HOST },
 	{ "steal",    "STEAL%",       6, COL_RIGHT, c_steal,  cmp_steal,  true,  7, 1u << VS_WAIT },
+	{ "emu",      "EMU%",         6, COL_RIGHT, c_emu,    cmp_emu,    true,  3, TIME_GROUPS },
+	{ "emu_wait", "EMU WT%",      7, COL_RIGHT, c_emu_wait, cmp_emu_wait, true, 2, TIME_GROUPS },
+	{ "vhost",    "VHOST%",       6, COL_RIGHT, c_vhost,  cmp_vhost,  true,  3, TIME_GROUPS },
+	{ "vhost_wait", "VH WT%",     6, COL_RIGHT, c_vhost_wait, cmp_vhost_wait, true, 2, TIME_GROUPS },
 	{ "top",      "TOP REASON",  16, COL_LEFT,  c_top,    cmp_top,    false, 5, 0 },
 	{ "uexits_s", "UEXITS/s",     9, COL_RIGHT, c_uexits, cmp_uexits, true,  6, 0 },
 	{ "events_s", "EVENTS/s",     9, COL_RIGHT, c_events, cmp_events, true,  6, 0 },
@@ -173,6 +193,14 @@ static int build(struct tui *t, struct pane *p)
 
 			w->util = 100.0 * (double)(s.time[VS_GUEST] + s.time[VS_HOST] + s.time[VS_VMM]) / span;
 			w->steal = 100.0 * (double)s.time[VS_WAIT] / span;
+		}
+		if (t->end > t->start) {
+			double one = (double)(t->end - t->start);
+
+			w->emu = 100.0 * (double)model_group_ns(vm, TG_EMULATOR, false, t->cumulative) / one;
+			w->emu_wait = 100.0 * (double)model_group_ns(vm, TG_EMULATOR, true, t->cumulative) / one;
+			w->vhost = 100.0 * (double)model_group_ns(vm, TG_VHOST, false, t->cumulative) / one;
+			w->vhost_wait = 100.0 * (double)model_group_ns(vm, TG_VHOST, true, t->cumulative) / one;
 		}
 		w->top = s.top;
 		w->uexits = s.uexits;
