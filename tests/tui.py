@@ -499,6 +499,68 @@ def states_case():
         wait_for(has("KVMTOP-EXIT="))
 
 
+SPARK = " \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
+
+
+def strip_cells(lines, label):
+    """The sparkline of the history strip's line label: its cells' levels (0-8), None if absent."""
+    for l in lines:
+        if l.startswith("%-8s|" % label):
+            cells = l[9:l.index("|", 9)]
+            return [SPARK.index(c) if c in SPARK else -1 for c in cells]
+    return None
+
+
+def history_case():
+    """H: the selected vCPU's and VM's last snapshots as sparklines, one cell per interval
+    reached with ], each state's level its share of the interval in the generator's truth."""
+    exp = os.path.join(TMP, "tui-hist.expect.json")
+    dat = gen("tui-hist.dat", "x86-6.5", "-v", "2", "-n", "400", "-C", "2", "-x", "-w", "-s", "4",
+              "-d", "1000000", "-e", exp)
+    truth = json.load(open(exp))
+    steps = 6
+    ivs = truth["intervals"][:steps]
+    start(["-r", dat, "-d", "0.001"])
+    settled(has("VMs ("))
+    for i in range(steps):
+        keys("]")
+        settled(has("interval %d/" % (i + 1)))
+    keys("Enter")
+    settled(has("vCPUs of VM"))
+    keys("H")
+    bad = []
+    for row, tid in enumerate((1000, 1001)):
+        if row:
+            keys("Down")
+        lines = settled(has("History of vCPU %d %d" % (row, tid)))
+        per = [next(t for t in iv["threads"] if t["tid"] == tid) for iv in ivs]
+        for state in ("guest", "host", "vmm", "halt", "wait"):
+            want = []
+            for t in per:
+                pct = min(100, int(100.0 * t["time"][state] / sum(t["time"].values()) + 0.5))
+                want.append((pct * 8 + 50) // 100)
+            got = strip_cells(lines, state.upper())
+            if got != want:
+                bad.append("tid %d %s: got %s want %s" % (tid, state, got, want))
+        top = max(t["exits"] for t in per)
+        want = [min(8, int(t["exits"] * 8.0 / top + 0.999)) if top else 0 for t in per]
+        got = strip_cells(lines, "EXITS/s")
+        if got != want:
+            bad.append("tid %d EXITS/s: got %s want %s" % (tid, got, want))
+    ok(not bad, "history (H), vCPUs pane: each of %d cells per state and EXITS/s is the truth's "
+       "level for that interval, for both vCPUs" % steps, "\n".join(bad + lines))
+    keys("Escape")
+    lines = settled(has("History of VM"))
+    exits = [sum(t["exits"] for t in iv["threads"]) for iv in ivs]
+    want = [min(8, int(e * 8.0 / max(exits) + 0.999)) for e in exits]
+    eq(strip_cells(lines, "EXITS/s"), want,
+       "history (H), VMs pane: the VM's EXITS/s cells are its vCPUs' exits per interval")
+    keys("H")
+    lines = settled(lambda ls: not has("History of")(ls))
+    ok(not any("History of" in l for l in lines), "H again hides the history")
+    keys("q")
+
+
 def cycles_case():
     """A recording in TSC cycles: the header says so, and no rate per second is made up."""
     start(["-r", gen("tui-tsc.dat", "x86-6.5", "-v", "2", "-n", "300", "-c", "x86-tsc")])
@@ -756,6 +818,7 @@ def main():
         arch_case("s390", ["Instruction", "Wait state", "Host interruption"])
         cycles_case()
         states_case()
+        history_case()
         unknown_vcpu_case()
         nomem_case(dat)
         signal_case(dat)

@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "escape.h"
 #include "fmt.h"
+#include "history.h"
 #include "tui.h"
 
 #define HEADER_LINES	4	/* two of figures, the pane's title, the column titles */
@@ -426,6 +427,9 @@ static void draw_table(struct tui *t)
 	int rows = LINES - HEADER_LINES - 1, x, i, y;
 	char buf[256];
 
+	/* H: the history strip takes the bottom lines when there is room for both */
+	if (t->show_hist && t->hist && LINES >= HEADER_LINES + 2 + HISTORY_LINES + 2)
+		rows -= HISTORY_LINES;
 	fit_cols(t, ops, COLS, show);
 	/* column titles, the sort column marked */
 	attr(t, PAIR_KEY, A_REVERSE, true);
@@ -489,6 +493,54 @@ static void draw_table(struct tui *t)
 	}
 }
 
+/*
+ * The history strip's subject: the selected VM or vCPU of the VMs and
+ * vCPUs panes, else the pane's vCPU or VM.  false if none.
+ */
+static bool hist_subject(struct tui *t, bool *vm, int *id, char *what, size_t len)
+{
+	struct pane *p = top_pane(t);
+	char buf[256];
+
+	if ((p->ops == &pane_vms || p->ops == &pane_vcpus) && p->nr_order) {
+		const void *r = row_at(p, p->order[p->sel]);
+
+		*vm = p->ops == &pane_vms;
+		*id = (int)p->ops->key(r);
+		snprintf(what, len, "%s %s", *vm ? "VM" : "vCPU", p->ops->label(t, r, buf, sizeof(buf)));
+		return true;
+	}
+	if (p->tid > 0 || p->vm_pid >= 0) {
+		*vm = p->tid <= 0;
+		*id = *vm ? p->vm_pid : p->tid;
+		snprintf(what, len, "%s %d", *vm ? "VM pid" : "vCPU thread", *id);
+		return true;
+	}
+	return false;
+}
+
+/* H: the strip under the table, from line y to the footer.  Its height. */
+static int draw_history(struct tui *t, int y)
+{
+	char lines[HISTORY_LINES][HISTORY_LINE], what[512];
+	bool vm;
+	int id, n, i;
+
+	if (!hist_subject(t, &vm, &id, what, sizeof(what)))
+		return 0;
+	n = history_lines(t->hist, vm, id, what, t->utf8, COLS, lines, HISTORY_LINES);
+	for (i = 0; i < n && y + i < LINES - 1; i++) {
+		move(y + i, 0);
+		clrtoeol();
+		if (!i)
+			attr(t, PAIR_TITLE, A_BOLD, true);
+		put(y + i, 0, COLS, lines[i], COL_LEFT);
+		if (!i)
+			attr(t, PAIR_TITLE, A_BOLD, false);
+	}
+	return n;
+}
+
 static void draw_footer(struct tui *t)
 {
 	struct pane *p = top_pane(t);
@@ -543,6 +595,8 @@ static void draw(struct tui *t)
 	} else {
 		draw_header(t);
 		draw_table(t);
+		if (t->show_hist && t->hist && LINES >= HEADER_LINES + 2 + HISTORY_LINES + 2)
+			draw_history(t, LINES - 1 - HISTORY_LINES);
 		draw_footer(t);
 	}
 	refresh();
@@ -822,6 +876,15 @@ static int k_interval(struct tui *t, struct pane *p, int ch)
 	return step_interval(t, ch == '[' ? -1 : 1);
 }
 
+static int k_history(struct tui *t, struct pane *p, int ch)
+{
+	t->show_hist = !t->show_hist;
+	if (t->show_hist && LINES < HEADER_LINES + 2 + HISTORY_LINES + 2)
+		snprintf(t->msg, sizeof(t->msg), "H: the terminal is too short for the history (%d lines)",
+			 HEADER_LINES + 2 + HISTORY_LINES + 2);
+	return 0;
+}
+
 static int k_help(struct tui *t, struct pane *p, int ch)
 {
 	return tui_push(t, &pane_help, -1, -1) < 0 ? VIEW_NOMEM : 0;
@@ -864,6 +927,8 @@ const struct tui_key tui_keys[] = {
 	{ "d", "delay", "set the delay between refreshes, in seconds (live)", "d", "Delay", TUI_LIVE,
 	  { 'd' }, k_delay, false },
 	{ "r", "reset", "reset every count to zero (live)", "r", "Reset", TUI_LIVE, { 'r' }, k_reset, false },
+	{ "H", "history", "history: the selected VM's or vCPU's time states and exit rate over the last 60 snapshots, under the pane",
+	  "H", "Hist", TUI_ANY, { 'H' }, k_history, false },
 	{ "c", "cumulative", "cumulative figures (since start or reset) / figures of the last interval",
 	  "c", "Cumul", TUI_ANY, { 'c' }, k_cumulative, false },
 	{ "[ ]", "replay intervals",
@@ -1012,7 +1077,8 @@ static int tui_start(void *ctx, const struct view_source *src, const struct mode
 		init_pair(PAIR_KEY, COLOR_BLACK, COLOR_CYAN);
 		init_pair(PAIR_TITLE, COLOR_GREEN, -1);
 	}
-	if (tui_push(t, &pane_vms, -1, -1))
+	t->hist = history_new();
+	if (!t->hist || tui_push(t, &pane_vms, -1, -1))
 		return -1;
 	draw(t);
 	return 0;
@@ -1023,6 +1089,19 @@ static int tui_refresh(void *ctx, const struct snapshot *s)
 	struct tui *t = ctx;
 
 	t->m = s->m;
+	/*
+	 * History: every live snapshot, paused or not; a recording's
+	 * intervals as ] first reaches them (not the whole recording, 0).
+	 */
+	if (t->live || s->interval > t->hist_interval) {
+		if (!t->live)
+			t->hist_interval = s->interval;
+		if (history_record(t->hist, s->m, s->start, s->end, t->ns && s->end > s->start ?
+				   (double)(s->end - s->start) / 1e9 : 0)) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
 	if (t->paused)
 		return 0;
 	t->start = t->live && t->cumulative ? s->m->first_time : s->start;
@@ -1081,6 +1160,8 @@ static void tui_stop(void *ctx)
 	for (i = 0; i < t->depth; i++)
 		pane_free_rows(&t->stack[i]);
 	t->depth = 0;
+	history_free(t->hist);
+	t->hist = NULL;
 }
 
 struct view *tui_view(struct tui *t, const struct tui_config *c)

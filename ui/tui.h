@@ -126,6 +126,8 @@ struct tui_config {
 	const struct sym_set *syms;	/* guest symbols, for the IP panes */
 };
 
+struct history;
+
 struct tui {
 	struct view view;
 	const struct sym_set *syms;
@@ -152,6 +154,10 @@ struct tui {
 	char msg[256];			/* what the last key did, cleared by the next */
 	char notice[512];		/* the driver's last notice (escaped), cleared by a key */
 	bool help;
+	/* H: the selected VM's or vCPU's last snapshots under the pane (history.c) */
+	struct history *hist;
+	bool show_hist;
+	long hist_interval;		/* replay: the last interval recorded */
 	enum ip_kind ip_kind;		/* the guest IP panes show time samples or exit sites */
 	bool ip_by_sym;			/* ... one row per symbol (g) */
 	/* replay: intervals of -d seconds, 0 = the whole recording */
