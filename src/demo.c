@@ -53,6 +53,7 @@ struct demo_vcpu {
 };
 
 static volatile sig_atomic_t demo_stop_flag;
+static useconds_t halt_us;	/* each hlt sleeps this long in the VMM */
 
 static void on_term(int sig)
 {
@@ -91,6 +92,9 @@ static void *vcpu_thread(void *arg)
 		case KVM_EXIT_HLT:
 			v->exits[X_HLT]++;
 			done++;		/* one loop ends at its hlt */
+			/* KVMTOP_DEMO_HALT_US: an idle guest, waiting for its timer */
+			if (halt_us)
+				usleep(halt_us);
 			break;
 		case KVM_EXIT_INTR:
 			v->exits[X_INTR]++;
@@ -174,6 +178,15 @@ int demo_guest_main(int argc, char **argv)
 	report = argc > 6 ? argv[6] : NULL;
 	if (n < 1 || n > DEMO_MAX_VCPUS || loops < 0)
 		return 2;
+	if (getenv("KVMTOP_DEMO_HALT_US")) {
+		const char *bad = NULL;
+
+		halt_us = (useconds_t)strtonum(getenv("KVMTOP_DEMO_HALT_US"), 0, 1000000, &bad);
+		if (bad) {
+			fprintf(stderr, "kvmtop: KVMTOP_DEMO_HALT_US: %s (0 to 1000000)\n", bad);
+			return 2;
+		}
+	}
 	prctl(PR_SET_NAME, DEMO_NAME);
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	memset(&sa, 0, sizeof(sa));

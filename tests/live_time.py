@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Time states live, on kvmtop's own demo guest, against the kernel's own
+accounting: the vCPU thread's /proc/TID/schedstat sampled by this test
+while kvmtop runs.
+
+- steal: the demo's one vCPU thread and a CPU-bound hog pinned to the same
+  CPU; over each interval kvmtop's wait equals the change in the thread's
+  schedstat run-queue wait, and guest + host + vmm its time on a CPU,
+  within 5 %.
+- halt: a demo guest whose VMM sleeps 20 ms at each HLT (as an idle guest
+  waits for its timer): halt is 90 % or more.
+- every interval's five states add up to its length within 0.5 %.
+
+Needs root, tracefs with the kvm events and /dev/kvm; where one is missing
+each case says SKIP with the reason.
+"""
+import json
+import os
+import subprocess
+import threading
+import time
+
+from tap import ok, skip, done, kvmtop, mount_point
+
+CASES = ["steal: wait and on-CPU time against schedstat", "halt: an idle demo vCPU", "five states add up"]
+
+
+def why_not():
+    if os.geteuid() != 0:
+        return "needs root"
+    if not os.path.exists("/dev/kvm"):
+        return "/dev/kvm is missing"
+    t = mount_point("tracefs")
+    if not t or not os.path.isdir(os.path.join(t, "events", "kvm")):
+        return "tracefs with the kernel's kvm events is not available"
+    if len(os.sched_getaffinity(0)) < 1:
+        return "no CPU to pin to"
+    return None
+
+
+def demo_vcpu(timeout=20):
+    """(guest pid, tid) of the running demo guest's vCPU 0."""
+    end = time.time() + timeout
+    while time.time() < end:
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                cmd = open("/proc/%s/cmdline" % d, "rb").read().split(b"\0")
+            except OSError:
+                continue
+            if len(cmd) > 1 and cmd[1] == b"--demo-guest":
+                for t in os.listdir("/proc/%s/task" % d):
+                    try:
+                        if open("/proc/%s/task/%s/comm" % (d, t)).read().strip() == "CPU 0/KVM":
+                            return int(d), int(t)
+                    except OSError:
+                        pass
+        time.sleep(0.05)
+    return None, None
+
+
+class Sampler(threading.Thread):
+    """(monotonic ns, run ns, wait ns) of a thread every 5 ms, until stopped or it ends."""
+
+    def __init__(self, tid):
+        super().__init__(daemon=True)
+        self.tid, self.samples, self.stop = tid, [], False
+
+    def run(self):
+        path = "/proc/%d/schedstat" % self.tid
+        while not self.stop:
+            try:
+                run, wait = (int(x) for x in open(path).read().split()[:2])
+            except (OSError, ValueError):
+                return
+            self.samples.append((time.clock_gettime_ns(time.CLOCK_MONOTONIC), run, wait))
+            time.sleep(0.005)
+
+    def at(self, t):
+        """(run, wait) at monotonic ns t, interpolated; None outside the samples."""
+        s = self.samples
+        for a, b in zip(s, s[1:]):
+            if a[0] <= t <= b[0]:
+                f = (t - a[0]) / (b[0] - a[0]) if b[0] > a[0] else 0
+                return a[1] + f * (b[1] - a[1]), a[2] + f * (b[2] - a[2])
+        return None
+
+
+def snapshots(env, n, extra=()):
+    """kvmtop -b -n n -d 1 -o json on a one-vCPU demo guest, started."""
+    p = subprocess.Popen([kvmtop(), "-b", "-n", str(n), "-d", "1", "-o", "json", "--demo", "--demo-vcpus", "1"]
+                         + list(extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    return p
+
+
+def vcpu_of(j, tid):
+    for vm in j["vms"]:
+        for c in vm["vcpus"]:
+            if c["tid"] == tid:
+                return c
+    return None
+
+
+def steal_case():
+    p = snapshots(os.environ, 7)
+    pid, tid = demo_vcpu()
+    if not tid:
+        p.kill()
+        ok(False, CASES[0], "the demo guest's vCPU 0 thread was not found: %s" % p.stderr.read().decode())
+        return []
+    cpu = min(os.sched_getaffinity(0))
+    os.sched_setaffinity(tid, {cpu})
+    hog = subprocess.Popen(["taskset", "-c", str(cpu), "sh", "-c", "while :; do :; done"])
+    sampler = Sampler(tid)
+    sampler.start()
+    out, err = p.communicate(timeout=60)
+    sampler.stop = True
+    hog.kill()
+    hog.wait()
+    js = [json.loads(l) for l in out.decode().splitlines() if l.strip()]
+    bad, checked = [], 0
+    # the first snapshots: pinning and the first /proc reading happen in them
+    for j in js[2:]:
+        c = vcpu_of(j, tid)
+        a, b = sampler.at(j["start"]), sampler.at(j["end"])
+        if not c or "time_s" not in c or not a or not b:
+            bad.append("snapshot %d: no time_s for tid %d or no samples around it" % (j["snapshot"], tid))
+            continue
+        t = c["time_s"]
+        run_k, wait_k = t["guest"] + t["host"] + t["vmm"], t["wait"]
+        run_p, wait_p = (b[0] - a[0]) / 1e9, (b[1] - a[1]) / 1e9
+        checked += 1
+        if abs(wait_k - wait_p) > 0.05 * wait_p or abs(run_k - run_p) > 0.05 * run_p:
+            bad.append("snapshot %d: kvmtop wait %.4f s on CPU %.4f s; schedstat wait %.4f s on CPU %.4f s (%s)"
+                       % (j["snapshot"], wait_k, run_k, wait_p, run_p, c.get("time_source")))
+    ok(p.returncode == 0 and checked >= 3 and not bad,
+       "%s: over %d intervals, within 5 %%" % (CASES[0], checked), "\n".join(bad) + err.decode())
+    return js
+
+
+def halt_case():
+    env = dict(os.environ, KVMTOP_DEMO_HALT_US="20000")
+    p = snapshots(env, 5)
+    pid, tid = demo_vcpu()
+    out, err = p.communicate(timeout=60)
+    js = [json.loads(l) for l in out.decode().splitlines() if l.strip()]
+    shares = []
+    for j in js[2:]:
+        c = vcpu_of(j, tid) if tid else None
+        if c and "time_s" in c:
+            shares.append(c["time_s"]["halt"] / j["seconds"])
+    ok(p.returncode == 0 and len(shares) >= 2 and min(shares) >= 0.90,
+       "%s: halt is 90 %% or more of each interval (%s)" % (CASES[1], ", ".join("%.3f" % s for s in shares)),
+       err.decode())
+    return js
+
+
+def main():
+    why = why_not()
+    if why:
+        for c in CASES:
+            skip(c, why)
+        done()
+    js = steal_case() + halt_case()
+    bad, n = [], 0
+    for j in js:
+        for vm in j["vms"]:
+            for c in vm["vcpus"]:
+                if "time_s" not in c:
+                    continue
+                n += 1
+                total = sum(c["time_s"].values())
+                if abs(total - j["seconds"]) > 0.005 * j["seconds"]:
+                    bad.append("snapshot %d tid %d: states %.6f s, interval %.6f s" % (j["snapshot"], c["tid"],
+                                                                                       total, j["seconds"]))
+    ok(n > 0 and not bad, "%s: %d vCPU intervals, each within 0.5 %%" % (CASES[2], n), "\n".join(bad))
+    done()
+
+
+main()
