@@ -16,7 +16,7 @@ import subprocess
 import tempfile
 import time
 
-from tap import ok, eq, skip, done, kvmtop, mount_point
+from tap import ok, eq, skip, done, kvmtop, mount_point, demo_guests
 
 ASAN = os.environ.get("KVMTOP_ASAN")
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
@@ -78,21 +78,6 @@ def top_settings(t):
         except OSError as e:
             out[f] = str(e)
     return out
-
-
-def demo_guests():
-    """pids of running demo guests (their command line says --demo-guest)."""
-    found = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            cmd = open("/proc/%s/cmdline" % d, "rb").read().split(b"\0")
-        except OSError:
-            continue
-        if len(cmd) > 1 and cmd[1] == b"--demo-guest":
-            found.append(int(d))
-    return found
 
 
 def wait_for(cond, secs):

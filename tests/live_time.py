@@ -20,7 +20,7 @@ import subprocess
 import threading
 import time
 
-from tap import ok, skip, done, kvmtop, mount_point
+from tap import ok, skip, done, kvmtop, mount_point, demo_guests
 
 CASES = ["steal: wait and on-CPU time against schedstat", "halt: an idle demo vCPU", "five states add up"]
 
@@ -42,20 +42,13 @@ def demo_vcpu(timeout=20):
     """(guest pid, tid) of the running demo guest's vCPU 0."""
     end = time.time() + timeout
     while time.time() < end:
-        for d in os.listdir("/proc"):
-            if not d.isdigit():
-                continue
+        for d in demo_guests():
             try:
-                cmd = open("/proc/%s/cmdline" % d, "rb").read().split(b"\0")
+                for t in os.listdir("/proc/%d/task" % d):
+                    if open("/proc/%d/task/%s/comm" % (d, t)).read().strip() == "CPU 0/KVM":
+                        return d, int(t)
             except OSError:
-                continue
-            if len(cmd) > 1 and cmd[1] == b"--demo-guest":
-                for t in os.listdir("/proc/%s/task" % d):
-                    try:
-                        if open("/proc/%s/task/%s/comm" % (d, t)).read().strip() == "CPU 0/KVM":
-                            return int(d), int(t)
-                    except OSError:
-                        pass
+                pass
         time.sleep(0.05)
     return None, None
 

@@ -113,3 +113,18 @@ def one_clear_line(rc, err, name, must_mention=None):
             and lines[0].startswith("kvmtop: ")
             and (must_mention is None or must_mention in lines[0]))
     return ok(good, name, "status %r, stderr:\n%s" % (rc, err))
+
+
+def demo_guests():
+    """pids of running demo guests (their command line says --demo-guest)."""
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            cmd = open("/proc/%s/cmdline" % d, "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if len(cmd) > 1 and cmd[1] == b"--demo-guest":
+            found.append(int(d))
+    return found

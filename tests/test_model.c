@@ -193,6 +193,28 @@ static void expect_states(struct model *m, struct vcpu *v, long long guest, long
 }
 
 /*
+ * A model with /proc time on, exits traced (entries: with entries too),
+ * and thread 7 seen at an IO exit at time t: its vCPU in *v.
+ */
+static struct model *proc_model(struct kvm_names *nm, bool entries, uint64_t t, struct vcpu **v)
+{
+	struct vcpu key = { .tid = 7 };
+	struct model *m;
+	int io;
+
+	names_init(nm);
+	nm->entries = entries;
+	io = reason_intern(&nm->reasons, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
+	m = model_new(nm, 4, NULL, NULL);
+	assert_non_null(m);
+	m->proc_time = true;
+	feed(m, ev(KVM_EV_EXIT, t, 7, io, 0));
+	*v = RB_FIND(vcpu_tree, &m->vcpus, &key);
+	assert_non_null(*v);
+	return m;
+}
+
+/*
  * /proc's accounting, without exits traced: between two readings the
  * time on a CPU and waiting for one are schedstat's, the rest of the
  * wall time is halt, and the time on a CPU is split by the ticks:
@@ -202,19 +224,11 @@ static void test_proc_times(void **state)
 {
 	struct kvm_names nm;
 	struct model *m;
-	struct vcpu key = { .tid = 7 }, *v;
+	struct vcpu *v;
 	struct proc_times t;
-	int io;
 
 	(void)state;
-	names_init(&nm);
-	io = reason_intern(&nm.reasons, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
-	m = model_new(&nm, 4, NULL, NULL);
-	assert_non_null(m);
-	m->proc_time = true;
-	feed(m, ev(KVM_EV_EXIT, 10, 7, io, 0));
-	v = RB_FIND(vcpu_tree, &m->vcpus, &key);
-	assert_non_null(v);
+	m = proc_model(&nm, false, 10, &v);
 	assert_string_equal(model_time_source(m, VS_GUEST), "proc");
 	assert_string_equal(model_time_source(m, VS_WAIT), "proc");
 
@@ -265,20 +279,13 @@ static void test_proc_times_with_trace(void **state)
 {
 	struct kvm_names nm;
 	struct model *m;
-	struct vcpu key = { .tid = 7 }, *v;
+	struct vcpu *v;
 	struct proc_times t;
 	int io;
 
 	(void)state;
-	names_init(&nm);
-	nm.entries = true;
-	io = reason_intern(&nm.reasons, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
-	m = model_new(&nm, 4, NULL, NULL);
-	assert_non_null(m);
-	m->proc_time = true;
-	feed(m, ev(KVM_EV_EXIT, S / 2, 7, io, 0));
-	v = RB_FIND(vcpu_tree, &m->vcpus, &key);
-	assert_non_null(v);
+	m = proc_model(&nm, true, S / 2, &v);
+	io = v->pending_reason;
 	t = pt(S, S, 100, 100, 50);
 	model_time_proc(m, v, &t, 1 * S);
 	assert_int_equal(model_interval_end(m, 1 * S), 0);
@@ -331,17 +338,12 @@ static void test_thread_groups(void **state)
 	const struct group_thread r3[] = { { 10, 1400, 130 }, { 13, 9500, 950 } };
 	struct kvm_names nm;
 	struct model *m;
+	struct vcpu *v;
 	struct vm *vm;
-	int io;
 
 	(void)state;
-	names_init(&nm);
-	io = reason_intern(&nm.reasons, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
-	m = model_new(&nm, 4, NULL, NULL);
-	assert_non_null(m);
-	feed(m, ev(KVM_EV_EXIT, 10, 7, io, 0));
-	vm = RB_MIN(vm_tree, &m->vms);
-	assert_non_null(vm);
+	m = proc_model(&nm, false, 10, &v);
+	vm = v->vm;
 
 	model_group_read(vm, TG_EMULATOR, threads(3, r1), 3);
 	assert_false(vm->groups[TG_EMULATOR].known);

@@ -442,6 +442,9 @@ def states_case():
         else:
             ok(head and "UTIL%" not in head[0] and "STEAL%" not in head[0],
                "VMs pane, no sched events: no UTIL% and STEAL% columns", "\n".join(lines[:6]))
+        ok(head and not any(c in head[0] for c in ("EMU%", "EMU WT%", "VHOST%", "VH WT%")),
+           "VMs pane, %s: no emulator or vhost columns on a recording (live /proc only)" % label,
+           "\n".join(lines[:6]))
         keys("Enter")
         lines = settled(has("vCPUs of VM"))
         head = [l for l in lines if "GUEST%" in l]
