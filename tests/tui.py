@@ -525,6 +525,11 @@ def history_case():
     ivs = truth["intervals"][:steps]
     start(["-r", dat, "-d", "0.001"])
     settled(has("VMs ("))
+    keys("H")
+    lines = settled(has("History of"))
+    ok(any("nothing recorded yet (] steps through" in l for l in lines),
+       "history (H) on the whole recording: nothing yet, and says ] fills it", "\n".join(lines))
+    keys("H")
     for i in range(steps):
         keys("]")
         settled(has("interval %d/" % (i + 1)))

@@ -174,8 +174,8 @@ static size_t cell(char *out, size_t len, size_t o, int level, bool utf8)
 	return o + n;
 }
 
-int history_lines(const struct history *h, bool vm, int id, const char *what, bool utf8,
-		  int width, char lines[][HISTORY_LINE], int max)
+int history_lines(const struct history *h, bool vm, int id, const char *what, const char *hint,
+		  bool utf8, int width, char lines[][HISTORY_LINE], int max)
 {
 	static const char *const labels[VS_NR] = { "GUEST", "HOST", "VMM", "HALT", "WAIT" };
 	struct hist_entry k = { .key = vm ? vm_key(id) : id }, *e;
@@ -187,7 +187,7 @@ int history_lines(const struct history *h, bool vm, int id, const char *what, bo
 	if (max < 1)
 		return 0;
 	if (!e || !e->count) {
-		snprintf(lines[n++], HISTORY_LINE, "History of %s: nothing recorded yet", what);
+		snprintf(lines[n++], HISTORY_LINE, "History of %s: nothing recorded yet%s", what, hint);
 		return n;
 	}
 	/* label (8) + '|' + cells + '|' + the newest value (8) */

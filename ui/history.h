@@ -25,9 +25,10 @@ int history_record(struct history *h, const struct model *m, uint64_t start, uin
 /*
  * The strip of VM pid (vm) or vCPU thread tid, called what (escaped) in
  * its title, at most max lines of about width columns: a title, one
- * sparkline per state measured now, one of the exit rate.  The count.
+ * sparkline per state measured now, one of the exit rate; with nothing
+ * recorded, one line ending in hint.  The count.
  */
-int history_lines(const struct history *h, bool vm, int id, const char *what, bool utf8,
-		  int width, char lines[][HISTORY_LINE], int max);
+int history_lines(const struct history *h, bool vm, int id, const char *what, const char *hint,
+		  bool utf8, int width, char lines[][HISTORY_LINE], int max);
 
 #endif

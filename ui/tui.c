@@ -528,7 +528,9 @@ static int draw_history(struct tui *t, int y)
 
 	if (!hist_subject(t, &vm, &id, what, sizeof(what)))
 		return 0;
-	n = history_lines(t->hist, vm, id, what, t->utf8, COLS, lines, HISTORY_LINES);
+	n = history_lines(t->hist, vm, id, what,
+			  t->live ? "" : " (] steps through the recording's intervals: each is recorded)",
+			  t->utf8, COLS, lines, HISTORY_LINES);
 	for (i = 0; i < n && y + i < LINES - 1; i++) {
 		move(y + i, 0);
 		clrtoeol();
