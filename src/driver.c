@@ -273,7 +273,8 @@ static void read_times(struct driver *drv, uint64_t now, bool new_only)
 	struct proc_times t;
 	struct vcpu *v;
 
-	if (!drv->m->proc_time)
+	/* with sched events the trace has every state: /proc would only cost */
+	if (!drv->m->proc_time || (model_time_known(drv->m) & TIME_SPLIT))
 		return;
 	RB_FOREACH(v, vcpu_tree, &drv->m->vcpus) {
 		if (v->vm->kernel || (new_only && v->proc_at))
