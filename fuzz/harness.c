@@ -6,10 +6,12 @@
  *   harness syms FILE     FILE as a guest kallsyms or System.map, looked
  *                         up across a kernel's first MiB, without and with
  *                         a KASLR offset
- *   harness proc FILE     FILE split at its first three 0x01 bytes into a
+ *   harness proc FILE     FILE split at its first four 0x01 bytes into a
  *                         thread's /proc status, comm, its process's
- *                         cmdline and its stat (kernel thread or not),
- *                         laid out as a /proc tree and identified
+ *                         cmdline, its stat (kernel thread or not; utime,
+ *                         stime, guest_time) and its schedstat, laid out
+ *                         as a /proc tree (also as the process's only
+ *                         task), identified and its times read
  *   harness options FILE  FILE's lines as kvmtop's argv (options_parse
  *                         exits 2 on a usage error, 0 on --help)
  *
@@ -85,48 +87,67 @@ static int put(const char *dir, const char *name, const char *data, size_t len)
 	return fclose(f);
 }
 
+/* The files fuzz_proc lays out, below the tree's root. */
+static const char *const proc_files[] = {
+	"1000/status", "1000/comm", "1000/cmdline", "1000/stat", "1000/schedstat",
+	"1000/task/1000/comm", "1000/task/1000/schedstat",
+};
+#define PROC_PARTS	5
+
 static int fuzz_proc(const char *path)
 {
-	char root[] = "/tmp/kvmtop-fuzz-proc.XXXXXX", dir[600];
-	const char *part[4];
-	size_t len, plen[4];
+	char root[] = "/tmp/kvmtop-fuzz-proc.XXXXXX", f[700];
+	const char *part[PROC_PARTS];
+	size_t len, plen[PROC_PARTS], i;
+	struct ident_task *tasks;
 	struct ident_info info;
+	struct proc_times times;
 	struct ident id;
 	char *buf, *p, *end;
-	int i;
 
 	buf = slurp(path, &len);
 	if (!buf || !mkdtemp(root))
 		return 0;
-	/* status \1 comm \1 cmdline \1 stat */
+	/* status \1 comm \1 cmdline \1 stat \1 schedstat */
 	end = buf + len;
 	p = buf;
-	for (i = 0; i < 4; i++) {
-		char *sep = i < 3 ? memchr(p, 1, end - p) : NULL;
+	for (i = 0; i < PROC_PARTS; i++) {
+		char *sep = i < PROC_PARTS - 1 ? memchr(p, 1, end - p) : NULL;
 
 		part[i] = p;
 		plen[i] = (sep ? sep : end) - p;
 		p = sep ? sep + 1 : end;
 	}
-	snprintf(dir, sizeof(dir), "%s/1000", root);
-	mkdir(dir, 0700);
-	put(dir, "status", part[0], plen[0]);
-	put(dir, "comm", part[1], plen[1]);
-	put(dir, "cmdline", part[2], plen[2]);
-	put(dir, "stat", part[3], plen[3]);
+	snprintf(f, sizeof(f), "%s/1000", root);
+	mkdir(f, 0700);
+	snprintf(f, sizeof(f), "%s/1000/task", root);
+	mkdir(f, 0700);
+	snprintf(f, sizeof(f), "%s/1000/task/1000", root);
+	mkdir(f, 0700);
+	for (i = 0; i < sizeof(proc_files) / sizeof(proc_files[0]); i++) {
+		/* the task's comm and schedstat are the thread's */
+		size_t k = i < PROC_PARTS ? i : i == PROC_PARTS ? 1 : 4;
+
+		put(root, proc_files[i], part[k], plen[k]);
+	}
 	ident_init(&id, root);
 	ident_thread(&id, 1000, &info);
 	ident_kernel_comm(info.comm);
 	ident_vm_name(part[2], plen[2], "comm", info.vm_name, sizeof(info.vm_name));
+	ident_times(&id, 1000, &times);
+	if (ident_tasks(&id, 1000, &tasks) >= 0)
+		free(tasks);
 	/* tidy: the tree is this run's only */
-	for (i = 0; i < 4; i++) {
-		static const char *const names[] = { "status", "comm", "cmdline", "stat" };
-		char f[700];
-
-		snprintf(f, sizeof(f), "%s/%s", dir, names[i]);
+	for (i = 0; i < sizeof(proc_files) / sizeof(proc_files[0]); i++) {
+		snprintf(f, sizeof(f), "%s/%s", root, proc_files[i]);
 		unlink(f);
 	}
-	rmdir(dir);
+	snprintf(f, sizeof(f), "%s/1000/task/1000", root);
+	rmdir(f);
+	snprintf(f, sizeof(f), "%s/1000/task", root);
+	rmdir(f);
+	snprintf(f, sizeof(f), "%s/1000", root);
+	rmdir(f);
 	rmdir(root);
 	free(buf);
 	return 0;
