@@ -16,7 +16,7 @@ import struct
 import subprocess
 import zlib
 
-from tap import ok, skip, done, asan_run, one_clear_line
+from tap import ok, skip, done, asan_run, one_clear_line, kvmgen
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 GEN = os.environ.get("KVMGEN")
@@ -27,11 +27,9 @@ LIMIT_MIB = 256
 
 def gen(name, args):
     out = os.path.join(TMP, "hostile-%s.dat" % name)
-    p = subprocess.run([GEN, "-f", os.path.join(FORMATS, "x86-6.5"), "-o", out, "-m", "1", "-v", "2",
-                        "-n", "50"] + args, capture_output=True, timeout=60)
-    if p.returncode:
-        raise SystemExit("Bail out! kvmgen %s: %s" % (args, p.stderr.decode()))
-    return open(out, "rb").read()
+    kvmgen(out, "x86-6.5", ["-m", "1", "-v", "2", "-n", "50"] + args, timeout=60)
+    with open(out, "rb") as f:
+        return f.read()
 
 
 def patched(data, name, pairs):

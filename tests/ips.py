@@ -15,7 +15,7 @@ import subprocess
 
 import names
 
-from tap import ok, eq, skip, done, run, traces
+from tap import ok, eq, skip, done, run, traces, kvmgen
 
 GEN = os.environ["KVMGEN"]
 FORMATS = os.environ["KVMTOP_FORMATS"]
@@ -37,12 +37,9 @@ CASES = [
 def gen(name, layout, *args):
     """A recording, its expected figures, its kallsyms and System.map."""
     base = os.path.join(TMP, "ips-" + name)
-    p = subprocess.run([GEN, "-f", os.path.join(FORMATS, layout), "-o", base + ".dat", "-e", base + ".json",
-                        "-K", hex(KASLR), "-k", base + ".kallsyms", "-M", base + ".map"] + list(args),
-                       capture_output=True, timeout=600)
-    if p.returncode:
-        raise RuntimeError("kvmgen %s: %s" % (name, p.stderr.decode()))
-    return base + ".dat", json.load(open(base + ".json")), base + ".kallsyms", base + ".map"
+    j = kvmgen(base + ".dat", layout, ["-K", hex(KASLR), "-k", base + ".kallsyms", "-M", base + ".map"] + list(args),
+               expect=base + ".json")
+    return base + ".dat", j, base + ".kallsyms", base + ".map"
 
 
 def kjson(dat, *args):

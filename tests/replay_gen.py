@@ -9,14 +9,11 @@ figures kvmtop must report; this test compares kvmtop's JSON to them.
 """
 import json
 import os
-import subprocess
 
 import figures
 import tcreport
-from tap import ok, eq, skip, done, run
+from tap import ok, eq, skip, done, run, kvmgen
 
-GEN = os.environ["KVMGEN"]
-FORMATS = os.environ["KVMTOP_FORMATS"]
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 
 LAYOUTS = ["x86-2.6.32", "x86-3.6", "x86-5.8", "x86-5.10", "x86-6.5", "x86-6.10", "x86-6.18"]
@@ -36,12 +33,7 @@ OTHER_ARCHES = {
 
 def gen(name, layout, *args):
     out = os.path.join(TMP, name + ".dat")
-    exp = os.path.join(TMP, name + ".expect.json")
-    p = subprocess.run([GEN, "-f", os.path.join(FORMATS, layout), "-o", out, "-e", exp] + list(args),
-                       capture_output=True, timeout=600)
-    if p.returncode:
-        raise RuntimeError("kvmgen %s: %s" % (name, p.stderr.decode()))
-    return out, json.load(open(exp))
+    return out, kvmgen(out, layout, args, expect=os.path.join(TMP, name + ".expect.json"))
 
 
 def by_thread(j):

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Minimal TAP producer for kvmtop's script tests (read by automake's tap-driver.sh)."""
+import json
 import os
 import re
 import subprocess
@@ -128,3 +129,19 @@ def demo_guests():
         if len(cmd) > 1 and cmd[1] == b"--demo-guest":
             found.append(int(d))
     return found
+
+
+def kvmgen(out, layout, args, expect=None, timeout=600):
+    """The project's generator: recording out of the kernel layout tests/formats/LAYOUT, with
+    args; with expect, its truth written there too and returned (loaded).  A generator that
+    fails ends the test: "Bail out!" and what it said."""
+    cmd = [os.environ["KVMGEN"], "-f", os.path.join(os.environ["KVMTOP_FORMATS"], layout), "-o", out]
+    p = subprocess.run(cmd + (["-e", expect] if expect else []) + list(args), capture_output=True,
+                       timeout=timeout)
+    if p.returncode:
+        print("Bail out! kvmgen %s: %s" % (" ".join(args), p.stderr.decode().strip()), flush=True)
+        sys.exit(1)
+    if expect:
+        with open(expect) as f:
+            return json.load(f)
+    return None

@@ -19,7 +19,7 @@ import json
 import os
 import subprocess
 
-from tap import ok, done, run
+from tap import ok, done, run, kvmgen
 
 GEN = os.environ["KVMGEN"]
 FORMATS = os.environ["KVMTOP_FORMATS"]
@@ -30,12 +30,7 @@ PCTL = ("p50", "p90", "p99", "p999")
 
 def gen(name, *args, layout="x86-6.5"):
     out = os.path.join(TMP, "time-%s.dat" % name)
-    exp = os.path.join(TMP, "time-%s.expect.json" % name)
-    p = subprocess.run([GEN, "-f", os.path.join(FORMATS, layout), "-o", out, "-e", exp] + list(args),
-                       capture_output=True, timeout=300)
-    if p.returncode:
-        raise SystemExit("Bail out! kvmgen %s: %s" % (args, p.stderr.decode()))
-    return out, json.load(open(exp))
+    return out, kvmgen(out, layout, args, expect=os.path.join(TMP, "time-%s.expect.json" % name), timeout=300)
 
 
 def ns(secs):

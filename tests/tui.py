@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 import time
 
-from tap import ok, eq, skip, done, kvmtop, run, traces
+from tap import ok, eq, skip, done, kvmtop, run, traces, kvmgen
 import figures
 import snippet
 from names import VMX
@@ -247,9 +247,7 @@ def ip_rows(lines):
 def ips_case():
     """The guest IP pane: Tab from the VMs, time samples / exit sites with t, symbols with KASLR, sorting."""
     base = os.path.join(TMP, "tui-ips")
-    subprocess.run([os.environ["KVMGEN"], "-f", os.path.join(os.environ["KVMTOP_FORMATS"], "x86-6.5"), "-o",
-                    base + ".dat", "-n", "3000", "-K", "0x1e000000", "-k", base + ".kallsyms"],
-                   check=True, capture_output=True)
+    kvmgen(base + ".dat", "x86-6.5", ["-n", "3000", "-K", "0x1e000000", "-k", base + ".kallsyms"])
     args = ["-r", base + ".dat", "--guest-kallsyms", base + ".kallsyms"]
     st, out, err = run(["-b", "-o", "json", "--ip-top", "100000"] + args)
     vm = json.loads(out)["vms"][0]
@@ -312,8 +310,7 @@ def ips_case():
     keys("q")
     wait_for(has("KVMTOP-EXIT="))
     # a layout without guest_rip: the pane says why it is empty
-    subprocess.run([os.environ["KVMGEN"], "-f", os.path.join(os.environ["KVMTOP_FORMATS"], "x86-stripped"), "-o",
-                    base + "-stripped.dat", "-n", "100"], check=True, capture_output=True)
+    kvmgen(base + "-stripped.dat", "x86-stripped", ["-n", "100"])
     start(["-r", base + "-stripped.dat"])
     wait_for(has("VMs ("))
     keys("Tab")
@@ -395,8 +392,7 @@ def snippet_case(name):
 def gen(name, layout, *args):
     """A recording from the generator in TMP, of the kernel layout tests/formats/LAYOUT: its path."""
     dat = os.path.join(TMP, name)
-    subprocess.run([os.environ["KVMGEN"], "-f", os.path.join(os.environ["KVMTOP_FORMATS"], layout), "-o", dat]
-                   + list(args), check=True, capture_output=True)
+    kvmgen(dat, layout, args)
     return dat
 
 
