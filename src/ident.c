@@ -238,10 +238,29 @@ static int stat_field(const char *after_name, int n, uint64_t *out)
 	return 0;
 }
 
+/*
+ * A schedstat file's time on a CPU and waiting for one: 0; -1 when it is
+ * missing (the thread is gone, or the kernel has none); -2 when it says
+ * something else; -3 when it is empty (the thread ended as it was read).
+ */
+static int schedstat(const struct ident *id, const char *rel, uint64_t *run, uint64_t *wait)
+{
+	char buf[128];
+	unsigned long long r, w;
+	ssize_t n = read_file(id, rel, buf, sizeof(buf));
+
+	if (n <= 0)
+		return n < 0 ? -1 : -3;
+	if (sscanf(buf, "%llu %llu", &r, &w) != 2)
+		return -2;
+	*run = r;
+	*wait = w;
+	return 0;
+}
+
 int ident_times(const struct ident *id, int tid, struct proc_times *out)
 {
-	char rel[64], buf[1024], *p, *end;
-	unsigned long long run, wait;
+	char rel[64], buf[1024], *p;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(rel, sizeof(rel), "%d/stat", tid);
@@ -252,22 +271,17 @@ int ident_times(const struct ident *id, int tid, struct proc_times *out)
 	    stat_field(p, 43, &out->gtime))
 		return -1;
 	snprintf(rel, sizeof(rel), "%d/schedstat", tid);
-	if (read_file(id, rel, buf, sizeof(buf)) < 0) {
+	switch (schedstat(id, rel, &out->run_ns, &out->wait_ns)) {
+	case -1:	/* gone, or a kernel without schedstat */
 		return ident_alive(id, tid) ? -2 : -1;
+	case -2:
+		return -2;
+	case -3:
+		return -1;
 	}
-	errno = 0;
-	run = strtoull(buf, &end, 10);
-	if (errno || end == buf || *end != ' ')
-		return buf[0] ? -2 : -1;
-	p = end;
-	wait = strtoull(p, &end, 10);
-	if (errno || end == p)
-		return -2;
 	/* sched_info off: every figure 0, though the thread has run */
-	if (!run && !wait && out->utime + out->stime)
+	if (!out->run_ns && !out->wait_ns && out->utime + out->stime)
 		return -2;
-	out->run_ns = run;
-	out->wait_ns = wait;
 	return 0;
 }
 
@@ -276,19 +290,6 @@ static int task_cmp(const void *a, const void *b)
 	int x = ((const struct ident_task *)a)->tid, y = ((const struct ident_task *)b)->tid;
 
 	return (x > y) - (x < y);
-}
-
-/* tid's schedstat: 0, or -1 (gone, absent or unreadable) */
-static int schedstat(const struct ident *id, const char *rel, uint64_t *run, uint64_t *wait)
-{
-	char buf[128];
-	unsigned long long r, w;
-
-	if (read_file(id, rel, buf, sizeof(buf)) <= 0 || sscanf(buf, "%llu %llu", &r, &w) != 2)
-		return -1;
-	*run = r;
-	*wait = w;
-	return 0;
 }
 
 ssize_t ident_tasks(const struct ident *id, int pid, struct ident_task **out)
