@@ -206,7 +206,8 @@ static void usage(FILE *f)
 	if (keys_help)
 		keys_help(f);
 	fputs("Environment: NO_COLOR (no colours), KVMTOP_DRAW_STATS=FILE (the screen's\n"
-	      "redraw times, written to FILE at the end).\n"
+	      "redraw times, written to FILE at the end), KVMTOP_DEMO_HALT_US=N (the demo\n"
+	      "guest's VMM sleeps N us at each HLT: an idle vCPU).\n"
 	      "See kvmtop(1) for the output fields.\n", f);
 }
 
