@@ -380,6 +380,7 @@ static int print_text(struct batch *b, uint64_t end)
 		if (vs.exits_total)
 			text_table(b, &vs, "  ");
 		text_events(b, &vs, "  ");
+		batch_kstats_text(b, vm, NULL, "  ");
 		model_scope_free(&vs);
 		if (batch_ips_text(b, vm, NULL, "  "))
 			goto out_host;
@@ -399,6 +400,7 @@ static int print_text(struct batch *b, uint64_t end)
 			if (cs.exits_total)
 				text_table(b, &cs, "    ");
 			text_events(b, &cs, "    ");
+			batch_kstats_text(b, vm, v, "    ");
 			model_scope_free(&cs);
 			if (batch_ips_text(b, vm, v, "    "))
 				goto out_host;
@@ -495,6 +497,7 @@ static int print_csv(struct batch *b, uint64_t end)
 			fprintf(b->out, ",%s_s", model_state_name(j));
 		for (j = 0; j < TG_NR; j++)
 			fprintf(b->out, ",%s_run_s,%s_wait_s", model_group_name(j), model_group_name(j));
+		batch_kstats_csv_header(b);
 		fputc('\n', b->out);
 	}
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
@@ -527,6 +530,7 @@ static int print_csv(struct batch *b, uint64_t end)
 				}
 				csv_states(b, &cs);
 				csv_groups(b, vm);
+				batch_kstats_csv(b, vm, v);
 				fputc('\n', b->out);
 			}
 			free(rows);
@@ -732,7 +736,9 @@ static int print_json(struct batch *b, uint64_t end)
 	json_reasons(b, &host);
 	if (print_kernel(b, json_kernel))
 		goto out_host;
-	fputs("},\"vms\":[", b->out);
+	fputc('}', b->out);
+	batch_kstats_json_info(b);
+	fputs(",\"vms\":[", b->out);
 
 	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
 		struct model_scope vs;
@@ -754,6 +760,7 @@ static int print_json(struct batch *b, uint64_t end)
 		json_threads(b, vm, &vs);
 		json_reasons(b, &vs);
 		json_events(b, &vs);
+		batch_kstats_json(b, vm, NULL);
 		model_scope_free(&vs);
 		if (batch_ips_json(b, vm, NULL))
 			goto out_host;
@@ -778,6 +785,7 @@ static int print_json(struct batch *b, uint64_t end)
 			json_states(b, &cs);
 			json_reasons(b, &cs);
 			json_events(b, &cs);
+			batch_kstats_json(b, vm, v);
 			model_scope_free(&cs);
 			if (batch_ips_json(b, vm, v))
 				goto out_host;

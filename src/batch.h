@@ -42,6 +42,7 @@ struct batch {
 	long long iterations;	/* -n: folded writes the last snapshot only */
 	bool at_end;		/* this snapshot is the last (end of input or of the run) */
 	uint64_t empty;		/* > 1: it stands for that many intervals without KVM events */
+	unsigned int csv_kstats[KSTAT_SCOPES];	/* KVM statistics in the CSV header, per scope */
 };
 
 int batch_format_parse(const char *s, enum batch_format *fmt);
@@ -55,5 +56,18 @@ int batch_ips_text(const struct batch *b, const struct vm *vm, const struct vcpu
 		   const char *indent);
 int batch_ips_json(const struct batch *b, const struct vm *vm, const struct vcpu *v);
 int batch_ips_folded(const struct batch *b);
+/*
+ * src/batch_kstats.c: KVM's binary statistics of a VM (v NULL) or a vCPU:
+ * JSON's "kvm_stats" object (nothing without any), the snapshot's
+ * "kvm_stats_info" (each one's kind and unit), CSV's kvm_NAME and
+ * kvm_vm_NAME columns (those known when the header is written), text's
+ * "kvm stats:" line (the scalars not zero).
+ */
+void batch_kstats_json(const struct batch *b, const struct vm *vm, const struct vcpu *v);
+void batch_kstats_json_info(const struct batch *b);
+void batch_kstats_csv_header(struct batch *b);
+void batch_kstats_csv(const struct batch *b, const struct vm *vm, const struct vcpu *v);
+void batch_kstats_text(const struct batch *b, const struct vm *vm, const struct vcpu *v,
+		       const char *indent);
 
 #endif

@@ -387,11 +387,14 @@ static int src_open(struct source *s, const struct options *o, struct kvm_names 
 	return 0;
 }
 
-static int src_sample(struct source *s, struct model *m)
+static int src_sample(struct source *s, struct model *m, char *err, size_t errlen)
 {
 	struct debugfs_src *ds = s->priv;
 
-	return debugfs_poll(ds, m);
+	if (!debugfs_poll(ds, m))
+		return 0;
+	snprintf(err, errlen, "out of memory");
+	return -1;
 }
 
 static void src_ident(struct source *s, int tid, struct ident_info *out)

@@ -364,6 +364,17 @@ static int read_groups(struct driver *drv)
 	return 0;
 }
 
+/* A counter source adds what grew: 0, or -1 (said why). */
+static int sample(struct driver *drv)
+{
+	char err[512];
+
+	if (!drv->ops->sample || !drv->ops->sample(&drv->src, drv->m, err, sizeof(err)))
+		return 0;
+	fail(drv, "%s", err);
+	return -1;
+}
+
 /* Show the figures of [start, end] and start the next interval: 0, 1 (a normal end), -1. */
 static int snapshot_of(struct driver *drv, uint64_t start, uint64_t end, bool at_end,
 		       uint64_t empty)
@@ -374,8 +385,8 @@ static int snapshot_of(struct driver *drv, uint64_t start, uint64_t end, bool at
 	};
 	int ret;
 
-	if (drv->ops->sample && drv->ops->sample(&drv->src, drv->m))
-		goto out_nomem;
+	if (sample(drv))
+		return -1;
 	/* every thread's state lasts to the snapshot's end: the states add up to it */
 	model_time_to(drv->m, end);
 	read_times(drv, end, false);
@@ -666,9 +677,7 @@ static int open_source(struct driver *drv, unsigned int tick_ms)
 		drv->m->proc_time = !drv->ops->ident;
 	}
 	/* counters: what runs now counts from here */
-	if (drv->ops->sample && drv->ops->sample(&drv->src, drv->m))
-		goto out_nomem;
-	return 0;
+	return sample(drv);
 out_nomem:
 	fail(drv, "out of memory");
 	return -1;
@@ -893,7 +902,8 @@ int driver_run(struct options *o, const struct source_ops *ops, struct view *v)
 	drv.screen = v->fd >= 0;
 	drv.nr_intervals = -1;
 	drv.demo = -1;
-	ident_init(&drv.proc, "/proc");
+	/* the host's threads and processes, or the tree --proc gives for them */
+	ident_init(&drv.proc, o->proc_root);
 	stop_sig = 0;
 	signals();
 	crash_handlers(&drv);

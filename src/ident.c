@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/kvm.h>
 
 #include "ident.h"
 
@@ -285,6 +287,13 @@ int ident_times(const struct ident *id, int tid, struct proc_times *out)
 	return 0;
 }
 
+static int task_cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
 static int task_cmp(const void *a, const void *b)
 {
 	int x = ((const struct ident_task *)a)->tid, y = ((const struct ident_task *)b)->tid;
@@ -369,6 +378,157 @@ size_t ident_vhost_kthreads(const struct ident *id, int *tids, int *pids, size_t
 	}
 	closedir(d);
 	return n;
+}
+
+/* What fd link target says: -2 not KVM's, -1 the VM, N vCPU N. */
+static int kvm_link(const char *target)
+{
+	const char *e;
+	long long n;
+
+	if (!strcmp(target, "anon_inode:kvm-vm"))
+		return -1;
+	if (strncmp(target, "anon_inode:kvm-vcpu:", 20))
+		return -2;
+	n = strtonum(target + 20, 0, IDENT_KVM_FDS_MAX, &e);
+	return e ? -2 : (int)n;
+}
+
+/* An fd's link target in dir dfd: 0, or -1 (gone, not a link). */
+static int fd_link(int dfd, const char *name, char *buf, size_t len)
+{
+	ssize_t n = readlinkat(dfd, name, buf, len - 1);
+
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int kvm_fd_cmp(const void *a, const void *b)
+{
+	const struct ident_kvm_fd *x = a, *y = b;
+
+	return x->vcpu != y->vcpu ? (x->vcpu > y->vcpu) - (x->vcpu < y->vcpu) : (x->fd > y->fd) - (x->fd < y->fd);
+}
+
+ssize_t ident_kvm_fds(const struct ident *id, int pid, struct ident_kvm_fd *out, size_t max)
+{
+	char path[PATH_MAX + 32], target[64];
+	struct dirent *de;
+	size_t n = 0, i, j;
+	int vm_fd = -1, dfd;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/%d/fd", id->root, pid);
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return -1;
+	}
+	while ((de = readdir(d)) && n < max) {
+		const char *e;
+		int fd = (int)strtonum(de->d_name, 0, INT_MAX, &e);
+
+		if (e || fd_link(dirfd(d), de->d_name, target, sizeof(target)))
+			continue;
+		out[n].vcpu = kvm_link(target);
+		out[n].fd = fd;
+		if (out[n].vcpu == -2)
+			continue;
+		n++;
+	}
+	closedir(d);
+	qsort(out, n, sizeof(*out), kvm_fd_cmp);
+	/* one VM per process, and each vCPU once: the lowest fd of each */
+	for (i = j = 0; i < n; i++) {
+		if (out[i].vcpu == -1 && vm_fd >= 0)
+			continue;
+		if (out[i].vcpu == -1)
+			vm_fd = out[i].fd;
+		if (j && out[i].vcpu >= 0 && out[j - 1].vcpu == out[i].vcpu)
+			continue;
+		out[j++] = out[i];
+	}
+	return (ssize_t)j;
+}
+
+size_t ident_kvm_procs(const struct ident *id, int *pids, size_t max)
+{
+	char path[64], target[64];
+	struct dirent *de, *fe;
+	size_t n = 0;
+	DIR *d, *fd_dir;
+	int dfd;
+
+	d = opendir(id->root);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		const char *e;
+		int pid = (int)strtonum(de->d_name, 1, INT_MAX, &e);
+
+		if (e)
+			continue;
+		snprintf(path, sizeof(path), "%d/fd", pid);
+		dfd = openat(dirfd(d), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			continue;
+		fd_dir = fdopendir(dfd);
+		if (!fd_dir) {
+			close(dfd);
+			continue;
+		}
+		while ((fe = readdir(fd_dir)))
+			if (fe->d_name[0] != '.' &&
+			    !fd_link(dirfd(fd_dir), fe->d_name, target, sizeof(target)) &&
+			    kvm_link(target) == -1) {
+				pids[n++] = pid;
+				break;
+			}
+		closedir(fd_dir);
+	}
+	closedir(d);
+	qsort(pids, n, sizeof(*pids), task_cmp_int);
+	return n;
+}
+
+int ident_vcpu_thread(const struct ident *id, int pid, int fd, int vcpu)
+{
+	char path[PATH_MAX + 32], rel[96], buf[256], want[48];
+	int by_name = 0, tid;
+	struct dirent *de;
+	DIR *d;
+
+	/* "NR 0xFD 0xae80 ...": the syscall number, then its arguments in hex */
+	snprintf(want, sizeof(want), "%ld 0x%x 0x%lx ", (long)SYS_ioctl, fd, (unsigned long)KVM_RUN);
+	snprintf(path, sizeof(path), "%s/%d/task", id->root, pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		const char *e;
+
+		tid = (int)strtonum(de->d_name, 1, INT_MAX, &e);
+		if (e)
+			continue;
+		snprintf(rel, sizeof(rel), "%d/task/%d/syscall", pid, tid);
+		if (read_file(id, rel, buf, sizeof(buf)) > 0 && !strncmp(buf, want, strlen(want))) {
+			closedir(d);
+			return tid;
+		}
+		snprintf(rel, sizeof(rel), "%d/task/%d/comm", pid, tid);
+		if (!by_name && read_file(id, rel, buf, sizeof(buf)) > 0) {
+			chomp(buf);
+			if (vcpu_id_from_comm(buf) == vcpu)
+				by_name = tid;
+		}
+	}
+	closedir(d);
+	return by_name;
 }
 
 bool ident_alive(const struct ident *id, int pid)

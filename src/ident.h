@@ -61,6 +61,33 @@ ssize_t ident_tasks(const struct ident *id, int pid, struct ident_task **out);
  * not the VM's): the tid and VM pid of each, at most max.  The count.
  */
 size_t ident_vhost_kthreads(const struct ident *id, int *tids, int *pids, size_t max);
+/* A KVM fd of a process (its /proc/PID/fd link): the VM's, or vCPU N's. */
+struct ident_kvm_fd {
+	int fd;			/* its number in the process */
+	int vcpu;		/* -1: "anon_inode:kvm-vm"; N: "anon_inode:kvm-vcpu:N" */
+};
+
+#define IDENT_KVM_FDS_MAX	4097	/* a VM and KVM_MAX_VCPUS (4096 on x86) vCPUs */
+/*
+ * The KVM fds process pid holds, at most max, the VM's first: the count
+ * (0: none, a process that holds no VM), or -1 when the process is gone
+ * or its fds cannot be read (errno: EACCES, EPERM ...).  A process
+ * holding two VMs has its first VM fd's vCPUs only (kvmtop counts one
+ * VM per process, as it names VMs by pid).
+ */
+ssize_t ident_kvm_fds(const struct ident *id, int pid, struct ident_kvm_fd *out, size_t max);
+/*
+ * The processes that hold a KVM VM fd, ascending, at most max: their pids
+ * into pids.  The count.
+ */
+size_t ident_kvm_procs(const struct ident *id, int *pids, size_t max);
+/*
+ * The thread of process pid that is inside ioctl(fd, KVM_RUN) now
+ * (/proc/PID/task/TID/syscall), else one named for vCPU vcpu ("CPU
+ * N/KVM" ...): its tid, or 0 when none is (the vCPU is not running, or
+ * its thread cannot be told).
+ */
+int ident_vcpu_thread(const struct ident *id, int pid, int fd, int vcpu);
 /* Does process pid still exist? */
 bool ident_alive(const struct ident *id, int pid);
 /*

@@ -58,7 +58,8 @@ static int demo_without_kvm(struct options *o)
 static int run(struct options *o)
 {
 	const struct source_ops *src = o->replay ? &source_replay :
-				       o->source == SOURCE_DEBUGFS ? &source_debugfs : &source_trace;
+				       o->source == SOURCE_DEBUGFS ? &source_debugfs :
+				       o->source == SOURCE_STATS ? &source_stats : &source_trace;
 	struct tui_config c = {
 		.mono = o->mono, .ascii = o->ascii, .delay = o->delay, .syms = &o->syms,
 	};

@@ -58,6 +58,7 @@ static void vcpu_free(struct vcpu *v)
 		free(v->ips[i]);
 	}
 	free(v->rs);
+	free(v->kst);
 	free(v->other);
 	free(v->ring);
 	free(v);
@@ -69,6 +70,7 @@ static void vm_free(struct vm *vm)
 
 	for (g = 0; g < TG_NR; g++)
 		free(vm->groups[g].last);
+	free(vm->kst);
 	free(vm);
 }
 
@@ -379,6 +381,53 @@ int model_add_other(struct model *m, int tid, int other, uint64_t n)
 	return 0;
 }
 
+/* c (*nr_c slots) grown to nr slots, the new ones zero: NULL if no memory. */
+static struct ctr *kst_grow(struct ctr **c, unsigned int *nr_c, unsigned int nr)
+{
+	struct ctr *n;
+
+	if (*nr_c >= nr)
+		return *c;
+	n = reallocarray(*c, nr, sizeof(*n));
+	if (!n)
+		return NULL;
+	memset(n + *nr_c, 0, (nr - *nr_c) * sizeof(*n));
+	*c = n;
+	*nr_c = nr;
+	return n;
+}
+
+struct ctr *model_kstats_vm(struct model *m, int pid, unsigned int nr)
+{
+	struct ident_info id = { .pid = pid };
+	struct vm key = { .pid = pid }, *vm;
+
+	vm = RB_FIND(vm_tree, &m->vms, &key);
+	if (!vm) {
+		/* a process's main thread has its pid: who it is */
+		strlcpy(id.vm_name, "unknown", sizeof(id.vm_name));
+		if (m->ident)
+			m->ident(m->ident_ctx, pid, &id);
+		id.pid = pid;
+		id.kernel = false;
+		vm = vm_get(m, &id);
+		if (!vm)
+			return NULL;
+	}
+	return kst_grow(&vm->kst, &vm->nr_kst, nr);
+}
+
+struct ctr *model_kstats_vcpu(struct model *m, int tid, int vcpu_id, unsigned int nr)
+{
+	struct vcpu *v = vcpu_get(m, tid);
+
+	if (!v)
+		return NULL;
+	if (vcpu_id >= 0)
+		v->vcpu_id = vcpu_id;
+	return kst_grow(&v->kst, &v->nr_kst, nr);
+}
+
 void model_lost(struct model *m, long long n)
 {
 	m->lost_events.total += n > 0 ? (uint64_t)n : n < 0 ? 1 : 0;
@@ -422,12 +471,17 @@ static void ctrs_apply(struct model *m, void (*op)(struct ctr *))
 			op(&v->other[j]);
 		for (j = 0; j < UEXIT_MAX; j++)
 			op(&v->uexit[j]);
+		for (i = 0; i < v->nr_kst; i++)
+			op(&v->kst[i]);
 	}
-	RB_FOREACH(vm, vm_tree, &m->vms)
+	RB_FOREACH(vm, vm_tree, &m->vms) {
 		for (j = 0; j < TG_NR; j++) {
 			op(&vm->groups[j].run);
 			op(&vm->groups[j].wait);
 		}
+		for (i = 0; i < vm->nr_kst; i++)
+			op(&vm->kst[i]);
+	}
 	op(&m->exits);
 	op(&m->events);
 	op(&m->lost_events);

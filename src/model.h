@@ -133,6 +133,9 @@ struct vcpu {
 	uint64_t proc_guest;
 	bool proc_known;		/* ptime holds figures: read twice or more */
 	struct ctr ptime[VS_NR];
+	/* KVM's statistics of its vCPU fd (the stats source), by names->kstats[KSTAT_VCPU] slot */
+	struct ctr *kst;
+	unsigned int nr_kst;
 };
 
 /*
@@ -173,6 +176,9 @@ struct vm {
 	bool exited;		/* live: its process ended; removed next interval */
 	bool kernel;		/* the host kernel's threads (pid MODEL_PID_KERNEL): not a VM */
 	struct thread_group_stat groups[TG_NR];
+	/* KVM's statistics of its VM fd (the stats source), by names->kstats[KSTAT_VM] slot */
+	struct ctr *kst;
+	unsigned int nr_kst;
 };
 
 /* The vm entry that holds every host kernel thread that raised KVM events. */
@@ -247,6 +253,16 @@ int model_feed(struct model *m, const struct kvm_event *ev);
  */
 int model_add_exits(struct model *m, int tid, int reason_id, uint64_t n);
 int model_add_other(struct model *m, int tid, int other, uint64_t n);
+/*
+ * KVM's binary statistics (the stats source): the slots of VM pid, or of
+ * vCPU thread tid (vcpu_id: its index), made when new and grown to nr
+ * (names->kstats[scope].nr_slots).  A cumulative counter or a
+ * histogram's bucket grows its slot's total; an instant or peak value is
+ * the total itself.  NULL when memory ran out, or for a vCPU over
+ * max_vcpus (its figures are then dropped).
+ */
+struct ctr *model_kstats_vm(struct model *m, int pid, unsigned int nr);
+struct ctr *model_kstats_vcpu(struct model *m, int tid, int vcpu_id, unsigned int nr);
 /*
  * Time states (model_time.c).  The vCPUs' current states last until now:
  * the driver calls this before each snapshot, so the states of an

@@ -35,8 +35,12 @@ void names_init(struct kvm_names *n)
 
 void names_free(struct kvm_names *n)
 {
+	int i;
+
 	reason_table_free(&n->reasons);
 	n->nr_other = 0;
+	for (i = 0; i < KSTAT_SCOPES; i++)
+		kstat_table_free(&n->kstats[i]);
 }
 
 const char *names_reason(const struct kvm_names *n, int id, char *buf, size_t len)

@@ -8,6 +8,7 @@
 #ifndef KVMTOP_NAMES_H
 #define KVMTOP_NAMES_H
 
+#include "kstat.h"
 #include "kvm_event.h"
 #include "reason.h"
 
@@ -28,6 +29,8 @@ struct kvm_names {
 	int uexit_other;
 	bool sched;
 	bool entries;		/* exits pair with entries: guest time is known */
+	/* KVM's binary statistics of VMs and of vCPUs (the stats source), as met */
+	struct kstat_table kstats[KSTAT_SCOPES];
 };
 
 /* Empty tables; userspace exits named after linux/kvm.h's KVM_EXIT_*. */

@@ -63,7 +63,7 @@ static int set_delay(struct options *o, const struct opt_def *d, const char *arg
 }
 
 static const char *const formats[] = { "text", "csv", "json", "folded", NULL };	/* enum batch_format */
-static const char *const sources[] = { "trace", "debugfs", NULL };		/* enum live_source */
+static const char *const sources[] = { "trace", "debugfs", "stats", NULL };	/* enum live_source */
 static const char *const ip_kinds[] = { "time", "exit", NULL };			/* enum ip_kind */
 
 static int set_syms(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
@@ -121,13 +121,24 @@ static const struct opt_def opts[] = {
 		  "(each exit's split is then unknown; their time states\n"
 		  "come from /proc's schedstat and stat)" },
 	{ "source", 0, "SRC", OPT_CHOICE, F(source), .choices = sources, .what = "source",
-	  .help = "live: trace (default: the KVM tracepoints) or\n"
-		  "debugfs (KVM's counters in debugfs, as kvm_stat:\n"
-		  "per VM only, no latencies; for hosts where tracing\n"
-		  "is not possible)" },
+	  .help = "live: where the figures come from:\n"
+		  "trace (default): the KVM tracepoints: every exit,\n"
+		  "  its reason, latency, guest IP; costs each exit\n"
+		  "  a trace record\n"
+		  "stats: KVM's binary statistics (Linux 5.14+) per\n"
+		  "  VM and vCPU: the kernel's exit counts, halt and\n"
+		  "  halt-polling figures and histograms, no latencies;\n"
+		  "  costs the guests nothing (always-on use)\n"
+		  "debugfs: KVM's counters in debugfs, as kvm_stat:\n"
+		  "  per VM only; refused under kernel lockdown" },
 	{ "debugfs", 0, "DIR", OPT_TEXT, F(debugfs_root),
 	  .help = "with --source debugfs: read DIR/kvm instead of the\n"
 		  "system's debugfs (a copy of it, or a test tree)" },
+	{ "proc", 0, "DIR", OPT_TEXT, F(proc_root),
+	  .help = "with --source stats: take the processes from DIR,\n"
+		  "laid out as /proc, and the statistics of process\n"
+		  "PID's KVM fd N from DIR/PID/kvm-stats/N (a copy of\n"
+		  "what its stats fd reads), instead of this host's" },
 	{ "demo", 0, NULL, OPT_FLAG, F(demo),
 	  .help = "start kvmtop's own small guest and watch it live;\n"
 		  "without /dev/kvm: say so, and show kvmtop's sample\n"
@@ -286,12 +297,15 @@ static void check_combinations(struct options *o)
 		die_usage("--demo watches a live guest; it cannot go with -r");
 	if (!o->batch && (o->fmt_given || o->summary))
 		die_usage("-o and --summary are for batch output: add -b");
-	if (o->replay && (o->source != SOURCE_TRACE || o->debugfs_root))
-		die_usage("--source and --debugfs choose a live source; they cannot go with -r");
+	if (o->replay && (o->source != SOURCE_TRACE || o->debugfs_root || o->proc_root))
+		die_usage("--source, --debugfs and --proc choose a live source; they cannot go with -r");
 	if (o->debugfs_root && o->source != SOURCE_DEBUGFS)
 		die_usage("--debugfs goes with --source debugfs");
-	if (o->source == SOURCE_DEBUGFS && o->buffer_kb)
-		die_usage("--buffer-kb sizes trace buffers; --source debugfs has none");
+	if (o->proc_root && o->source != SOURCE_STATS)
+		die_usage("--proc goes with --source stats");
+	if (o->source != SOURCE_TRACE && (o->buffer_kb || o->no_sched))
+		die_usage("--buffer-kb and --no-sched are for tracing; --source %s does not trace",
+			  sources[o->source]);
 	if (!o->demo && (o->demo_loops || o->demo_report))
 		die_usage("--demo-loops and --demo-report go with --demo");
 	if (o->fmt == BATCH_FOLDED && !o->ip_slots)

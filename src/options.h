@@ -14,6 +14,7 @@
 enum live_source {
 	SOURCE_TRACE,		/* the KVM tracepoints (default) */
 	SOURCE_DEBUGFS,		/* KVM's counters in debugfs, per VM */
+	SOURCE_STATS,		/* KVM's binary statistics fds, per VM and vCPU */
 };
 
 struct options {
@@ -33,6 +34,7 @@ struct options {
 	const char *demo_report;
 	enum live_source source;
 	const char *debugfs_root;	/* --debugfs DIR, NULL: the system's */
+	const char *proc_root;		/* --proc DIR, NULL: the host's /proc */
 	bool mono;		/* -C: no colours */
 	bool ascii;		/* --ascii: no UTF-8 drawing characters */
 	/* guest IPs */

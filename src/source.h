@@ -2,7 +2,7 @@
 /*
  * A source of what kvmtop counts, behind one interface: the running
  * kernel's KVM tracepoints (trace.c), a trace-cmd recording (replay.c),
- * KVM's debugfs counters (debugfs.c).  The driver (driver.c) opens one,
+ * KVM's debugfs counters (debugfs.c), KVM's binary statistics (stats.c).  The driver (driver.c) opens one,
  * reads it in batches, asks it who a thread is, and closes it; a new
  * source is a new file with its own ops, not a branch in the driver.
  */
@@ -42,8 +42,11 @@ struct source_ops {
 	 * 0: all of it, 1: fn stopped it, -1: failed, one line in err.
 	 */
 	int (*read)(struct source *s, source_rec_fn fn, void *ctx, char *err, size_t errlen);
-	/* A counter source: add to m what grew since the last call.  0, or -1 (no memory). */
-	int (*sample)(struct source *s, struct model *m);
+	/*
+	 * A counter source: add to m what grew since the last call.  0, or
+	 * -1 with one line in err (no memory, a file it cannot read).
+	 */
+	int (*sample)(struct source *s, struct model *m, char *err, size_t errlen);
 	/* Who thread (or counter row) tid is; NULL: the host's /proc says (s->proc). */
 	void (*ident)(struct source *s, int tid, struct ident_info *out);
 	/*
@@ -81,5 +84,6 @@ struct source {
 extern const struct source_ops source_trace;
 extern const struct source_ops source_replay;
 extern const struct source_ops source_debugfs;
+extern const struct source_ops source_stats;
 
 #endif

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Batch output of KVM's binary statistics (the stats source): each VM's
+ * and each vCPU's, under the kernel's own names, so a newer kernel's new
+ * statistics appear without a change here.  Cumulative counters and
+ * histogram buckets are what they grew by in the snapshot (since the
+ * start with --summary); instant and peak values are as read.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "batch.h"
+#include "escape.h"
+
+static const struct kstat_table *table(const struct batch *b, enum kstat_scope sc)
+{
+	return &b->m->names->kstats[sc];
+}
+
+/* Value j of d in a row c of nr slots (0 where the row has none yet). */
+static uint64_t kst_val(const struct kstat_desc *d, const struct ctr *c, unsigned int nr,
+			unsigned int j)
+{
+	if (d->slot + j >= nr)
+		return 0;
+	return kstat_grows(d) ? ctr_interval(&c[d->slot + j]) : c[d->slot + j].total;
+}
+
+static void row(const struct vm *vm, const struct vcpu *v, const struct ctr **c, unsigned int *nr)
+{
+	*c = v ? v->kst : vm->kst;
+	*nr = v ? v->nr_kst : vm->nr_kst;
+}
+
+/* --- JSON --- */
+
+static void json_hist(const struct batch *b, const struct kstat_desc *d, const struct ctr *c,
+		      unsigned int nr)
+{
+	char ub[64];
+	unsigned int j;
+
+	fputs("{\"unit\":", b->out);
+	escape_json(b->out, kstat_unit(d, ub, sizeof(ub)));
+	fputs(",\"buckets\":[", b->out);
+	for (j = 0; j < d->size; j++) {
+		uint64_t le = kstat_bucket_le(d, j);
+
+		if (le == UINT64_MAX)
+			fprintf(b->out, "%s[null,%" PRIu64 "]", j ? "," : "", kst_val(d, c, nr, j));
+		else
+			fprintf(b->out, "%s[%" PRIu64 ",%" PRIu64 "]", j ? "," : "", le,
+				kst_val(d, c, nr, j));
+	}
+	fputs("]}", b->out);
+}
+
+void batch_kstats_json(const struct batch *b, const struct vm *vm, const struct vcpu *v)
+{
+	const struct kstat_table *t = table(b, v ? KSTAT_VCPU : KSTAT_VM);
+	const struct ctr *c;
+	unsigned int i, nr;
+
+	if (!t->nr)
+		return;
+	row(vm, v, &c, &nr);
+	fputs(",\"kvm_stats\":{", b->out);
+	for (i = 0; i < t->nr; i++) {
+		const struct kstat_desc *d = &t->d[i];
+
+		if (i)
+			fputc(',', b->out);
+		escape_json(b->out, d->name);
+		fputc(':', b->out);
+		if (kstat_is_hist(d))
+			json_hist(b, d, c, nr);
+		else
+			fprintf(b->out, "%" PRIu64, kst_val(d, c, nr, 0));
+	}
+	fputc('}', b->out);
+}
+
+void batch_kstats_json_info(const struct batch *b)
+{
+	static const char *const scope_name[KSTAT_SCOPES] = { "vm", "vcpu" };
+	char ub[64];
+	unsigned int i;
+	int sc;
+
+	if (!table(b, KSTAT_VM)->nr && !table(b, KSTAT_VCPU)->nr)
+		return;
+	fputs(",\"kvm_stats_info\":{", b->out);
+	for (sc = 0; sc < KSTAT_SCOPES; sc++) {
+		const struct kstat_table *t = table(b, sc);
+
+		fprintf(b->out, "%s\"%s\":{", sc ? "," : "", scope_name[sc]);
+		for (i = 0; i < t->nr; i++) {
+			fputs(i ? "," : "", b->out);
+			escape_json(b->out, t->d[i].name);
+			fprintf(b->out, ":{\"kind\":\"%s\",\"unit\":", kstat_kind_name(t->d[i].kind));
+			escape_json(b->out, kstat_unit(&t->d[i], ub, sizeof(ub)));
+			fputc('}', b->out);
+		}
+		fputc('}', b->out);
+	}
+	fputc('}', b->out);
+}
+
+/* --- CSV: the statistics known at the header, vCPU's then VM's --- */
+
+void batch_kstats_csv_header(struct batch *b)
+{
+	int sc;
+	unsigned int i;
+
+	for (sc = KSTAT_VCPU; sc >= KSTAT_VM; sc--) {
+		const struct kstat_table *t = table(b, sc);
+
+		b->csv_kstats[sc] = t->nr;
+		for (i = 0; i < t->nr; i++) {
+			char col[KSTAT_NAME_LEN + 8];
+
+			snprintf(col, sizeof(col), "%s%s", sc == KSTAT_VM ? "kvm_vm_" : "kvm_", t->d[i].name);
+			fputc(',', b->out);
+			escape_csv(b->out, col);
+		}
+	}
+}
+
+void batch_kstats_csv(const struct batch *b, const struct vm *vm, const struct vcpu *v)
+{
+	int sc;
+	unsigned int i, j;
+
+	for (sc = KSTAT_VCPU; sc >= KSTAT_VM; sc--) {
+		const struct kstat_table *t = table(b, sc);
+		const struct ctr *c;
+		unsigned int nr;
+
+		row(vm, sc == KSTAT_VCPU ? v : NULL, &c, &nr);
+		for (i = 0; i < b->csv_kstats[sc]; i++) {
+			const struct kstat_desc *d = &t->d[i];
+
+			fputc(',', b->out);
+			/* a histogram: its buckets' counts, space-separated, in bucket order */
+			for (j = 0; j < (kstat_is_hist(d) ? d->size : 1u); j++)
+				fprintf(b->out, "%s%" PRIu64, j ? " " : "", kst_val(d, c, nr, j));
+		}
+	}
+}
+
+/* --- text: the scalars that are not zero, on one line --- */
+
+void batch_kstats_text(const struct batch *b, const struct vm *vm, const struct vcpu *v,
+		       const char *indent)
+{
+	const struct kstat_table *t = table(b, v ? KSTAT_VCPU : KSTAT_VM);
+	char esc[KSTAT_NAME_LEN * 4];
+	const struct ctr *c;
+	unsigned int i, nr, n = 0;
+
+	row(vm, v, &c, &nr);
+	for (i = 0; i < t->nr; i++) {
+		const struct kstat_desc *d = &t->d[i];
+		uint64_t val;
+
+		if (kstat_is_hist(d) || !(val = kst_val(d, c, nr, 0)))
+			continue;
+		if (!n++)
+			fprintf(b->out, "%skvm stats:", indent);
+		fprintf(b->out, " %s=%" PRIu64, escape_text(d->name, esc, sizeof(esc)), val);
+	}
+	if (n)
+		fputc('\n', b->out);
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KVM's binary statistics (Linux 5.14+): the file a VM or vCPU fd hands
+ * out for KVM_GET_STATS_FD.  It holds a header, an id string, one
+ * descriptor per statistic (name, kind, unit, exponent, how many u64
+ * values and where they are) and a data block of u64 values.  The layout
+ * is read once (kstat_layout_read), the data with one pread per interval
+ * (kstat_data_read).  Nothing here knows the model: the stats source
+ * (stats.c) interns the descriptors into a kstat_table, which the model
+ * and every view read.
+ */
+#ifndef KVMTOP_KSTAT_H
+#define KVMTOP_KSTAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The kernel's names are at most 48 bytes with their NUL (KVM_STATS_NAME_SIZE). */
+#define KSTAT_NAME_LEN		64
+/* Bounds on what kvmtop reads from one stats file: memory stays bounded. */
+#define KSTAT_DESC_MAX		4096
+#define KSTAT_NAME_SIZE_MAX	256
+#define KSTAT_DATA_MAX		(1u << 20)
+/* Histograms of more buckets are refused (the kernel's have 32). */
+#define KSTAT_BUCKETS_MAX	1024
+
+enum kstat_kind {
+	KSTAT_CUMULATIVE,	/* only grows: shown as its growth */
+	KSTAT_INSTANT,		/* a value now */
+	KSTAT_PEAK,		/* the largest value seen */
+	KSTAT_LINEAR_HIST,	/* buckets of bucket_size each */
+	KSTAT_LOG_HIST,		/* bucket i: values of i bits (0 in bucket 0) */
+	KSTAT_KINDS,
+};
+
+struct kstat_desc {
+	char name[KSTAT_NAME_LEN];
+	uint8_t kind;		/* enum kstat_kind; KSTAT_KINDS: a kind this kvmtop does not know */
+	uint8_t unit;		/* KVM_STATS_UNIT_* >> shift: 0 none, 1 bytes, 2 seconds, 3 cycles, 4 boolean */
+	uint8_t base;		/* 0: exponent of 10, 1: of 2 */
+	int16_t exponent;
+	uint16_t size;		/* u64 values: 1, or the buckets of a histogram */
+	uint32_t offset;	/* bytes into the data block */
+	uint32_t bucket_size;	/* linear histograms */
+	uint32_t slot;		/* in a kstat_table: the first of its values' slots */
+};
+
+/* What a stats file holds, from its header and descriptors. */
+struct kstat_layout {
+	char id[KSTAT_NAME_LEN];	/* "kvm-PID" or "kvm-PID/vcpu-N" (truncated) */
+	uint32_t data_offset;
+	uint32_t data_size;	/* bytes the descriptors' values span */
+	unsigned int nr;
+	unsigned int unknown;	/* descriptors of a kind not known here: left out */
+	struct kstat_desc *d;	/* nr of them, in the file's order */
+};
+
+/*
+ * The header and descriptors of stats file fd.  0, or -1 with one line in
+ * err naming the field (a short file, an offset past it, a name without
+ * its NUL, values outside the data block, a histogram of no buckets ...).
+ * Descriptors of a kind this kvmtop does not know are counted in
+ * ->unknown and left out, so a newer kernel still reads.
+ */
+int kstat_layout_read(int fd, struct kstat_layout *l, char *err, size_t errlen);
+void kstat_layout_free(struct kstat_layout *l);
+/*
+ * The data block: data_size / 8 values into vals (one pread).  0, or -1
+ * with one line in err (a short read: the file is shorter than its
+ * descriptors say).
+ */
+int kstat_data_read(int fd, const struct kstat_layout *l, uint64_t *vals, char *err, size_t errlen);
+/* Descriptor d's i-th value in a data block read by kstat_data_read. */
+static inline uint64_t kstat_value(const uint64_t *vals, const struct kstat_desc *d, unsigned int i)
+{
+	return vals[d->offset / 8 + i];
+}
+
+static inline bool kstat_is_hist(const struct kstat_desc *d)
+{
+	return d->kind == KSTAT_LINEAR_HIST || d->kind == KSTAT_LOG_HIST;
+}
+
+/* Whether d grows only (cumulative counters and histograms' buckets). */
+static inline bool kstat_grows(const struct kstat_desc *d)
+{
+	return d->kind == KSTAT_CUMULATIVE || kstat_is_hist(d);
+}
+
+const char *kstat_kind_name(enum kstat_kind k);
+/*
+ * d's unit as output writes it: "" (a count), "ns", "us", "ms", "s",
+ * "bytes", "KiB", "MiB", "GiB", "cycles", "boolean", or the unit with
+ * its exponent ("10^-2 s", "2^3 bytes") where there is no name for it.
+ */
+const char *kstat_unit(const struct kstat_desc *d, char *buf, size_t len);
+/*
+ * The largest value bucket i of histogram d holds (inclusive), in d's
+ * unit; UINT64_MAX for the last bucket, which holds everything above.
+ */
+uint64_t kstat_bucket_le(const struct kstat_desc *d, unsigned int i);
+
+/* The statistics of one scope (every VM, or every vCPU), by name, as met. */
+struct kstat_table {
+	struct kstat_desc *d;
+	unsigned int nr;
+	unsigned int alloc;
+	unsigned int nr_slots;	/* values of all of them: a row's array length */
+};
+
+enum kstat_scope {
+	KSTAT_VM,
+	KSTAT_VCPU,
+	KSTAT_SCOPES,
+};
+
+void kstat_table_free(struct kstat_table *t);
+/*
+ * The index of d in t by name, adding it (with its slots) if new.  -1
+ * when memory ran out or a statistic of that name was met with another
+ * kind or number of values (a kernel that changed under kvmtop: err says
+ * so).
+ */
+int kstat_table_intern(struct kstat_table *t, const struct kstat_desc *d, char *err, size_t errlen);
+/* The index of name in t, or -1. */
+int kstat_table_find(const struct kstat_table *t, const char *name);
+
+#endif

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The stats source (--source stats): KVM's binary statistics, read
+ * through the fds the kernel hands out for KVM_GET_STATS_FD (Linux
+ * 5.14+), one per VM and one per vCPU.  No tracing and no debugfs: the
+ * guests pay nothing, kvmtop one pread per fd and interval.
+ *
+ * Finding them: a process holds a VM when one of its /proc/PID/fd links
+ * reads "anon_inode:kvm-vm"; its vCPUs are the "anon_inode:kvm-vcpu:N"
+ * links.  kvmtop duplicates those fds into itself (pidfd_open +
+ * pidfd_getfd: root or CAP_SYS_PTRACE), asks each for its stats fd and
+ * closes the duplicate at once.  A stats fd holds a reference on the VM
+ * (struct kvm): while kvmtop holds it, the kernel's teardown of a VM
+ * whose process has ended (its vCPUs, MMU pages, its kernel threads) is
+ * put off.  So every poll first drops the stats fds of VMs whose process
+ * is gone; the process itself never waits on kvmtop.
+ *
+ * A vCPU's row is its thread: the one inside ioctl(vCPU fd, KVM_RUN), or
+ * the one its VMM named for it ("CPU N/KVM").  Until its thread is known
+ * its figures wait (they are cumulative: nothing is lost).
+ *
+ * With --proc DIR the processes come from DIR, laid out as /proc, and
+ * the statistics of a process's fd N from DIR/PID/kvm-stats/N (a copy of
+ * what its stats fd reads): for tests, and for looking at a copy.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <linux/kvm.h>
+
+#include "ident.h"
+#include "kstat.h"
+#include "options.h"
+#include "source.h"
+
+#define STATS_VMS_MAX	MODEL_MAX_VCPUS
+
+/* Does kvmtop have CAP_SYS_PTRACE (pidfd_getfd's check), without being root? */
+static bool can_ptrace(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	return d[CAP_SYS_PTRACE / 32].effective & (1u << (CAP_SYS_PTRACE % 32));
+}
+
+/* One stats file: a VM's or a vCPU's. */
+struct stats_file {
+	int fd;			/* its stats fd; -1: none (could not be had) */
+	int kfd;		/* the KVM fd's number in the VM process */
+	int vcpu;		/* -1: the VM's */
+	int tid;		/* a vCPU's thread, 0 until known */
+	struct kstat_layout l;
+	int *idx;		/* l.nr: each descriptor's index in its scope's table */
+	uint64_t *last;		/* the values fed so far */
+	bool started;		/* last holds a reading */
+};
+
+struct stats_vm {
+	int pid;
+	int pidfd;		/* live: to take its fds; -1 with --proc */
+	bool seen;
+	struct stats_file vm;
+	struct stats_file *vcpus;
+	unsigned int nr_vcpus;
+};
+
+struct stats_src {
+	struct ident proc;
+	bool dir;		/* --proc DIR: stats files instead of fds */
+	struct stats_vm *vms;
+	unsigned int nr_vms;
+	unsigned int alloc_vms;
+	unsigned int polls;
+	int *reason;		/* vCPU table index: -2 not an exit counter, -1 "exits", else a reason */
+	unsigned int nr_reason;
+	struct kvm_names *names;
+	uint64_t *vals;		/* scratch: one data block */
+	struct ident_kvm_fd *fds;	/* scratch: a process's KVM fds */
+	int *pids;		/* scratch: the processes holding VMs */
+};
+
+static void file_close(struct stats_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	kstat_layout_free(&f->l);
+	free(f->idx);
+	free(f->last);
+	f->idx = NULL;
+	f->last = NULL;
+}
+
+static void vm_close(struct stats_vm *vm)
+{
+	unsigned int i;
+
+	file_close(&vm->vm);
+	for (i = 0; i < vm->nr_vcpus; i++)
+		file_close(&vm->vcpus[i]);
+	free(vm->vcpus);
+	if (vm->pidfd >= 0)
+		close(vm->pidfd);
+	memset(vm, 0, sizeof(*vm));
+	vm->pidfd = -1;
+}
+
+/*
+ * The stats fd of fd kfd of VM process vm: -1 with err set when it cannot
+ * be had.  *fatal: the reason holds for every VM (permission, a kernel
+ * without KVM_GET_STATS_FD), not just this one (it ended meanwhile).
+ */
+static int stats_fd(struct stats_src *s, struct stats_vm *vm, int kfd, bool *fatal,
+		    char *err, size_t errlen)
+{
+	int dup, sfd;
+
+	*fatal = false;
+	if (s->dir) {
+		char path[PATH_MAX + 64];
+
+		snprintf(path, sizeof(path), "%s/%d/kvm-stats/%d", s->proc.root, vm->pid, kfd);
+		sfd = open(path, O_RDONLY | O_CLOEXEC);
+		if (sfd < 0) {
+			*fatal = errno != ENOENT;
+			snprintf(err, errlen, "%.400s: %s", path, strerror(errno));
+		}
+		return sfd;
+	}
+	if (vm->pidfd < 0) {
+		vm->pidfd = (int)syscall(SYS_pidfd_open, vm->pid, 0);
+		if (vm->pidfd < 0) {
+			*fatal = errno != ESRCH;
+			snprintf(err, errlen, "process %d: pidfd_open: %s", vm->pid, strerror(errno));
+			return -1;
+		}
+	}
+	dup = (int)syscall(SYS_pidfd_getfd, vm->pidfd, kfd, 0);
+	if (dup < 0) {
+		*fatal = errno == EPERM || errno == EACCES || errno == ENOSYS;
+		snprintf(err, errlen,
+			 "process %d: taking its KVM fd %d (pidfd_getfd): %s%s", vm->pid, kfd,
+			 strerror(errno), *fatal ? ": --source stats needs root or CAP_SYS_PTRACE "
+			 "(and Linux 5.6+), and a Yama ptrace_scope below 3" : "");
+		return -1;
+	}
+	sfd = ioctl(dup, KVM_GET_STATS_FD, NULL);
+	if (sfd < 0) {
+		*fatal = errno == ENOTTY || errno == EINVAL;
+		snprintf(err, errlen, "process %d: KVM_GET_STATS_FD on its fd %d: %s%s", vm->pid, kfd,
+			 strerror(errno), *fatal ? " (binary statistics need Linux 5.14+)" : "");
+	} else {
+		fcntl(sfd, F_SETFD, FD_CLOEXEC);
+	}
+	/* the duplicate would keep the VM alive: only the stats fd is kept */
+	close(dup);
+	return sfd;
+}
+
+/* The scope table indices (and, for vCPUs, exit reasons) of f's descriptors. */
+static int file_intern(struct stats_src *s, struct stats_file *f, char *err, size_t errlen)
+{
+	struct kstat_table *t = &s->names->kstats[f->vcpu < 0 ? KSTAT_VM : KSTAT_VCPU];
+	unsigned int i;
+
+	f->idx = calloc(f->l.nr ? f->l.nr : 1, sizeof(*f->idx));
+	if (!f->idx)
+		goto out_nomem;
+	for (i = 0; i < f->l.nr; i++) {
+		const struct kstat_desc *d = &f->l.d[i];
+		int k = kstat_table_intern(t, d, err, errlen);
+
+		if (k < 0)
+			return -1;
+		f->idx[i] = k;
+		if (f->vcpu < 0)
+			continue;
+		if ((unsigned int)k >= s->nr_reason) {
+			int *r = reallocarray(s->reason, t->alloc, sizeof(*r));
+			unsigned int j;
+
+			if (!r)
+				goto out_nomem;
+			for (j = s->nr_reason; j < t->alloc; j++)
+				r[j] = -2;
+			s->reason = r;
+			s->nr_reason = t->alloc;
+		}
+		if (s->reason[k] != -2 || d->kind != KSTAT_CUMULATIVE)
+			continue;
+		/* "exits", and the kernel's own split: io_exits, halt_exits, wfi_exit_stat ... */
+		if (!strcmp(d->name, "exits")) {
+			s->reason[k] = -1;
+		} else if (strstr(d->name, "exit")) {
+			int r = reason_intern(&s->names->reasons, ISA_UNKNOWN, (uint32_t)k, 0, d->name, "",
+					      !strncmp(d->name, "halt", 4) || !strncmp(d->name, "wf", 2),
+					      false);
+
+			if (r < 0)
+				goto out_nomem;
+			s->reason[k] = r;
+		}
+	}
+	return 0;
+out_nomem:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+/* Where f's statistics come from, for an error: "DIR/PID/kvm-stats/N: why" or the process and fd. */
+static void file_err(const struct stats_src *s, const struct stats_vm *vm, int kfd, const char *why,
+		     char *err, size_t errlen)
+{
+	if (s->dir)
+		snprintf(err, errlen, "%.400s/%d/kvm-stats/%d: %s", s->proc.root, vm->pid, kfd, why);
+	else
+		snprintf(err, errlen, "process %d: the KVM statistics of its fd %d: %s", vm->pid, kfd, why);
+}
+
+/* f's stats fd, layout and first reading; 0, 1 (not to be had now), -1 (err set). */
+static int file_open(struct stats_src *s, struct stats_vm *vm, struct stats_file *f,
+		     int kfd, int vcpu, char *err, size_t errlen)
+{
+	char why[512];
+	bool fatal;
+
+	f->kfd = kfd;
+	f->vcpu = vcpu;
+	f->fd = stats_fd(s, vm, kfd, &fatal, why, sizeof(why));
+	if (f->fd < 0) {
+		if (!fatal)
+			return 1;
+		strlcpy(err, why, errlen);
+		return -1;
+	}
+	if (kstat_layout_read(f->fd, &f->l, why, sizeof(why)))
+		goto out_bad;
+	f->last = calloc(f->l.data_size / 8 + 1, sizeof(*f->last));
+	if (!f->last) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (file_intern(s, f, err, errlen))
+		return -1;
+	return 0;
+out_bad:
+	file_err(s, vm, kfd, why, err, errlen);
+	return -1;
+}
+
+/*
+ * Read f and feed what grew to its row.  fresh: kvmtop is starting,
+ * so this reading is the baseline; else a file opened since counts
+ * from zero (its VM or vCPU was made after kvmtop started).
+ */
+static int file_poll(struct stats_src *s, struct model *m, struct stats_vm *vm,
+		     struct stats_file *f, bool fresh, char *err, size_t errlen)
+{
+	const struct kstat_table *t = &s->names->kstats[f->vcpu < 0 ? KSTAT_VM : KSTAT_VCPU];
+	struct ctr *c;
+	char why[512];
+	unsigned int i, j;
+
+	if (f->fd < 0)
+		return 0;
+	if (kstat_data_read(f->fd, &f->l, s->vals, why, sizeof(why))) {
+		file_err(s, vm, f->kfd, why, err, errlen);
+		return -1;
+	}
+	if (fresh && !f->started) {
+		memcpy(f->last, s->vals, f->l.data_size);
+		f->started = true;
+		return 0;
+	}
+	f->started = true;
+	if (f->vcpu >= 0 && !f->tid)
+		f->tid = ident_vcpu_thread(&s->proc, vm->pid, f->kfd, f->vcpu);
+	/* no thread yet: its counts wait in the kernel's totals */
+	if (f->vcpu >= 0 && !f->tid)
+		return 0;
+	c = f->vcpu < 0 ? model_kstats_vm(m, vm->pid, t->nr_slots) :
+			  model_kstats_vcpu(m, f->tid, f->vcpu, t->nr_slots);
+	if (!c) {
+		if (f->vcpu >= 0 && m->nr_vcpus >= m->max_vcpus)
+			return 0;
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < f->l.nr; i++) {
+		const struct kstat_desc *d = &f->l.d[i];
+		const struct kstat_desc *td = &t->d[f->idx[i]];
+
+		for (j = 0; j < d->size; j++) {
+			uint64_t now = kstat_value(s->vals, d, j);
+			uint64_t *last = &f->last[d->offset / 8 + j];
+			/* a counter that went back (never, but for a reset by hand): from 0 */
+			uint64_t grew = now >= *last ? now - *last : now;
+
+			if (!kstat_grows(d)) {
+				c[td->slot + j].total = now;
+				continue;
+			}
+			c[td->slot + j].total += grew;
+			if (f->vcpu >= 0 && !j && grew && s->reason[f->idx[i]] != -2 &&
+			    model_add_exits(m, f->tid, s->reason[f->idx[i]], grew))
+				goto out_nomem;
+		}
+	}
+	memcpy(f->last, s->vals, f->l.data_size);
+	return 0;
+out_nomem:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+static struct stats_vm *vm_find(struct stats_src *s, int pid)
+{
+	struct stats_vm *vm;
+	unsigned int i;
+
+	for (i = 0; i < s->nr_vms; i++)
+		if (s->vms[i].pid == pid)
+			return &s->vms[i];
+	if (s->nr_vms == STATS_VMS_MAX)
+		return NULL;
+	if (s->nr_vms == s->alloc_vms) {
+		unsigned int n = s->alloc_vms ? s->alloc_vms * 2 : 16;
+
+		vm = reallocarray(s->vms, n, sizeof(*vm));
+		if (!vm)
+			return NULL;
+		s->vms = vm;
+		s->alloc_vms = n;
+	}
+	vm = &s->vms[s->nr_vms++];
+	memset(vm, 0, sizeof(*vm));
+	vm->pid = pid;
+	vm->pidfd = -1;
+	vm->vm.fd = -1;
+	return vm;
+}
+
+/* Its fds now: open the stats of those not yet open (the VM's, new vCPUs). */
+static int vm_scan(struct stats_src *s, struct stats_vm *vm, char *err, size_t errlen)
+{
+	ssize_t n = ident_kvm_fds(&s->proc, vm->pid, s->fds, IDENT_KVM_FDS_MAX);
+	ssize_t i;
+
+	if (n <= 0)
+		return 0;	/* gone, or no VM now: dropped below */
+	vm->seen = true;
+	for (i = 0; i < n; i++) {
+		const struct ident_kvm_fd *k = &s->fds[i];
+		struct stats_file *f;
+		unsigned int j;
+		int r;
+
+		if (k->vcpu < 0) {
+			if (vm->vm.fd >= 0 || vm->vm.l.d)
+				continue;
+			f = &vm->vm;
+		} else {
+			for (j = 0; j < vm->nr_vcpus && vm->vcpus[j].vcpu != k->vcpu; j++)
+				;
+			if (j < vm->nr_vcpus)
+				continue;
+			f = reallocarray(vm->vcpus, vm->nr_vcpus + 1, sizeof(*f));
+			if (!f) {
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			vm->vcpus = f;
+			f = &vm->vcpus[vm->nr_vcpus++];
+			memset(f, 0, sizeof(*f));
+			f->fd = -1;
+		}
+		r = file_open(s, vm, f, k->fd, k->vcpu, err, errlen);
+		if (r < 0)
+			return -1;
+		if (r > 0) {
+			/* it ended while being read: tried again next time */
+			file_close(f);
+			if (k->vcpu >= 0)
+				vm->nr_vcpus--;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static int stats_poll(struct stats_src *s, struct model *m, char *err, size_t errlen)
+{
+	bool fresh = ++s->polls == 1;
+	unsigned int i, j, k;
+	size_t n;
+
+	for (i = 0; i < s->nr_vms; i++)
+		s->vms[i].seen = false;
+	n = ident_kvm_procs(&s->proc, s->pids, STATS_VMS_MAX);
+	for (k = 0; k < n; k++) {
+		struct stats_vm *vm = vm_find(s, s->pids[k]);
+
+		if (!vm) {
+			if (s->nr_vms == STATS_VMS_MAX)
+				continue;	/* over the VMs kvmtop follows */
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		if (vm_scan(s, vm, err, errlen))
+			return -1;
+	}
+	/* a VM whose process ended (or closed it): its fds go now, its figures stay */
+	for (i = j = 0; i < s->nr_vms; i++) {
+		if (!s->vms[i].seen) {
+			vm_close(&s->vms[i]);
+			continue;
+		}
+		s->vms[j++] = s->vms[i];
+	}
+	s->nr_vms = j;
+	for (i = 0; i < s->nr_vms; i++) {
+		struct stats_vm *vm = &s->vms[i];
+
+		if (file_poll(s, m, vm, &vm->vm, fresh, err, errlen))
+			return -1;
+		for (j = 0; j < vm->nr_vcpus; j++)
+			if (file_poll(s, m, vm, &vm->vcpus[j], fresh, err, errlen))
+				return -1;
+	}
+	return 0;
+}
+
+static void stats_close(struct stats_src *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_vms; i++)
+		vm_close(&s->vms[i]);
+	free(s->vms);
+	free(s->reason);
+	free(s->vals);
+	free(s->fds);
+	free(s->pids);
+	memset(s, 0, sizeof(*s));
+}
+
+/* --- the source --- */
+
+static int src_open(struct source *src, const struct options *o, struct kvm_names *names,
+		    char *err, size_t errlen)
+{
+	struct stats_src *s = src->priv;
+
+	s->names = names;
+	s->dir = o->proc_root != NULL;
+	ident_init(&s->proc, o->proc_root);
+	s->vals = calloc(KSTAT_DATA_MAX / 8, sizeof(*s->vals));
+	s->fds = calloc(IDENT_KVM_FDS_MAX, sizeof(*s->fds));
+	s->pids = calloc(STATS_VMS_MAX, sizeof(*s->pids));
+	if (!s->vals || !s->fds || !s->pids) {
+		snprintf(err, errlen, "out of memory");
+		goto out_close;
+	}
+	if (!s->dir && geteuid() && !can_ptrace()) {
+		snprintf(err, errlen, "--source stats takes the VMs' KVM fds: it needs root or CAP_SYS_PTRACE");
+		goto out_close;
+	}
+	strlcpy(src->clock, "mono", sizeof(src->clock));
+	src->time_unit = "ns";
+	src->ns = true;
+	src->live = true;
+	snprintf(src->notice, sizeof(src->notice),
+		 "reading KVM's binary statistics%s%.400s: counts, no latencies or recent exits",
+		 s->dir ? " from " : "", s->dir ? s->proc.root : "");
+	return 0;
+out_close:
+	stats_close(s);
+	return -1;
+}
+
+static int src_sample(struct source *src, struct model *m, char *err, size_t errlen)
+{
+	return stats_poll(src->priv, m, err, errlen);
+}
+
+static void src_close(struct source *src)
+{
+	stats_close(src->priv);
+}
+
+const struct source_ops source_stats = {
+	.name = "stats",
+	.priv_size = sizeof(struct stats_src),
+	.open = src_open,
+	.sample = src_sample,
+	.close = src_close,
+};

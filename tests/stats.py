@@ -1,0 +1,276 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The stats source (--source stats) on fixtures.
+
+The fixtures are stats files written byte for byte as the kernel lays
+them out (Documentation/virt/kvm/api.rst, KVM_GET_STATS_FD: struct
+kvm_stats_header, the id, struct kvm_stats_desc with its name padded to
+name_size, u64 data), here with Python's struct, not with kvmtop's
+parser.  They sit in a tree laid out as /proc (--proc DIR): a process's
+fd links name its VM and vCPUs, its threads' syscall files say which one
+is inside KVM_RUN.  The oracle is what the test itself wrote: kvmtop
+must report each counter's growth, instant and peak values as written,
+histograms bucket by bucket with the kernel's bucket bounds, exit
+counters as reasons, a VM or vCPU that appears later from zero, and
+must close a VM's files when its process goes.  Broken files (cut
+short, inconsistent) must give one line naming the file and the field,
+under ASan/UBSan too.
+"""
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import tempfile
+import time
+
+from tap import ok, eq, done, kvmtop, run, asan_run, one_clear_line
+from kstat_fixture import NAME_SIZE, VCPU, VM, SYS_IOCTL, KVM_RUN, stats_bytes
+
+TMP = os.environ.get("KVMTOP_TMP", "/tmp")
+
+def put(path, data, mode="wb"):
+    """A new file appears whole (renamed into place); one kvmtop may hold
+    open is written over in place, as a stats fd reads the kernel's
+    counters as they are now."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if os.path.exists(path) and mode == "wb":
+        fd = os.open(path, os.O_WRONLY)
+        os.pwrite(fd, data, 0)
+        os.ftruncate(fd, len(data))
+        os.close(fd)
+        return
+    tmp = path + ".tmp"
+    with open(tmp, mode) as f:
+        f.write(data)
+    os.rename(tmp, path)
+
+
+def proc_vm(root, pid, name, vcpus):
+    """Process pid holding a VM (fd 10) and vcpus: {index: (tid, comm, in_kvm_run)}, fd 11+index."""
+    d = os.path.join(root, str(pid))
+    put(os.path.join(d, "status"), "Name:\tqemu-system-x86\nTgid:\t%d\nPid:\t%d\n" % (pid, pid), "w")
+    put(os.path.join(d, "comm"), "qemu-system-x86\n", "w")
+    put(os.path.join(d, "cmdline"), b"qemu-system-x86_64\0-name\0guest=%s,debug-threads=on\0" % name.encode())
+    os.makedirs(os.path.join(d, "fd"), exist_ok=True)
+    for fd, target in [(0, "/dev/null"), (3, "anon_inode:[eventfd]"), (10, "anon_inode:kvm-vm")] + \
+            [(11 + i, "anon_inode:kvm-vcpu:%d" % i) for i in vcpus]:
+        link = os.path.join(d, "fd", str(fd))
+        if not os.path.lexists(link):
+            os.symlink(target, link)
+    for i, (tid, comm, in_run) in vcpus.items():
+        for t in (os.path.join(d, "task", str(tid)), os.path.join(root, str(tid))):
+            put(os.path.join(t, "comm"), comm + "\n", "w")
+            put(os.path.join(t, "status"), "Name:\t%s\nTgid:\t%d\nPid:\t%d\n" % (comm, pid, tid), "w")
+            put(os.path.join(t, "syscall"), ("%d 0x%x 0x%x 0x0 0x0 0x0 0x0 0x7ffd1000 0x7f001000\n"
+                                              % (SYS_IOCTL, 11 + i, KVM_RUN)) if in_run else "running\n", "w")
+    return d
+
+
+def vm_stats(root, pid, vm_values, vcpu_values):
+    for fd, id_, descs, values in [(10, "kvm-%d" % pid, VM, vm_values)] + \
+            [(11 + i, "kvm-%d/vcpu-%d" % (pid, i), VCPU, v) for i, v in vcpu_values.items()]:
+        put(os.path.join(root, str(pid), "kvm-stats", str(fd)), stats_bytes(id_, descs, values))
+
+
+def vcpu_vals(base, halt_hist, lin, blocking=0):
+    v = {"exits": base * 10, "io_exits": base * 4, "mmio_exits": base * 2, "halt_exits": base,
+         "irq_exits": base * 3, "pf_fixed": base * 5, "halt_wait_ns": base * 1000,
+         "halt_successful_poll": base // 2, "halt_wait_hist": halt_hist, "exit_lat_lin": lin,
+         "blocking": blocking, "guest_mode": 1, "future_kind": [7, 7, 7]}
+    return v
+
+
+def wait_line(p, text, timeout=10):
+    end = time.time() + timeout
+    while time.time() < end:
+        line = p.stderr.readline().decode()
+        if not line:
+            return None
+        if text in line:
+            return line
+    return None
+
+
+def vcpu_of(vm, idx):
+    return next((c for c in vm["vcpus"] if c["vcpu"] == idx), None)
+
+
+def reason(scope, name):
+    return next((r["count"] for r in scope["reasons"] if r["reason"] == name), None)
+
+
+def fixture_case():
+    root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-stats-")
+    try:
+        # VM 4100 with two vCPUs: vCPU 0's thread named by QEMU but "running"
+        # (no syscall to read), vCPU 1's thread nameless but inside KVM_RUN
+        proc_vm(root, 4100, "web1", {0: (4101, "CPU 0/KVM", False), 1: (4102, "worker", True)})
+        h0 = [0] * 32
+        h0[5] = 10
+        vm_stats(root, 4100, {"remote_tlb_flush": 40, "pages_4k": 900, "max_mmu_rmap_size": 3,
+                              "mmu_cache_bytes": 8},
+                 {0: vcpu_vals(100, h0, [1, 1, 1, 1]), 1: vcpu_vals(50, h0, [0, 0, 0, 0])})
+        p = subprocess.Popen([kvmtop(), "-b", "--source", "stats", "--proc", root, "--summary", "-o", "json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        line = wait_line(p, "binary statistics")
+        ok(line is not None and root in line, "stats: says it reads KVM's binary statistics, and from where", line)
+        # vCPU 0 grows; vCPU 2 and VM 4200 appear (counting from their start)
+        h1 = list(h0)
+        h1[0], h1[5], h1[12], h1[31] = 4, 13, 2, 1
+        vm_stats(root, 4100, {"remote_tlb_flush": 45, "pages_4k": 700, "max_mmu_rmap_size": 9,
+                              "mmu_cache_bytes": 16},
+                 {0: vcpu_vals(130, h1, [3, 1, 2, 5], blocking=1), 1: vcpu_vals(50, h0, [0, 0, 0, 0])})
+        proc_vm(root, 4100, "web1", {0: (4101, "CPU 0/KVM", False), 1: (4102, "worker", True),
+                                     2: (4103, "CPU 2/KVM", True)})
+        vm_stats(root, 4100, {"remote_tlb_flush": 45, "pages_4k": 700, "max_mmu_rmap_size": 9,
+                              "mmu_cache_bytes": 16},
+                 {0: vcpu_vals(130, h1, [3, 1, 2, 5], blocking=1), 1: vcpu_vals(50, h0, [0, 0, 0, 0]),
+                  2: vcpu_vals(7, h0, [0, 2, 0, 0])})
+        proc_vm(root, 4200, 'db"2', {0: (4201, "CPU 0/KVM", True)})
+        vm_stats(root, 4200, {"pages_4k": 64}, {0: vcpu_vals(20, h1, [0, 0, 0, 1])})
+        time.sleep(0.3)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=20)
+        eq(p.returncode, 0, "stats: a summary at SIGINT, exit 0")
+        doc = json.loads(out.decode().splitlines()[-1])
+        eq(doc["source"], "stats", "stats: the output names its source")
+        vms = {vm["pid"]: vm for vm in doc["vms"]}
+        eq(sorted(vms), [4100, 4200], "stats: both VMs, the one found later too")
+        a, b = vms[4100], vms[4200]
+        eq(a["name"], "web1", "stats: a VM's name from its command line")
+        eq(b["name"], 'db"2', "stats: a VM's name with a quote, escaped and read back")
+        c0, c1, c2 = vcpu_of(a, 0), vcpu_of(a, 1), vcpu_of(a, 2)
+        ok(c0 and c1 and c2, "stats: one row per vCPU", [c["vcpu"] for c in a["vcpus"]])
+        eq((c0["tid"], c1["tid"], c2["tid"]), (4101, 4102, 4103),
+           "stats: a vCPU's thread by its name, or by its syscall (ioctl KVM_RUN on its fd)")
+        k0 = c0["kvm_stats"]
+        eq({n: k0[n] for n in ("exits", "io_exits", "mmio_exits", "halt_exits", "pf_fixed", "halt_wait_ns")},
+           {"exits": 300, "io_exits": 120, "mmio_exits": 60, "halt_exits": 30, "pf_fixed": 150,
+            "halt_wait_ns": 30000},
+           "stats: cumulative counters of a vCPU running at start: their growth since then")
+        eq((k0["blocking"], k0["guest_mode"]), (1, 1), "stats: instant values as read")
+        eq(k0["halt_wait_hist"]["unit"], "ns", "stats: a histogram's unit from its unit and exponent")
+        eq(k0["halt_wait_hist"]["buckets"][:6], [[0, 4], [1, 0], [3, 0], [7, 0], [15, 0], [31, 3]],
+           "stats: log histogram buckets: their growth, bounded as the kernel fills them (fls64)")
+        eq((k0["halt_wait_hist"]["buckets"][12], k0["halt_wait_hist"]["buckets"][31]), ([4095, 2], [None, 1]),
+           "stats: the last log bucket is open (null)")
+        eq(k0["exit_lat_lin"], {"unit": "us", "buckets": [[999, 2], [1999, 0], [2999, 1], [None, 4]]},
+           "stats: a linear histogram: bucket_size bounds, the last open")
+        ok("future_kind" not in k0, "stats: a descriptor of a kind kvmtop does not know is left out")
+        eq(reason(c0, "io_exits"), 120, "stats: io_exits is a reason in the reasons table")
+        eq((c0["exits"], c1["exits"]), (300, 0), "stats: a vCPU's exits from the exits counter")
+        k2 = c2["kvm_stats"]
+        eq((k2["exits"], k2["io_exits"], k2["exit_lat_lin"]["buckets"][1]), (70, 28, [1999, 2]),
+           "stats: a vCPU made after the start counts from its creation (zero)")
+        eq(b["vcpus"][0]["kvm_stats"]["exits"], 200, "stats: a VM made after the start counts from zero")
+        ka = a["kvm_stats"]
+        eq((ka["remote_tlb_flush"], ka["pages_4k"], ka["max_mmu_rmap_size"], ka["mmu_cache_bytes"]),
+           (5, 700, 9, 16), "stats: a VM's own statistics: growth, instant, peak")
+        info = doc["kvm_stats_info"]
+        eq((info["vm"]["max_mmu_rmap_size"], info["vm"]["mmu_cache_bytes"], info["vcpu"]["halt_wait_ns"],
+            info["vcpu"]["exits"], info["vcpu"]["guest_mode"]),
+           ({"kind": "peak", "unit": ""}, {"kind": "instant", "unit": "KiB"},
+            {"kind": "cumulative", "unit": "ns"}, {"kind": "cumulative", "unit": ""},
+            {"kind": "instant", "unit": "boolean"}),
+           "stats: kvm_stats_info: each statistic's kind and unit")
+        eq(reason(a, "io_exits"), 120 + 28, "stats: the VM's reasons sum its vCPUs'")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def kvmtop_fds(pid, root):
+    n = 0
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            if os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith(root):
+                n += 1
+        except OSError:
+            pass
+    return n
+
+
+def churn_case():
+    """VMs come and go: kvmtop holds each one's files while it runs, none after."""
+    root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-stats-")
+    try:
+        p = subprocess.Popen([kvmtop(), "-b", "--source", "stats", "--proc", root, "-d", "0.1", "-o", "csv"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        time.sleep(0.3)
+        peak = []
+        for k in range(10):
+            pid = 5000 + k
+            proc_vm(root, pid, "vm%d" % k, {0: (pid + 1, "CPU 0/KVM", True), 1: (pid + 2, "CPU 1/KVM", True)})
+            vm_stats(root, pid, {}, {0: vcpu_vals(1, [0] * 32, [0] * 4), 1: vcpu_vals(1, [0] * 32, [0] * 4)})
+            time.sleep(0.3)
+            peak.append(kvmtop_fds(p.pid, root))
+            shutil.rmtree(os.path.join(root, str(pid)))
+            for t in (pid + 1, pid + 2):
+                shutil.rmtree(os.path.join(root, str(t)))
+        time.sleep(0.4)
+        left = kvmtop_fds(p.pid, root)
+        p.terminate()
+        p.communicate(timeout=20)
+        eq(peak, [3] * 10, "stats: each VM's three stats files are open while it runs")
+        eq(left, 0, "stats: none is left open once the VMs are gone")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def bad_cases():
+    good = lambda **kw: stats_bytes("kvm-1/vcpu-0", VCPU, vcpu_vals(1, [0] * 32, [0] * 4), **kw)
+    def patch_desc(field_off, fmt, value, idx=0):
+        def f(b, lay):
+            struct.pack_into(fmt, b, lay["desc"] + idx * lay["desc_len"] + field_off, value)
+        return f
+    def no_nul(b, lay):
+        base = lay["desc"] + 16
+        b[base:base + NAME_SIZE] = b"x" * NAME_SIZE
+    def dup_name(b, lay):
+        a, c = lay["desc"] + 16, lay["desc"] + lay["desc_len"] + 16
+        b[c:c + NAME_SIZE] = b[a:a + NAME_SIZE]
+    hdr = lambda field, value: (lambda b, lay: struct.pack_into("=I", b, 4 * field, value))
+    cases = [
+        ("a header cut short", good(cut=10), "header"),
+        ("descriptors cut short", good(cut=24 + 48 + 100), "descriptors"),
+        ("a data block cut short", good(cut=len(good()) - 8), "data block"),
+        ("name_size 0", good(patch=hdr(1, 0)), "name_size"),
+        ("num_desc past the limit", good(patch=hdr(2, 1 << 20)), "num_desc"),
+        ("an id offset past the end", good(patch=hdr(3, 1 << 30)), "id"),
+        ("a name without its NUL", good(patch=no_nul), "NUL"),
+        ("the same name twice", good(patch=dup_name), "twice"),
+        ("an offset not a multiple of 8", good(patch=patch_desc(8, "=I", 4)), "multiple of 8"),
+        ("values past the data limit", good(patch=patch_desc(8, "=I", 0xfffffff8)), "past"),
+        ("size 0", good(patch=patch_desc(6, "=H", 0)), "size 0"),
+        ("a linear histogram of bucket_size 0", good(patch=patch_desc(12, "=I", 0, idx=len(VCPU) - 1)),
+         "bucket_size 0"),
+    ]
+    root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-stats-bad-")
+    try:
+        proc_vm(root, 1, "bad", {0: (2, "CPU 0/KVM", True)})
+        put(os.path.join(root, "1", "kvm-stats", "10"), stats_bytes("kvm-1", VM, {}))
+        for what, data, field in cases:
+            put(os.path.join(root, "1", "kvm-stats", "11"), data)
+            rc, out, err = run(["-b", "--source", "stats", "--proc", root, "-n", "1", "-d", "0.1"], timeout=30)
+            one_clear_line(rc, err, "stats: %s: one line naming the file and the field" % what,
+                           field)
+            ok(os.path.join(root, "1", "kvm-stats", "11") in err, "stats: %s: the line names the file" % what, err)
+            if os.environ.get("KVMTOP_ASAN"):
+                rc, out, err, rss = asan_run(["-b", "--source", "stats", "--proc", root, "-n", "1", "-d", "0.1"])
+                one_clear_line(rc, err, "stats: %s: the same under ASan/UBSan" % what, field)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def usage_case():
+    rc, out, err = run(["-b", "--proc", "/tmp", "-n", "1"])
+    one_clear_line(rc, err, "stats: --proc without --source stats is a usage error", "--proc")
+    rc, out, err = run(["-b", "--source", "stats", "--buffer-kb", "1024", "-n", "1"])
+    one_clear_line(rc, err, "stats: --buffer-kb with --source stats is a usage error", "--buffer-kb")
+
+
+fixture_case()
+churn_case()
+bad_cases()
+usage_case()
+done()
