@@ -14,6 +14,9 @@
  *                         task), identified and its times read
  *   harness options FILE  FILE's lines as kvmtop's argv (options_parse
  *                         exits 2 on a usage error, 0 on --help)
+ *   harness kstat FILE    FILE as a KVM binary statistics file: its
+ *                         layout, its data, every value's unit and bucket
+ *                         bound, its descriptors interned twice
  *
  * The recording parser is kvmtop itself (kvmtop -b -r FILE); see fuzz/run.
  * Built twice: by make fuzz with afl-cc, by make check with ASan and UBSan
@@ -28,7 +31,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include "ident.h"
+#include "kstat.h"
 #include "options.h"
 #include "sym.h"
 
@@ -181,10 +187,44 @@ static int fuzz_options(const char *path)
 	return 0;
 }
 
+static int fuzz_kstat(const char *path)
+{
+	struct kstat_table t = { 0 };
+	struct kstat_layout l;
+	uint64_t *vals;
+	char err[512], ub[64];
+	unsigned int i, j, pass;
+	uint64_t sum = 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	if (kstat_layout_read(fd, &l, err, sizeof(err))) {
+		close(fd);
+		return 0;
+	}
+	vals = calloc(l.data_size / 8 + 1, sizeof(*vals));
+	if (vals && !kstat_data_read(fd, &l, vals, err, sizeof(err)))
+		for (i = 0; i < l.nr; i++) {
+			kstat_unit(&l.d[i], ub, sizeof(ub));
+			for (j = 0; j < l.d[i].size; j++)
+				sum += kstat_value(vals, &l.d[i], j) + kstat_bucket_le(&l.d[i], j);
+		}
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < l.nr; i++)
+			if (kstat_table_intern(&t, &l.d[i], err, sizeof(err)) < 0)
+				break;
+	kstat_table_free(&t);
+	kstat_layout_free(&l);
+	free(vals);
+	close(fd);
+	return sum == 1 ? 1 : 0;	/* keeps the reads from being optimised away */
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: harness syms|proc|options FILE\n");
+		fprintf(stderr, "usage: harness syms|proc|options|kstat FILE\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "syms"))
@@ -193,6 +233,8 @@ int main(int argc, char **argv)
 		return fuzz_proc(argv[2]);
 	if (!strcmp(argv[1], "options"))
 		return fuzz_options(argv[2]);
+	if (!strcmp(argv[1], "kstat"))
+		return fuzz_kstat(argv[2]);
 	fprintf(stderr, "harness: unknown mode %s\n", argv[1]);
 	return 2;
 }
