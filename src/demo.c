@@ -15,6 +15,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "demo.h"
@@ -47,6 +48,7 @@ struct demo_vcpu {
 	int tid;
 	struct kvm_run *run;
 	long long loops;
+	long long done;		/* loops run */
 	unsigned long long runs;
 	unsigned long long exits[X_MAX];
 	char error[128];
@@ -92,6 +94,7 @@ static void *vcpu_thread(void *arg)
 		case KVM_EXIT_HLT:
 			v->exits[X_HLT]++;
 			done++;		/* one loop ends at its hlt */
+			v->done = done;
 			/* KVMTOP_DEMO_HALT_US: an idle guest, waiting for its timer */
 			if (halt_us)
 				usleep(halt_us);
@@ -138,18 +141,28 @@ static int setup_vcpu(int kvm, int vm, struct demo_vcpu *v, int mmap_size)
 	return 0;
 }
 
-static void write_report(const char *path, struct demo_vcpu *v, int n, long long loops)
+/*
+ * Its own counts, as JSON: per vCPU the loops run, the KVM_RUN calls and
+ * their returns by exit reason; the seconds from starting the vCPUs to
+ * their end, and the loops per second of all of them (the guest's own
+ * speed, which make bench compares with and without a monitor).
+ */
+static void write_report(const char *path, struct demo_vcpu *v, int n, long long loops, double secs)
 {
 	FILE *f = fopen(path, "we");
+	long long all = 0;
 	int i, j;
 
 	if (!f)
 		return;
-	fprintf(f, "{\"pid\": %d, \"name\": \"%s\", \"loops\": %lld, \"vcpus\": [", (int)getpid(),
-		DEMO_NAME, loops);
+	for (i = 0; i < n; i++)
+		all += v[i].done;
+	fprintf(f, "{\"pid\": %d, \"name\": \"%s\", \"loops\": %lld, \"seconds\": %.6f, "
+		"\"loops_per_s\": %.1f, \"vcpus\": [", (int)getpid(), DEMO_NAME, loops, secs,
+		secs > 0 ? all / secs : 0.0);
 	for (i = 0; i < n; i++) {
-		fprintf(f, "%s{\"vcpu\": %d, \"tid\": %d, \"runs\": %llu, \"exits\": {", i ? ", " : "",
-			v[i].index, v[i].tid, v[i].runs);
+		fprintf(f, "%s{\"vcpu\": %d, \"tid\": %d, \"loops\": %lld, \"runs\": %llu, \"exits\": {",
+			i ? ", " : "", v[i].index, v[i].tid, v[i].done, v[i].runs);
 		for (j = 0; j < X_MAX; j++)
 			fprintf(f, "%s\"%s\": %llu", j ? ", " : "", x_names[j], v[i].exits[j]);
 		fprintf(f, "}, \"error\": \"%s\"}", v[i].error);
@@ -164,6 +177,7 @@ int demo_guest_main(int argc, char **argv)
 	struct demo_vcpu *v = NULL;
 	struct kvm_userspace_memory_region region;
 	struct sigaction sa;
+	struct timespec t0, t1;
 	const char *report;
 	unsigned char *mem;
 	int kvm, vm, n, i, mmap_size, ret = 1;
@@ -228,6 +242,7 @@ int demo_guest_main(int argc, char **argv)
 			goto out;
 		}
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < n; i++)
 		if (pthread_create(&v[i].thread, NULL, vcpu_thread, &v[i])) {
 			demo_stop_flag = 1;
@@ -236,6 +251,7 @@ int demo_guest_main(int argc, char **argv)
 		}
 	for (i = 0; i < n; i++)
 		pthread_join(v[i].thread, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ret = 0;
 	for (i = 0; i < n; i++)
 		if (v[i].error[0]) {
@@ -243,7 +259,8 @@ int demo_guest_main(int argc, char **argv)
 			ret = 1;
 		}
 	if (report)
-		write_report(report, v, n, loops);
+		write_report(report, v, n, loops,
+			     (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 out:
 	free(v);
 	return ret;
