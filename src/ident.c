@@ -287,12 +287,6 @@ int ident_times(const struct ident *id, int tid, struct proc_times *out)
 	return 0;
 }
 
-static int task_cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
 
 static int task_cmp(const void *a, const void *b)
 {
@@ -456,15 +450,19 @@ ssize_t ident_kvm_fds(const struct ident *id, int pid, struct ident_kvm_fd *out,
 	return (ssize_t)j;
 }
 
-size_t ident_kvm_procs(const struct ident *id, int *pids, size_t max)
+static int proc_cmp(const void *a, const void *b)
 {
-	char path[64], target[64];
-	struct dirent *de, *fe;
-	size_t n = 0;
-	DIR *d, *fd_dir;
-	int dfd;
+	const struct ident_proc *x = a, *y = b;
 
-	d = opendir(id->root);
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+size_t ident_procs(const struct ident *id, struct ident_proc *out, size_t max)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d = opendir(id->root);
+
 	if (!d)
 		return 0;
 	while ((de = readdir(d)) && n < max) {
@@ -473,27 +471,36 @@ size_t ident_kvm_procs(const struct ident *id, int *pids, size_t max)
 
 		if (e)
 			continue;
-		snprintf(path, sizeof(path), "%d/fd", pid);
-		dfd = openat(dirfd(d), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd < 0)
-			continue;
-		fd_dir = fdopendir(dfd);
-		if (!fd_dir) {
-			close(dfd);
-			continue;
-		}
-		while ((fe = readdir(fd_dir)))
-			if (fe->d_name[0] != '.' &&
-			    !fd_link(dirfd(fd_dir), fe->d_name, target, sizeof(target)) &&
-			    kvm_link(target) == -1) {
-				pids[n++] = pid;
-				break;
-			}
-		closedir(fd_dir);
+		out[n].pid = pid;
+		out[n++].ino = de->d_ino;
 	}
 	closedir(d);
-	qsort(pids, n, sizeof(*pids), task_cmp_int);
+	qsort(out, n, sizeof(*out), proc_cmp);
 	return n;
+}
+
+bool ident_holds_vm(const struct ident *id, int pid)
+{
+	char path[PATH_MAX + 32], target[64];
+	struct dirent *fe;
+	bool found = false;
+	DIR *d;
+	int dfd;
+
+	snprintf(path, sizeof(path), "%s/%d/fd", id->root, pid);
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return false;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return false;
+	}
+	while (!found && (fe = readdir(d)))
+		found = fe->d_name[0] != '.' && !fd_link(dirfd(d), fe->d_name, target, sizeof(target)) &&
+			kvm_link(target) == -1;
+	closedir(d);
+	return found;
 }
 
 int ident_vcpu_thread(const struct ident *id, int pid, int fd, int vcpu)

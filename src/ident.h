@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "model.h"
@@ -76,11 +77,15 @@ struct ident_kvm_fd {
  * VM per process, as it names VMs by pid).
  */
 ssize_t ident_kvm_fds(const struct ident *id, int pid, struct ident_kvm_fd *out, size_t max);
-/*
- * The processes that hold a KVM VM fd, ascending, at most max: their pids
- * into pids.  The count.
- */
-size_t ident_kvm_procs(const struct ident *id, int *pids, size_t max);
+/* A process as /proc lists it: its pid, and the inode of its directory. */
+struct ident_proc {
+	int pid;
+	uint64_t ino;	/* another process with the same pid (reused) has another */
+};
+/* The processes now, by pid ascending, at most max: the count. */
+size_t ident_procs(const struct ident *id, struct ident_proc *out, size_t max);
+/* Does process pid hold a KVM VM fd (a /proc/PID/fd link "anon_inode:kvm-vm")? */
+bool ident_holds_vm(const struct ident *id, int pid);
 /*
  * The thread of process pid that is inside ioctl(fd, KVM_RUN) now
  * (/proc/PID/task/TID/syscall), else one named for vCPU vcpu ("CPU

@@ -40,6 +40,19 @@
 #include "source.h"
 
 #define STATS_VMS_MAX	MODEL_MAX_VCPUS
+/* Processes looked at for a VM: more are left out (pid_max is at most 4 M). */
+#define STATS_PROCS_MAX	(1u << 22)
+/* A process is looked at on each of its first STATS_YOUNG polls, then every STATS_RESCAN. */
+#define STATS_YOUNG	3
+#define STATS_RESCAN	10
+
+/* A process kvmtop has looked at: when to look again whether it holds a VM. */
+struct stats_proc {
+	int pid;
+	uint64_t ino;		/* of its /proc directory: another process reusing pid has another */
+	unsigned int looks;
+	unsigned int next;
+};
 
 /* Does kvmtop have CAP_SYS_PTRACE (pidfd_getfd's check), without being root? */
 static bool can_ptrace(void)
@@ -67,7 +80,9 @@ struct stats_file {
 struct stats_vm {
 	int pid;
 	int pidfd;		/* live: to take its fds; -1 with --proc */
-	bool seen;
+	bool seen;		/* its VM fd was there when its fds were last listed */
+	unsigned int scans;	/* times its fds were listed */
+	unsigned int next_scan;	/* the poll to list them again at */
 	struct stats_file vm;
 	struct stats_file *vcpus;
 	unsigned int nr_vcpus;
@@ -85,8 +100,35 @@ struct stats_src {
 	struct kvm_names *names;
 	uint64_t *vals;		/* scratch: one data block */
 	struct ident_kvm_fd *fds;	/* scratch: a process's KVM fds */
-	int *pids;		/* scratch: the processes holding VMs */
+	struct ident_proc *pids;	/* scratch: the processes */
+	/* the processes not holding a VM at their last look, by pid, and a scratch list */
+	struct stats_proc *procs;
+	struct stats_proc *new_procs;
+	unsigned int nr_procs;
+	unsigned int alloc_procs;	/* of pids, procs and new_procs */
 };
+
+/* Grow the process lists: 0, or -1 (no memory). */
+static int procs_grow(struct stats_src *s)
+{
+	unsigned int n = s->alloc_procs ? s->alloc_procs * 2 : 1024;
+	void *p;
+
+	p = reallocarray(s->pids, n, sizeof(*s->pids));
+	if (!p)
+		return -1;
+	s->pids = p;
+	p = reallocarray(s->procs, n, sizeof(*s->procs));
+	if (!p)
+		return -1;
+	s->procs = p;
+	p = reallocarray(s->new_procs, n, sizeof(*s->new_procs));
+	if (!p)
+		return -1;
+	s->new_procs = p;
+	s->alloc_procs = n;
+	return 0;
+}
 
 static void file_close(struct stats_file *f)
 {
@@ -397,36 +439,120 @@ static int vm_scan(struct stats_src *s, struct stats_vm *vm, char *err, size_t e
 	return 0;
 }
 
+static int stats_vm_cmp(const void *a, const void *b)
+{
+	const struct stats_vm *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Is pid one of the first n VMs (sorted by pid)? */
+static bool vm_known(const struct stats_src *s, unsigned int n, int pid)
+{
+	struct stats_vm key = { .pid = pid };
+
+	return n && bsearch(&key, s->vms, n, sizeof(key), stats_vm_cmp);
+}
+
+/*
+ * The VMs known: one whose process ended goes first (its stats fds pin
+ * the VM in the kernel); the others' fds are listed again on their first
+ * polls and then every STATS_RESCAN polls (new vCPUs, a VM fd closed).
+ */
+static int vms_check(struct stats_src *s, char *err, size_t errlen)
+{
+	unsigned int i, j;
+
+	for (i = j = 0; i < s->nr_vms; i++) {
+		struct stats_vm *vm = &s->vms[i];
+
+		if (!ident_alive(&s->proc, vm->pid)) {
+			vm_close(vm);
+			continue;
+		}
+		if (s->polls >= vm->next_scan) {
+			vm->seen = false;
+			if (vm_scan(s, vm, err, errlen))
+				return -1;
+			vm->next_scan = s->polls + (++vm->scans < STATS_YOUNG ? 1 : STATS_RESCAN);
+			if (!vm->seen) {
+				vm_close(vm);
+				continue;
+			}
+		}
+		s->vms[j++] = *vm;
+	}
+	s->nr_vms = j;
+	return 0;
+}
+
+/*
+ * The processes that do not hold a VM (as far as kvmtop knows): listing
+ * every process's fds costs a readlink per fd, so each is looked at on
+ * its first STATS_YOUNG polls (a VMM makes its VM as it starts) and then
+ * every STATS_RESCAN polls.  A new VM is read from its creation on, so
+ * seeing it late loses nothing of it but its rows in the snapshots between.
+ */
+static int procs_check(struct stats_src *s, char *err, size_t errlen)
+{
+	struct stats_proc *np;
+	unsigned int i = 0, k, nv = s->nr_vms;
+	size_t n;
+
+	for (;;) {
+		n = ident_procs(&s->proc, s->pids, s->alloc_procs);
+		if (n < s->alloc_procs || s->alloc_procs >= STATS_PROCS_MAX)
+			break;
+		if (procs_grow(s))
+			goto out_nomem;
+	}
+	np = s->new_procs;
+	for (k = 0; k < n; k++) {
+		struct stats_proc *e = &np[k];
+		int pid = s->pids[k].pid;
+
+		/* the last list is sorted too: carry over what is known of pid */
+		while (i < s->nr_procs && s->procs[i].pid < pid)
+			i++;
+		if (i < s->nr_procs && s->procs[i].pid == pid && s->procs[i].ino == s->pids[k].ino)
+			*e = s->procs[i];
+		else
+			*e = (struct stats_proc){ .pid = pid, .ino = s->pids[k].ino, .next = s->polls };
+		if (s->polls < e->next || vm_known(s, nv, pid))
+			continue;
+		e->next = s->polls + (++e->looks < STATS_YOUNG ? 1 : STATS_RESCAN);
+		if (ident_holds_vm(&s->proc, pid)) {
+			struct stats_vm *vm = vm_find(s, pid);
+
+			if (!vm) {
+				if (s->nr_vms == STATS_VMS_MAX)
+					continue;	/* over the VMs kvmtop follows */
+				goto out_nomem;
+			}
+			if (vm_scan(s, vm, err, errlen))
+				return -1;
+			if (!vm->seen)
+				vm_close(&s->vms[--s->nr_vms]);
+		}
+	}
+	s->new_procs = s->procs;
+	s->procs = np;
+	s->nr_procs = (unsigned int)n;
+	if (s->nr_vms != nv)
+		qsort(s->vms, s->nr_vms, sizeof(*s->vms), stats_vm_cmp);
+	return 0;
+out_nomem:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
 static int stats_poll(struct stats_src *s, struct model *m, char *err, size_t errlen)
 {
 	bool fresh = ++s->polls == 1;
-	unsigned int i, j, k;
-	size_t n;
+	unsigned int i, j;
 
-	for (i = 0; i < s->nr_vms; i++)
-		s->vms[i].seen = false;
-	n = ident_kvm_procs(&s->proc, s->pids, STATS_VMS_MAX);
-	for (k = 0; k < n; k++) {
-		struct stats_vm *vm = vm_find(s, s->pids[k]);
-
-		if (!vm) {
-			if (s->nr_vms == STATS_VMS_MAX)
-				continue;	/* over the VMs kvmtop follows */
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		if (vm_scan(s, vm, err, errlen))
-			return -1;
-	}
-	/* a VM whose process ended (or closed it): its fds go now, its figures stay */
-	for (i = j = 0; i < s->nr_vms; i++) {
-		if (!s->vms[i].seen) {
-			vm_close(&s->vms[i]);
-			continue;
-		}
-		s->vms[j++] = s->vms[i];
-	}
-	s->nr_vms = j;
+	if (vms_check(s, err, errlen) || procs_check(s, err, errlen))
+		return -1;
 	for (i = 0; i < s->nr_vms; i++) {
 		struct stats_vm *vm = &s->vms[i];
 
@@ -450,6 +576,8 @@ static void stats_close(struct stats_src *s)
 	free(s->vals);
 	free(s->fds);
 	free(s->pids);
+	free(s->procs);
+	free(s->new_procs);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -465,8 +593,7 @@ static int src_open(struct source *src, const struct options *o, struct kvm_name
 	ident_init(&s->proc, o->proc_root);
 	s->vals = calloc(KSTAT_DATA_MAX / 8, sizeof(*s->vals));
 	s->fds = calloc(IDENT_KVM_FDS_MAX, sizeof(*s->fds));
-	s->pids = calloc(STATS_VMS_MAX, sizeof(*s->pids));
-	if (!s->vals || !s->fds || !s->pids) {
+	if (!s->vals || !s->fds || procs_grow(s)) {
 		snprintf(err, errlen, "out of memory");
 		goto out_close;
 	}

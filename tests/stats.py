@@ -190,29 +190,43 @@ def kvmtop_fds(pid, root):
     return n
 
 
+def rss_anon_kib(pid):
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1])
+    return 0
+
+
 def churn_case():
-    """VMs come and go: kvmtop holds each one's files while it runs, none after."""
+    """50 VMs come and go, one after the other: kvmtop holds each one's files
+    while it runs, none after, and its memory comes back to where it was
+    (a VM's rows go once it has gone: each held some 30 KiB)."""
     root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-stats-")
     try:
         p = subprocess.Popen([kvmtop(), "-b", "--source", "stats", "--proc", root, "-d", "0.1", "-o", "csv"],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(0.3)
         peak = []
-        for k in range(10):
-            pid = 5000 + k
+        for k in range(50):
+            pid = 5000 + 10 * k
             proc_vm(root, pid, "vm%d" % k, {0: (pid + 1, "CPU 0/KVM", True), 1: (pid + 2, "CPU 1/KVM", True)})
             vm_stats(root, pid, {}, {0: vcpu_vals(1, [0] * 32, [0] * 4), 1: vcpu_vals(1, [0] * 32, [0] * 4)})
-            time.sleep(0.3)
+            time.sleep(0.25)
             peak.append(kvmtop_fds(p.pid, root))
+            if k == 1:
+                rss0 = rss_anon_kib(p.pid)      # the first VMs made the tables every VM uses
             shutil.rmtree(os.path.join(root, str(pid)))
             for t in (pid + 1, pid + 2):
                 shutil.rmtree(os.path.join(root, str(t)))
-        time.sleep(0.4)
+        time.sleep(0.5)
         left = kvmtop_fds(p.pid, root)
+        rss1 = rss_anon_kib(p.pid)
         p.terminate()
         p.communicate(timeout=20)
-        eq(peak, [3] * 10, "stats: each VM's three stats files are open while it runs")
+        eq(peak, [3] * 50, "stats: each of 50 VMs has its three stats files open while it runs")
         eq(left, 0, "stats: none is left open once the VMs are gone")
+        ok(rss1 <= rss0 + 128, "stats: kvmtop's memory comes back after 50 VMs came and went (%d -> %d KiB)"
+           % (rss0, rss1))
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
