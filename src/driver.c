@@ -857,6 +857,12 @@ static int drive(struct driver *drv, unsigned int tick_ms)
 		ret = keys(drv, now, &step, &next, &now_please);
 		if (ret)
 			return ret < 0 ? -1 : 0;
+		/* --summary of counters: read them each delay all the same, so VMs that come and go count */
+		if (live && !timed && drv->ops->sample && now >= next) {
+			if (sample(drv))
+				return -1;
+			next = now + step;
+		}
 		if (!timed || (now < next && !now_please))
 			continue;
 		if (snapshot(drv, drv->m->interval_start, now, false))

@@ -454,12 +454,27 @@ static bool vm_known(const struct stats_src *s, unsigned int n, int pid)
 	return n && bsearch(&key, s->vms, n, sizeof(key), stats_vm_cmp);
 }
 
+/* Read each of vm's files: 0, or -1 (err set). */
+static int vm_poll(struct stats_src *s, struct model *m, struct stats_vm *vm, bool fresh,
+		   char *err, size_t errlen)
+{
+	unsigned int j;
+
+	if (file_poll(s, m, vm, &vm->vm, fresh, err, errlen))
+		return -1;
+	for (j = 0; j < vm->nr_vcpus; j++)
+		if (file_poll(s, m, vm, &vm->vcpus[j], fresh, err, errlen))
+			return -1;
+	return 0;
+}
+
 /*
- * The VMs known: one whose process ended goes first (its stats fds pin
- * the VM in the kernel); the others' fds are listed again on their first
+ * The VMs known: one whose process ended is read a last time (its stats
+ * fds still read the kernel's final counts) and goes at once, as they pin
+ * the VM in the kernel; the others' fds are listed again on their first
  * polls and then every STATS_RESCAN polls (new vCPUs, a VM fd closed).
  */
-static int vms_check(struct stats_src *s, char *err, size_t errlen)
+static int vms_check(struct stats_src *s, struct model *m, char *err, size_t errlen)
 {
 	unsigned int i, j;
 
@@ -467,7 +482,11 @@ static int vms_check(struct stats_src *s, char *err, size_t errlen)
 		struct stats_vm *vm = &s->vms[i];
 
 		if (!ident_alive(&s->proc, vm->pid)) {
+			int r = vm_poll(s, m, vm, false, err, errlen);
+
 			vm_close(vm);
+			if (r)
+				return -1;
 			continue;
 		}
 		if (s->polls >= vm->next_scan) {
@@ -549,19 +568,13 @@ out_nomem:
 static int stats_poll(struct stats_src *s, struct model *m, char *err, size_t errlen)
 {
 	bool fresh = ++s->polls == 1;
-	unsigned int i, j;
+	unsigned int i;
 
-	if (vms_check(s, err, errlen) || procs_check(s, err, errlen))
+	if (vms_check(s, m, err, errlen) || procs_check(s, err, errlen))
 		return -1;
-	for (i = 0; i < s->nr_vms; i++) {
-		struct stats_vm *vm = &s->vms[i];
-
-		if (file_poll(s, m, vm, &vm->vm, fresh, err, errlen))
+	for (i = 0; i < s->nr_vms; i++)
+		if (vm_poll(s, m, &s->vms[i], fresh, err, errlen))
 			return -1;
-		for (j = 0; j < vm->nr_vcpus; j++)
-			if (file_poll(s, m, vm, &vm->vcpus[j], fresh, err, errlen))
-				return -1;
-	}
 	return 0;
 }
 

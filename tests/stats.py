@@ -129,6 +129,11 @@ def fixture_case():
                   2: vcpu_vals(7, h0, [0, 2, 0, 0])})
         proc_vm(root, 4200, 'db"2', {0: (4201, "CPU 0/KVM", True)})
         vm_stats(root, 4200, {"pages_4k": 64}, {0: vcpu_vals(20, h1, [0, 0, 0, 1])})
+        time.sleep(3.5)      # --summary reads counters every 3 s (the default delay): VM 4200 is seen
+        # VM 4200 counts on, then its process ends: its last counts are read before its files close
+        vm_stats(root, 4200, {"pages_4k": 64}, {0: vcpu_vals(25, h1, [0, 0, 0, 1])})
+        for d in ("4200", "4201"):
+            shutil.rmtree(os.path.join(root, d))
         time.sleep(0.3)
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=20)
@@ -163,7 +168,9 @@ def fixture_case():
         k2 = c2["kvm_stats"]
         eq((k2["exits"], k2["io_exits"], k2["exit_lat_lin"]["buckets"][1]), (70, 28, [1999, 2]),
            "stats: a vCPU made after the start counts from its creation (zero)")
-        eq(b["vcpus"][0]["kvm_stats"]["exits"], 200, "stats: a VM made after the start counts from zero")
+        eq(b["vcpus"][0]["kvm_stats"]["exits"], 250,
+           "stats: a VM made after the start counts from zero, to its last counts when its process ends")
+        eq(b["state"], "exited", "stats: a VM whose process ended is marked exited")
         ka = a["kvm_stats"]
         eq((ka["remote_tlb_flush"], ka["pages_4k"], ka["max_mmu_rmap_size"], ka["mmu_cache_bytes"]),
            (5, 700, 9, 16), "stats: a VM's own statistics: growth, instant, peak")
