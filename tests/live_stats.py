@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: GPL-2.0
+"""--source stats live, on kvmtop's own demo guest, against the guest's
+own counts (its --demo-report: what each vCPU's KVM_RUN returned).
+
+- exact counts: per vCPU, the kernel's io_exits and mmio_exits equal the
+  demo's KVM_RUN returns for port I/O and MMIO, and halt_exits its HLT
+  returns (the demo has no in-kernel irqchip: every hlt comes back).  x86
+  only (the demo guest is x86 real-mode code).
+- churn: 50 demo guests, one after the other, while kvmtop --source stats
+  runs: kvmtop's open fds and memory come back to where they were, and
+  no guest process waits on kvmtop to end.
+
+Needs root and /dev/kvm (and binary statistics, Linux 5.14+); where one is
+missing each case says SKIP with the reason.
+"""
+import json
+import os
+import subprocess
+import tempfile
+import time
+
+from tap import ok, eq, skip, done, kvmtop
+
+TMP = os.environ.get("KVMTOP_TMP", "/tmp")
+CASES = ["exact: io_exits, mmio_exits, halt_exits against the demo guest's own counts",
+         "churn: 50 demo guests, kvmtop's fds and memory come back"]
+
+
+def why_not():
+    if os.geteuid() != 0:
+        return "needs root"
+    if not os.path.exists("/dev/kvm"):
+        return "/dev/kvm is missing"
+    if os.uname().machine not in ("x86_64", "i686"):
+        return "the demo guest is x86 code"
+    return None
+
+
+def exact_case():
+    rep = os.path.join(tempfile.mkdtemp(dir=TMP), "report.json")
+    p = subprocess.run([kvmtop(), "-b", "--source", "stats", "--demo", "--demo-vcpus", "2",
+                        "--demo-loops", "20000", "--demo-report", rep, "--summary", "-o", "json"],
+                       capture_output=True, timeout=300)
+    if p.returncode != 0:
+        ok(False, CASES[0], p.stderr.decode()[-600:])
+        return
+    doc = json.loads(p.stdout.decode().splitlines()[-1])
+    guest = json.load(open(rep))
+    vm = next((v for v in doc["vms"] if v["pid"] == guest["pid"]), None)
+    if not ok(vm is not None, "exact: the demo guest's VM is in the output", [v["pid"] for v in doc["vms"]]):
+        return
+    for g in guest["vcpus"]:
+        row = next((c for c in vm["vcpus"] if c["vcpu"] == g["vcpu"]), None)
+        if not ok(row is not None and "kvm_stats" in row, "exact: vCPU %d has a row with kvm_stats" % g["vcpu"]):
+            continue
+        k = row["kvm_stats"]
+        eq(row["tid"], g["tid"], "exact: vCPU %d's row is its thread" % g["vcpu"])
+        eq((k.get("io_exits"), k.get("mmio_exits"), k.get("halt_exits")),
+           (g["exits"]["IO"], g["exits"]["MMIO"], g["exits"]["HLT"]),
+           "exact: vCPU %d: io_exits, mmio_exits, halt_exits = the guest's IO, MMIO, HLT returns" % g["vcpu"])
+
+
+def fds_and_rss(pid):
+    fds = len(os.listdir("/proc/%d/fd" % pid))
+    rss = 0
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith("RssAnon:"):
+            rss = int(line.split()[1])
+    return fds, rss
+
+
+def churn_case():
+    p = subprocess.Popen([kvmtop(), "-b", "--source", "stats", "-d", "0.2", "-o", "json"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(0.6)
+    waits = []
+    base = None
+    try:
+        for k in range(50):
+            g = subprocess.Popen([kvmtop(), "--demo-guest", "-name", "guest=churn%d,debug-threads=on" % k,
+                                  "1", "0"])
+            time.sleep(0.7)                 # kvmtop finds it and opens its stats fds
+            t0 = time.monotonic()
+            g.terminate()
+            g.wait(timeout=30)
+            waits.append(time.monotonic() - t0)
+            time.sleep(0.5)                 # kvmtop sees it gone
+            if k == 1:
+                base = fds_and_rss(p.pid)
+        time.sleep(0.6)
+        end = fds_and_rss(p.pid)
+    finally:
+        p.terminate()
+        p.communicate(timeout=30)
+    eq(end[0], base[0], "churn: kvmtop's open fds come back after 50 guests (%d)" % base[0])
+    ok(end[1] <= base[1] + 256, "churn: kvmtop's memory comes back (%d -> %d KiB RssAnon)" % (base[1], end[1]))
+    ok(max(waits) < 5, "churn: no guest waits on kvmtop to end (slowest %.2f s)" % max(waits))
+
+
+why = why_not()
+if why:
+    for c in CASES:
+        skip(c, why)
+else:
+    exact_case()
+    churn_case()
+done()
