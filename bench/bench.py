@@ -25,6 +25,16 @@ and once by bench/rawread, a bare reader of trace_pipe_raw that reads the
 same pages the same way and decodes nothing.  Each reader's own CPU time
 (getrusage of that process alone) and its lost events are printed, and
 kvmtop's CPU over the bare reader's (target: <= 2x, no lost events).
+
+Then, as root with /dev/kvm, what each monitor costs the guest: the demo
+guest's own loops per second (its report), bare and under kvmtop tracing,
+kvmtop --source stats, and where perf is installed perf stat -e 'kvm:*'
+and perf kvm stat live, 3 rounds in turns, with each monitor's own CPU
+(targets: stats <= 1 % slowdown, tracing no worse than perf kvm stat live).
+
+Last, kvmtop's own CPU per snapshot reading 100 VMs of 4 vCPUs with
+--source stats (a fixture tree) beside --source debugfs on the same VMs,
+and --source stats on this host's /proc.
 """
 import fcntl
 import json
@@ -344,7 +354,132 @@ def sched_cost():
              "met" if off and (on - off) / off < 0.10 else "NOT met",
              100 * (off - med["no load"]) / med["no load"] if med["no load"] else 0.0))
 
+def median(v):
+    v = sorted(v)
+    return v[len(v) // 2] if v else float("nan")
+
+
+def guest_cost():
+    """What each monitor costs the guest: the demo guest's own loops/s (its
+    report), bare and under each monitor, in turns, 3 rounds; each monitor's
+    own CPU over the same run.  Targets: --source stats slows the guest by
+    <= 1 %; tracing is no worse than perf kvm stat live."""
+    print("\nguest cost: the demo guest's own loops/s (2 vCPUs, a fixed mix of exits), bare and"
+          " under each monitor, 3 rounds in turns")
+    if os.geteuid() != 0 or not os.path.exists("/dev/kvm"):
+        print("guest cost: SKIP (needs root and /dev/kvm)")
+        return
+    kvmtop = os.path.join(TOP, "kvmtop")
+    monitors = [("bare", None),
+                ("kvmtop (tracing)", [kvmtop, "-b", "-d", "1", "-o", "json"]),
+                ("kvmtop --source stats", [kvmtop, "-b", "--source", "stats", "-d", "1", "-o", "json"])]
+    if shutil.which("perf"):
+        monitors += [("perf stat -e 'kvm:*' -a", ["perf", "stat", "-a", "-e", "kvm:*"]),
+                     ("perf kvm stat live", ["perf", "kvm", "stat", "live", "-d", "1"])]
+    else:
+        print("guest cost: perf not installed (apt-get install linux-perf): its rows are left out")
+    rate = {m: [] for m, _ in monitors}
+    cpu = {m: [] for m, _ in monitors}
+    failed = {}
+    for _ in range(3):
+        for name, argv in monitors:
+            if name in failed:
+                continue
+            p = None
+            if argv:
+                p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                time.sleep(1.0)
+                if p.poll() is not None:
+                    failed[name] = p.stderr.read().decode(errors="replace").strip()[:200]
+                    continue
+            rep = run_guest(100000)
+            if p:
+                p.send_signal(signal.SIGINT)
+                cpu[name].append(cpu_of(p))
+            if rep:
+                rate[name].append(rep["loops_per_s"])
+    bare = median(rate["bare"])
+    print("%-30s %12s %10s %12s" % ("monitor", "loops/s", "slowdown", "monitor cpu s"))
+    for name, _ in monitors:
+        if name in failed:
+            print("%-30s failed: %s" % (name, failed[name]))
+            continue
+        r = median(rate[name])
+        print("%-30s %12.0f %9.2f%% %12s" % (name, r, 100 * (bare - r) / bare if bare else float("nan"),
+                                             "%.3f" % median(cpu[name]) if cpu[name] else "-"))
+    st, tr = median(rate["kvmtop --source stats"]), median(rate["kvmtop (tracing)"])
+    print("\nguest cost: --source stats slows the guest %.2f%% (target <= 1%%: %s)"
+          % (100 * (bare - st) / bare, "met" if (bare - st) / bare <= 0.01 else "NOT met"))
+    if "perf kvm stat live" in rate and rate["perf kvm stat live"]:
+        pk = median(rate["perf kvm stat live"])
+        print("guest cost: tracing %.2f%%, perf kvm stat live %.2f%% (target: no worse: %s)"
+              % (100 * (bare - tr) / bare, 100 * (bare - pk) / bare, "met" if tr >= pk * 0.99 else "NOT met"))
+
+
+def stats_cpu():
+    """kvmtop's own CPU per snapshot of 100 VMs of 4 vCPUs (reading, and CSV
+    output to /dev/null): --source stats
+    (a /proc-shaped tree of stats files, tests/kstat_fixture.py) beside
+    --source debugfs on a debugfs tree of the same VMs, and --source stats
+    on this host's real /proc (every process looked at for VMs).  5 s at
+    -d 0.05 each, 3 in turns; medians."""
+    sys.path.insert(0, os.path.join(SRC, "tests"))
+    import kstat_fixture as kf
+    print("\nstats: kvmtop's own CPU per snapshot (read + CSV), 100 VMs x 4 vCPUs, -d 0.05 -n 100, 3 runs in turns")
+    root = os.path.join(OUT, "stats-tree")
+    dbg = os.path.join(OUT, "debugfs-tree")
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.rmtree(dbg, ignore_errors=True)
+    vals = {"exits": 1000, "io_exits": 400, "halt_wait_hist": [3] * 32, "exit_lat_lin": [1] * 4}
+    for k in range(100):
+        pid, d = 100000 + 10 * k, None
+        d = os.path.join(root, str(pid))
+        os.makedirs(os.path.join(d, "fd"))
+        os.makedirs(os.path.join(d, "kvm-stats"))
+        open(os.path.join(d, "status"), "w").write("Name:\tqemu\nTgid:\t%d\n" % pid)
+        open(os.path.join(d, "comm"), "w").write("qemu\n")
+        os.symlink("anon_inode:kvm-vm", os.path.join(d, "fd", "10"))
+        open(os.path.join(d, "kvm-stats", "10"), "wb").write(kf.stats_bytes("kvm-%d" % pid, kf.VM, {}))
+        for i in range(4):
+            tid = pid + 1 + i
+            os.symlink("anon_inode:kvm-vcpu:%d" % i, os.path.join(d, "fd", str(11 + i)))
+            open(os.path.join(d, "kvm-stats", str(11 + i)), "wb").write(
+                kf.stats_bytes("kvm-%d/vcpu-%d" % (pid, i), kf.VCPU, vals))
+            for t in (os.path.join(d, "task", str(tid)), os.path.join(root, str(tid))):
+                os.makedirs(t)
+                open(os.path.join(t, "comm"), "w").write("CPU %d/KVM\n" % i)
+                open(os.path.join(t, "status"), "w").write("Name:\tCPU %d/KVM\nTgid:\t%d\n" % (i, pid))
+        vmd = os.path.join(dbg, "kvm", "%d-10" % pid)
+        os.makedirs(vmd)
+        for name, *_ in kf.VCPU + kf.VM:
+            open(os.path.join(vmd, name), "w").write("%d\n" % k)
+    for name, *_ in kf.VCPU + kf.VM:
+        open(os.path.join(dbg, "kvm", name), "w").write("0\n")
+    kvmtop = os.path.join(TOP, "kvmtop")
+    runs = {"--source stats (tree)": ["--source", "stats", "--proc", root],
+            "--source debugfs (tree)": ["--source", "debugfs", "--debugfs", dbg],
+            "--source stats (this host's /proc)": ["--source", "stats"]}
+    cpus = {k: [] for k in runs}
+    for _ in range(3):
+        for name, args in runs.items():
+            if "host" in name and os.geteuid() != 0:
+                continue
+            p = subprocess.Popen([kvmtop, "-b", "-d", "0.05", "-n", "100", "-o", "csv"] + args,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            cpus[name].append(cpu_of(p))
+    print("%-38s %12s %12s" % ("run", "cpu s", "us/snapshot"))
+    for name in runs:
+        if cpus[name]:
+            print("%-38s %12.3f %12.0f" % (name, median(cpus[name]), median(cpus[name]) / 100 * 1e6))
+    print("(stats: one pread per stats file, 500, plus /proc time states of its 400 vCPU threads;"
+          " debugfs: opens and reads %d files, per VM only)" % (100 * (len(kf.VCPU) + len(kf.VM))))
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.rmtree(dbg, ignore_errors=True)
+
+
 main()
 screen()
 live()
 sched_cost()
+guest_cost()
+stats_cpu()
