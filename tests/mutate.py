@@ -113,6 +113,14 @@ MUTATIONS = [
      [("ui/history.c", "(e->head + HISTORY_LEN - e->count + (unsigned int)(i))", "(e->head + HISTORY_LEN - e->count + 1 + (unsigned int)(i))")]),
     ("replay: compressed options not walked",
      [("src/replay.c", "\t\t\tret = walk_compressed(w, len);", "\t\t\tret = walk_skip(w, len);")]),
+    ("kstat: a log histogram's bucket bound one too high",
+     [("src/kstat.c", "(i ? (UINT64_C(1) << i) - 1 : 0)", "(UINT64_C(1) << i)")]),
+    ("stats: a VM running at start counted from zero, not from then",
+     [("src/stats.c", "\tif (fresh && !f->started) {", "\tif (0 && fresh && !f->started) {")]),
+    ("stats: an ended VM's fds kept open",
+     [("src/stats.c", "\t\t\tvm_close(vm);\n\t\t\tif (r)", "\t\t\tif (r)")]),
+    ("stats: a vCPU's thread by its name only, not by its syscall",
+     [("src/ident.c", "!strncmp(buf, want, strlen(want))", "0")]),
 ]
 
 
