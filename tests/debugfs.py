@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 import time
 
-from tap import ok, eq, skip, done, kvmtop, run, mount_point
+from tap import ok, eq, skip, done, kvmtop, run, mount_point, wait_line
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 
@@ -48,18 +48,6 @@ def vm_dir(kvm, pid, fd, counters):
     os.makedirs(d, exist_ok=True)
     for name, v in counters.items():
         put(os.path.join(d, name), "%d\n" % v, 0o444 if name == "pages_4k" else 0o644)
-
-
-def wait_line(p, text, timeout=10):
-    """Read p's stderr until a line holds text: that line, or None."""
-    end = time.time() + timeout
-    while time.time() < end:
-        line = p.stderr.readline().decode()
-        if not line:
-            return None
-        if text in line:
-            return line
-    return None
 
 
 def fixture_case():

@@ -24,7 +24,7 @@ import subprocess
 import tempfile
 import time
 
-from tap import ok, eq, done, kvmtop, run, asan_run, one_clear_line
+from tap import ok, eq, done, kvmtop, run, asan_run, one_clear_line, wait_line
 from kstat_fixture import NAME_SIZE, VCPU, VM, SYS_IOCTL, KVM_RUN, stats_bytes
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
@@ -79,17 +79,6 @@ def vcpu_vals(base, halt_hist, lin, blocking=0):
          "halt_successful_poll": base // 2, "halt_wait_hist": halt_hist, "exit_lat_lin": lin,
          "blocking": blocking, "guest_mode": 1, "future_kind": [7, 7, 7]}
     return v
-
-
-def wait_line(p, text, timeout=10):
-    end = time.time() + timeout
-    while time.time() < end:
-        line = p.stderr.readline().decode()
-        if not line:
-            return None
-        if text in line:
-            return line
-    return None
 
 
 def vcpu_of(vm, idx):

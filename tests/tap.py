@@ -116,6 +116,19 @@ def one_clear_line(rc, err, name, must_mention=None):
     return ok(good, name, "status %r, stderr:\n%s" % (rc, err))
 
 
+def wait_line(p, text, timeout=10):
+    """Read process p's stderr until a line holds text: that line, or None."""
+    import time
+    end = time.time() + timeout
+    while time.time() < end:
+        line = p.stderr.readline().decode()
+        if not line:
+            return None
+        if text in line:
+            return line
+    return None
+
+
 def demo_guests():
     """pids of running demo guests (their command line says --demo-guest)."""
     found = []
