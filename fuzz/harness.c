@@ -6,12 +6,14 @@
  *   harness syms FILE     FILE as a guest kallsyms or System.map, looked
  *                         up across a kernel's first MiB, without and with
  *                         a KASLR offset
- *   harness proc FILE     FILE split at its first four 0x01 bytes into a
+ *   harness proc FILE     FILE split at its first six 0x01 bytes into a
  *                         thread's /proc status, comm, its process's
  *                         cmdline, its stat (kernel thread or not; utime,
- *                         stime, guest_time) and its schedstat, laid out
- *                         as a /proc tree (also as the process's only
- *                         task), identified and its times read
+ *                         stime, guest_time), its schedstat, its syscall
+ *                         file and an fd link's target, laid out as a
+ *                         /proc tree (also as the process's only task),
+ *                         identified, its times read, and looked at as
+ *                         the stats source looks for VMs and vCPUs
  *   harness options FILE  FILE's lines as kvmtop's argv (options_parse
  *                         exits 2 on a usage error, 0 on --help)
  *   harness kstat FILE    FILE as a KVM binary statistics file: its
@@ -93,16 +95,20 @@ static int put(const char *dir, const char *name, const char *data, size_t len)
 	return fclose(f);
 }
 
-/* The files fuzz_proc lays out, below the tree's root. */
-static const char *const proc_files[] = {
-	"1000/status", "1000/comm", "1000/cmdline", "1000/stat", "1000/schedstat",
-	"1000/task/1000/comm", "1000/task/1000/schedstat",
+/* The files fuzz_proc lays out, below the tree's root, and the input part each holds. */
+static const struct { const char *name; int part; } proc_files[] = {
+	{ "1000/status", 0 }, { "1000/comm", 1 }, { "1000/cmdline", 2 }, { "1000/stat", 3 },
+	{ "1000/schedstat", 4 }, { "1000/task/1000/comm", 1 }, { "1000/task/1000/schedstat", 4 },
+	{ "1000/task/1000/syscall", 5 },
 };
-#define PROC_PARTS	5
+/* ... and part 6, the target of the link 1000/fd/11 (up to its first NUL) */
+#define PROC_PARTS	7
 
 static int fuzz_proc(const char *path)
 {
-	char root[] = "/tmp/kvmtop-fuzz-proc.XXXXXX", f[700];
+	char root[] = "/tmp/kvmtop-fuzz-proc.XXXXXX", f[700], link[256];
+	struct ident_kvm_fd kfds[4];
+	struct ident_proc procs[4];
 	const char *part[PROC_PARTS];
 	size_t len, plen[PROC_PARTS], i;
 	struct ident_task *tasks;
@@ -114,7 +120,7 @@ static int fuzz_proc(const char *path)
 	buf = slurp(path, &len);
 	if (!buf || !mkdtemp(root))
 		return 0;
-	/* status \1 comm \1 cmdline \1 stat \1 schedstat */
+	/* status \1 comm \1 cmdline \1 stat \1 schedstat \1 syscall \1 fd link target */
 	end = buf + len;
 	p = buf;
 	for (i = 0; i < PROC_PARTS; i++) {
@@ -130,13 +136,20 @@ static int fuzz_proc(const char *path)
 	mkdir(f, 0700);
 	snprintf(f, sizeof(f), "%s/1000/task/1000", root);
 	mkdir(f, 0700);
-	for (i = 0; i < sizeof(proc_files) / sizeof(proc_files[0]); i++) {
-		/* the task's comm and schedstat are the thread's */
-		size_t k = i < PROC_PARTS ? i : i == PROC_PARTS ? 1 : 4;
-
-		put(root, proc_files[i], part[k], plen[k]);
-	}
+	snprintf(f, sizeof(f), "%s/1000/fd", root);
+	mkdir(f, 0700);
+	for (i = 0; i < sizeof(proc_files) / sizeof(proc_files[0]); i++)
+		put(root, proc_files[i].name, part[proc_files[i].part], plen[proc_files[i].part]);
+	snprintf(link, sizeof(link), "%.*s", (int)(plen[6] < 255 ? plen[6] : 255), part[6]);
+	snprintf(f, sizeof(f), "%s/1000/fd/11", root);
+	if (link[0])
+		symlink(link, f);
 	ident_init(&id, root);
+	/* the stats source's look at it: a VM?  its KVM fds, its vCPU 0's thread */
+	ident_procs(&id, procs, 4);
+	ident_holds_vm(&id, 1000);
+	ident_kvm_fds(&id, 1000, kfds, 4);
+	ident_vcpu_thread(&id, 1000, 11, 0);
 	ident_thread(&id, 1000, &info);
 	ident_kernel_comm(info.comm);
 	ident_vm_name(part[2], plen[2], "comm", info.vm_name, sizeof(info.vm_name));
@@ -145,9 +158,13 @@ static int fuzz_proc(const char *path)
 		free(tasks);
 	/* tidy: the tree is this run's only */
 	for (i = 0; i < sizeof(proc_files) / sizeof(proc_files[0]); i++) {
-		snprintf(f, sizeof(f), "%s/%s", root, proc_files[i]);
+		snprintf(f, sizeof(f), "%s/%s", root, proc_files[i].name);
 		unlink(f);
 	}
+	snprintf(f, sizeof(f), "%s/1000/fd/11", root);
+	unlink(f);
+	snprintf(f, sizeof(f), "%s/1000/fd", root);
+	rmdir(f);
 	snprintf(f, sizeof(f), "%s/1000/task/1000", root);
 	rmdir(f);
 	snprintf(f, sizeof(f), "%s/1000/task", root);
