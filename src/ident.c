@@ -406,13 +406,19 @@ static int kvm_fd_cmp(const void *a, const void *b)
 	return x->vcpu != y->vcpu ? (x->vcpu > y->vcpu) - (x->vcpu < y->vcpu) : (x->fd > y->fd) - (x->fd < y->fd);
 }
 
-ssize_t ident_kvm_fds(const struct ident *id, int pid, struct ident_kvm_fd *out, size_t max)
+/*
+ * The KVM fds of process pid into out, at most max, in the order the
+ * directory lists them; with vm_only, the first VM fd alone.  The count,
+ * or -1 (the process is gone, its fds cannot be read).
+ */
+static ssize_t kvm_fds(const struct ident *id, int pid, struct ident_kvm_fd *out, size_t max,
+		       bool vm_only)
 {
 	char path[PATH_MAX + 32], target[64];
 	struct dirent *de;
-	size_t n = 0, i, j;
-	int vm_fd = -1, dfd;
+	size_t n = 0;
 	DIR *d;
+	int dfd;
 
 	snprintf(path, sizeof(path), "%s/%d/fd", id->root, pid);
 	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -431,11 +437,23 @@ ssize_t ident_kvm_fds(const struct ident *id, int pid, struct ident_kvm_fd *out,
 			continue;
 		out[n].vcpu = kvm_link(target);
 		out[n].fd = fd;
-		if (out[n].vcpu == -2)
+		if (out[n].vcpu == -2 || (vm_only && out[n].vcpu != -1))
 			continue;
 		n++;
 	}
 	closedir(d);
+	return (ssize_t)n;
+}
+
+ssize_t ident_kvm_fds(const struct ident *id, int pid, struct ident_kvm_fd *out, size_t max)
+{
+	ssize_t got = kvm_fds(id, pid, out, max, false);
+	size_t n, i, j;
+	int vm_fd = -1;
+
+	if (got < 0)
+		return -1;
+	n = (size_t)got;
 	qsort(out, n, sizeof(*out), kvm_fd_cmp);
 	/* one VM per process, and each vCPU once: the lowest fd of each */
 	for (i = j = 0; i < n; i++) {
@@ -481,26 +499,9 @@ size_t ident_procs(const struct ident *id, struct ident_proc *out, size_t max)
 
 bool ident_holds_vm(const struct ident *id, int pid)
 {
-	char path[PATH_MAX + 32], target[64];
-	struct dirent *fe;
-	bool found = false;
-	DIR *d;
-	int dfd;
+	struct ident_kvm_fd vm;
 
-	snprintf(path, sizeof(path), "%s/%d/fd", id->root, pid);
-	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return false;
-	d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return false;
-	}
-	while (!found && (fe = readdir(d)))
-		found = fe->d_name[0] != '.' && !fd_link(dirfd(d), fe->d_name, target, sizeof(target)) &&
-			kvm_link(target) == -1;
-	closedir(d);
-	return found;
+	return kvm_fds(id, pid, &vm, 1, true) > 0;
 }
 
 int ident_vcpu_thread(const struct ident *id, int pid, int fd, int vcpu)

@@ -82,6 +82,7 @@ struct stats_vm {
 	int pidfd;		/* live: to take its fds; -1 with --proc */
 	bool seen;		/* its VM fd was there when its fds were last listed */
 	unsigned int scans;	/* times its fds were listed */
+	bool listed;		/* ... and in this poll: its vCPUs' threads are looked for then */
 	unsigned int next_scan;	/* the poll to list them again at */
 	struct stats_file vm;
 	struct stats_file *vcpus;
@@ -324,7 +325,8 @@ static int file_poll(struct stats_src *s, struct model *m, struct stats_vm *vm,
 		return 0;
 	}
 	f->started = true;
-	if (f->vcpu >= 0 && !f->tid)
+	/* a thread is looked for on the VM's listing schedule: it reads every task's files */
+	if (f->vcpu >= 0 && !f->tid && vm->listed)
 		f->tid = ident_vcpu_thread(&s->proc, vm->pid, f->kfd, f->vcpu);
 	/* no thread yet: its counts wait in the kernel's totals */
 	if (f->vcpu >= 0 && !f->tid)
@@ -400,6 +402,7 @@ static int vm_scan(struct stats_src *s, struct stats_vm *vm, char *err, size_t e
 	if (n <= 0)
 		return 0;	/* gone, or no VM now: dropped below */
 	vm->seen = true;
+	vm->listed = true;
 	for (i = 0; i < n; i++) {
 		const struct ident_kvm_fd *k = &s->fds[i];
 		struct stats_file *f;
@@ -570,6 +573,8 @@ static int stats_poll(struct stats_src *s, struct model *m, char *err, size_t er
 	bool fresh = ++s->polls == 1;
 	unsigned int i;
 
+	for (i = 0; i < s->nr_vms; i++)
+		s->vms[i].listed = false;
 	if (vms_check(s, m, err, errlen) || procs_check(s, err, errlen))
 		return -1;
 	for (i = 0; i < s->nr_vms; i++)
