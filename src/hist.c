@@ -3,6 +3,13 @@
  * Log-linear histogram.  Octave 0 holds the values 0 .. HIST_SUB-1, one
  * bucket each.  Octave k >= 1 holds [HIST_SUB << (k-1), HIST_SUB << k)
  * in HIST_SUB buckets of width 1 << (k-1).
+ *
+ * The first two samples need no buckets: min and max are they.  So
+ * while present is 0, samples <= 2 and the samples are min (and max);
+ * the third spills them into buckets, and from then on (present != 0,
+ * also after hist_clear, which keeps the pages) the buckets hold every
+ * sample.  Most (vCPU, reason) pairs of a big host see few exits in an
+ * interval: they cost no bucket page.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -87,14 +94,50 @@ static uint64_t *octave_page(struct hist *h, unsigned int oct)
 	return pages + (size_t)idx * HIST_SUB;
 }
 
-int hist_add(struct hist *h, uint64_t v)
+static inline void count_in(struct hist *h, uint64_t v)
 {
 	unsigned int sub, oct = octave_of(v, &sub);
-	uint64_t *page = octave_page(h, oct);
 
-	if (!page)
+	h->pages[(size_t)page_index(h->present, oct) * HIST_SUB + sub]++;
+}
+
+/*
+ * The samples still held as min and max go into buckets, with a page for
+ * each of them and for extra (another value about to be added), so that
+ * nothing is left half done: 0, or -1 with h as it was.
+ */
+static int spill(struct hist *h, uint64_t extra)
+{
+	unsigned int sub;
+
+	if (h->present || !h->samples)
+		return octave_page(h, octave_of(extra, &sub)) ? 0 : -1;
+	if (!octave_page(h, octave_of(h->min, &sub)) || !octave_page(h, octave_of(h->max, &sub)) ||
+	    !octave_page(h, octave_of(extra, &sub))) {
+		free(h->pages);
+		h->pages = NULL;
+		h->present = 0;
 		return -1;
-	page[sub]++;
+	}
+	count_in(h, h->min);
+	if (h->samples == 2)
+		count_in(h, h->max);
+	return 0;
+}
+
+int hist_add(struct hist *h, uint64_t v)
+{
+	if (h->present || h->samples >= 2) {
+		unsigned int sub, oct = octave_of(v, &sub);
+		uint64_t *page;
+
+		if (!h->present && spill(h, v))
+			return -1;
+		page = octave_page(h, oct);
+		if (!page)
+			return -1;
+		page[sub]++;
+	}
 	h->samples++;
 	h->sum += v;
 	h->sum_hi += h->sum < v;
@@ -110,6 +153,14 @@ int hist_merge(struct hist *dst, const struct hist *src)
 	uint64_t left = src->present;
 	const uint64_t *from = src->pages;
 
+	if (!src->present) {
+		/* at most two samples: min and max */
+		if (src->samples && hist_add(dst, src->min))
+			return -1;
+		return src->samples == 2 ? hist_add(dst, src->max) : 0;
+	}
+	if (!dst->present && dst->samples && spill(dst, src->min))
+		return -1;
 	while (left) {
 		unsigned int oct = __builtin_ctzll(left);
 		uint64_t *to = octave_page(dst, oct);
@@ -143,6 +194,8 @@ uint64_t hist_quantile(const struct hist *h, double q)
 		return h->min;
 	if (q >= 1)
 		return h->max;
+	if (!h->present)
+		return h->samples == 1 || q <= 0.5 ? h->min : h->max;
 	/* The smallest value with at least ceil(q * samples) samples at or below it. */
 	rank = (uint64_t)(q * (double)h->samples);
 	if ((double)rank < q * (double)h->samples)

@@ -4,8 +4,9 @@
  * that every power of two is split in HIST_SUB equal buckets, so a
  * reported percentile is within 1/(2*HIST_SUB) (1.6 %) of the true
  * value.  Buckets are allocated one octave at a time, only for octaves
- * that have seen a value, so an idle (vCPU, reason) costs 48 bytes and
- * a typical one a few hundred.  min, max, sum and samples are exact (the
+ * that have seen a value, and only from the third sample on (the first
+ * two are min and max, exact), so an idle (vCPU, reason) costs 56 bytes
+ * and a typical one a few hundred.  min, max, sum and samples are exact (the
  * sum in 128 bits, so the mean is right even where 64 bits would overflow).
  */
 #ifndef KVMTOP_HIST_H

@@ -241,6 +241,59 @@ static void test_clear_and_bounded_memory(void **state)
 	hist_free(&h);
 }
 
+/*
+ * The first two samples cost no bucket page, and are exact; a third
+ * spills them into buckets.  Every mix of sizes merged either way gives
+ * the quantiles of the union (the sorted values' nearest rank).
+ */
+static void test_few_samples_no_pages(void **state)
+{
+	static const uint64_t a_vals[] = { 1000003, 17, 5000011 }, b_vals[] = { 999, 123456789, 64 };
+	unsigned int na, nb;
+
+	for (na = 0; na <= 3; na++) {
+		for (nb = 0; nb <= 3; nb++) {
+			uint64_t vals[6];
+			struct hist a, b;
+			unsigned int i, n = 0;
+			char what[64];
+
+			hist_init(&a);
+			hist_init(&b);
+			for (i = 0; i < na; i++) {
+				assert_int_equal(hist_add(&a, a_vals[i]), 0);
+				vals[n++] = a_vals[i];
+			}
+			for (i = 0; i < nb; i++) {
+				assert_int_equal(hist_add(&b, b_vals[i]), 0);
+				vals[n++] = b_vals[i];
+			}
+			/* no page for two samples or fewer, and they are exact */
+			assert_int_equal(hist_bytes(&a), na <= 2 ? 0 : 3 * HIST_SUB * sizeof(uint64_t));
+			if (na && na <= 2) {
+				uint64_t lo = a_vals[0] < a_vals[na - 1] ? a_vals[0] : a_vals[na - 1];
+				uint64_t hi = a_vals[0] ^ a_vals[na - 1] ^ lo;
+
+				assert_int_equal(hist_quantile(&a, 0.5), lo);
+				assert_int_equal(hist_quantile(&a, 0.99), hi);
+			}
+			assert_int_equal(hist_merge(&a, &b), 0);
+			assert_int_equal(a.samples, n);
+			snprintf(what, sizeof(what), "%u merged with %u", na, nb);
+			if (n)
+				check_all_quantiles(&a, vals, n, what);
+			else
+				assert_int_equal(hist_quantile(&a, 0.5), 0);
+			/* after a clear the pages stay, and hold every sample again */
+			hist_clear(&a);
+			assert_int_equal(hist_add(&a, 7), 0);
+			assert_int_equal(hist_quantile(&a, 0.5), 7);
+			hist_free(&a);
+			hist_free(&b);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_bucket_edges),
 		cmocka_unit_test(test_merge_equals_union),
 		cmocka_unit_test(test_clear_and_bounded_memory),
+		cmocka_unit_test(test_few_samples_no_pages),
 	};
 
 	return cmocka_run_group_tests_name("hist", tests, NULL, NULL);
