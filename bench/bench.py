@@ -11,12 +11,18 @@ and prints for each: wall and CPU seconds, events/s, ns/event, peak RSS and
 peak anonymous memory (RssAnon: the heap, not the recording's mapped pages);
 kvmtop's runs are the best of three.
 
+Then the scale table: generated recordings of 10 x 4, 100 x 8, 1,000 x 8 and
+2,000 x 8 VMs x vCPUs (50 exits each, 32 CPUs, with their ps snapshots for
+--threads): kvmtop's CPU per event, peak anonymous memory and the time its
+one JSON snapshot took to print (KVMTOP_SNAPSHOT_STATS), so growth is visible.
+
 Then the screen: kvmtop -r on a recording of 1,000 vCPU threads, in a
 pseudo-terminal of 200x50, with its vCPUs pane open (a 1,000-row table);
 keys re-sort, invert, page and rebuild it, and KVMTOP_DRAW_STATS reports
 how long each redraw (the whole screen, sent to the terminal), each
-filter-and-sort of the rows and each rebuild of them from the model took.  The same is done with 10 rows beside it.
-Target: a 1,000-row table redraws in < 5 ms.
+filter-and-sort of the rows and each rebuild of them from the model took.  The same is done with 10 rows beside it,
+and with the VMs pane of the 2,000-VM recording (sorts, pages, a filter typed by name).
+Target: a 1,000-row table redraws in < 5 ms, the 2,000-row VMs pane re-sorts or re-filters and redraws in < 5 ms.
 
 Then, as root with /dev/kvm, the live figure: the demo guest runs flat out
 (2 vCPUs, a fixed number of loops) twice, once watched by
@@ -146,8 +152,8 @@ def main():
         print("kvmtop peak anonymous memory: %.1f MiB (target < 64 MiB)" % (k[3] / 1024))
 
 
-def screen_run(dat, keys):
-    """kvmtop -r dat in a 200x50 pseudo-terminal fed keys one by one: its draw statistics."""
+def screen_run(dat, keys, args=(), wait=1.0):
+    """kvmtop -r dat (and args) in a 200x50 pseudo-terminal fed keys one by one: its draw statistics."""
     stats = os.path.join(OUT, "draw-stats.json")
     if os.path.exists(stats):
         os.unlink(stats)
@@ -155,7 +161,7 @@ def screen_run(dat, keys):
     if pid == 0:
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
         os.environ.update(TERM="xterm-256color", KVMTOP_DRAW_STATS=stats)
-        os.execv(os.path.join(TOP, "kvmtop"), ["kvmtop", "-r", dat])
+        os.execv(os.path.join(TOP, "kvmtop"), ["kvmtop", "-r", dat] + list(args))
 
     def drain(secs):
         end = time.monotonic() + secs
@@ -169,7 +175,7 @@ def screen_run(dat, keys):
             except OSError:
                 return
 
-    drain(1.0)
+    drain(wait)
     for k in keys:
         os.write(fd, k.encode())
         drain(0.02)
@@ -193,11 +199,15 @@ def screen():
                                                  "build ms", "max"))
     for rows in (1000, 10):
         dat = os.path.join(OUT, "screen-%d.dat" % rows)
+        ps = dat + ".ps"
         if not os.path.exists(dat):
-            # one thread per VM; a recording has no process ids, so they are one VM's vCPUs
             subprocess.run([gen, "-f", fmt, "-o", dat, "-m", str(rows), "-v", "1", "-n", "20", "-C", "2",
                             "-s", "5"], check=True)
-        st = screen_run(dat, keys)
+            # one thread per generated VM (tid 1000 + 100 v), all of one process: one VM's vCPUs
+            with open(ps, "w") as f:
+                f.write("999 999 qemu-system-x86_64 -name guest=big\n")
+                f.writelines("%d 999 qemu-system-x86_64 -name guest=big\n" % (1000 + 100 * v) for v in range(rows))
+        st = screen_run(dat, keys, ["--threads", ps])
         if not st:
             print("%-22s failed: no statistics written" % ("%d rows" % rows))
             continue
@@ -209,6 +219,60 @@ def screen():
             worst = (st["draw_mean_ns"] + st["sort_mean_ns"]) / 1e6
             print("%-10s a re-sorted redraw of 1,000 rows: %.3f ms mean (sort + draw; target < 5 ms: %s)"
                   % ("", worst, "met" if worst < 5 else "NOT met"))
+
+    # the VMs pane of a big host: 2,000 VMs named from --threads; sort by every column,
+    # invert, page, filter by name as typed (each key re-filters), clear it
+    dat, ps = scale_recording(2000, 8)
+    keys = [">"] * 8 + ["I", "I"] + ["\x1b[6~"] * 10 + ["\x1bOH", "/"] + list("vm-12") + ["\r", "\x1b"] + \
+        ["/"] + list("fc-") + ["\x1b"] + ["c"] * 6
+    st = screen_run(dat, keys, ["--threads", ps], wait=8.0)
+    if not st:
+        print("%-22s failed: no statistics written" % "2,000 VMs")
+        return
+    print("%-10s %6d %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f" % (
+        "%d VMs" % st["rows"], st["draws"], st["draw_mean_ns"] / 1e6, st["draw_max_ns"] / 1e6,
+        st["sort_mean_ns"] / 1e6, st["sort_max_ns"] / 1e6, st["build_mean_ns"] / 1e6, st["build_max_ns"] / 1e6),
+        flush=True)
+    worst = (st["draw_mean_ns"] + st["sort_mean_ns"]) / 1e6
+    print("%-10s the VMs pane of 2,000 rows: %.3f ms mean per re-sort or re-filter and redraw (target < 5 ms: %s)"
+          % ("", worst, "met" if worst < 5 else "NOT met"))
+
+
+def scale_recording(vms, vcpus):
+    """A generated recording of vms x vcpus on 32 CPUs, 50 exits per vCPU, with its ps snapshot."""
+    dat = os.path.join(OUT, "scale-%dx%d.dat" % (vms, vcpus))
+    ps = dat + ".ps"
+    if not os.path.exists(dat) or not os.path.exists(ps):
+        subprocess.run([os.path.join(TOP, "tests", "kvmgen"), "-f", os.path.join(SRC, "tests", "formats", "x86-6.5"),
+                        "-o", dat, "-m", str(vms), "-v", str(vcpus), "-n", "50", "-C", "32", "-s", "11", "-P", ps],
+                       check=True)
+    return dat, ps
+
+
+def scale():
+    """How kvmtop grows with the host: VMs x vCPUs of generated recordings, named by --threads."""
+    print("\nscale: kvmtop -b -r FILE --threads PS --summary -o json, 50 exits per vCPU, 32 CPUs")
+    print("%-12s %10s %9s %9s %12s %11s %14s" % ("VMs x vCPUs", "events", "cpu s", "ns/event", "peak anon",
+                                                 "per vCPU", "snapshot ms"))
+    stats = os.path.join(OUT, "snapshot-stats.json")
+    for vms, vcpus in ((10, 4), (100, 8), (1000, 8), (2000, 8)):
+        dat, ps = scale_recording(vms, vcpus)
+        argv = [os.path.join(TOP, "kvmtop"), "-b", "-r", dat, "--threads", ps, "--summary", "-o", "json"]
+        j = json.loads(subprocess.run(argv, capture_output=True, check=True).stdout)
+        best = None
+        for _ in range(3):
+            os.environ["KVMTOP_SNAPSHOT_STATS"] = stats
+            m = measure(argv)
+            del os.environ["KVMTOP_SNAPSHOT_STATS"]
+            snap = json.load(open(stats))["mean_ns"] / 1e6 if m[4] == 0 else float("nan")
+            if best is None or m[1] < best[0][1]:
+                best = (m, snap)
+        (wall, cpu, rss, anon, rc, err), snap = best
+        print("%-12s %10d %9.2f %9.1f %10.1f M %9.1f K %14.1f%s" % (
+            "%d x %d" % (vms, vcpus), j["kvm_events"], cpu, cpu * 1e9 / j["kvm_events"], anon / 1024,
+            anon / (vms * vcpus), snap,
+            "" if (len(j["vms"]), j["dropped_events"]) == (vms, 0) else
+            "  WRONG: %d VMs, %d dropped" % (len(j["vms"]), j["dropped_events"])), flush=True)
 
 
 def cpu_of(p):
@@ -478,6 +542,7 @@ def stats_cpu():
 
 
 main()
+scale()
 screen()
 live()
 sched_cost()

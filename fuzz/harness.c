@@ -19,6 +19,9 @@
  *   harness kstat FILE    FILE as a KVM binary statistics file: its
  *                         layout, its data, every value's unit and bucket
  *                         bound, its descriptors interned twice
+ *   harness threads FILE  FILE as a --threads snapshot (ps -eLo
+ *                         tid=,pid=,args=), then every tid it may name
+ *                         and a few it cannot looked up, and guessed
  *
  * The recording parser is kvmtop itself (kvmtop -b -r FILE); see fuzz/run.
  * Built twice: by make fuzz with afl-cc, by make check with ASan and UBSan
@@ -238,10 +241,32 @@ static int fuzz_kstat(const char *path)
 	return sum == 1 ? 1 : 0;	/* keeps the reads from being optimised away */
 }
 
+static int fuzz_threads(const char *path)
+{
+	struct ident_threads *t;
+	struct ident_info id;
+	char err[512];
+	long sum = 0;
+	int tid;
+
+	if (ident_threads_load(&t, path, err, sizeof(err)))
+		return 0;
+	for (tid = 1; tid < 70000; tid++) {
+		memset(&id, 0, sizeof(id));
+		if (ident_threads_find(t, tid, &id))
+			sum += id.pid + (long)strlen(id.vm_name) + id.kernel;
+		else
+			ident_guess(tid, "CPU 3/KVM", -1, &id);
+	}
+	ident_threads_find(t, INT32_MAX, &id);
+	ident_threads_free(t);
+	return sum < 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: harness syms|proc|options|kstat FILE\n");
+		fprintf(stderr, "usage: harness syms|proc|options|kstat|threads FILE\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "syms"))
@@ -252,6 +277,8 @@ int main(int argc, char **argv)
 		return fuzz_options(argv[2]);
 	if (!strcmp(argv[1], "kstat"))
 		return fuzz_kstat(argv[2]);
+	if (!strcmp(argv[1], "threads"))
+		return fuzz_threads(argv[2]);
 	fprintf(stderr, "harness: unknown mode %s\n", argv[1]);
 	return 2;
 }

@@ -373,8 +373,9 @@ static int print_text(struct batch *b, uint64_t end)
 			goto out_host;
 		}
 		text_rate(b, vs.exits, end, rate, sizeof(rate));
-		fprintf(b->out, "\nVM %s (pid %d%s): %" PRIu64 " exits%s, %d vCPU threads\n",
+		fprintf(b->out, "\nVM %s (pid %d%s%s): %" PRIu64 " exits%s, %d vCPU threads\n",
 			escape_text(vm->name, esc, sizeof(esc)), vm->pid,
+			vm->guessed ? ", guessed: no --threads" : "",
 			vm->exited ? ", exited" : "", vs.exits, rate, vm->nr_vcpus);
 		text_groups(b, vm, end);
 		if (vs.exits_total)
@@ -752,8 +753,9 @@ static int print_json(struct batch *b, uint64_t end)
 		}
 		fprintf(b->out, "%s{\"pid\":%d,\"name\":", first_vm ? "" : ",", vm->pid);
 		escape_json(b->out, vm->name);
-		fprintf(b->out, ",\"state\":\"%s\",\"vcpu_threads\":%d,\"exits\":%" PRIu64 ",\"exits_total\":%" PRIu64
-			",\"exits_per_s\":", model_vm_state(m, vm), vm->nr_vcpus, vs.exits, vs.exits_total);
+		fprintf(b->out, ",\"state\":\"%s\",\"grouped_by\":\"%s\",\"vcpu_threads\":%d,\"exits\":%" PRIu64
+			",\"exits_total\":%" PRIu64 ",\"exits_per_s\":", model_vm_state(m, vm),
+			model_vm_ident(m, vm), vm->nr_vcpus, vs.exits, vs.exits_total);
 		json_rate(b, vs.exits, end);
 		fprintf(b->out, ",\"unmatched_exits\":%" PRIu64 ",\"unmatched_entries\":%" PRIu64 ",",
 			vs.unmatched_exits, vs.unmatched_entries);

@@ -74,6 +74,8 @@ struct driver {
 	size_t nr_vk;
 	unsigned long vk_gen;
 	bool unfiltered_said;
+	/* KVMTOP_SNAPSHOT_STATS: how long the snapshots' output took (make bench) */
+	uint64_t snap_n, snap_ns, snap_max_ns;
 	bool read_from;		/* ... or some of it */
 	/* the screen on a recording: interval want (1-based, 0: all of it) */
 	long want;
@@ -383,6 +385,7 @@ static int snapshot_of(struct driver *drv, uint64_t start, uint64_t end, bool at
 		.m = drv->m, .start = start, .end = end, .at_end = at_end, .empty = empty,
 		.interval = drv->want, .nr_intervals = drv->nr_intervals,
 	};
+	uint64_t t0;
 	int ret;
 
 	if (sample(drv))
@@ -397,7 +400,13 @@ static int snapshot_of(struct driver *drv, uint64_t start, uint64_t end, bool at
 		model_reap(drv->m, src_alive, drv);
 	if (view_up(drv))
 		return -1;
+	t0 = clock_mono_ns();
 	ret = drv->v->refresh(drv->v->ctx, &s);
+	t0 = clock_mono_ns() - t0;
+	drv->snap_n++;
+	drv->snap_ns += t0;
+	if (t0 > drv->snap_max_ns)
+		drv->snap_max_ns = t0;
 	if (ret < 0) {
 		if (errno == ENOMEM)
 			goto out_nomem;
@@ -667,6 +676,7 @@ static int open_source(struct driver *drv, unsigned int tick_ms)
 		goto out_nomem;
 	drv->m->live = drv->src.live;
 	drv->m->ip_slots = drv->o->ip_slots;
+	drv->m->max_vcpus = drv->o->max_vcpus;
 	if (drv->src.live) {
 		uint64_t now = clock_mono_ns();
 
@@ -894,6 +904,24 @@ static int last(struct driver *drv)
 	return snapshot(drv, drv->m->interval_start, end, true) < 0 ? -1 : 0;
 }
 
+/* KVMTOP_SNAPSHOT_STATS=FILE: one JSON line of the snapshots' output times, for make bench. */
+static void snapshot_stats(const struct driver *drv)
+{
+	const char *path = getenv("KVMTOP_SNAPSHOT_STATS");
+	FILE *f;
+
+	if (!path || !*path)
+		return;
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "kvmtop: KVMTOP_SNAPSHOT_STATS: cannot write %s: %s\n", path, strerror(errno));
+		return;
+	}
+	fprintf(f, "{\"snapshots\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}\n",
+		drv->snap_n, drv->snap_n ? drv->snap_ns / drv->snap_n : 0, drv->snap_max_ns);
+	fclose(f);
+}
+
 int driver_run(struct options *o, const struct source_ops *ops, struct view *v)
 {
 	double delay = o->delay ? o->delay : DRIVER_DEFAULT_DELAY;
@@ -930,6 +958,7 @@ int driver_run(struct options *o, const struct source_ops *ops, struct view *v)
 		goto out;
 	/* a recording stopped by a signal: as if killed by it, but tidily */
 	ret = stop_sig && !drv.src.live && !drv.screen ? 128 + stop_sig : 0;
+	snapshot_stats(&drv);
 out:
 	view_off(&drv);
 	crashing = NULL;

@@ -103,4 +103,23 @@ bool ident_alive(const struct ident *id, int pid);
  */
 void ident_vm_name(const char *cmdline, size_t len, const char *comm, char *out, size_t outlen);
 
+/*
+ * A recording's threads (ident_threads.c): a snapshot of the recording
+ * host's threads, the output of "ps -eLo tid=,pid=,args=", read whole.
+ * 0, or -1 with one line in err naming the file and line (a line that is
+ * not "TID PID ARGS", a tid listed twice, a pid that is another
+ * process's thread, no thread at all).
+ */
+struct ident_threads;
+int ident_threads_load(struct ident_threads **out, const char *path, char *err, size_t errlen);
+void ident_threads_free(struct ident_threads *t);
+/* Thread tid's process and VM name from the snapshot: false if it lists no tid (out unchanged). */
+bool ident_threads_find(const struct ident_threads *t, int tid, struct ident_info *out);
+/*
+ * A recording's thread that no snapshot names: grouped by tid - vCPU id
+ * (its name's, else vcpu_hint from its events, see kvmtop(1)), the VM
+ * called "unknown@KEY" with pid KEY and marked guessed.
+ */
+void ident_guess(int tid, const char *comm, int vcpu_hint, struct ident_info *out);
+
 #endif

@@ -27,6 +27,7 @@ struct model *model_new(const struct kvm_names *names,
 		return NULL;
 	RB_INIT(&m->vcpus);
 	RB_INIT(&m->vms);
+	TAILQ_INIT(&m->dirty);
 	m->names = names;
 	m->reasons = &names->reasons;
 	m->nr_other = names->nr_other;
@@ -47,8 +48,11 @@ static void vcpu_free(struct vcpu *v)
 			continue;
 		hist_free(&v->rs[i]->lat);
 		hist_free(&v->rs[i]->lat_done);
-		hist_free(&v->rs[i]->handling);
-		hist_free(&v->rs[i]->handling_done);
+		if (v->rs[i]->split) {
+			hist_free(&v->rs[i]->split->handling);
+			hist_free(&v->rs[i]->split->handling_done);
+			free(v->rs[i]->split);
+		}
 		free(v->rs[i]);
 	}
 	for (i = 0; i < IP_KINDS; i++) {
@@ -60,6 +64,7 @@ static void vcpu_free(struct vcpu *v)
 	free(v->rs);
 	free(v->kst);
 	free(v->other);
+	free(v->uexit);
 	free(v->ring);
 	free(v);
 }
@@ -89,6 +94,7 @@ void model_free(struct model *m)
 		RB_REMOVE(vm_tree, &m->vms, vm);
 		vm_free(vm);
 	}
+	free(m->by_tid);
 	free(m);
 }
 
@@ -125,18 +131,76 @@ static struct vm *vm_get(struct model *m, const struct ident_info *id)
 		return NULL;
 	vm->pid = key.pid;
 	vm->kernel = id->kernel;
+	vm->guessed = id->guessed && !id->kernel;
 	strlcpy(vm->name, id->kernel ? "host kernel" : id->vm_name, sizeof(vm->name));
 	TAILQ_INIT(&vm->vcpus);
 	RB_INSERT(vm_tree, &m->vms, vm);
 	return vm;
 }
 
-static struct vcpu *vcpu_new(struct model *m, int tid)
+static inline unsigned int tid_slot(const struct model *m, int tid)
 {
-	struct ident_info id = { .pid = 0 };
+	return ((unsigned int)tid * 2654435761u) & m->by_tid_mask;
+}
+
+/* v into by_tid, which has room. */
+static void by_tid_put(struct model *m, struct vcpu *v)
+{
+	unsigned int i = tid_slot(m, v->tid);
+
+	while (m->by_tid[i].v)
+		i = (i + 1) & m->by_tid_mask;
+	m->by_tid[i].tid = v->tid;
+	m->by_tid[i].v = v;
+}
+
+/* Room for one more vCPU in by_tid, kept at most half full: 0, or -1 (no memory). */
+static int by_tid_room(struct model *m)
+{
+	unsigned int size = m->by_tid_mask + 1, i, old = size;
+	struct model_tid *t = m->by_tid;
+
+	if (t && 2 * (m->nr_vcpus + 1) <= size)
+		return 0;
+	size = t ? size * 2 : 1024;
+	m->by_tid = calloc(size, sizeof(*m->by_tid));
+	if (!m->by_tid) {
+		m->by_tid = t;
+		return -1;
+	}
+	m->by_tid_mask = size - 1;
+	for (i = 0; t && i < old; i++)
+		if (t[i].v)
+			by_tid_put(m, t[i].v);
+	free(t);
+	return 0;
+}
+
+/* v out of by_tid: the entries after it move back into the gap (no tombstones). */
+static void by_tid_del(struct model *m, const struct vcpu *v)
+{
+	unsigned int i = tid_slot(m, v->tid), j, home;
+
+	while (m->by_tid[i].v != v)
+		i = (i + 1) & m->by_tid_mask;
+	m->by_tid[i].v = NULL;
+	for (j = (i + 1) & m->by_tid_mask; m->by_tid[j].v; j = (j + 1) & m->by_tid_mask) {
+		home = tid_slot(m, m->by_tid[j].tid);
+		/* the entry at j may fill i unless its home lies cyclically in (i, j] */
+		if (((j - home) & m->by_tid_mask) >= ((j - i) & m->by_tid_mask)) {
+			m->by_tid[i] = m->by_tid[j];
+			m->by_tid[j].v = NULL;
+			i = j;
+		}
+	}
+}
+
+static struct vcpu *vcpu_new(struct model *m, int tid, int vcpu_hint)
+{
+	struct ident_info id = { .pid = 0, .vcpu_hint = vcpu_hint };
 	struct vcpu *v;
 
-	if (m->nr_vcpus >= m->max_vcpus)
+	if (m->nr_vcpus >= m->max_vcpus || by_tid_room(m))
 		return NULL;
 	strlcpy(id.vm_name, "unknown", sizeof(id.vm_name));
 	if (m->ident)
@@ -144,11 +208,9 @@ static struct vcpu *vcpu_new(struct model *m, int tid)
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return NULL;
-	v->ring = calloc(m->ring_size ? m->ring_size : 1, sizeof(*v->ring));
 	v->other = calloc(m->nr_other ? m->nr_other : 1, sizeof(*v->other));
 	v->vm = vm_get(m, &id);
-	if (!v->ring || !v->other || !v->vm) {
-		free(v->ring);
+	if (!v->other || !v->vm) {
 		free(v->other);
 		free(v);
 		return NULL;
@@ -160,6 +222,7 @@ static struct vcpu *vcpu_new(struct model *m, int tid)
 	strlcpy(v->comm, id.comm, sizeof(v->comm));
 	v->vcpu_id = vcpu_id_from_comm(v->comm);
 	RB_INSERT(vcpu_tree, &m->vcpus, v);
+	by_tid_put(m, v);
 	TAILQ_INSERT_TAIL(&v->vm->vcpus, v, vm_link);
 	v->vm->nr_vcpus++;
 	m->nr_vcpus++;
@@ -167,25 +230,54 @@ static struct vcpu *vcpu_new(struct model *m, int tid)
 	return v;
 }
 
-/* The vCPU of thread tid, made when create and it is new: NULL if none (or no memory). */
-static struct vcpu *vcpu_lookup(struct model *m, int tid, bool create)
+/*
+ * The vCPU of thread tid, made when create and it is new (vcpu_hint: the
+ * vCPU id its event gives, or -1): NULL if none (or no memory).
+ */
+static struct vcpu *vcpu_lookup(struct model *m, int tid, bool create, int vcpu_hint)
 {
-	unsigned int slot = (unsigned int)tid % MODEL_TID_CACHE;
-	struct vcpu key = { .tid = tid }, *v = m->tid_cache[slot];
+	const struct model_tid *e;
+	unsigned int i;
 
-	if (v && v->tid == tid)
-		return v;
-	v = RB_FIND(vcpu_tree, &m->vcpus, &key);
-	if (!v && create)
-		v = vcpu_new(m, tid);
+	for (i = tid_slot(m, tid); m->by_tid && (e = &m->by_tid[i])->v; i = (i + 1) & m->by_tid_mask)
+		if (e->tid == tid)
+			return e->v;
+	return create ? vcpu_new(m, tid, vcpu_hint) : NULL;
+}
+
+/* v changed this interval: model_interval_end walks it. */
+static inline void vcpu_touch(struct model *m, struct vcpu *v)
+{
+	if (v->dirty)
+		return;
+	v->dirty = true;
+	TAILQ_INSERT_TAIL(&m->dirty, v, dirty_link);
+}
+
+/* The vCPU of thread tid, made if new, marked changed: NULL if none (or no memory). */
+static struct vcpu *vcpu_get(struct model *m, int tid, int vcpu_hint)
+{
+	struct vcpu *v = vcpu_lookup(m, tid, true, vcpu_hint);
+
 	if (v)
-		m->tid_cache[slot] = v;
+		vcpu_touch(m, v);
 	return v;
 }
 
-static struct vcpu *vcpu_get(struct model *m, int tid)
+/* The ring is full and not yet ring_size: double it (not yet wrapped, so its order stays). */
+static int ring_grow(const struct model *m, struct vcpu *v)
 {
-	return vcpu_lookup(m, tid, true);
+	unsigned int n = v->ring_alloc ? v->ring_alloc * 2 : MODEL_RING_FIRST;
+	struct exit_rec *r;
+
+	if (n > m->ring_size)
+		n = m->ring_size;
+	r = reallocarray(v->ring, n, sizeof(*r));
+	if (!r)
+		return -1;
+	v->ring = r;
+	v->ring_alloc = n;
+	return 0;
 }
 
 static struct reason_stat *reason_stat_get(struct vcpu *v, int id)
@@ -213,8 +305,6 @@ static struct reason_stat *reason_stat_get(struct vcpu *v, int id)
 		return NULL;
 	hist_init(&rs->lat);
 	hist_init(&rs->lat_done);
-	hist_init(&rs->handling);
-	hist_init(&rs->handling_done);
 	v->rs[id] = rs;
 	return rs;
 }
@@ -251,6 +341,8 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 	m->exits.total++;
 	rs->count.total++;
 	if (m->ring_size) {
+		if (v->ring_head == v->ring_alloc && ring_grow(m, v))
+			return -1;
 		r = &v->ring[v->ring_head];
 		r->time = ev->time;
 		r->ip = ev->ip;
@@ -262,7 +354,9 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 		r->ninfo = (int8_t)ev->ninfo;
 		r->mode = (int8_t)ev->mode;
 		v->pending_slot = v->ring_head;
-		v->ring_head = (v->ring_head + 1) % m->ring_size;
+		/* it wraps once it has all ring_size slots */
+		if (++v->ring_head == m->ring_size)
+			v->ring_head = 0;
 		v->ring_count++;
 	}
 	v->pending = true;
@@ -287,11 +381,20 @@ static int feed_entry(struct model *m, struct vcpu *v, const struct kvm_event *e
 	if (hist_add(&rs->lat, lat))
 		return -1;
 	if (m->names->sched) {
+		struct reason_split *sp = rs->split;
+
+		if (!sp) {
+			sp = rs->split = calloc(1, sizeof(*sp));
+			if (!sp)
+				return -1;
+			hist_init(&sp->handling);
+			hist_init(&sp->handling_done);
+		}
 		/* on a CPU (host or VMM), runnable off one, asleep: see model_time.c */
-		if (hist_add(&rs->handling, v->split[VS_HOST] + v->split[VS_VMM]))
+		if (hist_add(&sp->handling, v->split[VS_HOST] + v->split[VS_VMM]))
 			return -1;
-		rs->preempted.total += v->split[VS_WAIT];
-		rs->blocked.total += v->split[VS_HALT];
+		sp->preempted.total += v->split[VS_WAIT];
+		sp->blocked.total += v->split[VS_HALT];
 	}
 	/* Only exits write the ring, so the pending exit is still in its slot. */
 	if (m->ring_size)
@@ -312,14 +415,14 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 		m->last_time = ev->time;
 	if (ev->kind == KVM_EV_SWITCH || ev->kind == KVM_EV_WAKE) {
 		/* threads that are no vCPU (yet) are not kvmtop's: nothing is made for them */
-		v = vcpu_lookup(m, ev->tid, false);
+		v = vcpu_lookup(m, ev->tid, false, -1);
 		model_time_sched(m, v, ev->kind == KVM_EV_SWITCH ?
-				 vcpu_lookup(m, ev->next_tid, false) : NULL, ev);
+				 vcpu_lookup(m, ev->next_tid, false, -1) : NULL, ev);
 		return 0;
 	}
 	m->events.total++;
 
-	v = vcpu_get(m, ev->tid);
+	v = vcpu_get(m, ev->tid, ev->vcpu_id != KVM_VCPU_NONE ? (int)ev->vcpu_id : -1);
 	if (!v) {
 		m->dropped.total++;
 		return m->nr_vcpus >= m->max_vcpus ? 0 : -1;
@@ -337,8 +440,11 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 	case KVM_EV_OTHER:
 		if (ev->other >= 0 && ev->other < m->nr_other)
 			v->other[ev->other].total++;
-		if (ev->sub >= 0 && ev->sub < UEXIT_MAX)
+		if (ev->sub >= 0 && ev->sub < UEXIT_MAX) {
+			if (!v->uexit && !(v->uexit = calloc(UEXIT_MAX, sizeof(*v->uexit))))
+				return -1;
 			v->uexit[ev->sub].total++;
+		}
 		return 0;
 	case KVM_EV_SWITCH:
 	case KVM_EV_WAKE:
@@ -349,7 +455,7 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 
 int model_add_exits(struct model *m, int tid, int reason_id, uint64_t n)
 {
-	struct vcpu *v = vcpu_get(m, tid);
+	struct vcpu *v = vcpu_get(m, tid, -1);
 	struct reason_stat *rs;
 
 	if (!v) {
@@ -370,7 +476,7 @@ int model_add_exits(struct model *m, int tid, int reason_id, uint64_t n)
 
 int model_add_other(struct model *m, int tid, int other, uint64_t n)
 {
-	struct vcpu *v = vcpu_get(m, tid);
+	struct vcpu *v = vcpu_get(m, tid, -1);
 
 	if (!v) {
 		m->dropped.total += n;
@@ -419,7 +525,7 @@ struct ctr *model_kstats_vm(struct model *m, int pid, unsigned int nr)
 
 struct ctr *model_kstats_vcpu(struct model *m, int tid, int vcpu_id, unsigned int nr)
 {
-	struct vcpu *v = vcpu_get(m, tid);
+	struct vcpu *v = vcpu_get(m, tid, vcpu_id);
 
 	if (!v)
 		return NULL;
@@ -444,8 +550,38 @@ static void ctr_zero(struct ctr *c)
 	c->base = 0;
 }
 
-/* op on every counter of the model: the host's, each vCPU's, each reason's. */
-static void ctrs_apply(struct model *m, void (*op)(struct ctr *))
+/* op on a vCPU's counters that change only with its events (and so mark it dirty). */
+static void vcpu_ctrs_apply(const struct model *m, struct vcpu *v, void (*op)(struct ctr *))
+{
+	unsigned int i;
+	int j;
+
+	for (i = 0; i < v->nr_rs; i++) {
+		if (!v->rs[i])
+			continue;
+		op(&v->rs[i]->count);
+		if (v->rs[i]->split) {
+			op(&v->rs[i]->split->preempted);
+			op(&v->rs[i]->split->blocked);
+		}
+	}
+	op(&v->exits);
+	op(&v->unmatched_exits);
+	op(&v->unmatched_entries);
+	for (j = 0; j < m->nr_other; j++)
+		op(&v->other[j]);
+	for (j = 0; v->uexit && j < UEXIT_MAX; j++)
+		op(&v->uexit[j]);
+	for (i = 0; i < v->nr_kst; i++)
+		op(&v->kst[i]);
+}
+
+/*
+ * op on every counter of the model: the host's, each VM's; of each vCPU
+ * its time states (every vCPU's time goes on, model_time_to()) and the
+ * rest of those on the dirty list (all: of every vCPU).
+ */
+static void ctrs_apply(struct model *m, void (*op)(struct ctr *), bool all)
 {
 	struct vcpu *v;
 	struct vm *vm;
@@ -453,27 +589,16 @@ static void ctrs_apply(struct model *m, void (*op)(struct ctr *))
 	int j;
 
 	RB_FOREACH(v, vcpu_tree, &m->vcpus) {
-		for (i = 0; i < v->nr_rs; i++) {
-			if (!v->rs[i])
-				continue;
-			op(&v->rs[i]->count);
-			op(&v->rs[i]->preempted);
-			op(&v->rs[i]->blocked);
-		}
 		for (j = 0; j < VS_NR; j++) {
 			op(&v->time[j]);
 			op(&v->ptime[j]);
 		}
-		op(&v->exits);
-		op(&v->unmatched_exits);
-		op(&v->unmatched_entries);
-		for (j = 0; j < m->nr_other; j++)
-			op(&v->other[j]);
-		for (j = 0; j < UEXIT_MAX; j++)
-			op(&v->uexit[j]);
-		for (i = 0; i < v->nr_kst; i++)
-			op(&v->kst[i]);
+		if (all)
+			vcpu_ctrs_apply(m, v, op);
 	}
+	if (!all)
+		TAILQ_FOREACH(v, &m->dirty, dirty_link)
+			vcpu_ctrs_apply(m, v, op);
 	RB_FOREACH(vm, vm_tree, &m->vms) {
 		for (j = 0; j < TG_NR; j++) {
 			op(&vm->groups[j].run);
@@ -488,12 +613,24 @@ static void ctrs_apply(struct model *m, void (*op)(struct ctr *))
 	op(&m->dropped);
 }
 
+/* The dirty list emptied: a new interval, in which nothing changed yet. */
+static void dirty_clear(struct model *m)
+{
+	struct vcpu *v;
+
+	while ((v = TAILQ_FIRST(&m->dirty))) {
+		TAILQ_REMOVE(&m->dirty, v, dirty_link);
+		v->dirty = false;
+	}
+}
+
 int model_interval_end(struct model *m, uint64_t now)
 {
 	struct vcpu *v;
 	unsigned int i;
 
-	RB_FOREACH(v, vcpu_tree, &m->vcpus) {
+	/* a vCPU not on the list has interval histograms that are empty */
+	TAILQ_FOREACH(v, &m->dirty, dirty_link) {
 		for (i = 0; i < v->nr_rs; i++) {
 			struct reason_stat *rs = v->rs[i];
 
@@ -502,12 +639,16 @@ int model_interval_end(struct model *m, uint64_t now)
 			if (rs->lat.samples && hist_merge(&rs->lat_done, &rs->lat))
 				return -1;
 			hist_clear(&rs->lat);
-			if (rs->handling.samples && hist_merge(&rs->handling_done, &rs->handling))
+			if (!rs->split)
+				continue;
+			if (rs->split->handling.samples &&
+			    hist_merge(&rs->split->handling_done, &rs->split->handling))
 				return -1;
-			hist_clear(&rs->handling);
+			hist_clear(&rs->split->handling);
 		}
 	}
-	ctrs_apply(m, ctr_mark);
+	ctrs_apply(m, ctr_mark, false);
+	dirty_clear(m);
 	m->interval_start = now;
 	return 0;
 }
@@ -523,8 +664,10 @@ void model_reset(struct model *m, uint64_t now)
 				continue;
 			hist_clear(&v->rs[i]->lat);
 			hist_clear(&v->rs[i]->lat_done);
-			hist_clear(&v->rs[i]->handling);
-			hist_clear(&v->rs[i]->handling_done);
+			if (!v->rs[i]->split)
+				continue;
+			hist_clear(&v->rs[i]->split->handling);
+			hist_clear(&v->rs[i]->split->handling_done);
 		}
 		v->pending = false;
 		if (v->state != VS_NONE)
@@ -536,7 +679,8 @@ void model_reset(struct model *m, uint64_t now)
 			if (v->ips[i])
 				model_ips_clear(v->ips[i]);
 	}
-	ctrs_apply(m, ctr_zero);
+	ctrs_apply(m, ctr_zero, true);
+	dirty_clear(m);
 	m->first_time = now;
 	m->interval_start = now;
 }
@@ -564,12 +708,14 @@ static void vm_remove(struct model *m, struct vm *vm)
 
 	while ((v = TAILQ_FIRST(&vm->vcpus))) {
 		TAILQ_REMOVE(&vm->vcpus, v, vm_link);
+		if (v->dirty)
+			TAILQ_REMOVE(&m->dirty, v, dirty_link);
 		RB_REMOVE(vcpu_tree, &m->vcpus, v);
+		by_tid_del(m, v);
 		vcpu_free(v);
 		m->nr_vcpus--;
 		m->vcpus_gen++;
 	}
-	memset(m->tid_cache, 0, sizeof(m->tid_cache));
 	RB_REMOVE(vm_tree, &m->vms, vm);
 	vm_free(vm);
 }
@@ -641,6 +787,15 @@ const struct vm *model_kernel_vm(const struct model *m)
 	struct vm key = { .pid = MODEL_PID_KERNEL };
 
 	return RB_FIND(vm_tree, (struct vm_tree *)&m->vms, &key);
+}
+
+const char *model_vm_ident(const struct model *m, const struct vm *vm)
+{
+	if (vm->kernel)
+		return "kernel";
+	if (m->live)
+		return "proc";
+	return vm->guessed ? "guess" : "threads";
 }
 
 const char *model_vm_state(const struct model *m, const struct vm *vm)

@@ -4,10 +4,17 @@
  * decoded events; batch output and the TUI read it.  Every counter is
  * kept as a total since start (or the last reset) and the total at the
  * start of the current interval, so interval figures cost nothing per
- * event.  Memory is bounded: at most max_vcpus threads are tracked (the
- * events of any further thread are counted as dropped), at most
- * REASON_MAX reasons, a fixed ring of recent exits per vCPU, two tables
- * of at most ip_slots guest IPs per vCPU (model_ips.h).
+ * event.  Memory is bounded and grows with what is seen: at most
+ * max_vcpus threads are tracked (the events of any further thread are
+ * counted as dropped), at most REASON_MAX reasons; per vCPU, a reason's
+ * figures are made at its first exit, its histograms hold their first
+ * two samples without buckets, the ring of recent exits grows from
+ * MODEL_RING_FIRST to ring_size as exits come, the userspace-exit
+ * counters come with the first such exit, and the two tables of guest
+ * IPs grow to at most ip_slots entries (model_ips.h).
+ *
+ * Per interval, only the vCPUs that changed are walked in full: each is
+ * on the model's dirty list from its first change of the interval on.
  */
 #ifndef KVMTOP_MODEL_H
 #define KVMTOP_MODEL_H
@@ -24,7 +31,9 @@
 
 #define MODEL_LAT_NONE		UINT64_MAX
 #define MODEL_RING_DEFAULT	256
-#define MODEL_MAX_VCPUS		4096
+#define MODEL_RING_FIRST	8	/* a ring's first allocation, doubled as exits come */
+#define MODEL_MAX_VCPUS		262144	/* the default of --max-vcpus */
+#define MODEL_MAX_VCPUS_MAX	4194304	/* pid_max can be at most 4 M: more tids cannot be */
 #define MODEL_NAME_LEN		64
 
 /* A counter: its total and its value when the interval began. */
@@ -50,15 +59,19 @@ struct exit_rec {
 	int8_t mode;		/* enum guest_mode, where the arch says exactly */
 };
 
-struct reason_stat {
-	struct ctr count;
-	struct hist lat;	/* exit -> entry of this interval */
-	struct hist lat_done;	/* of the intervals before it */
-	/* with sched events: each exit's time on a CPU, and its time off one */
+/* With sched events: each exit's time on a CPU, and its time off one. */
+struct reason_split {
 	struct hist handling;	/* of this interval */
 	struct hist handling_done;
 	struct ctr preempted;	/* runnable, waiting for a CPU */
 	struct ctr blocked;	/* asleep */
+};
+
+struct reason_stat {
+	struct ctr count;
+	struct hist lat;	/* exit -> entry of this interval */
+	struct hist lat_done;	/* of the intervals before it */
+	struct reason_split *split;	/* NULL until an exit of it is split (sched events) */
 };
 
 /*
@@ -99,6 +112,8 @@ struct vm;
 struct vcpu {
 	RB_ENTRY(vcpu) node;
 	TAILQ_ENTRY(vcpu) vm_link;
+	TAILQ_ENTRY(vcpu) dirty_link;	/* on m->dirty when dirty */
+	bool dirty;			/* a counter or histogram changed this interval */
 	struct vm *vm;
 	int tid;
 	int vcpu_id;		/* from the events, else the thread name, else -1 */
@@ -114,8 +129,9 @@ struct vcpu {
 	struct reason_stat **rs;	/* indexed by reason id, NULL if never seen */
 	unsigned int nr_rs;
 	struct ctr *other;		/* indexed by kvm_event.other */
-	struct ctr uexit[UEXIT_MAX];	/* kvm_userspace_exit by reason */
-	struct exit_rec *ring;
+	struct ctr *uexit;		/* kvm_userspace_exit by reason, UEXIT_MAX; NULL before the first */
+	struct exit_rec *ring;		/* ring_alloc slots, NULL before the first exit */
+	unsigned int ring_alloc;	/* grows by doubling up to the model's ring_size */
 	unsigned int ring_head;		/* next slot to write */
 	uint64_t ring_count;		/* exits ever written */
 	/* sampled guest IPs since the start or the last reset; NULL until the first */
@@ -174,6 +190,7 @@ struct vm {
 	TAILQ_HEAD(, vcpu) vcpus;
 	int nr_vcpus;
 	bool exited;		/* live: its process ended; removed next interval */
+	bool guessed;		/* a recording's VM grouped by the guess, not a snapshot */
 	bool kernel;		/* the host kernel's threads (pid MODEL_PID_KERNEL): not a VM */
 	struct thread_group_stat groups[TG_NR];
 	/* KVM's statistics of its VM fd (the stats source), by names->kstats[KSTAT_VM] slot */
@@ -206,16 +223,30 @@ struct ident_info {
 	 * (vhost-PID threads serve VM PID: they are that VM's, not this.)
 	 */
 	bool kernel;
+	/* a recording's thread no snapshot names: pid and name by the documented guess */
+	bool guessed;
+	/* in: the vCPU id its first event gives, or -1 (for the guess) */
+	int vcpu_hint;
 };
 
 typedef void (*ident_fn)(void *ctx, int tid, struct ident_info *out);
 
-#define MODEL_TID_CACHE	64
+
+TAILQ_HEAD(vcpu_list, vcpu);
+
+/* A slot of the model's table of vCPUs by tid (v NULL: empty). */
+struct model_tid {
+	int tid;
+	struct vcpu *v;
+};
 
 struct model {
 	struct vcpu_tree vcpus;
+	struct vcpu_list dirty;		/* the vCPUs changed this interval */
 	struct vm_tree vms;
-	struct vcpu *tid_cache[MODEL_TID_CACHE];
+	/* every vCPU by tid: open addressing, linear probing, at most half full */
+	struct model_tid *by_tid;
+	unsigned int by_tid_mask;	/* by_tid has mask + 1 slots (0: none yet) */
 	const struct kvm_names *names;	/* the source's: reasons, other events, userspace exits */
 	const struct reason_table *reasons;	/* = &names->reasons */
 	unsigned int ring_size;
@@ -239,6 +270,9 @@ struct model {
 };
 
 /* names->nr_other is fixed from here on. */
+/* How VM vm was found: "proc" (live), "threads" (--threads), "guess", "kernel". */
+const char *model_vm_ident(const struct model *m, const struct vm *vm);
+
 struct model *model_new(const struct kvm_names *names,
 			unsigned int ring_size, ident_fn ident, void *ident_ctx);
 void model_free(struct model *m);

@@ -11,7 +11,7 @@
 
 #include "model_ips.h"
 
-#define IPS_FIRST_ALLOC	32
+#define IPS_FIRST_ALLOC	8	/* doubled as IPs come, up to cap */
 
 void model_ips_init(struct model_ips *t, unsigned int cap)
 {

@@ -69,12 +69,14 @@ static int scope_add_vcpu(struct model_scope *s, const struct model *m, const st
 			return -1;
 		if (cu && hist_merge(&s->rows[i].lat, &rs->lat_done))
 			return -1;
-		if (hist_merge(&s->rows[i].handling, &rs->handling))
+		if (!rs->split)
+			continue;
+		if (hist_merge(&s->rows[i].handling, &rs->split->handling))
 			return -1;
-		if (cu && hist_merge(&s->rows[i].handling, &rs->handling_done))
+		if (cu && hist_merge(&s->rows[i].handling, &rs->split->handling_done))
 			return -1;
-		s->rows[i].preempted += ctr_get(&rs->preempted, cu);
-		s->rows[i].blocked += ctr_get(&rs->blocked, cu);
+		s->rows[i].preempted += ctr_get(&rs->split->preempted, cu);
+		s->rows[i].blocked += ctr_get(&rs->split->blocked, cu);
 	}
 	for (j = 0; j < VS_NR; j++) {
 		const struct ctr *c = model_time_ctr(m, v, j);
@@ -92,7 +94,7 @@ static int scope_add_vcpu(struct model_scope *s, const struct model *m, const st
 		s->other[j] += ctr_get(&v->other[j], cu);
 		s->other_total[j] += v->other[j].total;
 	}
-	for (j = 0; j < UEXIT_MAX; j++) {
+	for (j = 0; v->uexit && j < UEXIT_MAX; j++) {
 		s->uexit[j] += ctr_get(&v->uexit[j], cu);
 		s->uexit_total[j] += v->uexit[j].total;
 		s->uexits += ctr_get(&v->uexit[j], cu);

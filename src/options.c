@@ -98,6 +98,10 @@ static const struct opt_def opts[] = {
 	{ "replay", 'r', "FILE", OPT_TEXT, F(replay),
 	  .help = "read a trace-cmd recording (trace.dat, v6/v7,\n"
 		  "compressed with zlib or zstd or not)" },
+	{ "threads", 0, "FILE", OPT_TEXT, F(threads),
+	  .help = "with -r: who the recording's threads are, from FILE,\n"
+		  "the output of 'ps -eLo tid=,pid=,args=' on the\n"
+		  "recording host: VMs grouped and named as live" },
 	{ "iterations", 'n', "N", NUM(iterations, 1, 1000000000, "a whole number from 1"),
 	  .help = "stop after N snapshots" },
 	{ "delay", 'd', "SECS", OPT_CALL, .set = set_delay,
@@ -113,6 +117,10 @@ static const struct opt_def opts[] = {
 		  "SIGINT/SIGTERM/SIGHUP, or the demo guest ends)" },
 	{ "ring", 0, "N", NUM(ring, 0, 1 << 20, "a number of exits from 0 to 1048576"),
 	  .help = "keep the last N exits per vCPU (default " XSTR(MODEL_RING_DEFAULT) ")" },
+	{ "max-vcpus", 0, "N", NUM(max_vcpus, 1, MODEL_MAX_VCPUS_MAX,
+				   "a number of threads from 1 to " XSTR(MODEL_MAX_VCPUS_MAX)),
+	  .help = "track at most N vCPU threads (default " XSTR(MODEL_MAX_VCPUS) "); the\n"
+		  "events of more are counted as dropped_events" },
 	{ "buffer-kb", 0, "N", NUM(buffer_kb, 64, 4 << 20, "KiB from 64 to 4194304"),
 	  .help = "live: trace buffer per CPU in KiB (default: sized\n"
 		  "for the 100 ms drain tick, 3200)" },
@@ -217,8 +225,9 @@ static void usage(FILE *f)
 	if (keys_help)
 		keys_help(f);
 	fputs("Environment: NO_COLOR (no colours), KVMTOP_DRAW_STATS=FILE (the screen's\n"
-	      "redraw times, written to FILE at the end), KVMTOP_DEMO_HALT_US=N (the demo\n"
-	      "guest's VMM sleeps N us at each HLT: an idle vCPU).\n"
+	      "redraw times, written to FILE at the end), KVMTOP_SNAPSHOT_STATS=FILE (how\n"
+	      "long each snapshot's output took, the same way), KVMTOP_DEMO_HALT_US=N (the\n"
+	      "demo guest's VMM sleeps N us at each HLT: an idle vCPU).\n"
 	      "See kvmtop(1) for the output fields.\n", f);
 }
 
@@ -299,6 +308,8 @@ static void check_combinations(struct options *o)
 		die_usage("-o and --summary are for batch output: add -b");
 	if (o->replay && (o->source != SOURCE_TRACE || o->debugfs_root || o->proc_root))
 		die_usage("--source, --debugfs and --proc choose a live source; they cannot go with -r");
+	if (o->threads && !o->replay)
+		die_usage("--threads names a recording's threads: it goes with -r");
 	if (o->debugfs_root && o->source != SOURCE_DEBUGFS)
 		die_usage("--debugfs goes with --source debugfs");
 	if (o->proc_root && o->source != SOURCE_STATS)
@@ -329,6 +340,7 @@ void options_parse(int argc, char **argv, struct options *o, void (*keys)(FILE *
 	memset(o, 0, sizeof(*o));
 	o->fmt = BATCH_TEXT;
 	o->ring = MODEL_RING_DEFAULT;
+	o->max_vcpus = MODEL_MAX_VCPUS;
 	o->demo_vcpus = 2;
 	o->ip_slots = MODEL_IPS_DEFAULT;
 	o->ip_top = 10;

@@ -25,6 +25,7 @@ struct options {
 	enum batch_format fmt;
 	bool fmt_given;
 	const char *replay;
+	const char *threads;	/* --threads: the recording host's ps -eLo tid=,pid=,args= */
 	unsigned int ring;
 	size_t buffer_kb;	/* live: per-CPU trace buffer, 0: default */
 	bool no_sched;		/* live: no sched events (time states without host, halt, wait) */
@@ -38,6 +39,7 @@ struct options {
 	bool mono;		/* -C: no colours */
 	bool ascii;		/* --ascii: no UTF-8 drawing characters */
 	/* guest IPs */
+	unsigned int max_vcpus;	/* --max-vcpus: threads tracked, more are dropped */
 	unsigned int ip_slots;	/* --ip-slots: entries per vCPU and kind, 0: none kept */
 	unsigned int ip_top;	/* --ip-top: IPs per scope and kind in text and JSON */
 	enum ip_kind ip_kind;	/* --ip-kind: what -o folded writes */

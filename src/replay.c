@@ -666,6 +666,11 @@ static int src_open(struct source *s, const struct options *o, struct kvm_names 
 	(void)names;	/* the decoder names what the formats hold */
 	if (replay_open(rp, o->replay, err, errlen))
 		return -1;
+	/* after replay_open, which starts rp afresh */
+	if (o->threads && ident_threads_load(&rp->threads, o->threads, err, errlen)) {
+		replay_close(rp);
+		return -1;
+	}
 	s->tep = rp->tep;
 	s->file = o->replay;
 	strlcpy(s->clock, rp->clock, sizeof(s->clock));
@@ -682,18 +687,30 @@ static int src_read(struct source *s, source_rec_fn fn, void *ctx, char *err, si
 
 static void src_ident(struct source *s, int tid, struct ident_info *out)
 {
-	const char *comm = replay_comm(s->priv, tid);
+	struct replay *rp = s->priv;
+	const char *comm = replay_comm(rp, tid);
 
-	/* A trace-cmd recording has no thread -> process map: one VM. */
-	out->pid = 0;
-	strlcpy(out->vm_name, "unknown", sizeof(out->vm_name));
+	/*
+	 * A trace-cmd recording has no thread -> process map: the
+	 * --threads snapshot's, else a kernel thread by its name, else the
+	 * guess by tid - vCPU id (kvmtop(1), "Recordings").
+	 */
 	strlcpy(out->comm, comm ? comm : "", sizeof(out->comm));
+	if (ident_threads_find(rp->threads, tid, out))
+		return;
 	out->kernel = comm && ident_kernel_comm(comm);
+	if (out->kernel)
+		return;
+	ident_guess(tid, out->comm, out->vcpu_hint, out);
 }
 
 static void src_close(struct source *s)
 {
-	replay_close(s->priv);
+	struct replay *rp = s->priv;
+
+	replay_close(rp);
+	ident_threads_free(rp->threads);
+	rp->threads = NULL;
 }
 
 const struct source_ops source_replay = {

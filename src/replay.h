@@ -30,6 +30,7 @@ struct replay {
 	bool stuck;		/* a read was abandoned mid-page: the handle is not used again */
 	unsigned long long *last_off;	/* per CPU: the offset of its last record */
 	char bad[160];		/* what a record showed to be corrupt, or "" */
+	struct ident_threads *threads;	/* --threads: the recording host's, or NULL */
 };
 
 /* Called for every record, in timestamp order; a non-zero return stops. */

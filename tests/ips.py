@@ -159,7 +159,8 @@ def folded(dat, exp, sym_args):
                 if e["kind"] != kind:
                     continue
                 sym = e["sym"].split("+")[0] if e["sym"] else "[unknown]"
-                key = ("unknown", "vcpu%d" % t["vcpu"], e["mode"], sym)
+                # no --threads: the VM of tid - vCPU id (man page, Recordings)
+                key = ("unknown@%d" % (t["tid"] - t["vcpu"]), "vcpu%d" % t["vcpu"], e["mode"], sym)
                 want[key] = want.get(key, 0) + e["count"]
         got = {}
         for f, c in rows:
@@ -183,8 +184,11 @@ def no_symbols(dat, exp):
 
 
 def explicit_offset(dat, exp, smap):
-    """--guest-kaslr VM=OFFSET (the VM of a recording is 'unknown'), and a wrong one."""
-    j = kjson(dat, "--guest-map", "unknown=" + smap, "--guest-kaslr", "unknown=%#x" % KASLR)
+    """--guest-kaslr VM=OFFSET (the VM of a recording without --threads is 'unknown@KEY',
+    KEY its threads' tid - vCPU id), and a wrong one."""
+    t0 = exp["threads"][0]
+    vm = "unknown@%d" % (t0["tid"] - t0["vcpu"])
+    j = kjson(dat, "--guest-map", vm + "=" + smap, "--guest-kaslr", "%s=%#x" % (vm, KASLR))
     th = dict((t["tid"], t) for t in exp["threads"])
     same = all(got_ips(v) == want_ips(th[tid], names.name) for tid, (vm, v) in vcpus(j).items())
     ok(same, "--guest-kaslr VM=OFFSET for a VM by name gives the same symbols")
@@ -265,13 +269,15 @@ def real():
         counts = dict((m.group(2), int(m.group(1))) for m in
                       re.finditer(r"^\s+(\d+) ([A-Z_]+)$", open(summ).read().split("## kvm_exit count per CPU")[0], re.M))
         j = kjson(dat)
-        vm = j["vms"][0]
+        # the recording's VMs (guessed, without --threads) together
+        samples = [sum(vm["ip_samples"][k] for vm in j["vms"]) for k in ("time", "exit")]
+        all_vcpus = [v for vm in j["vms"] for v in vm["vcpus"]]
         async_ = counts.get("PREEMPTION_TIMER", 0) + counts.get("EXTERNAL_INTERRUPT", 0)
-        eq((vm["ip_samples"]["time"], vm["ip_samples"]["exit"]), (async_, sum(counts.values()) - async_),
+        eq(tuple(samples), (async_, sum(counts.values()) - async_),
            "real %s: time samples are the oracle's PREEMPTION_TIMER + EXTERNAL_INTERRUPT exits, "
            "exit sites the rest" % f[:17])
-        ips = sorted(set(e["ip"] for v in vm["vcpus"] for e in v["ips"]))
-        eq(set(e["sym"] for v in vm["vcpus"] for e in v["ips"]), {None}, "real %s: without symbols, no names" % f[:17])
+        ips = sorted(set(e["ip"] for v in all_vcpus for e in v["ips"]))
+        eq(set(e["sym"] for v in all_vcpus for e in v["ips"]), {None}, "real %s: without symbols, no names" % f[:17])
         rc, out, err = run(["-b", "-r", dat, "--ip-top", "3"])
         ok(re.search(r"kernel\? +0xffffffff[0-9a-f]+ +[A-Z_]+ +-$", out, re.M) is not None,
            "real %s: the text shows the IPs in hex, no symbol" % f[:17])
@@ -292,7 +298,7 @@ def real():
                 return "[unknown]"	# in the data symbol after the function
             return "%s+%#x" % (name[ip & ~0xff], ip & 0xff)
         j = kjson(dat, "--guest-kallsyms", ks)
-        es = [e for v in j["vms"][0]["vcpus"] for e in v["ips"]]
+        es = [e for vm in j["vms"] for v in vm["vcpus"] for e in v["ips"]]
         bad = [(hex(e["ip"]), e["sym"], want(e["ip"])) for e in es if e["sym"] != want(e["ip"])]
         eq(bad, [], "real %s: with a kallsyms, every kernel IP is its symbol+0xoff" % f[:17])
         ok(any(e["sym"].startswith("guest_fn_") for e in es) and any(e["sym"] == "[unknown]" for e in es),

@@ -84,7 +84,15 @@ def check_formats(name, dat, j, exp, labels):
     """Every figure of JSON, CSV and text, per vCPU thread, the VM and the host, against the truth."""
     want = {("vcpu", t["tid"]): truth(t["reasons"], labels) for t in exp["threads"]}
     host = truth(exp["host"], labels)
-    want_all = {**want, "host": host, ("vm", 0): host}
+    # no --threads: a VM is the threads with one tid - vCPU id (man page, Recordings); the
+    # generator's VM v is 1000 + 100 v, with its own truth over its threads' latencies
+    want_all = {**want, "host": host}
+    want_all.update({("vm", v["key"]): truth(v["reasons"], labels) for v in exp["vms"]})
+    eq(sorted((vm["pid"], vm["name"], vm["grouped_by"], sorted(c["tid"] for c in vm["vcpus"])) for vm in j["vms"]),
+       sorted((v["key"], "unknown@%d" % v["key"], "guess", sorted(t["tid"] for t in exp["threads"]
+                                                            if t["tid"] - t["vcpu"] == v["key"]))
+              for v in exp["vms"]),
+       name + ": one VM per tid - vCPU id, named unknown@KEY, grouped_by guess")
     bad = figures.compare_scopes(figures.from_json(j), want_all, "json")
     ok(not bad, name + ": JSON per vCPU, VM and host: count, pairs, sum, min, max, p50..p99.9 (1/64)",
        "\n".join(bad))

@@ -100,10 +100,16 @@ def check_report(base, dat, j):
     host = figures.pct_of({(r, "vmx"): f for r, f in o.host_figures().items()})
     threads = {tid: figures.pct_of({(r, "vmx"): f for r, f in o.thread_figures(tid).items()})
                for tid in o.threads}
-    # a recording has no thread -> process map: one VM holds every thread (man page)
-    eq([(vm["pid"], sorted(c["tid"] for c in vm["vcpus"])) for vm in j["vms"]], [(0, sorted(o.threads))],
-       base + ": one VM holding every thread trace-cmd reports")
-    want = {"host": host, ("vm", 0): host}
+    # a recording has no thread -> process map: without --threads, a VM is the threads of one
+    # tid - vCPU id (man page, Recordings)
+    groups = o.vm_groups()
+    eq(sorted((vm["pid"], vm["name"], vm["grouped_by"], sorted(c["tid"] for c in vm["vcpus"])) for vm in j["vms"]),
+       sorted((k, "unknown@%d" % k, "guess", tids) for k, tids in groups.items()),
+       base + ": the VMs of the documented guess, holding every thread trace-cmd reports")
+    want = {"host": host}
+    want.update({("vm", k): figures.pct_of({(r, "vmx"): f for r, f in o.group_figures(tids).items()})
+                 for k, tids in groups.items()})
+    vm_of = {tid: k for k, tids in groups.items() for tid in tids}
     want.update({("vcpu", tid): f for tid, f in threads.items()})
 
     bad = figures.compare_scopes(figures.from_json(j), want, "json")
@@ -131,7 +137,8 @@ def check_report(base, dat, j):
     bad = figures.compare_scopes(got, {("vcpu", tid): w for tid, w in threads.items()}, "csv")
     bad += ["row %r: vm/vcpu columns" % r for r in rows
             if (r["vm_pid"], r["vm_name"], r["vcpu"], r["comm"]) !=
-            ("0", "unknown", str(vcpus[int(r["tid"])]["vcpu"]), o.threads[int(r["tid"])]["comm"])]
+            (str(vm_of[int(r["tid"])]), "unknown@%d" % vm_of[int(r["tid"])], str(vcpus[int(r["tid"])]["vcpu"]),
+             o.threads[int(r["tid"])]["comm"])]
     ok(rows and not bad, base + ": CSV, every column of every (vCPU, reason) row", "\n".join(bad))
 
     rc, out, err = run(["-b", "-r", dat, "--summary"])

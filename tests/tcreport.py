@@ -95,6 +95,10 @@ class Oracle:
             th = self.threads.setdefault(tid, dict(exits=0, unmatched_exits=0, unmatched_entries=0,
                                                    reasons={}, last_cpu=-1, comm=m.group("comm")))
             th["last_cpu"] = cpu
+            if "vcpu_event" not in th:
+                # the vCPU id of the thread's first event, where its text has one ("vcpu N")
+                v = re.search(r"\bvcpu (\d+)", m.group("rest"))
+                th["vcpu_event"] = int(v.group(1)) if v else -1
             if m.group("event") == "kvm_exit":
                 e = EXIT.match(m.group("rest"))
                 if not e:
@@ -107,7 +111,8 @@ class Oracle:
                 for stats in (self.host.setdefault(reason, Stats()), th["reasons"].setdefault(reason, Stats())):
                     stats.exits += 1
                 self.rips[(tid, reason, rip)] = self.rips.get((tid, reason, rip), 0) + 1
-            elif tid in pending:
+                continue
+            if tid in pending:
                 t0, reason = pending.pop(tid)
                 self.host[reason].lat.append(t - t0)
                 th["reasons"][reason].lat.append(t - t0)
@@ -118,6 +123,28 @@ class Oracle:
 
     def host_figures(self):
         return {r: s.figures() for r, s in self.host.items()}
+
+    def vm_groups(self):
+        """The VMs a recording without --threads shows (kvmtop(1), Recordings): the threads with
+        one tid - vCPU id, the vCPU id from a QEMU thread name 'CPU N/KVM', else that of the
+        thread's first event if it has one; a thread with none is a VM of its own.  {key: [tids]}"""
+        groups = {}
+        for tid, th in self.threads.items():
+            m = re.match(r"^CPU (\d+)/KVM$", th["comm"])
+            k = int(m.group(1)) if m else th.get("vcpu_event", -1)
+            key = tid - k if k >= 0 and tid - k > 0 else tid
+            groups.setdefault(key, []).append(tid)
+        return {k: sorted(v) for k, v in groups.items()}
+
+    def group_figures(self, tids):
+        """The figures of threads tids together (a VM's)."""
+        merged = {}
+        for tid in tids:
+            for r, s in self.threads[tid]["reasons"].items():
+                m = merged.setdefault(r, Stats())
+                m.exits += s.exits
+                m.lat += s.lat
+        return {r: s.figures() for r, s in merged.items()}
 
     def thread_figures(self, tid):
         return {r: s.figures() for r, s in self.threads[tid]["reasons"].items()}

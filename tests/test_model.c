@@ -108,6 +108,153 @@ static void test_thread_cap_drops_and_counts(void **state)
 	names_free(&nm);
 }
 
+/*
+ * A ring starts small and doubles up to ring_size as exits come; the
+ * exits it holds are always the last ring_size, oldest at the slot
+ * after the newest once it wraps.
+ */
+static void test_ring_grows(void **state)
+{
+	struct kvm_names nm;
+	struct model *m;
+	struct vcpu key = { .tid = 9 }, *v;
+	int io, i;
+
+	names_init(&nm);
+	io = reason_intern(&nm.reasons, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
+	m = model_new(&nm, 20, NULL, NULL);
+	assert_non_null(m);
+	feed(m, ev(KVM_EV_ENTRY, 1, 9, -1, 0));
+	v = RB_FIND(vcpu_tree, &m->vcpus, &key);
+	assert_non_null(v);
+	assert_null(v->ring);			/* no exit yet: no ring */
+	for (i = 1; i <= 30; i++) {
+		feed(m, ev(KVM_EV_EXIT, 100 * i, 9, io, 0x1000 + i));
+		feed(m, ev(KVM_EV_ENTRY, 100 * i + i, 9, -1, 0));
+		if (i == MODEL_RING_FIRST)
+			assert_int_equal(v->ring_alloc, MODEL_RING_FIRST);
+		if (i == MODEL_RING_FIRST + 1)
+			assert_int_equal(v->ring_alloc, 2 * MODEL_RING_FIRST);
+	}
+	assert_int_equal(v->ring_alloc, 20);
+	assert_int_equal(v->ring_count, 30);
+	/* exits 11 .. 30: exit i in slot (i - 1) % 20, with its latency i */
+	for (i = 11; i <= 30; i++) {
+		const struct exit_rec *r = &v->ring[(i - 1) % 20];
+
+		assert_int_equal(r->time, 100 * i);
+		assert_int_equal(r->latency, i);
+		assert_int_equal(r->ip, 0x1000 + i);
+	}
+	assert_int_equal(v->ring_head, 30 % 20);
+	model_free(m);
+	names_free(&nm);
+}
+
+/*
+ * Only the vCPUs that changed are walked at an interval's end: one that
+ * had no event in an interval keeps its totals, and its interval figures
+ * are 0; one that had keeps its latencies in the cumulative histogram.
+ */
+static void test_interval_walks_changed(void **state)
+{
+	struct kvm_names nm;
+	struct model *m;
+	struct vcpu k1 = { .tid = 1 }, k2 = { .tid = 2 }, *a, *b;
+	int io;
+
+	names_init(&nm);
+	io = reason_intern(&nm.reasons, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
+	m = model_new(&nm, 4, NULL, NULL);
+	assert_non_null(m);
+	feed(m, ev(KVM_EV_EXIT, 10, 1, io, 0));
+	feed(m, ev(KVM_EV_ENTRY, 15, 1, -1, 0));
+	feed(m, ev(KVM_EV_EXIT, 20, 2, io, 0));
+	feed(m, ev(KVM_EV_ENTRY, 27, 2, -1, 0));
+	a = RB_FIND(vcpu_tree, &m->vcpus, &k1);
+	b = RB_FIND(vcpu_tree, &m->vcpus, &k2);
+	assert_true(a->dirty && b->dirty);
+	assert_int_equal(model_interval_end(m, 100), 0);
+	assert_false(a->dirty || b->dirty);
+	assert_true(TAILQ_EMPTY(&m->dirty));
+	/* interval 2: only thread 2 */
+	feed(m, ev(KVM_EV_EXIT, 120, 2, io, 0));
+	feed(m, ev(KVM_EV_ENTRY, 129, 2, -1, 0));
+	assert_true(!a->dirty && b->dirty);
+	assert_int_equal(ctr_interval(&a->exits), 0);
+	assert_int_equal(ctr_interval(&b->exits), 1);
+	assert_int_equal(model_interval_end(m, 200), 0);
+	assert_int_equal(ctr_interval(&b->exits), 0);
+	assert_int_equal(b->exits.total, 2);
+	assert_int_equal(b->rs[io]->lat_done.samples, 2);
+	assert_int_equal(b->rs[io]->lat_done.max, 9);
+	assert_int_equal(b->rs[io]->lat.samples, 0);
+	assert_int_equal(a->exits.total, 1);
+	assert_int_equal(a->rs[io]->lat_done.samples, 1);
+	/* interval 3: thread 1 again */
+	feed(m, ev(KVM_EV_EXIT, 210, 1, io, 0));
+	assert_int_equal(ctr_interval(&a->exits), 1);
+	assert_int_equal(ctr_interval(&a->rs[io]->count), 1);
+	model_free(m);
+	names_free(&nm);
+}
+
+/* Thread 1024 i + 7 is of VM (pid) i % 4 + 1. */
+static void ident_by_rest(void *ctx, int tid, struct ident_info *out)
+{
+	out->pid = tid / 1024 % 4 + 1;
+}
+
+static bool odd_pid_alive(void *ctx, int pid)
+{
+	return pid % 2;
+}
+
+/*
+ * vCPUs are found by tid in a hash table that grows and loses the VMs
+ * that end.  Tids 1024 i + 7 all want one slot of the first table (1,024
+ * slots: its index is the tid's low bits, scrambled), so they form one
+ * long chain; the threads of VMs that end leave gaps in it.  Every
+ * thread left must still be found (feeding it makes no new vCPU), and
+ * the ended ones come back as new.
+ */
+static void test_tid_table(void **state)
+{
+	enum { N = 400 };
+	struct kvm_names nm;
+	struct model *m;
+	int io, i, left = 0;
+
+	names_init(&nm);
+	io = reason_intern(&nm.reasons, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
+	m = model_new(&nm, 0, ident_by_rest, NULL);
+	assert_non_null(m);
+	m->live = true;
+	for (i = 1; i <= N; i++)
+		feed(m, ev(KVM_EV_EXIT, i, 1024 * i + 7, io, 0));
+	assert_int_equal(m->nr_vcpus, N);
+	assert_int_equal(m->by_tid_mask + 1, 1024);
+	model_reap(m, odd_pid_alive, NULL);	/* marks the even pids' VMs exited */
+	model_reap(m, odd_pid_alive, NULL);	/* removes them */
+	for (i = 1; i <= N; i++) {
+		struct vcpu key = { .tid = 1024 * i + 7 }, *v = RB_FIND(vcpu_tree, &m->vcpus, &key);
+
+		assert_int_equal(v != NULL, (i % 4 + 1) % 2);
+		left += v != NULL;
+	}
+	assert_int_equal(m->nr_vcpus, left);
+	for (i = 1; i <= N; i++)
+		if ((i % 4 + 1) % 2)
+			feed(m, ev(KVM_EV_EXIT, 1000 + i, 1024 * i + 7, io, 0));
+	assert_int_equal(m->nr_vcpus, left);	/* each found, none made again */
+	for (i = 1; i <= N; i++)
+		if (!((i % 4 + 1) % 2))
+			feed(m, ev(KVM_EV_EXIT, 2000 + i, 1024 * i + 7, io, 0));
+	assert_int_equal(m->nr_vcpus, N);	/* the ended threads' tids come back as new */
+	model_free(m);
+	names_free(&nm);
+}
+
 /* The interval ends and the screen's reset touch every counter: none is forgotten. */
 static void test_interval_end_and_reset(void **state)
 {
@@ -380,6 +527,9 @@ int main(void)
 		cmocka_unit_test(test_pairs_unmatched_and_ring),
 		cmocka_unit_test(test_thread_cap_drops_and_counts),
 		cmocka_unit_test(test_interval_end_and_reset),
+		cmocka_unit_test(test_ring_grows),
+		cmocka_unit_test(test_interval_walks_changed),
+		cmocka_unit_test(test_tid_table),
 		cmocka_unit_test(test_proc_times),
 		cmocka_unit_test(test_proc_times_with_trace),
 		cmocka_unit_test(test_thread_groups),

@@ -794,6 +794,38 @@ def live_case():
     eq((inst, left), ([], []), "live: no trace instance and no demo guest left")
 
 
+def bighost_case():
+    """2,000 VMs of 8 vCPUs, named from the recording host's ps (--threads): the VMs pane has
+    2,000 rows, a filter finds one VM by its name, Enter shows its 8 vCPU threads."""
+    dat = os.path.join(TMP, "tui-bighost.dat")
+    ps = dat + ".ps"
+    kvmgen(dat, "x86-6.5", ["-m", "2000", "-v", "8", "-n", "17", "-C", "32", "-s", "3", "-P", ps])
+    vms = json.load(open(ps + ".json"))
+    start(["-r", dat, "--threads", ps])
+    lines = settled(has("VMs ("), timeout=30)
+    ok(any("VMs (2000)" in l for l in lines[:3]), "2,000 VMs: the VMs pane has 2,000 rows", "\n".join(lines[:4]))
+    for vm in (vms[1233], vms[4]):
+        keys("/")
+        keys("-l", vm["name"])
+        keys("Enter")
+        lines = settled(lambda ls: len(rows_after_titles(ls)) == 1 and vm["name"] in rows_after_titles(ls)[0])
+        rows = rows_after_titles(lines)
+        ok(len(rows) == 1 and rows[0].startswith(vm["name"]) and str(vm["pid"]) in rows[0].split(),
+           "2,000 VMs: / %s finds its one row, with its pid %d" % (vm["name"], vm["pid"]), "\n".join(lines[:8]))
+        keys("Enter")
+        lines = settled(has("vCPUs of VM"))
+        vrows = rows_after_titles(lines)
+        got = sorted(int(t) for r in vrows for t in r.split() if t.isdigit() and int(t) in vm["tids"])
+        ok(len(vrows) == 8 and got == sorted(vm["tids"]),
+           "2,000 VMs: Enter on %s shows its 8 vCPU threads" % vm["name"], "\n".join(lines[:14]))
+        keys("Escape")
+        keys("Escape")
+        settled(lambda ls: any("VMs (2000)" in l for l in ls[:3]))
+    keys("q")
+    wait_for(has("KVMTOP-EXIT="))
+    os.unlink(dat)
+
+
 def main():
     if not shutil.which("tmux"):
         for n in ("generated recording", "real recording", "help", "live"):
@@ -829,6 +861,7 @@ def main():
         crash_case(dat)
         sample_case()
         no_vm_case()
+        bighost_case()
         live_case()
     finally:
         if SOCK[0]:

@@ -23,6 +23,7 @@ static const struct help_row help[] = {
 	{ 0, "UEXITS/s", "exits to userspace (the VMM) per second" },
 	{ 0, "STATE", "guest, host (handling an exit), halted (in a blocking exit), exited" },
 	{ 0, "lost", "events the kernel's buffers overwrote before kvmtop read them" },
+	{ 0, "dropped", "events of vCPU threads past --max-vcpus, not counted (shown only when some are)" },
 	{ 0, "COUNT ERR", "guest IPs since start or reset; when a table is full a count may overstate by ERR" },
 	{ 0, "MODE", "guest kernel or user: exact (powerpc MSR, s390 PSW), '?' inferred from the address's half" },
 };

@@ -96,12 +96,12 @@ static const struct pane_col cols[] = {
 static int build(struct tui *t, struct pane *p)
 {
 	const struct vcpu *v = tui_find_vcpu(t, p->tid);
-	unsigned int size = t->m->ring_size, i;
+	unsigned int size = v ? v->ring_alloc : 0, i;	/* it grows up to the model's ring_size */
 	struct recent_row *rows;
 	uint64_t n;
 
 	p->nr = 0;
-	n = v && size ? (v->ring_count < size ? v->ring_count : size) : 0;
+	n = size ? (v->ring_count < size ? v->ring_count : size) : 0;
 	p->rows = rows = calloc(n ? n : 1, sizeof(*rows));
 	if (!rows)
 		return -1;

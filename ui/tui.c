@@ -399,6 +399,14 @@ static void draw_header(struct tui *t)
 		if (lost)
 			attr(t, PAIR_WARN, A_REVERSE | A_BOLD, false);
 		x += (int)strlen(a);
+		if (m->dropped.total) {
+			/* threads past --max-vcpus: their events are not in the figures */
+			snprintf(a, sizeof(a), "  dropped %" PRIu64, m->dropped.total);
+			attr(t, PAIR_WARN, A_REVERSE | A_BOLD, true);
+			put(1, x, COLS - x, a, COL_LEFT);
+			attr(t, PAIR_WARN, A_REVERSE | A_BOLD, false);
+			x += (int)strlen(a);
+		}
 		tui_fmt_rate(t, events, a, sizeof(a));
 		snprintf(line, sizeof(line), "  total %s  kvm events%s %s  VMs %d", b,
 			 t->secs > 0 ? "/s" : "", a, n);

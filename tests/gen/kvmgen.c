@@ -117,6 +117,7 @@ struct opts {
 	bool unique;		/* -U: every exit at a guest IP never seen before */
 	uint64_t step;		/* -d: kvmtop's interval in ns; the expected figures of each */
 	bool sched;		/* -w: sched_switch and sched_waking of the vCPU threads */
+	const char *ps;		/* -P: write the host's ps -eLo tid=,pid=,args= snapshot */
 };
 
 static struct tep_handle *tep;
@@ -1206,6 +1207,7 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 	struct tstat *ts = calloc(o->vms * o->vcpus, sizeof(*ts));
 	uint64_t t0 = nr_evs ? seen_time(o, evs[0].t) : 0, last = t0;
 	struct rset host = { 0 };
+	struct rset *vmrs = calloc(o->vms, sizeof(*vmrs));	/* each VM's: its threads' together */
 	bool has_isa = tep_find_field(ev_fmt[G_EXIT], "isa");
 	bool has_type = tep_find_field(ev_fmt[G_EXIT], "ret") || tep_find_field(ev_fmt[G_EXIT], "idx");
 	bool has_ec = tep_find_field(ev_fmt[G_EXIT], "exit_reason");
@@ -1215,7 +1217,7 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 	size_t i;
 	int k, kind;
 
-	if (!ts || !f)
+	if (!ts || !f || !vmrs)
 		die("cannot write %s", path);
 	for (i = 0; i < (size_t)(o->vms * o->vcpus); i++) {
 		ts[i].tid = -1;
@@ -1287,6 +1289,7 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 			t->exits++;
 			rset_get(&t->rs, isa, code, flags)->count++;
 			rset_get(&host, isa, code, flags)->count++;
+			rset_get(&vmrs[idx / o->vcpus], isa, code, flags)->count++;
 			if (o->step) {
 				struct rset *iv = ival_thread(o, t0, now, idx);
 
@@ -1322,6 +1325,7 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 
 				rstat_lat(rset_get(&t->rs, key[0], key[1], key[2]), lat, t->acc);
 				rstat_lat(rset_get(&host, key[0], key[1], key[2]), lat, t->acc);
+				rstat_lat(rset_get(&vmrs[idx / o->vcpus], key[0], key[1], key[2]), lat, t->acc);
 				if (o->step)
 					rstat_lat(rset_get(ival_thread(o, t0, now, idx), key[0], key[1], key[2]),
 						  lat, t->acc);
@@ -1375,6 +1379,15 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 	}
 	fputs("],\"host\":", f);
 	rset_print(f, &host);
+	/* VM v's threads are tids 1000 + 100 v + k (vCPU k): tid - vCPU is 1000 + 100 v */
+	fputs(",\"vms\":[", f);
+	for (k = 0; k < o->vms; k++) {
+		fprintf(f, "%s{\"vm\":%d,\"key\":%d,\"reasons\":", k ? "," : "", k, 1000 + 100 * k);
+		rset_print(f, &vmrs[k]);
+		fputc('}', f);
+	}
+	fputc(']', f);
+	free(vmrs);
 	if (o->step) {
 		/* every interval up to the last event's, empty ones too */
 		ival_thread(o, t0, last, 0);
@@ -1403,6 +1416,79 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 
 /* --- main --- */
 
+/*
+ * -P FILE: what "ps -eLo tid=,pid=,args=" printed on the recording host.
+ * VM v's process has pid 1000 + 100 v + 99, its vCPU k thread tid
+ * 1000 + 100 v + k; VMMs of five kinds in turn, each naming its VM its
+ * own way.  FILE.json gives each VM's pid, the name a reader must find
+ * and its vCPU threads, for the test to compare with.
+ */
+static void write_ps(const struct opts *o, const char *path)
+{
+	char jpath[4200];
+	FILE *f = fopen(path, "w"), *j;
+	int vm, k;
+
+	snprintf(jpath, sizeof(jpath), "%s.json", path);
+	j = fopen(jpath, "w");
+	if (!f || !j)
+		die("cannot write %s", path);
+	/* the host's own processes and kernel threads first, as ps lists them */
+	fprintf(f, "      1       1 /sbin/init\n      2       2 [kthreadd]\n"
+		   "     15      15 [kworker/0:1-events]\n     16      16 [vhost-1099]\n"
+		   "    812     812 /usr/sbin/libvirtd --timeout 120\n"
+		   "    813     812 /usr/sbin/libvirtd --timeout 120\n");
+	fprintf(j, "[");
+	for (vm = 0; vm < o->vms; vm++) {
+		int base = 1000 + vm * 100, pid = base + 99;
+		char args[256], name[64];
+
+		switch (vm % 5) {
+		case 0:
+			snprintf(name, sizeof(name), "vm-%04d", vm);
+			snprintf(args, sizeof(args), "/usr/bin/qemu-system-x86_64 -name guest=%s,debug-threads=on "
+				 "-S -machine pc-q35-8.2,usb=off -m 2048 -smp %d", name, o->vcpus);
+			break;
+		case 1:
+			snprintf(name, sizeof(name), "fc-%04d", vm);
+			snprintf(args, sizeof(args), "/usr/bin/firecracker --id %s --api-sock /run/fc/%s.sock",
+				 name, name);
+			break;
+		case 2:
+			snprintf(name, sizeof(name), "ch-%04d", vm);
+			snprintf(args, sizeof(args), "/usr/bin/cloud-hypervisor --api-socket /run/ch/%s.sock "
+				 "--cpus boot=%d", name, o->vcpus);
+			break;
+		case 3:
+			snprintf(name, sizeof(name), "kt-%04d", vm);
+			snprintf(args, sizeof(args), "lkvm run --name %s -c %d -m 1024", name, o->vcpus);
+			break;
+		default:
+			/* QEMU's ",," is a comma; a quote and a backslash for the outputs to escape */
+			snprintf(name, sizeof(name), "db,\"%04d\\", vm);
+			snprintf(args, sizeof(args), "qemu-kvm -enable-kvm -name db,,\"%04d\\,process=x -m 4096",
+				 vm);
+			break;
+		}
+		fprintf(f, "%7d %7d %s\n", pid, pid, args);
+		for (k = 0; k < o->vcpus; k++)
+			fprintf(f, "%7d %7d %s\n", base + k, pid, args);
+		if (o->vcpus < 98)	/* an I/O thread, no vCPU */
+			fprintf(f, "%7d %7d %s\n", base + 98, pid, args);
+		fprintf(j, "%s{\"pid\":%d,\"name\":\"", vm ? "," : "", pid);
+		for (k = 0; name[k]; k++)
+			fprintf(j, "%s%c", name[k] == '"' || name[k] == '\\' ? "\\" : "", name[k]);
+		fprintf(j, "\",\"tids\":[");
+		for (k = 0; k < o->vcpus; k++)
+			fprintf(j, "%s%d", k ? "," : "", base + k);
+		fprintf(j, "]}");
+	}
+	fprintf(f, "%7d %7d ps -eLo tid=,pid=,args=\n", 1000 + o->vms * 100, 1000 + o->vms * 100);
+	fprintf(j, "]\n");
+	if (fclose(f) || fclose(j))
+		die("cannot write %s", path);
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -1425,6 +1511,9 @@ static void usage(void)
 "  -U                every exit at a guest IP never seen before (no 'ips' in -e)\n"
 "  -d STEP           -e also gives kvmtop's intervals of STEP ns (-b -d): per\n"
 "                    interval and thread, exits and each reason's figures\n"
+"  -P FILE           write the host's 'ps -eLo tid=,pid=,args=' to FILE (VM v:\n"
+"                  pid 1000+100v+99, five kinds of VMM) and FILE.json (each\n"
+"                  VM's pid, name and vCPU tids)\n"
 "  -w                with sched_switch and sched_waking of the vCPU threads\n"
 "                    inside exits (FORMAT_DIR has their formats); -e also\n"
 "                    gives each thread's time states and each reason's split\n");
@@ -1446,7 +1535,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:S:K:k:M:Ud:w")) != -1) {
+	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:S:K:k:M:Ud:wP:")) != -1) {
 		switch (c) {
 		case 'f': o.formats = optarg; break;
 		case 'o': o.out = optarg; break;
@@ -1471,6 +1560,7 @@ int main(int argc, char **argv)
 		case 'U': o.unique = true; break;
 		case 'd': o.step = strtoull(optarg, NULL, 0); break;
 		case 'w': o.sched = true; break;
+		case 'P': o.ps = optarg; break;
 		default: usage();
 		}
 	}
@@ -1600,6 +1690,8 @@ int main(int argc, char **argv)
 		write_syms(o.kallsyms, o.kaslr, true);
 	if (o.sysmap)
 		write_syms(o.sysmap, 0, false);
+	if (o.ps && !o.script)
+		write_ps(&o, o.ps);
 
 	{
 		char cmd[4200];
