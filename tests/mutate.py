@@ -121,6 +121,16 @@ MUTATIONS = [
      [("src/stats.c", "\t\t\tvm_close(vm);\n\t\t\tif (r)", "\t\t\tif (r)")]),
     ("stats: a vCPU's thread by its name only, not by its syscall",
      [("src/ident.c", "!strncmp(buf, want, strlen(want))", "0")]),
+    ("hist: the third sample does not spill the first into buckets",
+     [("src/hist.c", "\tcount_in(h, h->min);\n", "")]),
+    ("model: a vCPU's ring wraps at its first allocation, never grows",
+     [("src/model.c", "if (++v->ring_head == m->ring_size)", "if (++v->ring_head == v->ring_alloc)")]),
+    ("model: a vCPU changed in an interval not put on the dirty list",
+     [("src/model.c", "\tif (v->dirty)\n\t\treturn;\n\tv->dirty = true;", "\tif (1)\n\t\treturn;\n\tv->dirty = true;")]),
+    ("recordings: the guess groups by tid + vCPU id",
+     [("src/ident_threads.c", "k >= 0 && tid - k > 0 ? tid - k : tid", "k >= 0 ? tid + k : tid")]),
+    ("--threads: a tid listed twice accepted",
+     [("src/ident_threads.c", "\t\tif (t->t[i].tid != t->t[i - 1].tid)\n\t\t\tcontinue;", "\t\tif (1)\n\t\t\tcontinue;")]),
 ]
 
 
