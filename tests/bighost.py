@@ -18,7 +18,7 @@ import os
 import subprocess
 import tempfile
 
-from tap import ok, eq, done, kvmtop, run, kvmgen, one_clear_line, asan_run
+from tap import ok, eq, skip, done, kvmtop, run, kvmgen, one_clear_line, asan_run, sanitized
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 VMS, VCPUS, CPUS = 2000, 8, 32
@@ -48,9 +48,14 @@ def with_snapshot(dat, exp, vms_want, res):
         return
     j = json.loads(out)
     size = os.path.getsize(dat)
-    ok(peak - size < 128 * 2**20,
-       "2,000 x 8: peak RSS less the file's size under 128 MiB (%.1f MiB - %.1f MiB = %.1f MiB)"
-       % (peak / 2**20, size / 2**20, (peak - size) / 2**20))
+    if sanitized():
+        skip("2,000 x 8: peak RSS less the file's size under 128 MiB",
+             "an ASan build (%.0f MiB): its shadow and quarantine are not kvmtop's; the plain build checks it"
+             % (peak / 2**20))
+    else:
+        ok(peak - size < 128 * 2**20,
+           "2,000 x 8: peak RSS less the file's size under 128 MiB (%.1f MiB - %.1f MiB = %.1f MiB)"
+           % (peak / 2**20, size / 2**20, (peak - size) / 2**20))
     eq(j["dropped_events"], 0, "2,000 x 8 with --threads: dropped_events 0")
     got = {vm["pid"]: (vm["name"], vm["grouped_by"], sorted(c["tid"] for c in vm["vcpus"]))
            for vm in j["vms"]}

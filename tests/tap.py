@@ -43,6 +43,16 @@ def kvmtop():
     return os.environ.get("KVMTOP", os.path.join(os.getcwd(), "kvmtop"))
 
 
+def sanitized():
+    """Is the kvmtop under test an AddressSanitizer build (.ci/asan)?  Its memory is not kvmtop's:
+    shadow memory and a quarantine of freed blocks."""
+    try:
+        with open(kvmtop(), "rb") as f:
+            return b"libasan.so" in f.read()
+    except OSError:
+        return False
+
+
 def mount_point(fstype):
     """Where a file system of type fstype (tracefs, debugfs) is mounted, or None."""
     for line in open("/proc/mounts"):
