@@ -227,6 +227,34 @@ uint64_t hist_quantile(const struct hist *h, double q)
 	return h->max;
 }
 
+uint64_t hist_count_le(const struct hist *h, uint64_t v)
+{
+	uint64_t n = 0, left = h->present;
+	const uint64_t *page = h->pages;
+
+	if (!h->samples || v < h->min)
+		return 0;
+	if (v >= h->max)
+		return h->samples;
+	if (!h->present)
+		return 1;	/* two samples, min <= v < max */
+	while (left) {
+		unsigned int oct = __builtin_ctzll(left), sub;
+
+		for (sub = 0; sub < HIST_SUB; sub++) {
+			uint64_t lo, width;
+
+			bucket_range(oct, sub, &lo, &width);
+			if (lo + (width - 1) > v)
+				return n;
+			n += page[sub];
+		}
+		page += HIST_SUB;
+		left &= left - 1;
+	}
+	return n;
+}
+
 double hist_mean(const struct hist *h)
 {
 	if (!h->samples)

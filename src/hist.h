@@ -40,6 +40,13 @@ uint64_t hist_quantile(const struct hist *h, double q);
 double hist_mean(const struct hist *h);
 /* The sum of the samples, UINT64_MAX where it does not fit in 64 bits. */
 uint64_t hist_sum(const struct hist *h);
+/*
+ * How many samples are at or below v, for another histogram's bucket
+ * bound (Prometheus' le): exact for samples held as min and max; of the
+ * buckets, those whose every value is <= v, so a sample in the bucket
+ * that straddles v (within 1/HIST_SUB of it) counts at the next bound.
+ */
+uint64_t hist_count_le(const struct hist *h, uint64_t v);
 /* Bytes of heap the histogram holds. */
 size_t hist_bytes(const struct hist *h);
 

@@ -294,6 +294,50 @@ static void test_few_samples_no_pages(void **state)
 	}
 }
 
+/*
+ * Counts at or below a bound, against the values themselves: never more
+ * than the truth, never less than the truth at the bound less 1/32 of it,
+ * exact at and beyond min and max, and for two samples or fewer.
+ */
+static void test_count_le(void **state)
+{
+	static const uint64_t bounds[] = { 0, 1, 31, 32, 1000, 2500, 5000, 10000, 25000, 100000,
+					   1000000, 999999999, 1000000000, UINT64_MAX };
+	struct hist h, two;
+	uint64_t v, i, n = 0;
+	uint64_t *vals = malloc(20000 * sizeof(*vals));
+
+	assert_non_null(vals);
+	hist_init(&h);
+	hist_init(&two);
+	for (v = 3; v < 2000000000ull; v = v * 21 / 20 + 1) {
+		assert_int_equal(hist_add(&h, v), 0);
+		vals[n++] = v;
+	}
+	for (i = 0; i < sizeof(bounds) / sizeof(bounds[0]); i++) {
+		uint64_t b = bounds[i], truth = 0, low = 0, j, got = hist_count_le(&h, b);
+
+		for (j = 0; j < n; j++) {
+			truth += vals[j] <= b;
+			low += vals[j] <= b - b / 32;
+		}
+		if (got > truth || got < low)
+			fail_msg("le %llu: %llu, truth %llu, at least %llu", (unsigned long long)b,
+				 (unsigned long long)got, (unsigned long long)truth, (unsigned long long)low);
+	}
+	assert_int_equal(hist_count_le(&h, 2), 0);
+	assert_int_equal(hist_count_le(&h, vals[n - 1]), n);
+	assert_int_equal(hist_add(&two, 1000), 0);
+	assert_int_equal(hist_add(&two, 5000), 0);
+	assert_int_equal(hist_count_le(&two, 999), 0);
+	assert_int_equal(hist_count_le(&two, 1000), 1);
+	assert_int_equal(hist_count_le(&two, 4999), 1);
+	assert_int_equal(hist_count_le(&two, 5000), 2);
+	hist_free(&h);
+	hist_free(&two);
+	free(vals);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_merge_equals_union),
 		cmocka_unit_test(test_clear_and_bounded_memory),
 		cmocka_unit_test(test_few_samples_no_pages),
+		cmocka_unit_test(test_count_le),
 	};
 
 	return cmocka_run_group_tests_name("hist", tests, NULL, NULL);
