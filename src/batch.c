@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "batch.h"
 #include "escape.h"
@@ -803,11 +806,67 @@ out_host:
 	return ret;
 }
 
+/*
+ * The metrics formats: to stdout, or with --output into a new file in
+ * FILE's directory renamed over FILE, so a reader (node_exporter's
+ * textfile collector) sees the old document or the new, never half.
+ * 0, or -1 with errno.
+ */
+static int print_metrics(struct batch *b)
+{
+	struct metrics_opts o = *b->metrics;
+	bool om = b->fmt == BATCH_OPENMETRICS;
+	char tmp[4200];
+	FILE *f;
+	int fd, ret;
+
+	o.ns = b->ns;
+	if (!b->output)
+		return batch_metrics(om ? NULL : b->out, om ? b->out : NULL, b->m, &o) ? (errno = ENOMEM, -1) : 0;
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", b->output);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -1;
+	/* readable as a file written by redirection would be: 0644 less the umask */
+	{
+		mode_t um = umask(0);
+
+		umask(um);
+		fchmod(fd, 0644 & ~um);
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
+	ret = batch_metrics(om ? NULL : f, om ? f : NULL, b->m, &o);
+	if (ret)
+		errno = ENOMEM;
+	if (fflush(f) || ferror(f) || fsync(fd))
+		ret = -1;
+	if (fclose(f))
+		ret = -1;
+	if (!ret && rename(tmp, b->output))
+		ret = -1;
+	if (ret) {
+		int e = errno;
+
+		unlink(tmp);
+		errno = e;
+	}
+	return ret;
+}
+
 int batch_print(struct batch *b, uint64_t end)
 {
 	int ret;
 
 	switch (b->fmt) {
+	case BATCH_PROMETHEUS:
+	case BATCH_OPENMETRICS:
+		ret = print_metrics(b);
+		break;
 	case BATCH_CSV:
 		ret = print_csv(b, end);
 		break;
@@ -841,6 +900,21 @@ static int view_start(void *ctx, const struct view_source *src, const struct mod
 	/* a recording without -d: one report of all of it */
 	if (!src->live && !b->delay)
 		b->summary = true;
+	if (b->output) {
+		/* --output: can a file be made beside it?  Said now, not at the first snapshot */
+		char tmp[4200];
+		int fd;
+
+		snprintf(tmp, sizeof(tmp), "%s.XXXXXX", b->output);
+		fd = mkstemp(tmp);
+		if (fd < 0) {
+			fprintf(stderr, "kvmtop: --output %s: cannot write beside it: %s\n", b->output,
+				strerror(errno));
+			return -1;
+		}
+		close(fd);
+		unlink(tmp);
+	}
 	return 0;
 }
 
@@ -850,8 +924,10 @@ static int view_refresh(void *ctx, const struct snapshot *s)
 
 	b->at_end = s->at_end;
 	b->empty = s->empty;
+	errno = 0;
 	if (batch_print(b, s->end)) {
-		errno = ENOMEM;
+		if (!errno)
+			errno = ENOMEM;
 		return -1;
 	}
 	if (fflush(b->out) == 0 && !ferror(b->out))
@@ -878,6 +954,8 @@ void batch_view_init(struct batch *b, const struct options *o)
 	b->fmt = o->fmt;
 	b->summary = o->summary;
 	b->delay = o->delay;
+	b->metrics = &o->metrics;
+	b->output = o->output;
 	batch_set_ips(b, o);
 	b->view.fd = -1;
 	b->view.ctx = b;

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "batch_metrics.h"
 #include "model.h"
 #include "sym.h"
 #include "view.h"
@@ -20,6 +21,8 @@ enum batch_format {
 	BATCH_CSV,
 	BATCH_JSON,
 	BATCH_FOLDED,	/* one report: the guest IPs as 'vm;vcpu;mode;symbol count' */
+	BATCH_PROMETHEUS,	/* the totals as Prometheus text format 0.0.4 (batch_metrics.c) */
+	BATCH_OPENMETRICS,	/* the same as OpenMetrics 1.0 */
 };
 
 struct batch {
@@ -43,6 +46,9 @@ struct batch {
 	bool at_end;		/* this snapshot is the last (end of input or of the run) */
 	uint64_t empty;		/* > 1: it stands for that many intervals without KVM events */
 	unsigned int csv_kstats[KSTAT_SCOPES];	/* KVM statistics in the CSV header, per scope */
+	/* metrics formats: their options, and --output FILE (NULL: stdout) */
+	const struct metrics_opts *metrics;
+	const char *output;
 };
 
 int batch_format_parse(const char *s, enum batch_format *fmt);

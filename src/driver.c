@@ -958,6 +958,12 @@ int driver_run(struct options *o, const struct source_ops *ops, struct view *v)
 		goto out;
 	/* a recording stopped by a signal: as if killed by it, but tidily */
 	ret = stop_sig && !drv.src.live && !drv.screen ? 128 + stop_sig : 0;
+	/* an exporter serves a recording's final figures until it is stopped: that is its end */
+	if (v->linger && !drv.failed) {
+		while (!stop_sig)
+			wait_until(0, 1000000000ull, -1);
+		ret = 0;
+	}
 	snapshot_stats(&drv);
 out:
 	view_off(&drv);

@@ -12,6 +12,7 @@
 #include "batch.h"
 #include "demo.h"
 #include "driver.h"
+#include "export_http.h"
 #include "model.h"
 #include "options.h"
 #include "source.h"
@@ -63,9 +64,16 @@ static int run(struct options *o)
 	struct tui_config c = {
 		.mono = o->mono, .ascii = o->ascii, .delay = o->delay, .syms = &o->syms,
 	};
+	struct export e;
 	struct batch b;
 	struct tui t;
+	int ret;
 
+	if (o->listen) {
+		ret = driver_run(o, src, export_view(&e, o->listen, &o->metrics));
+		e.view.stop(&e);
+		return ret;
+	}
 	if (o->batch) {
 		batch_view_init(&b, o);
 		return driver_run(o, src, &b.view);

@@ -62,7 +62,9 @@ static int set_delay(struct options *o, const struct opt_def *d, const char *arg
 	return 0;
 }
 
-static const char *const formats[] = { "text", "csv", "json", "folded", NULL };	/* enum batch_format */
+static const char *const formats[] = {		/* enum batch_format */
+	"text", "csv", "json", "folded", "prometheus", "openmetrics", NULL,
+};
 static const char *const sources[] = { "trace", "debugfs", "stats", NULL };	/* enum live_source */
 static const char *const ip_kinds[] = { "time", "exit", NULL };			/* enum ip_kind */
 
@@ -78,6 +80,19 @@ static int set_internal(struct options *o, const struct opt_def *d, const char *
 {
 	snprintf(err, len, "is kvmtop's own: --demo starts it, as the first argument");
 	return -1;
+}
+
+static int set_buckets(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	o->metrics_given = true;
+	return metrics_parse_buckets(&o->metrics, arg, err, len);
+}
+
+static int set_per_vcpu(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	o->metrics_given = true;
+	o->metrics.per_vcpu = true;
+	return 0;
 }
 
 static void usage(FILE *f);
@@ -108,10 +123,16 @@ static const struct opt_def opts[] = {
 	  .help = "one snapshot every SECS seconds (live: of wall time,\n"
 		  "default 3; with -r: of recording time, and without\n"
 		  "-d a replay prints one summary)" },
-	{ "output", 'o', "FMT", OPT_CHOICE, F(fmt), .choices = formats, .what = "output format",
-	  .help = "text (default), csv, json (JSON Lines) or folded\n"
+	{ "format", 'o', "FMT", OPT_CHOICE, F(fmt), .choices = formats, .what = "output format",
+	  .help = "text (default), csv, json (JSON Lines), folded\n"
 		  "(guest IPs as 'vm;vcpu;mode;symbol count' lines for\n"
-		  "flamegraph.pl or speedscope, written once, at the end)" },
+		  "flamegraph.pl or speedscope, written once, at the end),\n"
+		  "prometheus (text format 0.0.4) or openmetrics (1.0):\n"
+		  "the totals since start as metrics (see --listen)" },
+	{ "output", 0, "FILE", OPT_TEXT, F(output),
+	  .help = "with -o prometheus|openmetrics: each snapshot replaces\n"
+		  "FILE (written beside it, then renamed: a reader never\n"
+		  "sees half), for node_exporter's textfile collector" },
 	{ "summary", 0, NULL, OPT_FLAG, F(summary),
 	  .help = "one report for the whole input (live: until\n"
 		  "SIGINT/SIGTERM/SIGHUP, or the demo guest ends)" },
@@ -147,6 +168,18 @@ static const struct opt_def opts[] = {
 		  "laid out as /proc, and the statistics of process\n"
 		  "PID's KVM fd N from DIR/PID/kvm-stats/N (a copy of\n"
 		  "what its stats fd reads), instead of this host's" },
+	{ "listen", 0, "ADDR:PORT", OPT_TEXT, F(listen),
+	  .help = "no screen: serve the metrics at http://ADDR:PORT/metrics\n"
+		  "(Prometheus text 0.0.4, OpenMetrics 1.0 when asked),\n"
+		  "from the sources -b reads; only ADDR is bound (:PORT:\n"
+		  "every address; 127.0.0.1 behind a proxy); a recording's\n"
+		  "final figures are served until SIGINT or SIGTERM" },
+	{ "metrics-per-vcpu", 0, NULL, OPT_CALL, .set = set_per_vcpu,
+	  .help = "metrics: exits and time states per vCPU, not per VM\n"
+		  "(series grow with the vCPUs)" },
+	{ "metrics-buckets", 0, "SECS,...", OPT_CALL, .set = set_buckets,
+	  .help = "metrics: the latency histogram's bucket bounds in\n"
+		  "seconds (default 1e-6 to 1: 19 bounds)" },
 	{ "demo", 0, NULL, OPT_FLAG, F(demo),
 	  .help = "start kvmtop's own small guest and watch it live;\n"
 		  "without /dev/kvm: say so, and show kvmtop's sample\n"
@@ -308,6 +341,12 @@ static void check_combinations(struct options *o)
 		die_usage("-o and --summary are for batch output: add -b");
 	if (o->replay && (o->source != SOURCE_TRACE || o->debugfs_root || o->proc_root))
 		die_usage("--source, --debugfs and --proc choose a live source; they cannot go with -r");
+	if (o->listen && (o->batch || o->fmt_given))
+		die_usage("--listen serves metrics instead of printing: not with -b or -o");
+	if (o->output && o->fmt != BATCH_PROMETHEUS && o->fmt != BATCH_OPENMETRICS)
+		die_usage("--output goes with -o prometheus or -o openmetrics");
+	if (o->metrics_given && !o->listen && o->fmt != BATCH_PROMETHEUS && o->fmt != BATCH_OPENMETRICS)
+		die_usage("--metrics-per-vcpu and --metrics-buckets go with --listen or -o prometheus|openmetrics");
 	if (o->threads && !o->replay)
 		die_usage("--threads names a recording's threads: it goes with -r");
 	if (o->debugfs_root && o->source != SOURCE_DEBUGFS)
@@ -345,6 +384,7 @@ void options_parse(int argc, char **argv, struct options *o, void (*keys)(FILE *
 	o->ip_slots = MODEL_IPS_DEFAULT;
 	o->ip_top = 10;
 	o->ip_kind = IP_TIME;
+	metrics_opts_init(&o->metrics);
 	memset(lopts, 0, sizeof(lopts));
 	for (i = 0; i < NR_OPTS; i++) {
 		lopts[i].name = opts[i].name;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "batch.h"
+#include "batch_metrics.h"
 #include "model_ips.h"
 #include "sym.h"
 
@@ -45,6 +46,11 @@ struct options {
 	enum ip_kind ip_kind;	/* --ip-kind: what -o folded writes */
 	struct sym_set syms;	/* --guest-kallsyms, --guest-map, --guest-kaslr */
 	const char *notice;	/* one line for the screen's message line, or NULL */
+	/* metrics: -o prometheus|openmetrics, --listen */
+	const char *output;	/* --output FILE: each snapshot replaces it, NULL: stdout */
+	const char *listen;	/* --listen ADDR:PORT: serve /metrics instead of a screen */
+	bool metrics_given;	/* a --metrics-* option */
+	struct metrics_opts metrics;
 };
 
 /*

@@ -49,6 +49,7 @@ struct snapshot {
 
 struct view {
 	int fd;			/* input to wait on with the source, -1: none */
+	bool linger;		/* kept up after the input ends, until SIGINT/SIGTERM (an exporter) */
 	double delay;		/* seconds between refreshes, set by the view on VIEW_DELAY */
 	long interval;		/* the interval VIEW_INTERVAL asks for */
 	void *ctx;

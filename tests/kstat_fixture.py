@@ -65,6 +65,63 @@ def stats_bytes(id_, descs, values, name_size=NAME_SIZE, cut=None, patch=None):
     return bytes(out[:cut] if cut is not None else out)
 
 
+# --- a /proc-shaped tree for --source stats --proc DIR (tests/stats.py, tests/metrics.py) ---
+
+def put(path, data, mode="wb"):
+    """A new file appears whole (renamed into place); one kvmtop may hold
+    open is written over in place, as a stats fd reads the kernel's
+    counters as they are now."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if os.path.exists(path) and mode == "wb":
+        fd = os.open(path, os.O_WRONLY)
+        os.pwrite(fd, data, 0)
+        os.ftruncate(fd, len(data))
+        os.close(fd)
+        return
+    tmp = path + ".tmp"
+    with open(tmp, mode) as f:
+        f.write(data)
+    os.rename(tmp, path)
+
+
+def proc_vm(root, pid, name, vcpus):
+    """Process pid holding a VM (fd 10) named name (str, or bytes that need not be UTF-8),
+    and vcpus: {index: (tid, comm, in_kvm_run)}, fd 11+index."""
+    d = os.path.join(root, str(pid))
+    put(os.path.join(d, "status"), "Name:\tqemu-system-x86\nTgid:\t%d\nPid:\t%d\n" % (pid, pid), "w")
+    put(os.path.join(d, "comm"), "qemu-system-x86\n", "w")
+    raw = name if isinstance(name, bytes) else name.encode()
+    put(os.path.join(d, "cmdline"), b"qemu-system-x86_64\0-name\0guest=%s,debug-threads=on\0" % raw)
+    os.makedirs(os.path.join(d, "fd"), exist_ok=True)
+    for fd, target in [(0, "/dev/null"), (3, "anon_inode:[eventfd]"), (10, "anon_inode:kvm-vm")] + \
+            [(11 + i, "anon_inode:kvm-vcpu:%d" % i) for i in vcpus]:
+        link = os.path.join(d, "fd", str(fd))
+        if not os.path.lexists(link):
+            os.symlink(target, link)
+    for i, (tid, comm, in_run) in vcpus.items():
+        for t in (os.path.join(d, "task", str(tid)), os.path.join(root, str(tid))):
+            put(os.path.join(t, "comm"), comm + "\n", "w")
+            put(os.path.join(t, "status"), "Name:\t%s\nTgid:\t%d\nPid:\t%d\n" % (comm, pid, tid), "w")
+            put(os.path.join(t, "syscall"), ("%d 0x%x 0x%x 0x0 0x0 0x0 0x0 0x7ffd1000 0x7f001000\n"
+                                              % (SYS_IOCTL, 11 + i, KVM_RUN)) if in_run else "running\n", "w")
+    return d
+
+
+def vm_stats(root, pid, vm_values, vcpu_values):
+    for fd, id_, descs, values in [(10, "kvm-%d" % pid, VM, vm_values)] + \
+            [(11 + i, "kvm-%d/vcpu-%d" % (pid, i), VCPU, v) for i, v in vcpu_values.items()]:
+        put(os.path.join(root, str(pid), "kvm-stats", str(fd)), stats_bytes(id_, descs, values))
+
+
+def vcpu_vals(base, halt_hist, lin, blocking=0):
+    v = {"exits": base * 10, "io_exits": base * 4, "mmio_exits": base * 2, "halt_exits": base,
+         "irq_exits": base * 3, "pf_fixed": base * 5, "halt_wait_ns": base * 1000,
+         "halt_successful_poll": base // 2, "halt_wait_hist": halt_hist, "exit_lat_lin": lin,
+         "blocking": blocking, "guest_mode": 1, "future_kind": [7, 7, 7]}
+    return v
+
+
+
 def seeds(d):
     """A vCPU's and a VM's file, and one of a bigger name_size."""
     vals = {"exits": 10, "io_exits": 4, "halt_wait_hist": [1] * 32, "exit_lat_lin": [1, 2, 3, 4]}

@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The model as metrics for Prometheus: the text exposition format 0.0.4
+ * (what node_exporter's textfile collector and every scraper read) or
+ * OpenMetrics 1.0 (what a scraper asks for in its Accept header).  Both
+ * -b -o prometheus|openmetrics and the --listen exporter (export_http.c)
+ * print through here, so a figure is the same in each; man/kvmtop.1's
+ * METRICS section lists every family.
+ *
+ * Every counter is a total since kvmtop started: it never goes back
+ * while kvmtop runs, and a VM that ends leaves the output with its
+ * process.  Families are declared once in families[]; the VMs are walked
+ * once, each family's lines going to its own buffer, then the buffers
+ * are written in the table's order, each under its HELP and TYPE.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "batch_metrics.h"
+#include "model_scope.h"
+#include "model_time.h"
+
+enum fam_id {
+	FAM_EXITS,
+	FAM_LATENCY,
+	FAM_VCPU_SECONDS,
+	FAM_EVENTS,
+	FAM_UEXITS,
+	FAM_LOST,
+	FAM_DROPPED,
+	FAM_VMS,
+	FAM_VCPUS,
+	FAM_CPU,
+	FAM_RSS,
+	FAM_BUILD,
+	FAM_NR,
+};
+
+_Static_assert(FAM_NR == METRICS_FAMILIES, "batch_metrics.h counts the families");
+
+struct family {
+	const char *name;	/* the OpenMetrics family name (no _total) */
+	const char *type;	/* counter, gauge, histogram */
+	const char *unit;	/* OpenMetrics UNIT, or NULL */
+	const char *help;
+};
+
+static const struct family families[FAM_NR] = {
+	[FAM_EXITS] = { "kvmtop_exits", "counter", NULL,
+		"KVM exits by VM and exit reason (per vCPU with --metrics-per-vcpu)" },
+	[FAM_LATENCY] = { "kvmtop_exit_latency_seconds", "histogram", "seconds",
+		"Exit-handling latency (exit to the next entry of the same vCPU) by VM and exit reason" },
+	[FAM_VCPU_SECONDS] = { "kvmtop_vcpu_seconds", "counter", "seconds",
+		"vCPU threads' time by state: guest, host, vmm, halt, wait (runnable, waiting for a CPU)" },
+	[FAM_EVENTS] = { "kvmtop_events", "counter", NULL,
+		"KVM events other than exits and entries by VM and event" },
+	[FAM_UEXITS] = { "kvmtop_userspace_exits", "counter", NULL,
+		"Exits to the VMM's user space (kvm_userspace_exit) by VM and reason" },
+	[FAM_LOST] = { "kvmtop_lost_events", "counter", NULL,
+		"Trace events the kernel's buffers overwrote before kvmtop read them" },
+	[FAM_DROPPED] = { "kvmtop_dropped_events", "counter", NULL,
+		"Events of vCPU threads past --max-vcpus, not counted" },
+	[FAM_VMS] = { "kvmtop_vms", "gauge", NULL, "VMs present" },
+	[FAM_VCPUS] = { "kvmtop_vcpus", "gauge", NULL, "vCPU threads present" },
+	[FAM_CPU] = { "kvmtop_cpu_seconds", "counter", "seconds", "kvmtop's own CPU time, user and system" },
+	[FAM_RSS] = { "kvmtop_resident_memory_bytes", "gauge", "bytes", "kvmtop's own resident memory" },
+	[FAM_BUILD] = { "kvmtop_build_info", "gauge", NULL, "kvmtop's version, always 1" },
+};
+
+/* Bucket bounds of the latency histogram, ns: 1 us to 1 s, as Prometheus' defaults go. */
+static const uint64_t default_le_ns[] = {
+	1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
+	1000000, 2500000, 5000000, 10000000, 25000000, 50000000,
+	100000000, 250000000, 500000000, 1000000000,
+};
+
+void metrics_opts_init(struct metrics_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	memcpy(o->le_ns, default_le_ns, sizeof(default_le_ns));
+	o->nr_le = sizeof(default_le_ns) / sizeof(default_le_ns[0]);
+}
+
+int metrics_parse_buckets(struct metrics_opts *o, const char *arg, char *err, size_t len)
+{
+	const char *p = arg;
+	unsigned int n = 0;
+
+	while (*p) {
+		char *end;
+		double s = strtod(p, &end);
+		uint64_t ns;
+
+		if (end == p || (*end && *end != ',') || !(s >= 1e-9 && s <= 3600)) {
+			snprintf(err, len, "'%s': bounds are seconds from 1e-9 to 3600, comma-separated", arg);
+			return -1;
+		}
+		ns = (uint64_t)(s * 1e9 + 0.5);
+		if (n == METRICS_MAX_LE || (n && ns <= o->le_ns[n - 1])) {
+			snprintf(err, len, "'%s': at most %d bounds, each greater than the one before", arg,
+				 METRICS_MAX_LE);
+			return -1;
+		}
+		o->le_ns[n++] = ns;
+		p = *end ? end + 1 : end;
+	}
+	if (!n) {
+		snprintf(err, len, "'%s': no bound", arg);
+		return -1;
+	}
+	o->nr_le = n;
+	return 0;
+}
+
+/*
+ * A label value as the exposition formats want it: '\' '"' and newline
+ * escaped, and valid UTF-8 (an invalid byte becomes U+FFFD), so a VM
+ * named with anything still gives a document every parser reads.
+ */
+static void label_value(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		unsigned int n = 0, i;
+
+		if (*p == '\\' || *p == '"') {
+			fputc('\\', f);
+			fputc(*p++, f);
+			continue;
+		}
+		if (*p == '\n') {
+			fputs("\\n", f);
+			p++;
+			continue;
+		}
+		if (*p < 0x80) {
+			fputc(*p++, f);
+			continue;
+		}
+		/* a whole UTF-8 sequence, shortest form, no surrogates, up to U+10FFFF */
+		if (*p >= 0xc2 && *p <= 0xdf)
+			n = 1;
+		else if (*p >= 0xe0 && *p <= 0xef)
+			n = 2;
+		else if (*p >= 0xf0 && *p <= 0xf4)
+			n = 3;
+		/* how many bytes after the lead are right for it */
+		for (i = 1; i <= n; i++) {
+			unsigned char lo = 0x80, hi = 0xbf;
+
+			if (i == 1 && *p == 0xe0)
+				lo = 0xa0;
+			else if (i == 1 && *p == 0xed)
+				hi = 0x9f;
+			else if (i == 1 && *p == 0xf0)
+				lo = 0x90;
+			else if (i == 1 && *p == 0xf4)
+				hi = 0x8f;
+			if (p[i] < lo || p[i] > hi)
+				break;
+		}
+		if (!n || i <= n) {
+			/* one U+FFFD for the lead and the right bytes after it (Unicode's maximal subpart) */
+			fputs("\xef\xbf\xbd", f);
+			p += n ? i : 1;
+			continue;
+		}
+		fwrite(p, 1, n + 1, f);
+		p += n + 1;
+	}
+}
+
+/* HELP text: '\' and newline escaped (the texts are ours, but the rule is the format's). */
+static void help_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* ns as exact decimal seconds: 2500 -> 0.0000025, 1000000000 -> 1 */
+static void seconds(FILE *f, uint64_t ns)
+{
+	char frac[16];
+	int i;
+
+	snprintf(frac, sizeof(frac), "%09" PRIu64, ns % 1000000000u);
+	for (i = 8; i >= 0 && frac[i] == '0'; i--)
+		frac[i] = '\0';
+	fprintf(f, "%" PRIu64 "%s%s", ns / 1000000000u, frac[0] ? "." : "", frac);
+}
+
+/*
+ * A VM's and a reason's labels are escaped once, not on each of a
+ * histogram's 23 lines: 1,000 VMs of 20 reasons are 460,000 lines.
+ */
+#define LABELS_LEN	512	/* a name is at most 63 bytes, 189 escaped */
+
+struct out {
+	FILE *f[FAM_NR];
+	char *buf[FAM_NR];
+	size_t len[FAM_NR];
+	const struct metrics_opts *o;
+	const struct model *m;
+	char vm[LABELS_LEN];	/* {vm="...",pid="N" of the VM being written */
+	char le[METRICS_MAX_LE][32];	/* ,le="0.0000025"} */
+};
+
+/* pre, s escaped, then post, into buf: a NUL-terminated string ("" if it did not fit). */
+static void labels_of(char *buf, size_t len, const char *pre, const char *s, const char *post)
+{
+	FILE *f = fmemopen(buf, len, "w");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	fputs(pre, f);
+	label_value(f, s);
+	fputs(post, f);
+	if (fputc('\0', f) == EOF || fclose(f))
+		buf[0] = '\0';
+}
+
+/* {vm="...",pid="..." (the caller closes the brace): the VM's, escaped once */
+static void vm_labels(const struct out *o, FILE *f)
+{
+	fputs(o->vm, f);
+}
+
+static void reason_labels_of(char *buf, size_t len, const struct reason *r)
+{
+	char name[96], isa[40];
+
+	snprintf(isa, sizeof(isa), "\",isa=\"%s\"", isa_name(r->isa));
+	labels_of(buf, len, ",reason=\"", reason_label(r, name, sizeof(name)), isa);
+}
+
+static void reason_labels(FILE *f, const struct reason *r)
+{
+	char buf[LABELS_LEN];
+
+	reason_labels_of(buf, sizeof(buf), r);
+	fputs(buf, f);
+}
+
+/* a count, the line's end: " N\n" */
+static void value(FILE *f, uint64_t v)
+{
+	char b[24], *p = b + sizeof(b);
+
+	*--p = '\n';
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	*--p = ' ';
+	fwrite(p, 1, (size_t)(b + sizeof(b) - p), f);
+}
+
+/* The vcpu label: its index, or "tidT" when unknown or when another thread of the VM has it. */
+static void vcpu_label(FILE *f, const struct vcpu *v, bool dup)
+{
+	if (v->vcpu_id >= 0 && !dup)
+		fprintf(f, ",vcpu=\"%d\"", v->vcpu_id);
+	else
+		fprintf(f, ",vcpu=\"tid%d\"", v->tid);
+}
+
+static void latency(struct out *o, const struct model_reason_row *w)
+{
+	FILE *f = o->f[FAM_LATENCY];
+	char rl[LABELS_LEN];
+	unsigned int i;
+
+	reason_labels_of(rl, sizeof(rl), w->r);
+	for (i = 0; i < o->o->nr_le; i++) {
+		fputs("kvmtop_exit_latency_seconds_bucket", f);
+		vm_labels(o, f);
+		fputs(rl, f);
+		fputs(o->le[i], f);
+		value(f, hist_count_le(&w->lat, o->o->le_ns[i]));
+	}
+	fputs("kvmtop_exit_latency_seconds_bucket", f);
+	vm_labels(o, f);
+	fputs(rl, f);
+	fputs(",le=\"+Inf\"}", f);
+	value(f, w->lat.samples);
+	fputs("kvmtop_exit_latency_seconds_sum", f);
+	vm_labels(o, f);
+	fputs(rl, f);
+	fputs("} ", f);
+	if (w->lat.sum_hi)
+		fprintf(f, "%.9e\n", hist_mean(&w->lat) * (double)w->lat.samples / 1e9);
+	else {
+		seconds(f, w->lat.sum);
+		fputc('\n', f);
+	}
+	fputs("kvmtop_exit_latency_seconds_count", f);
+	vm_labels(o, f);
+	fputs(rl, f);
+	fputc('}', f);
+	value(f, w->lat.samples);
+}
+
+/* Has another thread of v's VM, before v, the same vCPU index? */
+static bool vcpu_dup(const struct vcpu *v)
+{
+	const struct vcpu *u;
+
+	if (v->vcpu_id < 0)
+		return false;
+	TAILQ_FOREACH(u, &v->vm->vcpus, vm_link) {
+		if (u == v)
+			return false;
+		if (u->vcpu_id == v->vcpu_id)
+			return true;
+	}
+	return false;
+}
+
+static void per_vcpu(struct out *o, const struct vm *vm)
+{
+	const struct model *m = o->m;
+	const struct vcpu *v;
+	unsigned int i;
+	int j;
+
+	TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
+		bool dup = vcpu_dup(v);
+
+		for (i = 0; i < v->nr_rs; i++) {
+			if (!v->rs[i] || !v->rs[i]->count.total)
+				continue;
+			fputs("kvmtop_exits_total", o->f[FAM_EXITS]);
+			vm_labels(o, o->f[FAM_EXITS]);
+			vcpu_label(o->f[FAM_EXITS], v, dup);
+			reason_labels(o->f[FAM_EXITS], &m->reasons->r[i]);
+			fprintf(o->f[FAM_EXITS], "} %" PRIu64 "\n", v->rs[i]->count.total);
+		}
+		for (j = 0; m->names && j < VS_NR && o->o->ns; j++) {
+			const struct ctr *c = model_time_ctr(m, v, j);
+
+			if (!c)
+				continue;
+			fputs("kvmtop_vcpu_seconds_total", o->f[FAM_VCPU_SECONDS]);
+			vm_labels(o, o->f[FAM_VCPU_SECONDS]);
+			vcpu_label(o->f[FAM_VCPU_SECONDS], v, dup);
+			fprintf(o->f[FAM_VCPU_SECONDS], ",state=\"%s\"} ", model_state_name(j));
+			seconds(o->f[FAM_VCPU_SECONDS], c->total);
+			fputc('\n', o->f[FAM_VCPU_SECONDS]);
+		}
+	}
+}
+
+/* One VM's lines into each family's buffer: 0 or -1 (no memory). */
+static int one_vm(struct out *o, const struct vm *vm)
+{
+	const struct model *m = o->m;
+	struct model_scope s;
+	unsigned int i;
+	int j;
+
+	if (model_scope_vm(&s, m, vm, true)) {
+		model_scope_free(&s);
+		return -1;
+	}
+	{
+		char pid[32];
+
+		snprintf(pid, sizeof(pid), "\",pid=\"%d\"", vm->pid);
+		labels_of(o->vm, sizeof(o->vm), "{vm=\"", vm->name, pid);
+	}
+	for (i = 0; i < s.nr; i++) {
+		const struct model_reason_row *w = &s.rows[i];
+
+		if (!w->total)
+			continue;
+		if (!o->o->per_vcpu) {
+			fputs("kvmtop_exits_total", o->f[FAM_EXITS]);
+			vm_labels(o, o->f[FAM_EXITS]);
+			reason_labels(o->f[FAM_EXITS], w->r);
+			fprintf(o->f[FAM_EXITS], "} %" PRIu64 "\n", w->total);
+		}
+		/* pairs only a tracing source measures: none, no histogram */
+		if (o->o->ns && w->lat.samples)
+			latency(o, w);
+	}
+	if (o->o->per_vcpu) {
+		per_vcpu(o, vm);
+	} else if (o->o->ns) {
+		for (j = 0; j < VS_NR; j++) {
+			if (!(s.time_known & (1u << j)))
+				continue;
+			fputs("kvmtop_vcpu_seconds_total", o->f[FAM_VCPU_SECONDS]);
+			vm_labels(o, o->f[FAM_VCPU_SECONDS]);
+			fprintf(o->f[FAM_VCPU_SECONDS], ",state=\"%s\"} ", model_state_name(j));
+			seconds(o->f[FAM_VCPU_SECONDS], s.time[j]);
+			fputc('\n', o->f[FAM_VCPU_SECONDS]);
+		}
+	}
+	for (j = 0; j < m->nr_other; j++) {
+		if (!s.other_total[j])
+			continue;
+		fputs("kvmtop_events_total", o->f[FAM_EVENTS]);
+		vm_labels(o, o->f[FAM_EVENTS]);
+		fputs(",event=\"", o->f[FAM_EVENTS]);
+		label_value(o->f[FAM_EVENTS], m->names->other[j] ? m->names->other[j] : "?");
+		fprintf(o->f[FAM_EVENTS], "\"} %" PRIu64 "\n", s.other_total[j]);
+	}
+	for (j = 0; j < UEXIT_MAX; j++) {
+		if (!s.uexit_total[j])
+			continue;
+		fputs("kvmtop_userspace_exits_total", o->f[FAM_UEXITS]);
+		vm_labels(o, o->f[FAM_UEXITS]);
+		fputs(",reason=\"", o->f[FAM_UEXITS]);
+		label_value(o->f[FAM_UEXITS], names_uexit(m->names, j));
+		fprintf(o->f[FAM_UEXITS], "\"} %" PRIu64 "\n", s.uexit_total[j]);
+	}
+	model_scope_free(&s);
+	return 0;
+}
+
+static uint64_t self_rss(void)
+{
+	unsigned long size, rss;
+	FILE *f = fopen("/proc/self/statm", "r");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "%lu %lu", &size, &rss);
+	fclose(f);
+	return n == 2 ? (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+static void globals(struct out *o, int vms)
+{
+	const struct model *m = o->m;
+	struct rusage ru;
+	uint64_t cpu_ns = 0;
+
+	fprintf(o->f[FAM_LOST], "kvmtop_lost_events_total %" PRIu64 "\n", m->lost_events.total);
+	fprintf(o->f[FAM_DROPPED], "kvmtop_dropped_events_total %" PRIu64 "\n", m->dropped.total);
+	fprintf(o->f[FAM_VMS], "kvmtop_vms %d\n", vms);
+	fprintf(o->f[FAM_VCPUS], "kvmtop_vcpus %u\n", m->nr_vcpus);
+	if (!getrusage(RUSAGE_SELF, &ru))
+		cpu_ns = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
+			 ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
+	fputs("kvmtop_cpu_seconds_total ", o->f[FAM_CPU]);
+	seconds(o->f[FAM_CPU], cpu_ns);
+	fputc('\n', o->f[FAM_CPU]);
+	fprintf(o->f[FAM_RSS], "kvmtop_resident_memory_bytes %" PRIu64 "\n", self_rss());
+	fprintf(o->f[FAM_BUILD], "kvmtop_build_info{version=\"%s\"} 1\n", PACKAGE_VERSION);
+}
+
+/* The families' HELP and TYPE (and UNIT: OpenMetrics) lines, format om, into f. */
+static void header(FILE *f, const struct family *fm, bool om)
+{
+	bool counter = !strcmp(fm->type, "counter");
+
+	/* 0.0.4 names a counter's family with its _total; OpenMetrics without */
+	fprintf(f, "# HELP %s%s ", fm->name, counter && !om ? "_total" : "");
+	help_text(f, fm->help);
+	fprintf(f, "\n# TYPE %s%s %s\n", fm->name, counter && !om ? "_total" : "", fm->type);
+	if (om && fm->unit)
+		fprintf(f, "# UNIT %s %s\n", fm->name, fm->unit);
+}
+
+void batch_metrics_doc_free(struct metrics_doc *d)
+{
+	int i;
+
+	for (i = 0; i < METRICS_FAMILIES; i++)
+		free(d->body[i]);
+	free(d->heads);
+	memset(d, 0, sizeof(*d));
+}
+
+int batch_metrics_doc(struct metrics_doc *d, const struct model *m, const struct metrics_opts *o)
+{
+	struct out out = { .o = o, .m = m };
+	struct vm *vm;
+	size_t hl = 0, off[2][FAM_NR];
+	FILE *hf = NULL;
+	int i, k, vms = 0, ret = -1;
+
+	memset(d, 0, sizeof(*d));
+	for (i = 0; i < FAM_NR; i++) {
+		out.f[i] = open_memstream(&out.buf[i], &out.len[i]);
+		if (!out.f[i])
+			goto out_close;
+		/* one thread writes each: no lock per character */
+		__fsetlocking(out.f[i], FSETLOCKING_BYCALLER);
+	}
+	for (i = 0; i < (int)o->nr_le; i++) {
+		FILE *f = fmemopen(out.le[i], sizeof(out.le[i]), "w");
+
+		if (!f)
+			goto out_close;
+		fputs(",le=\"", f);
+		seconds(f, o->le_ns[i]);
+		fputs("\"}", f);
+		fputc('\0', f);
+		fclose(f);
+	}
+	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
+		/* the host kernel's threads are host work, not a VM */
+		if (vm->kernel)
+			continue;
+		vms++;
+		if (one_vm(&out, vm))
+			goto out_close;
+	}
+	globals(&out, vms);
+	/* every family's header in both formats, one buffer: the segments point into it */
+	hf = open_memstream(&d->heads, &hl);
+	if (!hf)
+		goto out_close;
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < FAM_NR; i++) {
+			fflush(hf);
+			off[k][i] = hl;
+			header(hf, &families[i], k);
+		}
+	}
+	fflush(hf);
+	ret = 0;
+out_close:
+	for (i = 0; i < FAM_NR; i++) {
+		if (out.f[i] && fclose(out.f[i]))
+			ret = -1;
+		d->body[i] = out.buf[i];
+		out.buf[i] = NULL;
+	}
+	if (hf && fclose(hf))
+		ret = -1;
+	if (ret) {
+		batch_metrics_doc_free(d);
+		return -1;
+	}
+	/* the segments of each format: a family's header and its lines, families with lines only */
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < FAM_NR; i++) {
+			size_t end = i + 1 < FAM_NR ? off[k][i + 1] : k ? hl : off[1][0];
+
+			if (!out.len[i])
+				continue;
+			d->seg[k][d->nr[k]++] = (struct metrics_seg){ d->heads + off[k][i], end - off[k][i] };
+			d->seg[k][d->nr[k]++] = (struct metrics_seg){ d->body[i], out.len[i] };
+		}
+		if (k)
+			d->seg[k][d->nr[k]++] = (struct metrics_seg){ "# EOF\n", 6 };
+		for (i = 0; i < (int)d->nr[k]; i++)
+			d->total[k] += d->seg[k][i].len;
+	}
+	return 0;
+}
+
+int batch_metrics(FILE *text, FILE *om, const struct model *m, const struct metrics_opts *o)
+{
+	struct metrics_doc d;
+	unsigned int i;
+
+	if (batch_metrics_doc(&d, m, o))
+		return -1;
+	for (i = 0; text && i < d.nr[0]; i++)
+		fwrite(d.seg[0][i].p, 1, d.seg[0][i].len, text);
+	for (i = 0; om && i < d.nr[1]; i++)
+		fwrite(d.seg[1][i].p, 1, d.seg[1][i].len, om);
+	batch_metrics_doc_free(&d);
+	return 0;
+}
