@@ -38,9 +38,15 @@ kvmtop --source stats, and where perf is installed perf stat -e 'kvm:*'
 and perf kvm stat live, 3 rounds in turns, with each monitor's own CPU
 (targets: stats <= 1 % slowdown, tracing no worse than perf kvm stat live).
 
-Last, kvmtop's own CPU per snapshot reading 100 VMs of 4 vCPUs with
+Then kvmtop's own CPU per snapshot reading 100 VMs of 4 vCPUs with
 --source stats (a fixture tree) beside --source debugfs on the same VMs,
 and --source stats on this host's /proc.
+
+Last, the exporter: kvmtop --listen on a recording of 1,000 VMs x 8 vCPUs x 20
+reasons, the scrape time and size of each format, default and
+--metrics-per-vcpu, with the time each snapshot took to render (target:
+< 50 ms per scrape); and kvmtop's CPU over 20 s of --source stats on 100 VMs
+with a scrape every second beside none (target: within 5 %).
 """
 import fcntl
 import json
@@ -541,6 +547,102 @@ def stats_cpu():
     shutil.rmtree(dbg, ignore_errors=True)
 
 
+def metrics():
+    """--listen: scrape time and size of 1,000 VMs x 8 vCPUs x 20 reasons, default and
+    --metrics-per-vcpu, and what a 1 s scraper costs kvmtop's CPU."""
+    import socket
+    import urllib.request
+    print("\nmetrics: kvmtop --listen -r FILE (1,000 VMs x 8 vCPUs x 20 reasons), 20 scrapes each (curl's"
+          " time where installed); render: one snapshot, both formats (target < 50 ms per scrape)")
+    dat = os.path.join(OUT, "metrics-1000x8x20.dat")
+    ps = dat + ".ps"
+    if not os.path.exists(dat):
+        subprocess.run([os.path.join(TOP, "tests", "kvmgen"), "-f", os.path.join(SRC, "tests", "formats", "x86-6.5"),
+                        "-o", dat, "-m", "1000", "-v", "8", "-n", "60", "-C", "32", "-R", "-s", "13", "-P", ps],
+                       check=True)
+    kvmtop = os.path.join(TOP, "kvmtop")
+    stats = os.path.join(OUT, "metrics-render.json")
+    print("%-22s %-12s %10s %10s %10s %10s %12s" % ("series", "format", "bytes", "lines", "scrape ms", "max ms",
+                                                      "render ms"))
+    for label, extra in (("per VM (default)", []), ("--metrics-per-vcpu", ["--metrics-per-vcpu"])):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        s.close()
+        env = dict(os.environ, KVMTOP_SNAPSHOT_STATS=stats)
+        p = subprocess.Popen([kvmtop, "--listen", "127.0.0.1:%d" % port, "-r", dat, "--threads", ps] + extra,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        url = "http://127.0.0.1:%d/metrics" % port
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            try:
+                urllib.request.urlopen(url, timeout=5).read()
+                break
+            except OSError:
+                time.sleep(0.2)
+        for fmt, accept in (("text 0.0.4", "text/plain"), ("OpenMetrics", "application/openmetrics-text")):
+            times, body = [], b""
+            curl = shutil.which("curl")
+            for _ in range(20):
+                if curl:
+                    # curl's own transfer time: Python's HTTP client would be what is measured
+                    r = subprocess.run([curl, "-s", "-H", "Accept: " + accept, "-o", "-", "-w", "\n%{time_total}",
+                                        url], capture_output=True, timeout=60)
+                    body, _, t = r.stdout.rpartition(b"\n")
+                    times.append(float(t) * 1e3)
+                    continue
+                t0 = time.monotonic()
+                body = urllib.request.urlopen(urllib.request.Request(url, headers={"Accept": accept}),
+                                              timeout=30).read()
+                times.append((time.monotonic() - t0) * 1e3)
+            print("%-22s %-12s %10d %10d %10.1f %10.1f %12s" % (label, fmt, len(body), body.count(b"\n"),
+                                                                median(times), max(times), ""), flush=True)
+        p.send_signal(signal.SIGTERM)
+        p.wait()
+        try:
+            r = json.load(open(stats))
+            print("%-22s %-12s %10s %10s %10s %10s %12.1f" % (label, "(both)", "", "", "", "", r["mean_ns"] / 1e6))
+        except (OSError, ValueError, KeyError):
+            pass
+
+    # a 1 s scraper's cost: kvmtop --listen --source stats on 100 VMs x 4 vCPUs (a fixture tree),
+    # -d 1, 20 s with and without scrapes, 3 rounds in turns
+    sys.path.insert(0, os.path.join(SRC, "tests"))
+    import kstat_fixture as kf
+    root = os.path.join(OUT, "metrics-tree")
+    shutil.rmtree(root, ignore_errors=True)
+    vals = {"exits": 1000, "io_exits": 400, "halt_wait_hist": [3] * 32, "exit_lat_lin": [1] * 4}
+    for k in range(100):
+        pid = 200000 + 10 * k
+        kf.proc_vm(root, pid, "vm%d" % k, {i: (pid + 1 + i, "CPU %d/KVM" % i, True) for i in range(4)})
+        kf.vm_stats(root, pid, {}, {i: vals for i in range(4)})
+    cpu = {"no scrapes": [], "a scrape every 1 s": []}
+    for _ in range(3):
+        for name in cpu:
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+            s.close()
+            p = subprocess.Popen([kvmtop, "--listen", "127.0.0.1:%d" % port, "--source", "stats", "--proc", root,
+                                  "-d", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            t_end = time.monotonic() + 20
+            while time.monotonic() < t_end:
+                if name != "no scrapes":
+                    try:
+                        urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=5).read()
+                    except OSError:
+                        pass
+                time.sleep(1)
+            p.send_signal(signal.SIGTERM)
+            cpu[name].append(cpu_of(p))
+    base = median(cpu["no scrapes"])
+    for name, v in cpu.items():
+        print("%-30s kvmtop CPU %.3f s in 20 s (median of 3)%s" % (
+            name, median(v), "" if name == "no scrapes" else
+            ": %+.1f%% (target within 5%%)" % (100.0 * (median(v) - base) / base if base else 0.0)))
+    shutil.rmtree(root, ignore_errors=True)
+
+
 main()
 scale()
 screen()
@@ -548,3 +650,4 @@ live()
 sched_cost()
 guest_cost()
 stats_cpu()
+metrics()

@@ -117,6 +117,7 @@ struct opts {
 	bool unique;		/* -U: every exit at a guest IP never seen before */
 	uint64_t step;		/* -d: kvmtop's interval in ns; the expected figures of each */
 	bool sched;		/* -w: sched_switch and sched_waking of the vCPU threads */
+	bool wide;		/* -R: twenty VMX reasons in equal parts */
 	const char *ps;		/* -P: write the host's ps -eLo tid=,pid=,args= snapshot */
 };
 
@@ -337,6 +338,17 @@ static const struct mix s390_mix[] = {
 	{ 0x99, 2, 100, 100, 0, 9 },		/* a code no table names */
 };
 
+/* -R: twenty VMX reasons in equal parts, for a wide table (make bench's metrics) */
+static const struct mix wide_mix[] = {
+	{ 0, 1, 900, 9000, 0, 3 }, { 1, 1, 1100, 80000, 0, ASYNC }, { 7, 1, 300, 3000, 0, 2 },
+	{ 9, 1, 800, 8000, 0, 4 }, { 10, 1, 500, 4000, 0, 2 }, { 12, 1, 300, 3000000, 0, 0 },
+	{ 14, 1, 400, 5000, 0, 4 }, { 18, 1, 2000, 20000, 0, 5 }, { 28, 1, 300, 3000, 0, 6 },
+	{ 29, 1, 300, 3000, 0, 7 }, { 30, 1, 1000, 50000, 0, 6 }, { 31, 1, 200, 2000, 0, 2 },
+	{ 32, 1, 120, 3000, 0, 2 }, { 37, 1, 100, 1000, 0, 3 }, { 40, 1, 200, 2000, 0, 4 },
+	{ 48, 1, 380, 6000, 0, 7 }, { 49, 1, 400, 5000, 0, 4 }, { 52, 1, 1000, 10000, 0, ASYNC },
+	{ 54, 1, 300, 3000, 0, 5 }, { 56, 1, 150, 2000, 0, 3 },
+};
+
 static const struct mix *pick(const struct mix *m, size_t n, unsigned int *seed)
 {
 	unsigned int total = 0, r;
@@ -468,6 +480,10 @@ static void scenario(const struct opts *o)
 					   sizeof(vmx_mix) / sizeof(vmx_mix[0]);
 			uint32_t last_ec = 0x16;
 
+			if (o->wide && garch == A_X86 && !svm) {
+				mx = wide_mix;
+				nmx = sizeof(wide_mix) / sizeof(wide_mix[0]);
+			}
 			if (garch == A_ARM) {
 				mx = arm_mix;
 				nmx = sizeof(arm_mix) / sizeof(arm_mix[0]);
@@ -1514,6 +1530,7 @@ static void usage(void)
 "  -P FILE           write the host's 'ps -eLo tid=,pid=,args=' to FILE (VM v:\n"
 "                  pid 1000+100v+99, five kinds of VMM) and FILE.json (each\n"
 "                  VM's pid, name and vCPU tids)\n"
+"  -R                VMX exits of twenty reasons in equal parts (a wide table)\n"
 "  -w                with sched_switch and sched_waking of the vCPU threads\n"
 "                    inside exits (FORMAT_DIR has their formats); -e also\n"
 "                    gives each thread's time states and each reason's split\n");
@@ -1535,7 +1552,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:S:K:k:M:Ud:wP:")) != -1) {
+	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:S:K:k:M:Ud:wP:R")) != -1) {
 		switch (c) {
 		case 'f': o.formats = optarg; break;
 		case 'o': o.out = optarg; break;
@@ -1561,6 +1578,7 @@ int main(int argc, char **argv)
 		case 'd': o.step = strtoull(optarg, NULL, 0); break;
 		case 'w': o.sched = true; break;
 		case 'P': o.ps = optarg; break;
+		case 'R': o.wide = true; break;
 		default: usage();
 		}
 	}
