@@ -33,28 +33,32 @@ def files_under(d):
 
 def main():
     dest = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-install-")
-    rc, out = make("install", "DESTDIR=" + dest, "prefix=/usr/local")
+    rc, out = make("install", "DESTDIR=" + dest)
     if not eq(rc, 0, "make install DESTDIR=...: exit status 0"):
         print("# " + out[-500:].replace("\n", "\n# "))
         done()
-    share = "usr/local/share/kvmtop/"
-    want = ["usr/local/bin/kvmtop", "usr/local/share/man/man1/kvmtop.1",
+    # the configured prefix (/usr/local by default; make distcheck's own): where the binary went
+    bins = [f for f in files_under(dest) if f.endswith("/bin/kvmtop")]
+    prefix = bins[0][:-len("/bin/kvmtop")] if len(bins) == 1 else "usr/local"
+    share = prefix + "/share/kvmtop/"
+    want = [prefix + "/bin/kvmtop", prefix + "/share/man/man1/kvmtop.1",
             share + "grafana-kvmtop.json", share + "kvmtop-alerts.yml", share + "kvmtop.service",
             share + "kvmtop-sample.dat", share + "kvmtop-sample.kallsyms"]
     eq(files_under(dest), sorted(want), "make install: the binary, the man page, the sample and the contrib files")
-    kv = os.path.join(dest, "usr/local/bin/kvmtop")
+    kv = os.path.join(dest, prefix, "bin/kvmtop")
+    installed_kv = "/" + prefix + "/bin/kvmtop"
     p = subprocess.run([kv, "--version"], capture_output=True)
     ok(p.returncode == 0 and p.stdout.startswith(b"kvmtop "), "the installed kvmtop runs", p.stdout)
     unit = open(os.path.join(dest, share, "kvmtop.service")).read()
-    ok("ExecStart=/usr/local/bin/kvmtop --listen 127.0.0.1:9543" in unit and "@" not in unit,
+    ok("ExecStart=%s --listen 127.0.0.1:9543" % installed_kv in unit and "@" not in unit,
        "the installed unit runs the installed kvmtop's exporter on 127.0.0.1", unit[:300])
     if shutil.which("systemd-analyze"):
         # the same unit with ExecStart at the DESTDIR binary, its man page found there
         test_unit = os.path.join(dest, "kvmtop.service")
         with open(test_unit, "w") as f:
-            f.write(unit.replace("ExecStart=/usr/local/bin/kvmtop", "ExecStart=" + kv))
+            f.write(unit.replace("ExecStart=" + installed_kv, "ExecStart=" + kv))
         p = subprocess.run(["systemd-analyze", "verify", test_unit], capture_output=True,
-                           env=dict(os.environ, MANPATH=os.path.join(dest, "usr/local/share/man")))
+                           env=dict(os.environ, MANPATH=os.path.join(dest, prefix, "share/man")))
         said = (p.stdout + p.stderr).decode(errors="replace").strip()
         ok(p.returncode == 0 and not said, "systemd-analyze verify kvmtop.service: no complaint", said)
         p = subprocess.run(["systemd-analyze", "security", "--offline=yes", test_unit], capture_output=True)
@@ -76,7 +80,7 @@ def main():
     exprs = [t["expr"] for pnl in d["panels"] for t in pnl["targets"]]
     ok(len(d["panels"]) >= 5 and any(pnl["type"] == "heatmap" for pnl in d["panels"]) and
        all("kvmtop_" in e for e in exprs), "the Grafana dashboard: JSON, a heatmap, every panel on kvmtop's metrics")
-    rc, out = make("uninstall", "DESTDIR=" + dest, "prefix=/usr/local")
+    rc, out = make("uninstall", "DESTDIR=" + dest)
     eq((rc, files_under(dest)), (0, []), "make uninstall: no file left")
     shutil.rmtree(dest, ignore_errors=True)
     done()
