@@ -315,13 +315,26 @@ static void latency(struct out *o, const struct model_reason_row *w)
 	value(f, w->lat.samples);
 }
 
-/* Has another thread of v's VM, before v, the same vCPU index? */
-static bool vcpu_dup(const struct vcpu *v)
+/* vCPU indexes below this are told apart with a bitmap, the rest by a walk (none seen in practice) */
+#define DUP_BITMAP_IDS	65536
+
+/*
+ * Has another thread of v's VM, before v, the same vCPU index?  seen: the
+ * indexes of the threads before v (bits), NULL when there was no memory.
+ */
+static bool vcpu_dup(const struct vcpu *v, uint64_t *seen)
 {
 	const struct vcpu *u;
+	unsigned int id = (unsigned int)v->vcpu_id;
 
 	if (v->vcpu_id < 0)
 		return false;
+	if (seen && id < DUP_BITMAP_IDS) {
+		bool dup = seen[id / 64] & (1ull << (id % 64));
+
+		seen[id / 64] |= 1ull << (id % 64);
+		return dup;
+	}
 	TAILQ_FOREACH(u, &v->vm->vcpus, vm_link) {
 		if (u == v)
 			return false;
@@ -334,12 +347,13 @@ static bool vcpu_dup(const struct vcpu *v)
 static void per_vcpu(struct out *o, const struct vm *vm)
 {
 	const struct model *m = o->m;
+	uint64_t *seen = calloc(DUP_BITMAP_IDS / 64, sizeof(*seen));
 	const struct vcpu *v;
 	unsigned int i;
 	int j;
 
 	TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
-		bool dup = vcpu_dup(v);
+		bool dup = vcpu_dup(v, seen);
 
 		for (i = 0; i < v->nr_rs; i++) {
 			if (!v->rs[i] || !v->rs[i]->count.total)
@@ -363,6 +377,7 @@ static void per_vcpu(struct out *o, const struct vm *vm)
 			fputc('\n', o->f[FAM_VCPU_SECONDS]);
 		}
 	}
+	free(seen);
 }
 
 /* One VM's lines into each family's buffer: 0 or -1 (no memory). */

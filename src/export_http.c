@@ -147,6 +147,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 
 	(void)version;
 	(void)upload;
+	(void)state;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
 		/* a body is never read: the answer goes at once, then the connection closes */
 		*upload_size = 0;
@@ -158,7 +159,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (strcmp(url, "/metrics"))
 		return reply(c, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8",
 			     "404: kvmtop serves /metrics and /\n", NULL);
-	(void)state;
 	om = wants_om(c);
 	pthread_mutex_lock(&e->lock);
 	d = e->cur;

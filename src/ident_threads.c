@@ -188,6 +188,19 @@ static int check(struct ident_threads *t, const char *path, char *err, size_t er
 	return 0;
 }
 
+/* *p (*alloc entries of size bytes) doubled, or first entries at first: 0, or -1 (no memory) */
+static int grow(void **p, size_t *alloc, size_t first, size_t size)
+{
+	size_t a = *alloc ? *alloc * 2 : first;
+	void *n = reallocarray(*p, a, size);
+
+	if (!n)
+		return -1;
+	*p = n;
+	*alloc = a;
+	return 0;
+}
+
 int ident_threads_load(struct ident_threads **out, const char *path, char *err, size_t errlen)
 {
 	struct ident_threads *t = calloc(1, sizeof(*t));
@@ -239,15 +252,8 @@ int ident_threads_load(struct ident_threads **out, const char *path, char *err, 
 				 THREADS_MAX_LINES);
 			goto out_close;
 		}
-		if (t->nr_t == alloc_t) {
-			size_t a = alloc_t ? alloc_t * 2 : 1024;
-			struct snap_thread *nt = reallocarray(t->t, a, sizeof(*nt));
-
-			if (!nt)
-				goto out_nomem;
-			t->t = nt;
-			alloc_t = a;
-		}
+		if (t->nr_t == alloc_t && grow((void **)&t->t, &alloc_t, 1024, sizeof(*t->t)))
+			goto out_nomem;
 		t->t[t->nr_t++] = (struct snap_thread){ .tid = tid, .pid = pid, .line = line };
 		/*
 		 * ps lists a process's threads together, its main thread
@@ -256,15 +262,8 @@ int ident_threads_load(struct ident_threads **out, const char *path, char *err, 
 		 */
 		if (t->nr_p && t->p[t->nr_p - 1].pid == pid && (tid != pid || t->p[t->nr_p - 1].main))
 			continue;
-		if (t->nr_p == alloc_p) {
-			size_t a = alloc_p ? alloc_p * 2 : 256;
-			struct snap_proc *np = reallocarray(t->p, a, sizeof(*np));
-
-			if (!np)
-				goto out_nomem;
-			t->p = np;
-			alloc_p = a;
-		}
+		if (t->nr_p == alloc_p && grow((void **)&t->p, &alloc_p, 256, sizeof(*t->p)))
+			goto out_nomem;
 		proc_of(&t->p[t->nr_p], p);
 		t->p[t->nr_p].pid = pid;
 		t->p[t->nr_p].line = line;

@@ -143,6 +143,18 @@ def formats_case(dat, exp):
     ok(buckets and not bad, "latency buckets: cumulative, +Inf last and equal to _count", bad[:5])
     eq(s.get(("kvmtop_vms", frozenset())), float(len(j["vms"])), "kvmtop_vms: the VMs of the JSON")
     eq(s.get(("kvmtop_lost_events_total", frozenset())), float(exp["lost_events"]), "kvmtop_lost_events_total")
+    # --threads puts the generator's three VMs in one process: each vCPU index is there three times,
+    # and each thread must still be a series of its own
+    ps = dat + ".one.ps"
+    with open(ps, "w") as f:
+        f.write("".join("%d 999 qemu-system-x86_64 -name guest=one\n" % t["tid"] for t in exp["threads"]))
+    rc, text, err = run(["-b", "-r", dat, "--threads", ps, "-o", "prometheus", "--metrics-per-vcpu"])
+    keys = [k for k in samples_0_0_4(text) if k[0] == "kvmtop_exits_total"]
+    raw = [l.rpartition(" ")[0] for l in text.splitlines() if l.startswith("kvmtop_exits_total")]
+    vcpus = {dict(k[1])["vcpu"] for k in keys}
+    ok(rc == 0 and len(raw) == len(set(raw)) and len(vcpus) == len(exp["threads"]),
+       "--metrics-per-vcpu, threads of one vCPU index in one VM: a series each (%d vcpu labels)" % len(vcpus),
+       sorted(vcpus))
     rc, text, err = run(["-b", "-r", dat, "-o", "prometheus", "--metrics-buckets", "0.00001,0.001"])
     les = sorted({dict(k[1])["le"] for k in samples_0_0_4(text) if k[0] == "kvmtop_exit_latency_seconds_bucket"})
     eq(les, ["+Inf", "0.00001", "0.001"], "--metrics-buckets 0.00001,0.001: those bounds and +Inf")
