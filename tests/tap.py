@@ -168,3 +168,83 @@ def kvmgen(out, layout, args, expect=None, timeout=600):
         with open(expect) as f:
             return json.load(f)
     return None
+
+
+# --- live cases on a machine without /dev/kvm ---
+
+def kvm_here():
+    """Can the live cases run directly: root and a usable /dev/kvm?"""
+    return os.geteuid() == 0 and os.access("/dev/kvm", os.R_OK | os.W_OK)
+
+
+def inside_kvm_host():
+    """Is this test running inside the emulated KVM host (tests/vmhost)?"""
+    return os.environ.get("KVMTOP_VMHOST_INSIDE") == "1"
+
+
+class _Relay:
+    """Re-reports a TAP stream as this test's own cases, line by line as it comes."""
+
+    def __init__(self):
+        self.buf = ""
+        self.plan = None
+        self.seen = 0
+
+    def write(self, text):
+        self.buf += text
+        while "\n" in self.buf:
+            line, self.buf = self.buf.split("\n", 1)
+            self.line(line)
+
+    def flush(self):
+        pass
+
+    def line(self, line):
+        m = re.match(r"^(not )?ok \d+(?: -)? ?(.*?)(?: # SKIP (.*))?$", line)
+        if m:
+            self.seen += 1
+            if m.group(3) is not None:
+                skip(m.group(2), m.group(3))
+            else:
+                global _n, _failed
+                _n += 1
+                if m.group(1):
+                    _failed += 1
+                print("%sok %d - %s" % (m.group(1) or "", _n, m.group(2)))
+                sys.stdout.flush()
+        elif re.match(r"^1\.\.\d+", line):
+            self.plan = int(line[3:].split()[0])
+        elif line.startswith("Bail out!"):
+            ok(False, "in the emulated KVM host: " + line)
+        else:
+            print(line if line.startswith("#") else "# " + line)
+            sys.stdout.flush()
+
+
+def live_size(n):
+    """A live workload's size: n on a real KVM host, a tenth inside the emulated one, where every
+    guest instruction is emulated (thousands of exits a second, not millions)."""
+    return max(1, n // 10) if inside_kvm_host() else n
+
+
+def in_kvm_host(args, label, timeout=1800):
+    """Run `python3 ARGS` as root inside an emulated KVM host (tests/vmhost/vmhost.py) and report
+    its TAP cases as this test's own.  A host that cannot boot, or dies or times out before the
+    script ends, is a failing case naming the step: never a pass, never a SKIP."""
+    import time
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vmhost"))
+    import vmhost
+    relay = _Relay()
+    t0 = time.monotonic()
+    try:
+        status, err = vmhost.run([sys.executable] + list(args), timeout=timeout, out=relay)
+    except vmhost.VmhostError as e:
+        relay.write("\n")
+        ok(False, "%s: the emulated KVM host ran it: %s" % (label, e))
+        return False
+    relay.write("\n")
+    took = time.monotonic() - t0
+    good = status == 0 and relay.plan is not None and relay.plan == relay.seen
+    ok(good, "%s: the emulated KVM host (QEMU TCG, SVM) booted and ran it to the end in %.0f s" % (label, took),
+       "status %r, plan %r, cases seen %d\n%s" % (status, relay.plan, relay.seen, err[-3000:]))
+    return good
