@@ -470,7 +470,7 @@ static void globals(struct out *o, int vms)
 	fprintf(o->f[FAM_LOST], "kvmtop_lost_events_total %" PRIu64 "\n", m->lost_events.total);
 	fprintf(o->f[FAM_DROPPED], "kvmtop_dropped_events_total %" PRIu64 "\n", m->dropped.total);
 	fprintf(o->f[FAM_VMS], "kvmtop_vms %d\n", vms);
-	fprintf(o->f[FAM_VCPUS], "kvmtop_vcpus %u\n", m->nr_vcpus);
+	fprintf(o->f[FAM_VCPUS], "kvmtop_vcpus %u\n", m->nr_vcpus - m->nr_vmm);
 	if (!getrusage(RUSAGE_SELF, &ru))
 		cpu_ns = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
 			 ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;

@@ -279,7 +279,7 @@ static void read_times(struct driver *drv, uint64_t now, bool new_only)
 	if (!drv->m->proc_time || (model_time_known(drv->m) & TIME_SPLIT))
 		return;
 	RB_FOREACH(v, vcpu_tree, &drv->m->vcpus) {
-		if (v->vm->kernel || (new_only && v->proc_at))
+		if (v->vm->kernel || v->vmm || (new_only && v->proc_at))
 			continue;
 		switch (ident_times(&drv->proc, v->tid, &t)) {
 		case 0:
@@ -325,10 +325,12 @@ static int read_vm_groups(struct driver *drv, struct vm *vm)
 	if (!g[TG_EMULATOR] || !g[TG_VHOST])
 		goto out_nomem;
 	for (i = 0; i < (size_t)nt; i++) {
-		struct vcpu key = { .tid = tasks[i].tid };
+		struct vcpu key = { .tid = tasks[i].tid }, *v;
 		bool vhost = !strncmp(tasks[i].comm, "vhost-", 6);
 
-		if (!vhost && RB_FIND(vcpu_tree, &drv->m->vcpus, &key))
+		/* a VMM thread that raised KVM events is the emulator's all the same */
+		v = vhost ? NULL : RB_FIND(vcpu_tree, &drv->m->vcpus, &key);
+		if (v && !v->vmm)
 			continue;
 		k = vhost ? TG_VHOST : TG_EMULATOR;
 		g[k][n[k]++] = (struct group_thread){ tasks[i].tid, tasks[i].run_ns, tasks[i].wait_ns };
@@ -560,7 +562,7 @@ static int follow_threads(struct driver *drv)
 	}
 	/* the tree is in tid order */
 	RB_FOREACH(v, vcpu_tree, &drv->m->vcpus)
-		if (!v->vm->kernel)
+		if (!v->vm->kernel && !v->vmm)
 			tids[n++] = v->tid;
 	ret = drv->ops->threads(&drv->src, tids, n);
 	free(tids);

@@ -134,6 +134,7 @@ static struct vm *vm_get(struct model *m, const struct ident_info *id)
 	vm->guessed = id->guessed && !id->kernel;
 	strlcpy(vm->name, id->kernel ? "host kernel" : id->vm_name, sizeof(vm->name));
 	TAILQ_INIT(&vm->vcpus);
+	TAILQ_INIT(&vm->vmm_threads);
 	RB_INSERT(vm_tree, &m->vms, vm);
 	return vm;
 }
@@ -195,7 +196,20 @@ static void by_tid_del(struct model *m, const struct vcpu *v)
 	}
 }
 
-static struct vcpu *vcpu_new(struct model *m, int tid, int vcpu_hint)
+/* A VMM thread entered or left the guest: from now on a vCPU row. */
+static void vcpu_promote(struct model *m, struct vcpu *v)
+{
+	TAILQ_REMOVE(&v->vm->vmm_threads, v, vm_link);
+	v->vm->nr_vmm--;
+	m->nr_vmm--;
+	v->vmm = false;
+	TAILQ_INSERT_TAIL(&v->vm->vcpus, v, vm_link);
+	v->vm->nr_vcpus++;
+	m->vcpus_gen++;
+}
+
+/* run: the thread is known to run a vCPU (it entered or left the guest), else a VMM thread */
+static struct vcpu *vcpu_new(struct model *m, int tid, int vcpu_hint, bool run)
 {
 	struct ident_info id = { .pid = 0, .vcpu_hint = vcpu_hint };
 	struct vcpu *v;
@@ -223,8 +237,16 @@ static struct vcpu *vcpu_new(struct model *m, int tid, int vcpu_hint)
 	v->vcpu_id = vcpu_id_from_comm(v->comm);
 	RB_INSERT(vcpu_tree, &m->vcpus, v);
 	by_tid_put(m, v);
-	TAILQ_INSERT_TAIL(&v->vm->vcpus, v, vm_link);
-	v->vm->nr_vcpus++;
+	/* host kernel threads are listed as they are: they never run a vCPU */
+	v->vmm = !run && !v->vm->kernel;
+	if (v->vmm) {
+		TAILQ_INSERT_TAIL(&v->vm->vmm_threads, v, vm_link);
+		v->vm->nr_vmm++;
+		m->nr_vmm++;
+	} else {
+		TAILQ_INSERT_TAIL(&v->vm->vcpus, v, vm_link);
+		v->vm->nr_vcpus++;
+	}
 	m->nr_vcpus++;
 	m->vcpus_gen++;
 	return v;
@@ -234,15 +256,26 @@ static struct vcpu *vcpu_new(struct model *m, int tid, int vcpu_hint)
  * The vCPU of thread tid, made when create and it is new (vcpu_hint: the
  * vCPU id its event gives, or -1): NULL if none (or no memory).
  */
-static struct vcpu *vcpu_lookup(struct model *m, int tid, bool create, int vcpu_hint)
+static struct vcpu *vcpu_lookup(struct model *m, int tid, bool create, int vcpu_hint, bool run)
 {
 	const struct model_tid *e;
 	unsigned int i;
 
 	for (i = tid_slot(m, tid); m->by_tid && (e = &m->by_tid[i])->v; i = (i + 1) & m->by_tid_mask)
-		if (e->tid == tid)
+		if (e->tid == tid) {
+			if (run && e->v->vmm)
+				vcpu_promote(m, e->v);
 			return e->v;
-	return create ? vcpu_new(m, tid, vcpu_hint) : NULL;
+		}
+	return create ? vcpu_new(m, tid, vcpu_hint, run) : NULL;
+}
+
+/* The vCPU thread tid, for the sched events: NULL when it is none (or a VMM thread). */
+static struct vcpu *vcpu_running(struct model *m, int tid)
+{
+	struct vcpu *v = vcpu_lookup(m, tid, false, -1, false);
+
+	return v && !v->vmm ? v : NULL;
 }
 
 /* v changed this interval: model_interval_end walks it. */
@@ -255,9 +288,9 @@ static inline void vcpu_touch(struct model *m, struct vcpu *v)
 }
 
 /* The vCPU of thread tid, made if new, marked changed: NULL if none (or no memory). */
-static struct vcpu *vcpu_get(struct model *m, int tid, int vcpu_hint)
+static struct vcpu *vcpu_get(struct model *m, int tid, int vcpu_hint, bool run)
 {
-	struct vcpu *v = vcpu_lookup(m, tid, true, vcpu_hint);
+	struct vcpu *v = vcpu_lookup(m, tid, true, vcpu_hint, run);
 
 	if (v)
 		vcpu_touch(m, v);
@@ -405,6 +438,7 @@ static int feed_entry(struct model *m, struct vcpu *v, const struct kvm_event *e
 int model_feed(struct model *m, const struct kvm_event *ev)
 {
 	struct vcpu *v;
+	bool run;
 
 	if (!m->have_time) {
 		m->have_time = true;
@@ -415,23 +449,25 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 		m->last_time = ev->time;
 	if (ev->kind == KVM_EV_SWITCH || ev->kind == KVM_EV_WAKE) {
 		/* threads that are no vCPU (yet) are not kvmtop's: nothing is made for them */
-		v = vcpu_lookup(m, ev->tid, false, -1);
-		model_time_sched(m, v, ev->kind == KVM_EV_SWITCH ?
-				 vcpu_lookup(m, ev->next_tid, false, -1) : NULL, ev);
+		v = vcpu_running(m, ev->tid);
+		model_time_sched(m, v, ev->kind == KVM_EV_SWITCH ? vcpu_running(m, ev->next_tid) : NULL, ev);
 		return 0;
 	}
 	m->events.total++;
 
-	v = vcpu_get(m, ev->tid, ev->vcpu_id != KVM_VCPU_NONE ? (int)ev->vcpu_id : -1);
+	/* only a thread inside KVM_RUN enters or leaves the guest: that makes it a vCPU */
+	run = ev->kind == KVM_EV_EXIT || ev->kind == KVM_EV_ENTRY;
+	v = vcpu_get(m, ev->tid, ev->vcpu_id != KVM_VCPU_NONE ? (int)ev->vcpu_id : -1, run);
 	if (!v) {
 		m->dropped.total++;
 		return m->nr_vcpus >= m->max_vcpus ? 0 : -1;
 	}
 	v->last_cpu = ev->cpu;
-	if (ev->vcpu_id != KVM_VCPU_NONE)
+	if (ev->vcpu_id != KVM_VCPU_NONE && !v->vmm)
 		v->vcpu_id = ev->vcpu_id;
 
-	model_time_event(m, v, ev);
+	if (!v->vmm)
+		model_time_event(m, v, ev);
 	switch (ev->kind) {
 	case KVM_EV_EXIT:
 		return feed_exit(m, v, ev);
@@ -455,7 +491,7 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 
 int model_add_exits(struct model *m, int tid, int reason_id, uint64_t n)
 {
-	struct vcpu *v = vcpu_get(m, tid, -1);
+	struct vcpu *v = vcpu_get(m, tid, -1, true);
 	struct reason_stat *rs;
 
 	if (!v) {
@@ -476,7 +512,7 @@ int model_add_exits(struct model *m, int tid, int reason_id, uint64_t n)
 
 int model_add_other(struct model *m, int tid, int other, uint64_t n)
 {
-	struct vcpu *v = vcpu_get(m, tid, -1);
+	struct vcpu *v = vcpu_get(m, tid, -1, true);
 
 	if (!v) {
 		m->dropped.total += n;
@@ -525,7 +561,7 @@ struct ctr *model_kstats_vm(struct model *m, int pid, unsigned int nr)
 
 struct ctr *model_kstats_vcpu(struct model *m, int tid, int vcpu_id, unsigned int nr)
 {
-	struct vcpu *v = vcpu_get(m, tid, vcpu_id);
+	struct vcpu *v = vcpu_get(m, tid, vcpu_id, true);
 
 	if (!v)
 		return NULL;
@@ -706,6 +742,10 @@ static void vm_remove(struct model *m, struct vm *vm)
 {
 	struct vcpu *v;
 
+	while ((v = TAILQ_FIRST(&vm->vmm_threads))) {
+		/* the vCPU list's walk below frees it */
+		vcpu_promote(m, v);
+	}
 	while ((v = TAILQ_FIRST(&vm->vcpus))) {
 		TAILQ_REMOVE(&vm->vcpus, v, vm_link);
 		if (v->dirty)

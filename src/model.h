@@ -116,6 +116,14 @@ struct vcpu {
 	bool dirty;			/* a counter or histogram changed this interval */
 	struct vm *vm;
 	int tid;
+	/*
+	 * A VMM thread: it raised KVM events from outside KVM_RUN (the VM's
+	 * and vCPUs' setup ioctls, interrupt injection) and never entered or
+	 * left the guest.  Kept on its VM's vmm_threads list, not a vCPU row:
+	 * its events count in the VM's and host's totals.  Its first exit or
+	 * entry makes it a vCPU (model_feed).
+	 */
+	bool vmm;
 	int vcpu_id;		/* from the events, else the thread name, else -1 */
 	int last_cpu;
 	char comm[MODEL_NAME_LEN];	/* raw: escape before printing */
@@ -189,6 +197,8 @@ struct vm {
 	char name[MODEL_NAME_LEN];	/* raw: escape before printing */
 	TAILQ_HEAD(, vcpu) vcpus;
 	int nr_vcpus;
+	TAILQ_HEAD(, vcpu) vmm_threads;	/* struct vcpu with vmm set: no vCPU rows */
+	int nr_vmm;
 	bool exited;		/* live: its process ended; removed next interval */
 	bool guessed;		/* a recording's VM grouped by the guess, not a snapshot */
 	bool kernel;		/* the host kernel's threads (pid MODEL_PID_KERNEL): not a VM */
@@ -252,7 +262,8 @@ struct model {
 	unsigned int ring_size;
 	unsigned int ip_slots;		/* entries per guest IP table, 0: no IPs kept */
 	unsigned int max_vcpus;
-	unsigned int nr_vcpus;
+	unsigned int nr_vcpus;		/* threads in by_tid: vCPUs and VMM threads */
+	unsigned int nr_vmm;		/* of which VMM threads (no vCPU rows) */
 	unsigned long vcpus_gen;	/* changes whenever a vCPU thread comes or goes */
 	int nr_other;
 	ident_fn ident;

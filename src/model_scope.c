@@ -78,7 +78,7 @@ static int scope_add_vcpu(struct model_scope *s, const struct model *m, const st
 		s->rows[i].preempted += ctr_get(&rs->split->preempted, cu);
 		s->rows[i].blocked += ctr_get(&rs->split->blocked, cu);
 	}
-	for (j = 0; j < VS_NR; j++) {
+	for (j = 0; !v->vmm && j < VS_NR; j++) {
 		const struct ctr *c = model_time_ctr(m, v, j);
 
 		if (!c)
@@ -122,6 +122,10 @@ int model_scope_vm(struct model_scope *s, const struct model *m,
 	if (scope_init(s, m, cumulative))
 		return -1;
 	TAILQ_FOREACH(v, &vm->vcpus, vm_link)
+		if (scope_add_vcpu(s, m, v))
+			return -1;
+	/* the VMM's threads' events are the VM's too */
+	TAILQ_FOREACH(v, &vm->vmm_threads, vm_link)
 		if (scope_add_vcpu(s, m, v))
 			return -1;
 	return 0;

@@ -521,6 +521,77 @@ static void test_thread_groups(void **state)
 	names_free(&nm);
 }
 
+/* Both threads are one VM's (pid 100): the VMM's main thread and its vCPU 0. */
+static void one_vm(void *ctx, int tid, struct ident_info *out)
+{
+	(void)ctx;
+	out->pid = 100;
+	strlcpy(out->vm_name, "vm", sizeof(out->vm_name));
+	strlcpy(out->comm, tid == 100 ? "qemu" : "CPU 0/KVM", sizeof(out->comm));
+}
+
+/*
+ * The VMM's main thread raises KVM events outside KVM_RUN (creating the
+ * vCPUs: kvm_write_tsc_offset, kvm_update_master_clock): no vCPU row, no
+ * time states, not in the sched filter; its events are its VM's.  Its
+ * first exit or entry makes it a vCPU.
+ */
+static void test_vmm_thread_no_vcpu_row(void **state)
+{
+	struct kvm_event e, sw;
+	struct model_scope s;
+	struct kvm_names nm;
+	struct model *m;
+	struct vcpu key = { .tid = 100 }, *v;
+	unsigned long gen;
+	struct vm *vm;
+	int io;
+
+	(void)state;
+	names_init(&nm);
+	nm.nr_other = 1;
+	io = reason_intern(&nm.reasons, ISA_SVM, 0x7b, 0, "io", NULL, false, false);
+	m = model_new(&nm, 8, one_vm, NULL);
+	assert_non_null(m);
+
+	e = ev(KVM_EV_OTHER, 10, 100, -1, 0);
+	e.other = 0;
+	e.vcpu_id = 0;		/* the vCPU it sets up, not itself */
+	feed(m, e);
+	feed(m, ev(KVM_EV_EXIT, 20, 102, io, 0x1000));
+	feed(m, ev(KVM_EV_ENTRY, 30, 102, -1, 0));
+	/* the main thread switched out for the vCPU: nothing is timed for it */
+	sw = ev(KVM_EV_SWITCH, 40, 100, -1, 0);
+	sw.next_tid = 102;
+	feed(m, sw);
+
+	vm = RB_MIN(vm_tree, &m->vms);
+	assert_non_null(vm);
+	assert_int_equal(vm->nr_vcpus, 1);
+	assert_int_equal(vm->nr_vmm, 1);
+	assert_int_equal(TAILQ_FIRST(&vm->vcpus)->tid, 102);
+	v = RB_FIND(vcpu_tree, &m->vcpus, &key);
+	assert_non_null(v);
+	assert_true(v->vmm);
+	assert_int_equal(v->vcpu_id, -1);
+	assert_int_equal(v->state, VS_NONE);
+	/* the VM's scope counts the main thread's event */
+	assert_int_equal(model_scope_vm(&s, m, vm, true), 0);
+	assert_int_equal(s.other_total[0], 1);
+	assert_int_equal(s.exits_total, 1);
+	model_scope_free(&s);
+
+	/* its first exit makes it a vCPU, and the threads' generation moves on */
+	gen = m->vcpus_gen;
+	feed(m, ev(KVM_EV_EXIT, 50, 100, io, 0x1000));
+	assert_false(v->vmm);
+	assert_int_equal(vm->nr_vcpus, 2);
+	assert_int_equal(vm->nr_vmm, 0);
+	assert_true(m->vcpus_gen != gen);
+	model_free(m);
+	names_free(&nm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_proc_times),
 		cmocka_unit_test(test_proc_times_with_trace),
 		cmocka_unit_test(test_thread_groups),
+		cmocka_unit_test(test_vmm_thread_no_vcpu_row),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
