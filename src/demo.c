@@ -121,6 +121,13 @@ static int setup_vcpu(int kvm, int vm, struct demo_vcpu *v, int mmap_size)
 	v->fd = ioctl(vm, KVM_CREATE_VCPU, v->index);
 	if (v->fd < 0)
 		return -1;
+	/*
+	 * Its statistics fd, held open for the guest's life as a VMM that
+	 * shows its statistics does: KVM hands one out only to the VM's own
+	 * process, and kvmtop --source stats takes the fd from here.  A
+	 * kernel without binary statistics (before 5.14) has none.
+	 */
+	ioctl(v->fd, KVM_GET_STATS_FD, NULL);
 	v->run = mmap(NULL, mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, v->fd, 0);
 	if (v->run == MAP_FAILED)
 		return -1;
@@ -234,6 +241,8 @@ int demo_guest_main(int argc, char **argv)
 		fprintf(stderr, "kvmtop: demo guest: KVM_SET_USER_MEMORY_REGION: %s\n", strerror(errno));
 		goto out;
 	}
+	/* the VM's statistics fd, held open as each vCPU's (setup_vcpu) */
+	ioctl(vm, KVM_GET_STATS_FD, NULL);
 	for (i = 0; i < n; i++) {
 		v[i].index = i;
 		v[i].loops = loops;

@@ -237,6 +237,7 @@ static int view_up(struct driver *drv)
 		notice(drv, "%s", drv->d.notice);
 	if (drv->src.notice[0])
 		notice(drv, "%s", drv->src.notice);
+	drv->src.notice[0] = '\0';	/* shown: a source may say more later (sample) */
 	if (drv->o->notice && drv->screen)
 		notice(drv, "%s", drv->o->notice);
 	return 0;
@@ -373,10 +374,18 @@ static int sample(struct driver *drv)
 {
 	char err[512];
 
-	if (!drv->ops->sample || !drv->ops->sample(&drv->src, drv->m, err, sizeof(err)))
+	if (!drv->ops->sample)
 		return 0;
-	fail(drv, "%s", err);
-	return -1;
+	if (drv->ops->sample(&drv->src, drv->m, err, sizeof(err))) {
+		fail(drv, "%s", err);
+		return -1;
+	}
+	/* what the source found meanwhile (a VM it cannot read), once the view is up */
+	if (drv->src.notice[0] && drv->view_on) {
+		notice(drv, "%s", drv->src.notice);
+		drv->src.notice[0] = '\0';
+	}
+	return 0;
 }
 
 /* Show the figures of [start, end] and start the next interval: 0, 1 (a normal end), -1. */

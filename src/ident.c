@@ -374,12 +374,23 @@ size_t ident_vhost_kthreads(const struct ident *id, int *tids, int *pids, size_t
 	return n;
 }
 
-/* What fd link target says: -2 not KVM's, -1 the VM, N vCPU N. */
-static int kvm_link(const char *target)
+/*
+ * What fd link target says: -2 not KVM's, -1 the VM, N vCPU N; *stats:
+ * a statistics fd (KVM_GET_STATS_FD's), of the VM (-1) or of a vCPU
+ * (IDENT_VCPU_ANY: which one its header's id says, "kvm-PID/vcpu-N").
+ */
+static int kvm_link(const char *target, bool *stats)
 {
 	const char *e;
 	long long n;
 
+	/* "anon_inode:kvm-vcpu-stats:N" (Linux names the vCPU), the id in its header says the same */
+	*stats = true;
+	if (!strcmp(target, "anon_inode:kvm-vm-stats"))
+		return -1;
+	if (!strncmp(target, "anon_inode:kvm-vcpu-stats", 25) && (!target[25] || target[25] == ':'))
+		return IDENT_VCPU_ANY;
+	*stats = false;
 	if (!strcmp(target, "anon_inode:kvm-vm"))
 		return -1;
 	if (strncmp(target, "anon_inode:kvm-vcpu:", 20))
@@ -435,9 +446,9 @@ static ssize_t kvm_fds(const struct ident *id, int pid, struct ident_kvm_fd *out
 
 		if (e || fd_link(dirfd(d), de->d_name, target, sizeof(target)))
 			continue;
-		out[n].vcpu = kvm_link(target);
+		out[n].vcpu = kvm_link(target, &out[n].stats);
 		out[n].fd = fd;
-		if (out[n].vcpu == -2 || (vm_only && out[n].vcpu != -1))
+		if (out[n].vcpu == -2 || (vm_only && (out[n].vcpu != -1 || out[n].stats)))
 			continue;
 		n++;
 	}
@@ -455,8 +466,12 @@ ssize_t ident_kvm_fds(const struct ident *id, int pid, struct ident_kvm_fd *out,
 		return -1;
 	n = (size_t)got;
 	qsort(out, n, sizeof(*out), kvm_fd_cmp);
-	/* one VM per process, and each vCPU once: the lowest fd of each */
+	/* one VM per process, and each vCPU once: the lowest fd of each; every statistics fd */
 	for (i = j = 0; i < n; i++) {
+		if (out[i].stats) {
+			out[j++] = out[i];
+			continue;
+		}
 		if (out[i].vcpu == -1 && vm_fd >= 0)
 			continue;
 		if (out[i].vcpu == -1)

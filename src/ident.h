@@ -65,10 +65,19 @@ size_t ident_vhost_kthreads(const struct ident *id, int *tids, int *pids, size_t
 /* A KVM fd of a process (its /proc/PID/fd link): the VM's, or vCPU N's. */
 struct ident_kvm_fd {
 	int fd;			/* its number in the process */
-	int vcpu;		/* -1: "anon_inode:kvm-vm"; N: "anon_inode:kvm-vcpu:N" */
+	/*
+	 * -1: "anon_inode:kvm-vm"; N: "anon_inode:kvm-vcpu:N".  With stats,
+	 * a statistics fd the process holds: -1 "anon_inode:kvm-vm-stats",
+	 * IDENT_VCPU_ANY "anon_inode:kvm-vcpu-stats:N" (its header's id says
+	 * which vCPU).
+	 */
+	int vcpu;
+	bool stats;
 };
 
-#define IDENT_KVM_FDS_MAX	4097	/* a VM and KVM_MAX_VCPUS (4096 on x86) vCPUs */
+#define IDENT_VCPU_ANY	(-3)
+
+#define IDENT_KVM_FDS_MAX	8194	/* a VM and KVM_MAX_VCPUS (4096 on x86) vCPUs, and their statistics fds */
 /*
  * The KVM fds process pid holds, at most max, the VM's first: the count
  * (0: none, a process that holds no VM), or -1 when the process is gone

@@ -7,9 +7,15 @@
  *
  * Finding them: a process holds a VM when one of its /proc/PID/fd links
  * reads "anon_inode:kvm-vm"; its vCPUs are the "anon_inode:kvm-vcpu:N"
- * links.  kvmtop duplicates those fds into itself (pidfd_open +
- * pidfd_getfd: root or CAP_SYS_PTRACE), asks each for its stats fd and
- * closes the duplicate at once.  A stats fd holds a reference on the VM
+ * links.  KVM answers a VM's or vCPU's ioctls only in the process that
+ * made the VM (any other gets EIO), so kvmtop first takes the statistics
+ * fds the VMM holds open itself ("anon_inode:kvm-vm-stats",
+ * "anon_inode:kvm-vcpu-stats": their header's id names the vCPU), which
+ * need no ioctl, only pread: it duplicates them into itself (pidfd_open
+ * + pidfd_getfd: root or CAP_SYS_PTRACE).  For a VM or vCPU without one
+ * it asks the duplicated KVM fd for KVM_GET_STATS_FD and closes the
+ * duplicate at once; where KVM refuses (EIO: every real host, unless
+ * kvmtop is the VM's own process), it says so once for that VM.  A stats fd holds a reference on the VM
  * (struct kvm): while kvmtop holds it, the kernel's teardown of a VM
  * whose process has ended (its vCPUs, MMU pages, its kernel threads) is
  * put off.  So every poll first drops the stats fds of VMs whose process
@@ -68,7 +74,9 @@ static bool can_ptrace(void)
 /* One stats file: a VM's or a vCPU's. */
 struct stats_file {
 	int fd;			/* its stats fd; -1: none (could not be had) */
-	int kfd;		/* the KVM fd's number in the VM process */
+	int kfd;		/* the number in the VM process of the fd it came from */
+	int run_fd;		/* a vCPU's fd there (its thread runs KVM_RUN on it); -1: not known */
+	bool held;		/* the VMM's own statistics fd, taken: not asked for by ioctl */
 	int vcpu;		/* -1: the VM's */
 	int tid;		/* a vCPU's thread, 0 until known */
 	struct kstat_layout l;
@@ -83,6 +91,8 @@ struct stats_vm {
 	bool seen;		/* its VM fd was there when its fds were last listed */
 	unsigned int scans;	/* times its fds were listed */
 	bool listed;		/* ... and in this poll: its vCPUs' threads are looked for then */
+	bool refused;		/* KVM refused KVM_GET_STATS_FD (EIO): not asked again */
+	bool refused_said;
 	unsigned int next_scan;	/* the poll to list them again at */
 	struct stats_file vm;
 	struct stats_file *vcpus;
@@ -102,6 +112,7 @@ struct stats_src {
 	uint64_t *vals;		/* scratch: one data block */
 	struct ident_kvm_fd *fds;	/* scratch: a process's KVM fds */
 	struct ident_proc *pids;	/* scratch: the processes */
+	char notice[512];	/* one line for the view, or "" */
 	/* the processes not holding a VM at their last look, by pid, and a scratch list */
 	struct stats_proc *procs;
 	struct stats_proc *new_procs;
@@ -158,12 +169,12 @@ static void vm_close(struct stats_vm *vm)
 }
 
 /*
- * The stats fd of fd kfd of VM process vm: -1 with err set when it cannot
- * be had.  *fatal: the reason holds for every VM (permission, a kernel
- * without KVM_GET_STATS_FD), not just this one (it ended meanwhile).
+ * Fd kfd of VM process vm, duplicated into kvmtop (with --proc, the copy
+ * of its statistics): -1 with err set when it cannot be had.  *fatal: the
+ * reason holds for every VM (permission), not just this one (it ended).
  */
-static int stats_fd(struct stats_src *s, struct stats_vm *vm, int kfd, bool *fatal,
-		    char *err, size_t errlen)
+static int take_fd(struct stats_src *s, struct stats_vm *vm, int kfd, bool *fatal,
+		   char *err, size_t errlen)
 {
 	int dup, sfd;
 
@@ -196,8 +207,27 @@ static int stats_fd(struct stats_src *s, struct stats_vm *vm, int kfd, bool *fat
 			 "(and Linux 5.6+), and a Yama ptrace_scope below 3" : "");
 		return -1;
 	}
+	fcntl(dup, F_SETFD, FD_CLOEXEC);
+	return dup;
+}
+
+/*
+ * The stats fd of KVM fd kfd of VM process vm, asked for by ioctl: -1
+ * with err set when it cannot be had; *fatal as take_fd's, and for a
+ * kernel without KVM_GET_STATS_FD.
+ */
+static int stats_fd(struct stats_src *s, struct stats_vm *vm, int kfd, bool *fatal,
+		    char *err, size_t errlen)
+{
+	int dup, sfd;
+
+	dup = take_fd(s, vm, kfd, fatal, err, errlen);
+	if (dup < 0 || s->dir)
+		return dup;
 	sfd = ioctl(dup, KVM_GET_STATS_FD, NULL);
 	if (sfd < 0) {
+		/* only the VM's own process may ask: it never will be answered here */
+		vm->refused = errno == EIO;
 		*fatal = errno == ENOTTY || errno == EINVAL;
 		snprintf(err, errlen, "process %d: KVM_GET_STATS_FD on its fd %d: %s%s", vm->pid, kfd,
 			 strerror(errno), *fatal ? " (binary statistics need Linux 5.14+)" : "");
@@ -269,7 +299,31 @@ static void file_err(const struct stats_src *s, const struct stats_vm *vm, int k
 		snprintf(err, errlen, "process %d: the KVM statistics of its fd %d: %s", vm->pid, kfd, why);
 }
 
-/* f's stats fd, layout and first reading; 0, 1 (not to be had now), -1 (err set). */
+/* f's layout read (f->fd, f->kfd set): 0, or -1 (err set). */
+static int file_layout(struct stats_src *s, struct stats_vm *vm, struct stats_file *f,
+		       char *err, size_t errlen)
+{
+	char why[512];
+
+	if (kstat_layout_read(f->fd, &f->l, why, sizeof(why))) {
+		file_err(s, vm, f->kfd, why, err, errlen);
+		return -1;
+	}
+	return 0;
+}
+
+/* f's scope indices and reading buffer, its layout read and f->vcpu set: 0, or -1 (err set). */
+static int file_setup(struct stats_src *s, struct stats_file *f, char *err, size_t errlen)
+{
+	f->last = calloc(f->l.data_size / 8 + 1, sizeof(*f->last));
+	if (!f->last) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return file_intern(s, f, err, errlen);
+}
+
+/* f's stats fd by ioctl, layout and first reading; 0, 1 (not to be had now), -1 (err set). */
 static int file_open(struct stats_src *s, struct stats_vm *vm, struct stats_file *f,
 		     int kfd, int vcpu, char *err, size_t errlen)
 {
@@ -277,6 +331,7 @@ static int file_open(struct stats_src *s, struct stats_vm *vm, struct stats_file
 	bool fatal;
 
 	f->kfd = kfd;
+	f->run_fd = vcpu >= 0 ? kfd : -1;
 	f->vcpu = vcpu;
 	f->fd = stats_fd(s, vm, kfd, &fatal, why, sizeof(why));
 	if (f->fd < 0) {
@@ -285,19 +340,7 @@ static int file_open(struct stats_src *s, struct stats_vm *vm, struct stats_file
 		strlcpy(err, why, errlen);
 		return -1;
 	}
-	if (kstat_layout_read(f->fd, &f->l, why, sizeof(why)))
-		goto out_bad;
-	f->last = calloc(f->l.data_size / 8 + 1, sizeof(*f->last));
-	if (!f->last) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (file_intern(s, f, err, errlen))
-		return -1;
-	return 0;
-out_bad:
-	file_err(s, vm, kfd, why, err, errlen);
-	return -1;
+	return file_layout(s, vm, f, err, errlen) ?: file_setup(s, f, err, errlen);
 }
 
 /*
@@ -327,7 +370,7 @@ static int file_poll(struct stats_src *s, struct model *m, struct stats_vm *vm,
 	f->started = true;
 	/* a thread is looked for on the VM's listing schedule: it reads every task's files */
 	if (f->vcpu >= 0 && !f->tid && vm->listed)
-		f->tid = ident_vcpu_thread(&s->proc, vm->pid, f->kfd, f->vcpu);
+		f->tid = ident_vcpu_thread(&s->proc, vm->pid, f->run_fd, f->vcpu);
 	/* no thread yet: its counts wait in the kernel's totals */
 	if (f->vcpu >= 0 && !f->tid)
 		return 0;
@@ -393,7 +436,105 @@ static struct stats_vm *vm_find(struct stats_src *s, int pid)
 	return vm;
 }
 
-/* Its fds now: open the stats of those not yet open (the VM's, new vCPUs). */
+/* vm's vCPU vcpu, or NULL */
+static struct stats_file *vm_vcpu(struct stats_vm *vm, int vcpu)
+{
+	unsigned int j;
+
+	for (j = 0; j < vm->nr_vcpus; j++)
+		if (vm->vcpus[j].vcpu == vcpu)
+			return &vm->vcpus[j];
+	return NULL;
+}
+
+/* A new vCPU file of vm, zeroed: NULL when there is no memory. */
+static struct stats_file *vm_vcpu_add(struct stats_vm *vm)
+{
+	struct stats_file *f = reallocarray(vm->vcpus, vm->nr_vcpus + 1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	vm->vcpus = f;
+	f = &vm->vcpus[vm->nr_vcpus++];
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	return f;
+}
+
+/* "kvm-PID/vcpu-N": N; "kvm-PID" (the VM's): -1; anything else: -2. */
+static int id_vcpu(const char *id)
+{
+	const char *slash = strrchr(id, '/'), *e;
+	long long n;
+
+	if (strncmp(id, "kvm-", 4))
+		return -2;
+	if (!slash)
+		return -1;
+	if (strncmp(slash, "/vcpu-", 6))
+		return -2;
+	n = strtonum(slash + 6, 0, IDENT_KVM_FDS_MAX, &e);
+	return e ? -2 : (int)n;
+}
+
+/*
+ * A statistics fd the VMM holds (k): taken, unless the VM's or that
+ * vCPU's statistics are open already.  0, or -1 (err set).
+ */
+static int held_open(struct stats_src *s, struct stats_vm *vm, const struct ident_kvm_fd *k,
+		     ssize_t nr_fds, char *err, size_t errlen)
+{
+	struct stats_file t = { .fd = -1, .kfd = k->fd, .run_fd = -1, .held = true }, *f;
+	char why[512];
+	ssize_t i;
+	bool fatal;
+
+	/* taken already: a rescan lists it again */
+	if (vm->vm.held && vm->vm.kfd == k->fd)
+		return 0;
+	for (i = 0; i < vm->nr_vcpus; i++)
+		if (vm->vcpus[i].held && vm->vcpus[i].kfd == k->fd)
+			return 0;
+	t.fd = take_fd(s, vm, k->fd, &fatal, why, sizeof(why));
+	if (t.fd < 0) {
+		if (!fatal)
+			return 0;
+		strlcpy(err, why, errlen);
+		return -1;
+	}
+	if (file_layout(s, vm, &t, err, errlen))
+		goto out_close;
+	t.vcpu = id_vcpu(t.l.id);
+	if (t.vcpu == -2) {
+		file_err(s, vm, k->fd, "its id is not \"kvm-PID\" or \"kvm-PID/vcpu-N\"", err, errlen);
+		goto out_close;
+	}
+	if (t.vcpu < 0 ? vm->vm.fd >= 0 || vm->vm.l.d : vm_vcpu(vm, t.vcpu) != NULL) {
+		file_close(&t);
+		return 0;
+	}
+	/* its thread runs KVM_RUN on the vCPU's own fd */
+	for (i = 0; t.vcpu >= 0 && i < nr_fds; i++)
+		if (!s->fds[i].stats && s->fds[i].vcpu == t.vcpu)
+			t.run_fd = s->fds[i].fd;
+	if (file_setup(s, &t, err, errlen))
+		goto out_close;
+	f = t.vcpu < 0 ? &vm->vm : vm_vcpu_add(vm);
+	if (!f) {
+		snprintf(err, errlen, "out of memory");
+		goto out_close;
+	}
+	*f = t;
+	return 0;
+out_close:
+	file_close(&t);
+	return -1;
+}
+
+/*
+ * Its fds now: take the statistics fds its VMM holds, then ask for those
+ * of the rest (the VM's, new vCPUs) unless KVM refused.
+ */
 static int vm_scan(struct stats_src *s, struct stats_vm *vm, char *err, size_t errlen)
 {
 	ssize_t n = ident_kvm_fds(&s->proc, vm->pid, s->fds, IDENT_KVM_FDS_MAX);
@@ -403,41 +544,45 @@ static int vm_scan(struct stats_src *s, struct stats_vm *vm, char *err, size_t e
 		return 0;	/* gone, or no VM now: dropped below */
 	vm->seen = true;
 	vm->listed = true;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
+		if (s->fds[i].stats && held_open(s, vm, &s->fds[i], n, err, errlen))
+			return -1;
+	for (i = 0; i < n && !vm->refused; i++) {
 		const struct ident_kvm_fd *k = &s->fds[i];
 		struct stats_file *f;
-		unsigned int j;
 		int r;
 
+		if (k->stats)
+			continue;
 		if (k->vcpu < 0) {
 			if (vm->vm.fd >= 0 || vm->vm.l.d)
 				continue;
 			f = &vm->vm;
 		} else {
-			for (j = 0; j < vm->nr_vcpus && vm->vcpus[j].vcpu != k->vcpu; j++)
-				;
-			if (j < vm->nr_vcpus)
+			if (vm_vcpu(vm, k->vcpu))
 				continue;
-			f = reallocarray(vm->vcpus, vm->nr_vcpus + 1, sizeof(*f));
+			f = vm_vcpu_add(vm);
 			if (!f) {
 				snprintf(err, errlen, "out of memory");
 				return -1;
 			}
-			vm->vcpus = f;
-			f = &vm->vcpus[vm->nr_vcpus++];
-			memset(f, 0, sizeof(*f));
-			f->fd = -1;
 		}
 		r = file_open(s, vm, f, k->fd, k->vcpu, err, errlen);
 		if (r < 0)
 			return -1;
 		if (r > 0) {
-			/* it ended while being read: tried again next time */
+			/* it ended while being read, or KVM refused: tried again next time unless refused */
 			file_close(f);
 			if (k->vcpu >= 0)
 				vm->nr_vcpus--;
-			return 0;
+			break;
 		}
+	}
+	if (vm->refused && !vm->refused_said && vm->vm.fd < 0 && !vm->nr_vcpus) {
+		vm->refused_said = true;
+		snprintf(s->notice, sizeof(s->notice),
+			 "VM process %d: KVM gives a VM's statistics only to the process that made it "
+			 "(KVM_GET_STATS_FD: EIO) and it holds none open: no figures for it", vm->pid);
 	}
 	return 0;
 }
@@ -634,7 +779,14 @@ out_close:
 
 static int src_sample(struct source *src, struct model *m, char *err, size_t errlen)
 {
-	return stats_poll(src->priv, m, err, errlen);
+	struct stats_src *s = src->priv;
+	int ret = stats_poll(s, m, err, errlen);
+
+	/* the driver shows it after this sample */
+	if (s->notice[0] && !src->notice[0])
+		strlcpy(src->notice, s->notice, sizeof(src->notice));
+	s->notice[0] = '\0';
+	return ret;
 }
 
 static void src_close(struct source *src)

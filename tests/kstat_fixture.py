@@ -84,9 +84,13 @@ def put(path, data, mode="wb"):
     os.rename(tmp, path)
 
 
-def proc_vm(root, pid, name, vcpus):
+HELD = 40      # with held=True, the VM's statistics fd is fd 40 and vCPU N's is 41+N
+
+
+def proc_vm(root, pid, name, vcpus, held=False):
     """Process pid holding a VM (fd 10) named name (str, or bytes that need not be UTF-8),
-    and vcpus: {index: (tid, comm, in_kvm_run)}, fd 11+index."""
+    and vcpus: {index: (tid, comm, in_kvm_run)}, fd 11+index; with held, also the statistics fds
+    the process holds open itself, as a VMM that shows them does (fds HELD, HELD+1+index)."""
     d = os.path.join(root, str(pid))
     put(os.path.join(d, "status"), "Name:\tqemu-system-x86\nTgid:\t%d\nPid:\t%d\n" % (pid, pid), "w")
     put(os.path.join(d, "comm"), "qemu-system-x86\n", "w")
@@ -94,7 +98,9 @@ def proc_vm(root, pid, name, vcpus):
     put(os.path.join(d, "cmdline"), b"qemu-system-x86_64\0-name\0guest=%s,debug-threads=on\0" % raw)
     os.makedirs(os.path.join(d, "fd"), exist_ok=True)
     for fd, target in [(0, "/dev/null"), (3, "anon_inode:[eventfd]"), (10, "anon_inode:kvm-vm")] + \
-            [(11 + i, "anon_inode:kvm-vcpu:%d" % i) for i in vcpus]:
+            [(11 + i, "anon_inode:kvm-vcpu:%d" % i) for i in vcpus] + \
+            ([(HELD, "anon_inode:kvm-vm-stats")] + [(HELD + 1 + i, "anon_inode:kvm-vcpu-stats:%d" % i)
+                                                     for i in vcpus] if held else []):
         link = os.path.join(d, "fd", str(fd))
         if not os.path.lexists(link):
             os.symlink(target, link)
@@ -107,9 +113,12 @@ def proc_vm(root, pid, name, vcpus):
     return d
 
 
-def vm_stats(root, pid, vm_values, vcpu_values):
-    for fd, id_, descs, values in [(10, "kvm-%d" % pid, VM, vm_values)] + \
-            [(11 + i, "kvm-%d/vcpu-%d" % (pid, i), VCPU, v) for i, v in vcpu_values.items()]:
+def vm_stats(root, pid, vm_values, vcpu_values, held=False):
+    """What the statistics fds of VM pid read: those KVM_GET_STATS_FD gives for its KVM fds (as
+    DIR/PID/kvm-stats/FD of the KVM fd), or with held, those it holds open (of those fds)."""
+    base, vbase = (HELD, HELD + 1) if held else (10, 11)
+    for fd, id_, descs, values in [(base, "kvm-%d" % pid, VM, vm_values)] + \
+            [(vbase + i, "kvm-%d/vcpu-%d" % (pid, i), VCPU, v) for i, v in vcpu_values.items()]:
         put(os.path.join(root, str(pid), "kvm-stats", str(fd)), stats_bytes(id_, descs, values))
 
 

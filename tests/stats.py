@@ -123,6 +123,40 @@ def fixture_case():
         shutil.rmtree(root, ignore_errors=True)
 
 
+def held_case():
+    """A VMM that holds its statistics fds open (kvmtop --demo's guest, QEMU since it shows them):
+    KVM answers KVM_GET_STATS_FD only in the VM's own process, so those fds are the ones to take.
+    Here only they read anything (kvm-stats/40.. ; nothing for the KVM fds themselves): every
+    vCPU is still found by the id in its header, with its thread by its own vCPU fd's syscall."""
+    root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-stats-held-")
+    try:
+        proc_vm(root, 4300, "held", {0: (4301, "CPU 0/KVM", True), 1: (4302, "vcpu1", True)}, held=True)
+        h = [0] * 32
+        vm_stats(root, 4300, {"pages_4k": 10}, {0: vcpu_vals(10, h, [0] * 4), 1: vcpu_vals(20, h, [0] * 4)},
+                 held=True)
+        p = subprocess.Popen([kvmtop(), "-b", "--source", "stats", "--proc", root, "-d", "0.3", "-n", "2",
+                              "-o", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        wait_line(p, "binary statistics")
+        time.sleep(0.1)
+        vm_stats(root, 4300, {"pages_4k": 12}, {0: vcpu_vals(13, h, [0] * 4), 1: vcpu_vals(20, h, [0] * 4)},
+                 held=True)
+        out, err = p.communicate(timeout=20)
+        docs = [json.loads(l) for l in out.decode().splitlines() if l.startswith("{")]
+        vm = next((v for v in docs[-1]["vms"] if v["pid"] == 4300), {}) if docs else {}
+        # the growth, whichever of the two snapshots it fell in
+        grew = {}
+        for d in docs:
+            for v in d["vms"]:
+                for c in v["vcpus"] if v["pid"] == 4300 else []:
+                    grew[c["vcpu"]] = grew.get(c["vcpu"], 0) + c["kvm_stats"]["exits"]
+        got = sorted((c["vcpu"], c["tid"], grew.get(c["vcpu"])) for c in vm.get("vcpus", []))
+        eq((p.returncode, got, vm.get("kvm_stats", {}).get("pages_4k")), (0, [(0, 4301, 30), (1, 4302, 0)], 12),
+           "stats: the statistics fds the VMM holds: each vCPU by its header's id, its thread by its "
+           "vCPU fd, its growth; the VM's own")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def kvmtop_fds(pid, root):
     n = 0
     for fd in os.listdir("/proc/%d/fd" % pid):
@@ -232,6 +266,7 @@ def usage_case():
 
 
 fixture_case()
+held_case()
 churn_case()
 bad_cases()
 usage_case()
