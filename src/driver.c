@@ -329,6 +329,12 @@ static int read_vm_groups(struct driver *drv, struct vm *vm)
 		struct vcpu key = { .tid = tasks[i].tid }, *v;
 		bool vhost = !strncmp(tasks[i].comm, "vhost-", 6);
 
+		/*
+		 * KVM's own workers in the VM's thread group (the NX huge page
+		 * recovery worker, Linux 6.13+) are host work, not the VMM's
+		 */
+		if (!vhost && ident_kernel_comm(tasks[i].comm))
+			continue;
 		/* a VMM thread that raised KVM events is the emulator's all the same */
 		v = vhost ? NULL : RB_FIND(vcpu_tree, &drv->m->vcpus, &key);
 		if (v && !v->vmm)

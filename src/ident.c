@@ -187,26 +187,55 @@ bool ident_kernel_comm(const char *comm)
 	return false;
 }
 
-/* Is thread tid a kernel thread (PF_KTHREAD in its stat flags)?  false if unknown. */
-static bool is_kthread(const struct ident *id, int tid)
+#define PF_IO_WORKER	0x00000010
+#define PF_USER_WORKER	0x00004000	/* Linux 6.4+: vhost, kvm-nx-lpage-recovery */
+#define PF_KTHREAD	0x00200000
+
+/* The task flags of stat file rel ("TID/stat"): 0 with *flags set, or -1 if unknown. */
+static int task_flags(const struct ident *id, const char *rel, unsigned long long *flags)
 {
-	char rel[64], buf[1024], *p;
-	unsigned long long flags;
+	char buf[1024], *p;
 	int field;
 
-	snprintf(rel, sizeof(rel), "%d/stat", tid);
 	if (read_file(id, rel, buf, sizeof(buf)) <= 0)
-		return false;
+		return -1;
 	/* the name may hold spaces and ')': the fields start after the last ')' */
 	p = strrchr(buf, ')');
 	if (!p)
-		return false;
+		return -1;
 	/* state ppid pgrp session tty_nr tpgid flags: the 7th after the name */
 	for (field = 0; field < 7 && p; field++)
 		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p + 1, "%llu", &flags) != 1)
-		return false;
-	return flags & 0x00200000;	/* PF_KTHREAD */
+	if (!p || sscanf(p + 1, "%llu", flags) != 1)
+		return -1;
+	return 0;
+}
+
+/* Is thread tid a kernel thread (PF_KTHREAD in its stat flags)?  false if unknown. */
+static bool is_kthread(const struct ident *id, int tid)
+{
+	unsigned long long flags;
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "%d/stat", tid);
+	return !task_flags(id, rel, &flags) && (flags & PF_KTHREAD);
+}
+
+/*
+ * Is thread tid of process pid the kernel's, though in the process's
+ * thread group (a vhost or KVM worker, an io_uring worker)?  Such a
+ * thread never returns to user space, so its syscall file shows for
+ * good the registers of the thread it was forked from: KVM forks its
+ * NX huge page recovery worker from the first vCPU thread inside
+ * KVM_RUN (Linux 6.13+).  false if unknown.
+ */
+static bool is_worker(const struct ident *id, int pid, int tid)
+{
+	unsigned long long flags;
+	char rel[96];
+
+	snprintf(rel, sizeof(rel), "%d/task/%d/stat", pid, tid);
+	return !task_flags(id, rel, &flags) && (flags & (PF_KTHREAD | PF_USER_WORKER | PF_IO_WORKER));
 }
 
 /* vhost-PID: a vhost worker of VM PID (a kernel thread before Linux 6.4). */
@@ -539,7 +568,8 @@ int ident_vcpu_thread(const struct ident *id, int pid, int fd, int vcpu)
 		if (e)
 			continue;
 		snprintf(rel, sizeof(rel), "%d/task/%d/syscall", pid, tid);
-		if (read_file(id, rel, buf, sizeof(buf)) > 0 && !strncmp(buf, want, strlen(want))) {
+		if (read_file(id, rel, buf, sizeof(buf)) > 0 && !strncmp(buf, want, strlen(want)) &&
+		    !is_worker(id, pid, tid)) {
 			closedir(d);
 			return tid;
 		}

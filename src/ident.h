@@ -97,9 +97,10 @@ size_t ident_procs(const struct ident *id, struct ident_proc *out, size_t max);
 bool ident_holds_vm(const struct ident *id, int pid);
 /*
  * The thread of process pid that is inside ioctl(fd, KVM_RUN) now
- * (/proc/PID/task/TID/syscall), else one named for vCPU vcpu ("CPU
- * N/KVM" ...): its tid, or 0 when none is (the vCPU is not running, or
- * its thread cannot be told).
+ * (/proc/PID/task/TID/syscall; never a kernel worker of its thread
+ * group, whose syscall file is its parent's), else one named for vCPU
+ * vcpu ("CPU N/KVM" ...): its tid, or 0 when none is (the vCPU is not
+ * running, or its thread cannot be told).
  */
 int ident_vcpu_thread(const struct ident *id, int pid, int fd, int vcpu);
 /* Does process pid still exist? */

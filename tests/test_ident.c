@@ -410,6 +410,52 @@ static void test_tasks(void **state)
 	assert_int_equal(ident_vhost_kthreads(&id, tids, pids, 1), 1);
 }
 
+/* A file of thread tid of process pid, /proc/PID/task/TID/NAME. */
+static void task_file(int pid, int tid, const char *name, const char *data)
+{
+	char rel[128];
+
+	snprintf(rel, sizeof(rel), "%d/task/%d/%s", pid, tid, name);
+	put_str(rel, data);
+}
+
+/*
+ * A vCPU's thread: the one in ioctl(fd, KVM_RUN), else the one named for
+ * it; never KVM's NX huge page worker, a user worker (PF_USER_WORKER)
+ * forked from vCPU 0's thread inside KVM_RUN, whose syscall file shows
+ * that ioctl for good (seen on Linux 6.18).
+ */
+static void test_vcpu_thread(void **state)
+{
+	char run[64], stat[160];
+	struct ident id;
+
+	(void)state;
+	ident_init(&id, root);
+	snprintf(run, sizeof(run), "%ld 0xb 0xae80 0x0 0x0 0x0 0x0 0x7ffd1000 0x7f001000\n", (long)SYS_ioctl);
+	fixture(9700, 9700, "qemu-system-x86", "qemu-system-x86", CMD("qemu\0"));
+	task(9700, 9700, "qemu-system-x86", "1 2 3\n");
+	task_file(9700, 9700, "syscall", "7 0x5 0x1 0xffffffff 0x0 0x0 0x0 0x7ffd2000 0x7f002000\n");
+	task(9700, 9702, "CPU 0/KVM", "1 2 3\n");
+	task_file(9700, 9702, "syscall", "202 0x7f003000 0x80 0x0 0x0 0x0 0x0 0x7ffd3000 0x7f003000\n");
+	task(9700, 9705, "kvm-nx-lpage-re", "1 2 3\n");
+	task_file(9700, 9705, "syscall", run);
+	snprintf(stat, sizeof(stat), "9705 (kvm-nx-lpage-re) S 2 0 0 0 -1 %u 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0\n",
+		 0x404040);
+	task_file(9700, 9705, "stat", stat);
+	/* vCPU 0 is not in KVM_RUN now: its thread is the one named for it */
+	assert_int_equal(ident_vcpu_thread(&id, 9700, 11, 0), 9702);
+	/* in KVM_RUN: the same thread, by its syscall */
+	task_file(9700, 9702, "syscall", run);
+	snprintf(stat, sizeof(stat), "9702 (CPU 0/KVM) S 1 0 0 0 -1 %u 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0\n", 0x400040);
+	task_file(9700, 9702, "stat", stat);
+	assert_int_equal(ident_vcpu_thread(&id, 9700, 11, 0), 9702);
+	/* and by syscall alone, whatever its name */
+	task(9700, 9702, "vcpu-thread", "1 2 3\n");
+	assert_int_equal(ident_vcpu_thread(&id, 9700, 11, 0), 9702);
+	assert_int_equal(ident_vcpu_thread(&id, 9700, 12, 1), 0);
+}
+
 /* On this host's /proc: schedstat's time on a CPU is the thread's CPU clock. */
 static void test_times_real(void **state)
 {
@@ -450,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_times_real),
 		cmocka_unit_test(test_tasks),
+		cmocka_unit_test(test_vcpu_thread),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
