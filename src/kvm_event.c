@@ -16,9 +16,18 @@ const char *isa_name(enum kvm_isa isa)
 	return isa < ISA_NR ? names[isa] : "unknown";
 }
 
+/*
+ * Below 4 MiB run real-mode code, firmware and boot loaders, and kernels
+ * loaded at 1 MiB (multiboot, a 32-bit kernel's decompressor); user space
+ * starts higher (x86-64's lowest ELF base is 0x400000): no guess there.
+ */
+#define GUEST_LOW_UNKNOWN	0x400000ull
+
 enum guest_mode guest_mode_guess(uint64_t ip)
 {
-	return ip >> 63 ? GUEST_KERNEL_GUESS : GUEST_USER_GUESS;
+	if (ip >> 63)
+		return GUEST_KERNEL_GUESS;
+	return ip < GUEST_LOW_UNKNOWN ? GUEST_MODE_UNKNOWN : GUEST_USER_GUESS;
 }
 
 const char *guest_mode_name(enum guest_mode mode)

@@ -242,6 +242,19 @@ static void test_ten_million_distinct(void **state)
 	names_free(&nm);
 }
 
+/* The mode a guest IP's address suggests: no guess below 4 MiB (real mode, firmware, boot code). */
+static void test_mode_guess(void **state)
+{
+	(void)state;
+	assert_int_equal(guest_mode_guess(0xffffffff81000000ull), GUEST_KERNEL_GUESS);
+	assert_int_equal(guest_mode_guess(0x55555555a000ull), GUEST_USER_GUESS);
+	assert_int_equal(guest_mode_guess(0x400000), GUEST_USER_GUESS);
+	assert_int_equal(guest_mode_guess(0x3fffff), GUEST_MODE_UNKNOWN);
+	assert_int_equal(guest_mode_guess(0x100000), GUEST_MODE_UNKNOWN);
+	assert_int_equal(guest_mode_guess(0x1004), GUEST_MODE_UNKNOWN);
+	assert_string_equal(guest_mode_label(guest_mode_guess(0x1004)), "-");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_full_guarantees),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_ten_million_distinct),
+		cmocka_unit_test(test_mode_guess),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
