@@ -167,8 +167,14 @@ static void set_state(const struct model *m, struct vcpu *v, uint64_t now,
 		      enum vcpu_state before, enum vcpu_state st)
 {
 	if (v->state == VS_NONE) {
+		/*
+		 * From the interval's start, even when the event is older: one
+		 * recorded before the interval began but read after it (a CPU's
+		 * buffer drained late) must not add time before the interval to
+		 * it.  Its state holds from the start on.
+		 */
 		v->state = before;
-		v->state_since = m->interval_start < now ? m->interval_start : now;
+		v->state_since = m->interval_start;
 	}
 	spend(v, now);
 	v->state = st;

@@ -592,6 +592,45 @@ static void test_vmm_thread_no_vcpu_row(void **state)
 	names_free(&nm);
 }
 
+/*
+ * A new thread's first event recorded before the interval began but read
+ * after it (live: a CPU's buffer drained late): its states still add up to
+ * no more than the interval.
+ */
+static void test_late_first_event(void **state)
+{
+	struct kvm_names nm;
+	struct model *m;
+	struct vcpu *v;
+	uint64_t sum = 0;
+	int io, j;
+
+	(void)state;
+	names_init(&nm);
+	nm.entries = 1;
+	io = reason_intern(&nm.reasons, ISA_SVM, 0x7b, 0, "io", NULL, false, false);
+	m = model_new(&nm, 8, NULL, NULL);
+	assert_non_null(m);
+	feed(m, ev(KVM_EV_EXIT, 1000, 5, io, 0x1000));
+	feed(m, ev(KVM_EV_ENTRY, 1100, 5, -1, 0));
+	model_time_to(m, 2000);
+	assert_int_equal(model_interval_end(m, 2000), 0);
+	/* thread 6's exit at 1500 is read only now, in the interval [2000, 3000] */
+	feed(m, ev(KVM_EV_EXIT, 1500, 6, io, 0x1000));
+	feed(m, ev(KVM_EV_ENTRY, 2500, 6, -1, 0));
+	model_time_to(m, 3000);
+	v = RB_MAX(vcpu_tree, &m->vcpus);
+	assert_int_equal(v->tid, 6);
+	for (j = 0; j < VS_NR; j++)
+		sum += ctr_interval(&v->time[j]);
+	assert_int_equal(sum, 1000);
+	/* host from the interval's start to its entry, guest after */
+	assert_int_equal(ctr_interval(&v->time[VS_HOST]), 500);
+	assert_int_equal(ctr_interval(&v->time[VS_GUEST]), 500);
+	model_free(m);
+	names_free(&nm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -605,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_proc_times_with_trace),
 		cmocka_unit_test(test_thread_groups),
 		cmocka_unit_test(test_vmm_thread_no_vcpu_row),
+		cmocka_unit_test(test_late_first_event),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
