@@ -16,6 +16,7 @@
 #include "model.h"
 #include "options.h"
 #include "source.h"
+#include "trace.h"
 #include "tui.h"
 
 
@@ -53,6 +54,31 @@ static int demo_without_kvm(struct options *o)
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * Live, on a host whose KVM raises no kvm_exit or kvm_entry (PVM): tracing
+ * would show its VMs without a single exit.  Unless --source was given,
+ * KVM's statistics are the source there; either way one line says so.
+ */
+static void source_for_host(struct options *o)
+{
+	static char line[256];
+	char mod[32];
+
+	if (o->replay || o->source != SOURCE_TRACE || !trace_exitless_kvm(NULL, mod, sizeof(mod)))
+		return;
+	if (o->source_given) {
+		snprintf(line, sizeof(line), "this host's KVM (%s) traces no VM exits (no kvm_exit, kvm_entry): "
+			 "--source stats counts them", mod);
+	} else {
+		snprintf(line, sizeof(line), "this host's KVM (%s) traces no VM exits (no kvm_exit, kvm_entry): "
+			 "these are KVM's statistics (--source stats)", mod);
+		o->source = SOURCE_STATS;
+	}
+	fprintf(stderr, "kvmtop: %s\n", line);
+	if (!o->notice)
+		o->notice = line;
 }
 
 /* The source the options name, into the view they ask for. */
@@ -95,6 +121,7 @@ int main(int argc, char **argv)
 		sym_set_free(&o.syms);
 		return 1;
 	}
+	source_for_host(&o);
 	if (sym_set_load(&o.syms, err, sizeof(err))) {
 		fprintf(stderr, "kvmtop: %s\n", err);
 		sym_set_free(&o.syms);

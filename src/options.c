@@ -153,7 +153,8 @@ static const struct opt_def opts[] = {
 	  .help = "live: where the figures come from:\n"
 		  "trace (default): the KVM tracepoints: every exit,\n"
 		  "  its reason, latency, guest IP; costs each exit\n"
-		  "  a trace record\n"
+		  "  a trace record (on a host whose KVM traces no\n"
+		  "  exits, PVM's kvm_pvm, stats is the default)\n"
 		  "stats: KVM's binary statistics (Linux 5.14+) per\n"
 		  "  VM and vCPU: the kernel's exit counts, halt and\n"
 		  "  halt-polling figures and histograms, no latencies;\n"
@@ -408,6 +409,8 @@ void options_parse(int argc, char **argv, struct options *o, void (*keys)(FILE *
 			die_usage("unknown option '%s'", argv[optind - 1]);
 		if (opts[idx].off == F(fmt) && opts[idx].kind == OPT_CHOICE)
 			o->fmt_given = true;
+		if (opts[idx].off == F(source) && opts[idx].kind == OPT_CHOICE)
+			o->source_given = true;
 		if (take(o, &opts[idx], optarg, err, sizeof(err))) {
 			if (opts[idx].short_name)
 				die_usage("-%c: %s", opts[idx].short_name, err);

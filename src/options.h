@@ -25,6 +25,7 @@ struct options {
 	double delay;		/* seconds, 0: not given */
 	enum batch_format fmt;
 	bool fmt_given;
+	bool source_given;	/* --source was given: never changed for the host */
 	const char *replay;
 	const char *threads;	/* --threads: the recording host's ps -eLo tid=,pid=,args= */
 	unsigned int ring;

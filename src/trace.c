@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -58,6 +59,32 @@ size_t trace_default_buffer_kb(unsigned int tick_ms)
 	if (kb > TRACE_BUFFER_MAX_KB / 4)
 		kb = TRACE_BUFFER_MAX_KB / 4;
 	return kb;
+}
+
+/* Is module name loaded (a directory /sys/module/NAME under sys_root)? */
+static bool module_loaded(const char *sys_root, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/module/%s", sys_root ? sys_root : "/sys", name);
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+bool trace_exitless_kvm(const char *sys_root, char *mod, size_t len)
+{
+	static const char *const exitless[] = { "kvm_pvm" };
+	size_t i;
+
+	if (module_loaded(sys_root, "kvm_intel") || module_loaded(sys_root, "kvm_amd"))
+		return false;
+	for (i = 0; i < sizeof(exitless) / sizeof(exitless[0]); i++) {
+		if (module_loaded(sys_root, exitless[i])) {
+			strlcpy(mod, exitless[i], len);
+			return true;
+		}
+	}
+	return false;
 }
 
 uint64_t trace_now(const struct trace *t)

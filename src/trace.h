@@ -87,5 +87,13 @@ int trace_grow(struct trace *t);
 void trace_close(struct trace *t);
 /* Default per-CPU buffer for a drain every tick_ms. */
 size_t trace_default_buffer_kb(unsigned int tick_ms);
+/*
+ * Does this host's KVM run its guests without kvm_exit and kvm_entry?
+ * True when, under sys_root (NULL: /sys), a vendor module that raises
+ * neither is loaded (kvm_pvm: KVM without hardware virtualization, which
+ * switches to its guests itself) and VMX's and SVM's (kvm_intel, kvm_amd)
+ * are not; the module's name is then in mod.
+ */
+bool trace_exitless_kvm(const char *sys_root, char *mod, size_t len);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "trace.h"
@@ -47,11 +48,45 @@ static void test_too_long(void **state)
 	assert_string_equal(buf, "(prev_pid>=1000&&prev_pid<=1999)||(next_pid>=1000&&next_pid<=1999)");
 }
 
+/* mkdir -p of root/module/NAME */
+static void module_dir(const char *root, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/module", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/module/%s", root, name);
+	assert_int_equal(mkdir(path, 0755), 0);
+}
+
+/*
+ * The host's KVM traces no exits only where PVM's module is loaded and
+ * neither VMX's nor SVM's is (this test's machine: kvm and kvm_pvm).
+ */
+static void test_exitless_kvm(void **state)
+{
+	char root[] = "/tmp/kvmtop-sys-XXXXXX", mod[32] = "", path[600];
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	assert_false(trace_exitless_kvm(root, mod, sizeof(mod)));
+	module_dir(root, "kvm");
+	assert_false(trace_exitless_kvm(root, mod, sizeof(mod)));
+	module_dir(root, "kvm_pvm");
+	assert_true(trace_exitless_kvm(root, mod, sizeof(mod)));
+	assert_string_equal(mod, "kvm_pvm");
+	module_dir(root, "kvm_amd");
+	assert_false(trace_exitless_kvm(root, mod, sizeof(mod)));
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runs),
 		cmocka_unit_test(test_too_long),
+		cmocka_unit_test(test_exitless_kvm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
