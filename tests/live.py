@@ -343,7 +343,7 @@ def main():
         subprocess.run([kvmtop(), "-b", "-n", "1", "-d", "0.1"], capture_output=True, timeout=30)
     workload(kvmtop(), 4, live_size(50000), "kvmtop")
     if ASAN:
-        workload(ASAN, 2, live_size(2000), "kvmtop-asan")
+        workload(ASAN, 2, live_size(20000), "kvmtop-asan")
     else:
         skip("ASan build live", "KVMTOP_ASAN not set")
     intervals()

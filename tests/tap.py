@@ -172,9 +172,22 @@ def kvmgen(out, layout, args, expect=None, timeout=600):
 
 # --- live cases on a machine without /dev/kvm ---
 
+def kvm_vendor():
+    """The loaded KVM vendor module (kvm_intel, kvm_amd, kvm_pvm, ...), or None."""
+    for m in ("kvm_intel", "kvm_amd", "kvm_pvm"):
+        if os.path.isdir("/sys/module/" + m):
+            return m
+    return None
+
+
 def kvm_here():
-    """Can the live cases run directly: root and a usable /dev/kvm?"""
-    return os.geteuid() == 0 and os.access("/dev/kvm", os.R_OK | os.W_OK)
+    """Can the live cases run directly: root, a usable /dev/kvm, and a KVM that traces VM exits?
+    On x86 only VMX (kvm_intel) and SVM (kvm_amd) raise kvm_exit and kvm_entry: PVM (kvm_pvm,
+    KVM without hardware virtualization, as some cloud machines give their guests) runs guests
+    without them, so there the live cases run in the emulated host as without /dev/kvm."""
+    if os.geteuid() != 0 or not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return False
+    return os.uname().machine not in ("x86_64", "i686") or kvm_vendor() in ("kvm_intel", "kvm_amd")
 
 
 def inside_kvm_host():
@@ -248,3 +261,23 @@ def in_kvm_host(args, label, timeout=1800):
     ok(good, "%s: the emulated KVM host (QEMU TCG, SVM) booted and ran it to the end in %.0f s" % (label, took),
        "status %r, plan %r, cases seen %d\n%s" % (status, relay.plan, relay.seen, err[-3000:]))
     return good
+
+
+LIVE_ONLY = "--live-only"
+
+
+def live_only():
+    """Was this script started with --live-only: only its /dev/kvm cases, inside the emulated host?"""
+    return LIVE_ONLY in sys.argv[1:]
+
+
+def live_elsewhere():
+    """Should this script's /dev/kvm cases run in an emulated KVM host rather than here?"""
+    return os.geteuid() == 0 and not kvm_here() and not inside_kvm_host()
+
+
+def live_cases_in_kvm_host(script, label, timeout=1800):
+    """A script whose other cases run here: its /dev/kvm cases (script --live-only) inside an
+    emulated KVM host, reported as its own, when this machine cannot run them directly."""
+    return in_kvm_host([os.path.abspath(script), LIVE_ONLY], label, timeout)
+
