@@ -315,13 +315,22 @@ pid_t demo_start(int vcpus, long long loops, const char *report, char *err, size
 		return -1;
 	}
 	if (pid == 0) {
-		sigset_t none;
+		sigset_t stop;
 		char *argv[] = { "kvmtop", "--demo-guest", "-name", "guest=" DEMO_NAME ",debug-threads=on",
 				 nv, nl, (char *)report, NULL };
 
-		/* kvmtop blocks its stop signals and ignores SIGPIPE: not the guest */
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
+		/*
+		 * Only the stop signals stay blocked, through the exec, until
+		 * demo_guest_main() has its handlers: a stop that comes sooner
+		 * (kvmtop -n 1 ending at once) waits for them, and the guest
+		 * ends cleanly instead of being killed.  kvmtop ignores SIGPIPE:
+		 * the guest does not.
+		 */
+		sigemptyset(&stop);
+		sigaddset(&stop, SIGTERM);
+		sigaddset(&stop, SIGINT);
+		sigaddset(&stop, SIGHUP);
+		sigprocmask(SIG_SETMASK, &stop, NULL);
 		signal(SIGPIPE, SIG_DFL);
 		/* libtracefs opens the trace buffers without O_CLOEXEC: the guest gets none of them */
 		if (close_range(3, ~0u, 0)) {
