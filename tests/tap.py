@@ -240,7 +240,7 @@ def live_size(n):
     return max(1, n // 10) if inside_kvm_host() else n
 
 
-def in_kvm_host(args, label, timeout=1800):
+def in_kvm_host(args, label, timeout=900):
     """Run `python3 ARGS` as root inside an emulated KVM host (tests/vmhost/vmhost.py) and report
     its TAP cases as this test's own.  A host that cannot boot, or dies or times out before the
     script ends, is a failing case naming the step: never a pass, never a SKIP."""
@@ -276,7 +276,7 @@ def live_elsewhere():
     return os.geteuid() == 0 and not kvm_here() and not inside_kvm_host()
 
 
-def live_cases_in_kvm_host(script, label, timeout=1800):
+def live_cases_in_kvm_host(script, label, timeout=900):
     """A script whose other cases run here: its /dev/kvm cases (script --live-only) inside an
     emulated KVM host, reported as its own, when this machine cannot run them directly."""
     return in_kvm_host([os.path.abspath(script), LIVE_ONLY], label, timeout)
