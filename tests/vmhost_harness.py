@@ -5,8 +5,10 @@ a host that cannot boot -- a kernel image QEMU cannot load, a boot that does not
 time -- is status 125 and one line naming the step, never a pass.
 """
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 from tap import ok, skip, done
 
@@ -20,10 +22,10 @@ CASES = ["a command's status, output and error output come back", "a kernel QEMU
          "a boot that does not finish in time: one line, 125"]
 
 
-def harness(args, env=None, timeout=900):
+def harness(args, env=None, timeout=900, cwd=None):
     e = dict(os.environ)
     e.update(env or {})
-    return subprocess.run([sys.executable, VMHOST] + args, capture_output=True, timeout=timeout, env=e)
+    return subprocess.run([sys.executable, VMHOST] + args, capture_output=True, timeout=timeout, env=e, cwd=cwd)
 
 
 def main():
@@ -32,13 +34,18 @@ def main():
         for c in CASES:
             skip(c, why)
         done()
-    # inside: the shell's own status, both streams, and what the test cannot know otherwise
+    # inside: the shell's own status, both streams, and what the test cannot know otherwise; run
+    # in a directory of this machine's /tmp (where .ci/asan builds), which must be seen there
+    here = tempfile.mkdtemp(prefix="kvmtop-vmhost-cwd-")
+    with open(os.path.join(here, "marker"), "w") as f:
+        f.write("tmp-seen\n")
     p = harness(["--", "sh", "-c", "echo out; echo err >&2; "
                  "test -c /dev/kvm && test -d /sys/module/kvm_amd && echo kvm-amd; "
-                 "cat /proc/sys/kernel/hostname; exit 7"])
+                 "cat /proc/sys/kernel/hostname; cat marker; exit 7"], cwd=here)
+    shutil.rmtree(here, ignore_errors=True)
     out, err = p.stdout.decode(), p.stderr.decode()
-    ok(p.returncode == 7 and out.split() == ["out", "kvm-amd", "vmhost"] and err.strip() == "err",
-       CASES[0] + ": status 7, 'out', kvm-amd's /dev/kvm, hostname vmhost; 'err'",
+    ok(p.returncode == 7 and out.split() == ["out", "kvm-amd", "vmhost", "tmp-seen"] and err.strip() == "err",
+       CASES[0] + ": status 7, 'out', kvm-amd's /dev/kvm, hostname vmhost, a /tmp directory of this machine; 'err'",
        "status %r, stdout %r, stderr %r" % (p.returncode, out, err[-2000:]))
     # not a kernel: QEMU refuses it at once
     bogus = os.path.join(TMP, "vmhost-not-a-kernel")

@@ -186,8 +186,8 @@ mount -t devtmpfs dev /newroot/dev
 mkdir -p /newroot/dev/pts /newroot/dev/shm
 mount -t devpts -o newinstance,ptmxmode=0666 devpts /newroot/dev/pts
 mount -t tmpfs tmpfs /newroot/dev/shm
-mount -t tmpfs tmpfs /newroot/tmp
 mount -t tmpfs tmpfs /newroot/run
+# /tmp stays the host's, under the overlay: a build tree there (.ci/asan's) is seen inside
 mount -t tracefs nodev /newroot/sys/kernel/tracing 2>/dev/null
 mount -t debugfs nodev /newroot/sys/kernel/debug 2>/dev/null
 OUTPATH=$(cat /outpath)
