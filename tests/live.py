@@ -18,7 +18,7 @@ import tempfile
 import time
 
 from tap import ok, eq, skip, done, kvmtop, mount_point, demo_guests, kvm_here, inside_kvm_host, in_kvm_host, \
-    live_size
+    sanitized, live_size
 
 ASAN = os.environ.get("KVMTOP_ASAN")
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
@@ -155,10 +155,14 @@ def intervals():
         return
     js = [json.loads(l) for l in lines]
     eq([j["snapshot"] for j in js], [1, 2, 3], "snapshots are numbered")
-    ok(all(low <= j["seconds"] <= 0.8 for j in js), "each interval is ~0.3 s of wall time",
-       [j["seconds"] for j in js])
-    ok(abs(js[2]["end"] - js[0]["start"] - 3 * 0.3e9) < (0.15e9 if inside_kvm_host() else 0.05e9),
-       "three intervals end 0.9 s after the first began", (js[0]["start"], js[2]["end"]))
+    if sanitized():
+        for c in ("each interval is ~0.3 s of wall time", "three intervals end 0.9 s after the first began"):
+            skip(c, "kvmtop is a sanitizer build: its snapshots are late by its own slowness, not kvmtop's")
+    else:
+        ok(all(low <= j["seconds"] <= 0.8 for j in js), "each interval is ~0.3 s of wall time",
+           [j["seconds"] for j in js])
+        ok(abs(js[2]["end"] - js[0]["start"] - 3 * 0.3e9) < (0.15e9 if inside_kvm_host() else 0.05e9),
+           "three intervals end 0.9 s after the first began", (js[0]["start"], js[2]["end"]))
     ok(all(js[i]["start"] == js[i - 1]["end"] for i in (1, 2)), "intervals follow each other")
     demo = [vm for vm in js[2]["vms"] if vm["name"] == "kvmtop-demo"]
     ok(demo and demo[0]["state"] == "running" and demo[0]["vcpu_threads"] >= 2,
@@ -346,7 +350,12 @@ def main():
     print("# tracefs at %s%s" % (t, ", stale instances before the test: %r" % left if left else ""))
     if left:
         subprocess.run([kvmtop(), "-b", "-n", "1", "-d", "0.1"], capture_output=True, timeout=30)
-    workload(kvmtop(), 4, live_size(50000), "kvmtop")
+    if sanitized():
+        # kvmtop itself is a sanitizer build (.ci/asan), reading many times slower: a workload it
+        # keeps up with, as kvmtop-asan's below
+        workload(kvmtop(), 2, live_size(20000), "kvmtop")
+    else:
+        workload(kvmtop(), 4, live_size(50000), "kvmtop")
     if ASAN:
         workload(ASAN, 2, live_size(20000), "kvmtop-asan")
     else:

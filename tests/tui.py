@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 import time
 
-from tap import ok, eq, skip, done, kvmtop, run, traces, kvmgen, kvm_here, live_only, live_elsewhere, \
+from tap import ok, eq, skip, done, kvmtop, run, traces, kvmgen, sanitized, kvm_here, live_only, live_elsewhere, \
     live_cases_in_kvm_host
 import figures
 import snippet
@@ -641,7 +641,8 @@ def signal_case(dat):
     tmux("kill-server")
     SOCK[0] = None
     gone = False
-    for _ in range(150):    # an ASan build takes a while to exit
+    # an ASan build takes a while to exit (LeakSanitizer's scan), the longer on a loaded machine
+    for _ in range(600 if sanitized() else 150):
         if not pid or not os.path.exists("/proc/%d" % pid) or \
                 open("/proc/%d/stat" % pid).read().split()[2] == "Z":
             gone = True
