@@ -288,7 +288,10 @@ def screen_case(d):
         return
     tmux("kill-server")
     tmux("new-session", "-d", "-x", "160", "-y", "40", "%s -d 0.5; echo KVMTOP-EXIT=$?; sleep 30" % kvmtop())
-    time.sleep(1)
+    # QEMU starts once kvmtop traces: the firmware's few exits on vCPU 1 come at once, then never
+    end = time.time() + 60
+    while time.time() < end and not any(tracing(int(n.split("-")[1]), 0.1) for n in instances()):
+        time.sleep(0.1)
     q = qemu(b[0])
     try:
         lines = wait_screen(lambda ls: any(l.startswith(NAME) for l in ls))
