@@ -11,8 +11,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "batch_metrics.h"
+#include "metrics.h"
 #include "model.h"
+#include "model_fields.h"
+#include "model_ips.h"
+#include "model_scope.h"
 #include "sym.h"
 #include "view.h"
 
@@ -21,7 +24,7 @@ enum batch_format {
 	BATCH_CSV,
 	BATCH_JSON,
 	BATCH_FOLDED,	/* one report: the guest IPs as 'vm;vcpu;mode;symbol count' */
-	BATCH_PROMETHEUS,	/* the totals as Prometheus text format 0.0.4 (batch_metrics.c) */
+	BATCH_PROMETHEUS,	/* the totals as Prometheus text format 0.0.4 (metrics.c) */
 	BATCH_OPENMETRICS,	/* the same as OpenMetrics 1.0 */
 };
 
@@ -51,19 +54,61 @@ struct batch {
 	const char *output;
 };
 
-int batch_format_parse(const char *s, enum batch_format *fmt);
-struct options;
-/* b as a view of the driver's snapshots, printing to stdout as o says. */
-void batch_view_init(struct batch *b, const struct options *o);
+/* What batch output is asked for: main.c fills it from the command line. */
+struct batch_config {
+	enum batch_format fmt;
+	bool summary;			/* --summary */
+	double delay;			/* -d, 0: not given */
+	long long iterations;		/* -n */
+	const struct sym_set *syms;	/* guest symbol tables */
+	unsigned int ip_top;		/* IPs of each kind per scope, 0: none */
+	enum ip_kind folded_kind;	/* which IPs -o folded writes */
+	const struct metrics_opts *metrics;
+	const char *output;		/* --output FILE, NULL: stdout */
+};
+
+/* b as a view of the driver's snapshots, printing to stdout as c says: its view. */
+struct view *batch_view_init(struct batch *b, const struct batch_config *c);
 /* Print the interval [m->interval_start, end]. 0 or -1 (no memory). */
 int batch_print(struct batch *b, uint64_t end);
-/* src/batch_ips.c: the guest IPs of a VM (v NULL) or a vCPU; 0 or -1 (no memory). */
+
+/* What the formats share (batch.c). */
+/* The snapshot's length in seconds, 0 when times are not ns. */
+double batch_seconds(const struct batch *b, uint64_t end);
+/*
+ * Is reason field f measured for this input?  A field of the exits'
+ * split needs sched events, a sum of seconds ns times.  CSV leaves a
+ * field that is not empty, JSON writes null: both carry every field.
+ */
+bool batch_field_known(const struct batch *b, const struct model_reason_field *f);
+/* s's rows with exits since start, most first (free() them): NULL when out of memory. */
+const struct model_reason_row **batch_rows(const struct model_scope *s, unsigned int *n);
+/* Field f of row w as CSV and JSON write it: a number, or a string through esc. */
+void batch_machine_value(const struct batch *b, const struct model_reason_field *f,
+			 const struct model_reason_row *w, void (*esc)(FILE *f, const char *s));
+/*
+ * The host kernel's threads that raised KVM events (kworker, kdamond ...):
+ * host work, in the host's figures, never a VM.  print writes them when
+ * there are any.  0 or -1 (no memory).
+ */
+int batch_kernel(const struct batch *b,
+		 void (*print)(const struct batch *b, const struct vm *k, const struct model_scope *s));
+
+/* The formats: each prints the interval [m->interval_start, end]; 0 or -1 (no memory). */
+int batch_text_print(struct batch *b, uint64_t end);
+int batch_csv_print(struct batch *b, uint64_t end);
+int batch_json_print(struct batch *b, uint64_t end);
+/* batch_file.c: the metrics formats, to stdout or --output FILE; 0, or -1 with errno. */
+int batch_file_metrics(struct batch *b);
+/* Can --output's file be made beside it?  0, or -1 (said why). */
+int batch_file_check(const struct batch *b);
+/* batch_ips.c: the guest IPs of a VM (v NULL) or a vCPU; 0 or -1 (no memory). */
 int batch_ips_text(const struct batch *b, const struct vm *vm, const struct vcpu *v,
 		   const char *indent);
 int batch_ips_json(const struct batch *b, const struct vm *vm, const struct vcpu *v);
 int batch_ips_folded(const struct batch *b);
 /*
- * src/batch_kstats.c: KVM's binary statistics of a VM (v NULL) or a vCPU:
+ * batch_kstats.c: KVM's binary statistics of a VM (v NULL) or a vCPU:
  * JSON's "kvm_stats" object (nothing without any), the snapshot's
  * "kvm_stats_info" (each one's kind and unit), CSV's kvm_NAME and
  * kvm_vm_NAME columns (those known when the header is written), text's

@@ -3,7 +3,7 @@
  * kvmtop --listen ADDR:PORT: a view that serves the snapshots as
  * Prometheus metrics over HTTP (libmicrohttpd), instead of a screen.
  *
- * The driver's thread renders each snapshot (batch_metrics(): the text
+ * The driver's thread renders each snapshot (metrics_print(): the text
  * format and OpenMetrics from one walk of the model) into two documents
  * and publishes them; libmicrohttpd's own thread serves the documents
  * last published, each held by a reference while a response sends it.
@@ -28,7 +28,7 @@
 #include <sys/socket.h>
 #include <microhttpd.h>
 
-#include "export_http.h"
+#include "export.h"
 
 #define EXPORT_CONNECTIONS	128	/* at once; more are closed at accept */
 #define EXPORT_IDLE_S		10	/* a connection that sends nothing this long is closed */
@@ -64,7 +64,7 @@ static void doc_put(struct doc *d)
 	last = !--d->refs;
 	pthread_mutex_unlock(&e->lock);
 	if (last) {
-		batch_metrics_doc_free(&d->md);
+		metrics_doc_free(&d->md);
 		free(d);
 	}
 }
@@ -298,7 +298,7 @@ static int view_refresh(void *ctx, const struct snapshot *s)
 	struct doc *d = calloc(1, sizeof(*d)), *old;
 
 	(void)s;
-	if (!d || batch_metrics_doc(&d->md, e->m, &e->mo)) {
+	if (!d || metrics_doc(&d->md, e->m, &e->mo)) {
 		free(d);
 		errno = ENOMEM;
 		return -1;
@@ -331,18 +331,21 @@ static void view_stop(void *ctx)
 	e->cur = NULL;
 }
 
+static const struct view_ops export_view_ops = {
+	.name = "exporter",
+	.start = view_start,
+	.refresh = view_refresh,
+	.notice = view_notice,
+	.stop = view_stop,
+};
+
 struct view *export_view(struct export *e, const char *addr, const struct metrics_opts *mo)
 {
 	memset(e, 0, sizeof(*e));
 	pthread_mutex_init(&e->lock, NULL);
 	e->addr = addr;
 	e->mo = *mo;
-	e->view.fd = -1;
+	view_init(&e->view, &export_view_ops, e, -1);
 	e->view.linger = true;
-	e->view.ctx = e;
-	e->view.start = view_start;
-	e->view.refresh = view_refresh;
-	e->view.notice = view_notice;
-	e->view.stop = view_stop;
 	return &e->view;
 }

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * --listen ADDR:PORT (export_http.c): the snapshots served as Prometheus
+ * --listen ADDR:PORT (export.c): the snapshots served as Prometheus
  * metrics over HTTP from libmicrohttpd's own thread.
  */
-#ifndef KVMTOP_EXPORT_HTTP_H
-#define KVMTOP_EXPORT_HTTP_H
+#ifndef KVMTOP_EXPORT_H
+#define KVMTOP_EXPORT_H
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <sys/socket.h>
 
-#include "batch_metrics.h"
+#include "metrics.h"
 #include "view.h"
 
 struct doc;

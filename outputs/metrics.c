@@ -3,7 +3,7 @@
  * The model as metrics for Prometheus: the text exposition format 0.0.4
  * (what node_exporter's textfile collector and every scraper read) or
  * OpenMetrics 1.0 (what a scraper asks for in its Accept header).  Both
- * -b -o prometheus|openmetrics and the --listen exporter (export_http.c)
+ * -b -o prometheus|openmetrics and the --listen exporter (export.c)
  * print through here, so a figure is the same in each; man/kvmtop.1's
  * METRICS section lists every family.
  *
@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "batch_metrics.h"
+#include "metrics.h"
 #include "model_scope.h"
 #include "model_time.h"
 
@@ -43,7 +43,7 @@ enum fam_id {
 	FAM_NR,
 };
 
-_Static_assert(FAM_NR == METRICS_FAMILIES, "batch_metrics.h counts the families");
+_Static_assert(FAM_NR == METRICS_FAMILIES, "metrics.h counts the families");
 
 struct family {
 	const char *name;	/* the OpenMetrics family name (no _total) */
@@ -86,37 +86,6 @@ void metrics_opts_init(struct metrics_opts *o)
 	memset(o, 0, sizeof(*o));
 	memcpy(o->le_ns, default_le_ns, sizeof(default_le_ns));
 	o->nr_le = sizeof(default_le_ns) / sizeof(default_le_ns[0]);
-}
-
-int metrics_parse_buckets(struct metrics_opts *o, const char *arg, char *err, size_t len)
-{
-	const char *p = arg;
-	unsigned int n = 0;
-
-	while (*p) {
-		char *end;
-		double s = strtod(p, &end);
-		uint64_t ns;
-
-		if (end == p || (*end && *end != ',') || !(s >= 1e-9 && s <= 3600)) {
-			snprintf(err, len, "'%s': bounds are seconds from 1e-9 to 3600, comma-separated", arg);
-			return -1;
-		}
-		ns = (uint64_t)(s * 1e9 + 0.5);
-		if (n == METRICS_MAX_LE || (n && ns <= o->le_ns[n - 1])) {
-			snprintf(err, len, "'%s': at most %d bounds, each greater than the one before", arg,
-				 METRICS_MAX_LE);
-			return -1;
-		}
-		o->le_ns[n++] = ns;
-		p = *end ? end + 1 : end;
-	}
-	if (!n) {
-		snprintf(err, len, "'%s': no bound", arg);
-		return -1;
-	}
-	o->nr_le = n;
-	return 0;
 }
 
 /*
@@ -494,7 +463,7 @@ static void header(FILE *f, const struct family *fm, bool om)
 		fprintf(f, "# UNIT %s %s\n", fm->name, fm->unit);
 }
 
-void batch_metrics_doc_free(struct metrics_doc *d)
+void metrics_doc_free(struct metrics_doc *d)
 {
 	int i;
 
@@ -504,7 +473,7 @@ void batch_metrics_doc_free(struct metrics_doc *d)
 	memset(d, 0, sizeof(*d));
 }
 
-int batch_metrics_doc(struct metrics_doc *d, const struct model *m, const struct metrics_opts *o)
+int metrics_doc(struct metrics_doc *d, const struct model *m, const struct metrics_opts *o)
 {
 	struct out out = { .o = o, .m = m };
 	struct vm *vm;
@@ -563,7 +532,7 @@ out_close:
 	if (hf && fclose(hf))
 		ret = -1;
 	if (ret) {
-		batch_metrics_doc_free(d);
+		metrics_doc_free(d);
 		return -1;
 	}
 	/* the segments of each format: a family's header and its lines, families with lines only */
@@ -584,17 +553,17 @@ out_close:
 	return 0;
 }
 
-int batch_metrics(FILE *text, FILE *om, const struct model *m, const struct metrics_opts *o)
+int metrics_print(FILE *text, FILE *om, const struct model *m, const struct metrics_opts *o)
 {
 	struct metrics_doc d;
 	unsigned int i;
 
-	if (batch_metrics_doc(&d, m, o))
+	if (metrics_doc(&d, m, o))
 		return -1;
 	for (i = 0; text && i < d.nr[0]; i++)
 		fwrite(d.seg[0][i].p, 1, d.seg[0][i].len, text);
 	for (i = 0; om && i < d.nr[1]; i++)
 		fwrite(d.seg[1][i].p, 1, d.seg[1][i].len, om);
-	batch_metrics_doc_free(&d);
+	metrics_doc_free(&d);
 	return 0;
 }

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The model as Prometheus metrics (batch_metrics.c): the text format
+ * The model as Prometheus metrics (metrics.c): the text format
  * 0.0.4 or OpenMetrics 1.0, for -b -o prometheus|openmetrics and the
  * --listen exporter.  man/kvmtop.1's METRICS section lists the families.
  */
-#ifndef KVMTOP_BATCH_METRICS_H
-#define KVMTOP_BATCH_METRICS_H
+#ifndef KVMTOP_METRICS_H
+#define KVMTOP_METRICS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,8 +24,6 @@ struct metrics_opts {
 
 /* The default: 1 us to 1 s in 19 bounds. */
 void metrics_opts_init(struct metrics_opts *o);
-/* --metrics-buckets "0.00001,0.001,...": 0, or -1 with the end of a usage error in err. */
-int metrics_parse_buckets(struct metrics_opts *o, const char *arg, char *err, size_t len);
 #define METRICS_FAMILIES	12
 
 /* A piece of a document: len bytes at p. */
@@ -48,13 +46,13 @@ struct metrics_doc {
 };
 
 /* 0, or -1 (no memory: d is empty). */
-int batch_metrics_doc(struct metrics_doc *d, const struct model *m, const struct metrics_opts *o);
-void batch_metrics_doc_free(struct metrics_doc *d);
+int metrics_doc(struct metrics_doc *d, const struct model *m, const struct metrics_opts *o);
+void metrics_doc_free(struct metrics_doc *d);
 /*
  * Every family of the model's totals, as text format 0.0.4 into text and
  * as OpenMetrics 1.0 into om (either may be NULL; both come from one
  * walk of the model): 0, or -1 (no memory).
  */
-int batch_metrics(FILE *text, FILE *om, const struct model *m, const struct metrics_opts *o);
+int metrics_print(FILE *text, FILE *om, const struct model *m, const struct metrics_opts *o);
 
 #endif

@@ -123,8 +123,8 @@ static void on_crash(int sig)
 
 	crashing = NULL;	/* once, even if the restore itself faults */
 	if (drv) {
-		if (drv->view_on && drv->v->panic)
-			drv->v->panic(drv->v->ctx);
+		if (drv->view_on && drv->v->ops->panic)
+			drv->v->ops->panic(drv->v->ctx);
 		if (drv->src_open && drv->ops->panic)
 			drv->ops->panic(&drv->src);
 		n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
@@ -182,7 +182,7 @@ static void signals(void)
 static void view_off(struct driver *drv)
 {
 	if (drv->view_on)
-		drv->v->stop(drv->v->ctx);
+		drv->v->ops->stop(drv->v->ctx);
 	drv->view_on = false;
 }
 
@@ -209,7 +209,7 @@ static void __attribute__((format(printf, 2, 3))) notice(struct driver *drv, con
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	drv->v->notice(drv->v->ctx, msg);
+	drv->v->ops->notice(drv->v->ctx, msg);
 }
 
 /* The view takes over the output, and is told what there is to know. */
@@ -226,7 +226,7 @@ static int view_up(struct driver *drv)
 
 	if (drv->view_on)
 		return 0;
-	if (drv->v->start(drv->v->ctx, &vs, drv->m)) {
+	if (drv->v->ops->start(drv->v->ctx, &vs, drv->m)) {
 		drv->failed = true;
 		return -1;
 	}
@@ -418,7 +418,7 @@ static int snapshot_of(struct driver *drv, uint64_t start, uint64_t end, bool at
 	if (view_up(drv))
 		return -1;
 	t0 = clock_mono_ns();
-	ret = drv->v->refresh(drv->v->ctx, &s);
+	ret = drv->v->ops->refresh(drv->v->ctx, &s);
 	t0 = clock_mono_ns() - t0;
 	drv->snap_n++;
 	drv->snap_ns += t0;
@@ -821,9 +821,9 @@ static int keys(struct driver *drv, uint64_t now, uint64_t *step, uint64_t *next
 {
 	int act;
 
-	if (!drv->v->input)
+	if (!drv->v->ops->input)
 		return 0;
-	act = drv->v->input(drv->v->ctx, now);
+	act = drv->v->ops->input(drv->v->ctx, now);
 	/* the screen out of memory is an error (status 1), said after it is gone */
 	if (act & VIEW_NOMEM) {
 		fail(drv, "out of memory");

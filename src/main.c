@@ -12,7 +12,7 @@
 #include "batch.h"
 #include "demo.h"
 #include "driver.h"
-#include "export_http.h"
+#include "export.h"
 #include "model.h"
 #include "options.h"
 #include "source.h"
@@ -81,6 +81,34 @@ static void source_for_host(struct options *o)
 		o->notice = line;
 }
 
+/* The metrics options of the command line, over the outputs' defaults. */
+static void metrics_config(const struct options *o, struct metrics_opts *mo)
+{
+	metrics_opts_init(mo);
+	mo->per_vcpu = o->metrics.per_vcpu;
+	if (o->metrics.nr_le) {
+		memcpy(mo->le_ns, o->metrics.le_ns, o->metrics.nr_le * sizeof(mo->le_ns[0]));
+		mo->nr_le = o->metrics.nr_le;
+	}
+}
+
+/* What batch output is asked for on the command line. */
+static void batch_config(const struct options *o, const struct metrics_opts *mo, struct batch_config *c)
+{
+	static const enum batch_format fmts[] = {
+		[OPT_FMT_TEXT] = BATCH_TEXT, [OPT_FMT_CSV] = BATCH_CSV, [OPT_FMT_JSON] = BATCH_JSON,
+		[OPT_FMT_FOLDED] = BATCH_FOLDED, [OPT_FMT_PROMETHEUS] = BATCH_PROMETHEUS,
+		[OPT_FMT_OPENMETRICS] = BATCH_OPENMETRICS,
+	};
+
+	*c = (struct batch_config){
+		.fmt = fmts[o->fmt], .summary = o->summary, .delay = o->delay,
+		.iterations = o->iterations, .syms = &o->syms,
+		.ip_top = o->ip_slots ? o->ip_top : 0, .folded_kind = o->ip_kind,
+		.metrics = mo, .output = o->output,
+	};
+}
+
 /* The source the options name, into the view they ask for. */
 static int run(struct options *o)
 {
@@ -90,19 +118,22 @@ static int run(struct options *o)
 	struct tui_config c = {
 		.mono = o->mono, .ascii = o->ascii, .delay = o->delay, .syms = &o->syms,
 	};
+	struct metrics_opts mo;
+	struct batch_config bc;
 	struct export e;
 	struct batch b;
 	struct tui t;
 	int ret;
 
+	metrics_config(o, &mo);
 	if (o->listen) {
-		ret = driver_run(o, src, export_view(&e, o->listen, &o->metrics));
-		e.view.stop(&e);
+		ret = driver_run(o, src, export_view(&e, o->listen, &mo));
+		e.view.ops->stop(e.view.ctx);
 		return ret;
 	}
 	if (o->batch) {
-		batch_view_init(&b, o);
-		return driver_run(o, src, &b.view);
+		batch_config(o, &mo, &bc);
+		return driver_run(o, src, batch_view_init(&b, &bc));
 	}
 	return driver_run(o, src, tui_view(&t, &c));
 }

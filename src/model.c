@@ -822,6 +822,25 @@ void model_group_read(struct vm *vm, enum thread_group g, struct group_thread *n
 	gs->count = (int)n;
 }
 
+/* Not the kernel's group: vm itself or the next VM after it. */
+static const struct vm *skip_kernel(struct vm *vm)
+{
+	while (vm && vm->kernel)
+		vm = RB_NEXT(vm_tree, NULL, vm);
+	return vm;
+}
+
+const struct vm *model_vm_first(const struct model *m)
+{
+	/* the tree is only read: RB_MIN takes no const head */
+	return skip_kernel(RB_MIN(vm_tree, (struct vm_tree *)&m->vms));
+}
+
+const struct vm *model_vm_next(const struct vm *vm)
+{
+	return skip_kernel(RB_NEXT(vm_tree, NULL, (struct vm *)vm));
+}
+
 const struct vm *model_kernel_vm(const struct model *m)
 {
 	struct vm key = { .pid = MODEL_PID_KERNEL };

@@ -361,6 +361,16 @@ typedef bool (*alive_fn)(void *ctx, int pid);
 void model_reap(struct model *m, alive_fn alive, void *ctx);
 /* The vm entry of the host kernel's threads, NULL if none raised events. */
 const struct vm *model_kernel_vm(const struct model *m);
+/*
+ * The VMs in pid order, without the host kernel's threads (never a VM):
+ * MODEL_FOREACH_VM(vm, m) { MODEL_FOREACH_VCPU(v, vm) { ... } }, read-only.
+ */
+const struct vm *model_vm_first(const struct model *m);
+const struct vm *model_vm_next(const struct vm *vm);
+#define MODEL_FOREACH_VM(vm, m) \
+	for ((vm) = model_vm_first(m); (vm); (vm) = model_vm_next(vm))
+/* A VM's vCPU threads (not its VMM threads), in the order they were seen. */
+#define MODEL_FOREACH_VCPU(v, vm)	TAILQ_FOREACH(v, &(vm)->vcpus, vm_link)
 /* "running", "exited", or for a recording "recorded" */
 const char *model_vm_state(const struct model *m, const struct vm *vm);
 

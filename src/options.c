@@ -62,7 +62,7 @@ static int set_delay(struct options *o, const struct opt_def *d, const char *arg
 	return 0;
 }
 
-static const char *const formats[] = {		/* enum batch_format */
+static const char *const formats[] = {		/* enum opt_format */
 	"text", "csv", "json", "folded", "prometheus", "openmetrics", NULL,
 };
 static const char *const sources[] = { "trace", "debugfs", "stats", NULL };	/* enum live_source */
@@ -82,10 +82,38 @@ static int set_internal(struct options *o, const struct opt_def *d, const char *
 	return -1;
 }
 
+/* --metrics-buckets "0.00001,0.001,...": seconds, ascending, into ns. */
 static int set_buckets(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
 {
+	struct opt_metrics *m = &o->metrics;
+	const char *p = arg;
+	unsigned int n = 0;
+
 	o->metrics_given = true;
-	return metrics_parse_buckets(&o->metrics, arg, err, len);
+	while (*p) {
+		char *end;
+		double s = strtod(p, &end);
+		uint64_t ns;
+
+		if (end == p || (*end && *end != ',') || !(s >= 1e-9 && s <= 3600)) {
+			snprintf(err, len, "'%s': bounds are seconds from 1e-9 to 3600, comma-separated", arg);
+			return -1;
+		}
+		ns = (uint64_t)(s * 1e9 + 0.5);
+		if (n == OPT_MAX_LE || (n && ns <= m->le_ns[n - 1])) {
+			snprintf(err, len, "'%s': at most %d bounds, each greater than the one before", arg,
+				 OPT_MAX_LE);
+			return -1;
+		}
+		m->le_ns[n++] = ns;
+		p = *end ? end + 1 : end;
+	}
+	if (!n) {
+		snprintf(err, len, "'%s': no bound", arg);
+		return -1;
+	}
+	m->nr_le = n;
+	return 0;
 }
 
 static int set_per_vcpu(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
@@ -344,9 +372,9 @@ static void check_combinations(struct options *o)
 		die_usage("--source, --debugfs and --proc choose a live source; they cannot go with -r");
 	if (o->listen && (o->batch || o->fmt_given))
 		die_usage("--listen serves metrics instead of printing: not with -b or -o");
-	if (o->output && o->fmt != BATCH_PROMETHEUS && o->fmt != BATCH_OPENMETRICS)
+	if (o->output && o->fmt != OPT_FMT_PROMETHEUS && o->fmt != OPT_FMT_OPENMETRICS)
 		die_usage("--output goes with -o prometheus or -o openmetrics");
-	if (o->metrics_given && !o->listen && o->fmt != BATCH_PROMETHEUS && o->fmt != BATCH_OPENMETRICS)
+	if (o->metrics_given && !o->listen && o->fmt != OPT_FMT_PROMETHEUS && o->fmt != OPT_FMT_OPENMETRICS)
 		die_usage("--metrics-per-vcpu and --metrics-buckets go with --listen or -o prometheus|openmetrics");
 	if (o->threads && !o->replay)
 		die_usage("--threads names a recording's threads: it goes with -r");
@@ -359,9 +387,9 @@ static void check_combinations(struct options *o)
 			  sources[o->source]);
 	if (!o->demo && (o->demo_loops || o->demo_report))
 		die_usage("--demo-loops and --demo-report go with --demo");
-	if (o->fmt == BATCH_FOLDED && !o->ip_slots)
+	if (o->fmt == OPT_FMT_FOLDED && !o->ip_slots)
 		die_usage("-o folded writes the guest IPs: --ip-slots 0 keeps none");
-	if (o->fmt == BATCH_FOLDED && !o->replay && !o->iterations && !o->summary) {
+	if (o->fmt == OPT_FMT_FOLDED && !o->replay && !o->iterations && !o->summary) {
 		if (o->delay)
 			die_usage("-o folded writes one report: with -d, give -n N (the last is written)");
 		/* live: until SIGINT/SIGTERM/SIGHUP or the demo guest ends */
@@ -378,14 +406,13 @@ void options_parse(int argc, char **argv, struct options *o, void (*keys)(FILE *
 
 	keys_help = keys;
 	memset(o, 0, sizeof(*o));
-	o->fmt = BATCH_TEXT;
+	o->fmt = OPT_FMT_TEXT;
 	o->ring = MODEL_RING_DEFAULT;
 	o->max_vcpus = MODEL_MAX_VCPUS;
 	o->demo_vcpus = 2;
 	o->ip_slots = MODEL_IPS_DEFAULT;
 	o->ip_top = 10;
 	o->ip_kind = IP_TIME;
-	metrics_opts_init(&o->metrics);
 	memset(lopts, 0, sizeof(lopts));
 	for (i = 0; i < NR_OPTS; i++) {
 		lopts[i].name = opts[i].name;

@@ -5,12 +5,30 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
-#include "batch.h"
-#include "batch_metrics.h"
 #include "model_ips.h"
 #include "sym.h"
+
+/* -o: what batch output prints (main.c hands it to the outputs). */
+enum opt_format {
+	OPT_FMT_TEXT,
+	OPT_FMT_CSV,
+	OPT_FMT_JSON,
+	OPT_FMT_FOLDED,
+	OPT_FMT_PROMETHEUS,
+	OPT_FMT_OPENMETRICS,
+};
+
+#define OPT_MAX_LE	32	/* --metrics-buckets: bounds at most */
+
+/* The metrics options: --metrics-per-vcpu, --metrics-buckets. */
+struct opt_metrics {
+	bool per_vcpu;
+	uint64_t le_ns[OPT_MAX_LE];	/* the bounds given, ascending */
+	unsigned int nr_le;		/* 0: the outputs' default */
+};
 
 enum live_source {
 	SOURCE_TRACE,		/* the KVM tracepoints (default) */
@@ -23,7 +41,7 @@ struct options {
 	bool summary;
 	long long iterations;	/* 0: until the input ends */
 	double delay;		/* seconds, 0: not given */
-	enum batch_format fmt;
+	enum opt_format fmt;
 	bool fmt_given;
 	bool source_given;	/* --source was given: never changed for the host */
 	const char *replay;
@@ -51,7 +69,7 @@ struct options {
 	const char *output;	/* --output FILE: each snapshot replaces it, NULL: stdout */
 	const char *listen;	/* --listen ADDR:PORT: serve /metrics instead of a screen */
 	bool metrics_given;	/* a --metrics-* option */
-	struct metrics_opts metrics;
+	struct opt_metrics metrics;
 };
 
 /*

@@ -47,12 +47,9 @@ struct snapshot {
 	long nr_intervals;	/* -1: not known */
 };
 
-struct view {
-	int fd;			/* input to wait on with the source, -1: none */
-	bool linger;		/* kept up after the input ends, until SIGINT/SIGTERM (an exporter) */
-	double delay;		/* seconds between refreshes, set by the view on VIEW_DELAY */
-	long interval;		/* the interval VIEW_INTERVAL asks for */
-	void *ctx;
+/* What a view does, as a const table in its own file (batch.c, export.c, ui/tui.c). */
+struct view_ops {
+	const char *name;
 	/* The source is open: 0, or -1 (said why). */
 	int (*start)(void *ctx, const struct view_source *src, const struct model *m);
 	/* Show a snapshot: 0; 1: stop, a normal end (the reader went away); -1: failed, errno says why. */
@@ -69,5 +66,20 @@ struct view {
 	 */
 	void (*panic)(void *ctx);
 };
+
+/* A view: its ops, its state, and what it tells the driver. */
+struct view {
+	const struct view_ops *ops;
+	void *ctx;
+	int fd;			/* input to wait on with the source, -1: none */
+	bool linger;		/* kept up after the input ends, until SIGINT/SIGTERM (an exporter) */
+	double delay;		/* seconds between refreshes, set by the view on VIEW_DELAY */
+	long interval;		/* the interval VIEW_INTERVAL asks for */
+};
+
+static inline void view_init(struct view *v, const struct view_ops *ops, void *ctx, int fd)
+{
+	*v = (struct view){ .ops = ops, .ctx = ctx, .fd = fd };
+}
 
 #endif

@@ -109,6 +109,10 @@ def workload(binary, vcpus, loops, label):
         os.unlink(rep)
     env = dict(os.environ, LSAN_OPTIONS="suppressions=%s" % os.path.join(os.path.dirname(__file__), "lsan.supp"),
                UBSAN_OPTIONS="halt_on_error=1")
+    if inside_kvm_host() and (binary == ASAN or sanitized()):
+        # a sanitizer build reads its events seconds late on the loaded emulated host: the guest's
+        # threads rest 0.5 ms at each hlt, so they are still there when it looks up who they are
+        env["KVMTOP_DEMO_HALT_US"] = "500"
     p = subprocess.run([binary, "-b", "--summary", "-o", "json", "--demo", "--demo-vcpus", str(vcpus),
                         "--demo-loops", str(loops), "--demo-report", rep], capture_output=True, timeout=600, env=env)
     if not ok(p.returncode == 0 and os.path.exists(rep), "%s: kvmtop --demo ran (%d vCPUs x %d loops)"
@@ -146,8 +150,10 @@ def workload(binary, vcpus, loops, label):
 
 def intervals():
     """Intervals end on a fixed schedule (start + k x delay), so a late one is followed by a
-    shorter one: inside the emulated host, where a snapshot can be 0.1 s late, the bounds widen."""
-    low = 0.15 if inside_kvm_host() else 0.25
+    shorter one: inside the emulated host, where a snapshot can be 0.5 s late under load, the one
+    after it can be as short as the schedule leaves (their sum is checked below), so only the
+    upper bound holds there."""
+    low = 0.0 if inside_kvm_host() else 0.25
     p = subprocess.run([kvmtop(), "-b", "-n", "3", "-d", "0.3", "-o", "json", "--demo"], capture_output=True,
                        timeout=60)
     lines = p.stdout.decode().splitlines()
@@ -161,7 +167,7 @@ def intervals():
     else:
         ok(all(low <= j["seconds"] <= 0.8 for j in js), "each interval is ~0.3 s of wall time",
            [j["seconds"] for j in js])
-        ok(abs(js[2]["end"] - js[0]["start"] - 3 * 0.3e9) < (0.15e9 if inside_kvm_host() else 0.05e9),
+        ok(abs(js[2]["end"] - js[0]["start"] - 3 * 0.3e9) < (0.4e9 if inside_kvm_host() else 0.05e9),
            "three intervals end 0.9 s after the first began", (js[0]["start"], js[2]["end"]))
     ok(all(js[i]["start"] == js[i - 1]["end"] for i in (1, 2)), "intervals follow each other")
     demo = [vm for vm in js[2]["vms"] if vm["name"] == "kvmtop-demo"]

@@ -470,7 +470,8 @@ def states_case():
                label, "GUEST% HOST% VMM% HALT% WAIT% equal the truth's shares (0.1)" if path == dat else
                "GUEST% and VMM% only: HOST% HALT% WAIT% are not shown"),
            "\n".join(bad + lines[:8]))
-        # Enter: vCPU 0's reasons, PREEMPT and BLOCKED the sums of its exits' split
+        # Enter: vCPU 0's reasons, PREEMPTED and BLOCKED the sums of its exits' split (titles of the
+        # reason fields, as in text output)
         keys("Enter")
         lines = settled(has("Exit reasons of vCPU 0"))
         head = [l for l in lines if "REASON" in l]
@@ -478,21 +479,21 @@ def states_case():
                  for r in t["reasons"]}
         bad, seen = [], 0
         if head and path != dat:
-            seen = 5 if "PREEMPT" not in head[0] and "BLOCKED" not in head[0] else 0
+            seen = 5 if "PREEMPTED" not in head[0] and "BLOCKED" not in head[0] else 0
         elif head:
-            ends = {c: head[0].find(c) + len(c) for c in ("PREEMPT", "BLOCKED")}
+            ends = {c: head[0].find(c) + len(c) for c in ("PREEMPTED", "BLOCKED")}
             for r in rows_after_titles(lines):
                 name = r[:28].replace("(blocks)", "").strip()
                 if name not in split:
                     continue
                 seen += 1
-                for c, k in (("PREEMPT", "preempted"), ("BLOCKED", "blocked")):
+                for c, k in (("PREEMPTED", "preempted"), ("BLOCKED", "blocked")):
                     cell = r[ends[c] - 8:ends[c]].strip()
                     v, slack = figures.duration(cell)
                     if abs(v - split[name][k]) > slack + 1:
                         bad.append("%s %s %s, want %d ns" % (name, c, cell, split[name][k]))
         ok(head and seen >= 5 and not bad,
-           "reasons pane, %s: PREEMPT and BLOCKED %s" % (
+           "reasons pane, %s: PREEMPTED and BLOCKED %s" % (
                label, "are the truth's sums per reason" if path == dat else "are not shown"),
            "\n".join(bad + lines[:8]))
         keys("q")

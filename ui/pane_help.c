@@ -44,8 +44,8 @@ static int cmp_line(const void *a, const void *b)
 }
 
 static const struct pane_col cols[] = {
-	{ "key",  "KEY",         26, COL_LEFT, c_key,  cmp_line, false, 9, 0 },
-	{ "text", "WHAT IT DOES", 90, COL_LEFT, c_text, cmp_line, false, 8, 0 },
+	{ "key",  "KEY",         26, COL_LEFT, c_key,  cmp_line, false, 9, 0, NULL },
+	{ "text", "WHAT IT DOES", 90, COL_LEFT, c_text, cmp_line, false, 8, 0, NULL },
 };
 
 static int build(struct tui *t, struct pane *p)

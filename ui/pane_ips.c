@@ -73,13 +73,13 @@ static void c_sym(const struct tui *t, const void *r, char *buf, size_t len)
 }
 
 static const struct pane_col cols[] = {
-	{ "count",  "COUNT",       9, COL_RIGHT, c_count,  cmp_count,  true,  9, 0 },
-	{ "pct",    "%",           5, COL_RIGHT, c_pct,    cmp_count,  true,  8, 0 },
-	{ "err",    "ERR",         7, COL_RIGHT, c_err,    cmp_err,    true,  3, 0 },
-	{ "mode",   "MODE",        7, COL_LEFT,  c_mode,   cmp_mode,   false, 6, 0 },
-	{ "ip",     "GUEST IP",   18, COL_RIGHT, c_ip,     cmp_ip,     false, 7, 0 },
-	{ "reason", "REASON",     20, COL_LEFT,  c_reason, cmp_reason, false, 5, 0 },
-	{ "symbol", "SYMBOL",     48, COL_LEFT,  c_sym,    cmp_sym,    false, 8, 0 },
+	{ "count",  "COUNT",       9, COL_RIGHT, c_count,  cmp_count,  true,  9, 0, NULL },
+	{ "pct",    "%",           5, COL_RIGHT, c_pct,    cmp_count,  true,  8, 0, NULL },
+	{ "err",    "ERR",         7, COL_RIGHT, c_err,    cmp_err,    true,  3, 0, NULL },
+	{ "mode",   "MODE",        7, COL_LEFT,  c_mode,   cmp_mode,   false, 6, 0, NULL },
+	{ "ip",     "GUEST IP",   18, COL_RIGHT, c_ip,     cmp_ip,     false, 7, 0, NULL },
+	{ "reason", "REASON",     20, COL_LEFT,  c_reason, cmp_reason, false, 5, 0, NULL },
+	{ "symbol", "SYMBOL",     48, COL_LEFT,  c_sym,    cmp_sym,    false, 8, 0, NULL },
 };
 
 static int build(struct tui *t, struct pane *p)

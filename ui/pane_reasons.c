@@ -5,10 +5,17 @@
 #include <string.h>
 
 #include "escape.h"
+#include "model_fields.h"
 #include "model_scope.h"
 #include "tui.h"
 
 #define BAR_BUCKETS	8	/* decades from < 1 us to >= 1 s (in the source's unit) */
+
+/* The pane's columns: reason fields by name (model_fields.h), the rate and the bar its own. */
+enum {
+	COL_REASON, COL_COUNT, COL_RATE, COL_PCT, COL_TOTAL, COL_MIN, COL_MEAN, COL_P50, COL_P99,
+	COL_MAX, COL_HAND_P50, COL_PREEMPTED, COL_BLOCKED, COL_BAR, NR_COLS
+};
 
 struct reason_row {
 	int id;			/* reason id; events: REASON_MAX + index */
@@ -16,45 +23,13 @@ struct reason_row {
 	bool blocking;
 	bool event;		/* another kvm event or a userspace exit: a count only */
 	uint64_t count;
-	uint64_t total;
-	double pct;
-	uint64_t samples;
-	bool have_lat;		/* samples > 0 */
-	uint64_t min;
-	double mean;
-	uint64_t p50;
-	uint64_t p99;
-	uint64_t max;
+	uint64_t samples;	/* latency samples: the split has none without */
+	bool have_split;	/* with sched events (see "exit split") */
+	/* the field columns' values, and whether the row has one */
+	struct model_field_val v[NR_COLS];
+	bool has[NR_COLS];
 	unsigned char bar[BAR_BUCKETS];	/* 0..8: share of the samples per decade */
-	/* with sched events (see "exit split"): time on a CPU, and off one */
-	bool have_split;
-	uint64_t hand_p50;
-	uint64_t preempted;
-	uint64_t blocked;
 };
-
-PANE_CMP(reason_row, count)
-PANE_CMP(reason_row, total)
-PANE_CMP(reason_row, pct)
-PANE_CMP(reason_row, min)
-PANE_CMP(reason_row, mean)
-PANE_CMP(reason_row, p50)
-PANE_CMP(reason_row, p99)
-PANE_CMP(reason_row, max)
-PANE_CMP(reason_row, hand_p50)
-PANE_CMP(reason_row, preempted)
-PANE_CMP(reason_row, blocked)
-
-/* c_<field>(): a part of the exits' split, "-" without sched events */
-#define SPLIT_CELL(field) \
-	static void c_##field(const struct tui *t, const void *r, char *buf, size_t len) \
-	{ \
-		const struct reason_row *w = r; \
-		tui_fmt_lat(t, w->have_split && w->have_lat, (double)w->field, buf, len); \
-	}
-SPLIT_CELL(hand_p50)
-SPLIT_CELL(preempted)
-SPLIT_CELL(blocked)
 
 static int cmp_name(const void *a, const void *b)
 {
@@ -68,31 +43,9 @@ static void c_name(const struct tui *t, const void *r, char *buf, size_t len)
 	snprintf(buf, len, "%s%s", w->name, w->blocking ? " (blocks)" : w->event ? " (event)" : "");
 }
 
-PANE_COUNT_CELL(reason_row, count, count)
+PANE_CMP(reason_row, count)
 
 PANE_RATE_CELL(reason_row, rate, count)
-
-PANE_COUNT_CELL(reason_row, total, total)
-
-static void c_pct(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	const struct reason_row *w = r;
-
-	if (w->event)
-		snprintf(buf, len, "-");	/* not a share of the exits */
-	else
-		tui_fmt_pct(w->pct, buf, len);
-}
-
-PANE_LAT_CELL(reason_row, min)
-
-PANE_LAT_CELL(reason_row, mean)
-
-PANE_LAT_CELL(reason_row, p50)
-
-PANE_LAT_CELL(reason_row, p99)
-
-PANE_LAT_CELL(reason_row, max)
 
 /* One character per decade, its height the share of samples there. */
 static void c_bar(const struct tui *t, const void *r, char *buf, size_t len)
@@ -119,22 +72,92 @@ static void c_bar(const struct tui *t, const void *r, char *buf, size_t len)
 	buf[o] = '\0';
 }
 
-static const struct pane_col cols[] = {
-	{ "reason",  "REASON",                 28, COL_LEFT,  c_name,  cmp_name,  false, 9, 0 },
-	{ "count",   "COUNT",                   9, COL_RIGHT, c_count, cmp_count, true,  8, 0 },
-	{ "rate",    "RATE/s",                  9, COL_RIGHT, c_rate,  cmp_count, true,  5, 0 },
-	{ "pct",     "%",                       6, COL_RIGHT, c_pct,   cmp_pct,   true,  7, 0 },
-	{ "total",   "TOTAL",                  10, COL_RIGHT, c_total, cmp_total, true,  3, 0 },
-	{ "min",     "MIN",                     8, COL_RIGHT, c_min,   cmp_min,   true,  2, 0 },
-	{ "mean",    "MEAN",                    8, COL_RIGHT, c_mean,  cmp_mean,  true,  6, 0 },
-	{ "p50",     "P50",                     8, COL_RIGHT, c_p50,   cmp_p50,   true,  4, 0 },
-	{ "p99",     "P99",                     8, COL_RIGHT, c_p99,   cmp_p99,   true,  6, 0 },
-	{ "max",     "MAX",                     8, COL_RIGHT, c_max,   cmp_max,   true,  4, 0 },
-	{ "hand_p50", "HAND P50",               8, COL_RIGHT, c_hand_p50, cmp_hand_p50, true, 5, TIME_SPLIT },
-	{ "preempted", "PREEMPT",               8, COL_RIGHT, c_preempted, cmp_preempted, true, 5, TIME_SPLIT },
-	{ "blocked", "BLOCKED",                 8, COL_RIGHT, c_blocked, cmp_blocked, true, 4, TIME_SPLIT },
-	{ "hist",    "1us 1ms 1s",       BAR_BUCKETS + 2, COL_LEFT, c_bar, NULL, false, 1, 0 },
+static const struct pane_col cols[NR_COLS] = {
+	[COL_REASON]    = { "reason", "REASON", 28, COL_LEFT, c_name, cmp_name, false, 9, 0, NULL },
+	[COL_COUNT]     = { "count", NULL, 9, COL_RIGHT, NULL, NULL, true, 8, 0, "count" },
+	[COL_RATE]      = { "rate", "RATE/s", 9, COL_RIGHT, c_rate, cmp_count, true, 5, 0, NULL },
+	[COL_PCT]       = { "pct", NULL, 6, COL_RIGHT, NULL, NULL, true, 7, 0, "pct" },
+	[COL_TOTAL]     = { "total", NULL, 10, COL_RIGHT, NULL, NULL, true, 3, 0, "total" },
+	[COL_MIN]       = { "min", NULL, 8, COL_RIGHT, NULL, NULL, true, 2, 0, "min" },
+	[COL_MEAN]      = { "mean", NULL, 8, COL_RIGHT, NULL, NULL, true, 6, 0, "mean" },
+	[COL_P50]       = { "p50", NULL, 8, COL_RIGHT, NULL, NULL, true, 4, 0, "p50" },
+	[COL_P99]       = { "p99", NULL, 8, COL_RIGHT, NULL, NULL, true, 6, 0, "p99" },
+	[COL_MAX]       = { "max", NULL, 8, COL_RIGHT, NULL, NULL, true, 4, 0, "max" },
+	[COL_HAND_P50]  = { "handling_p50", NULL, 8, COL_RIGHT, NULL, NULL, true, 5, TIME_SPLIT, "handling_p50" },
+	[COL_PREEMPTED] = { "preempted_s", NULL, 9, COL_RIGHT, NULL, NULL, true, 5, TIME_SPLIT, "preempted_s" },
+	[COL_BLOCKED]   = { "blocked_s", NULL, 8, COL_RIGHT, NULL, NULL, true, 4, TIME_SPLIT, "blocked_s" },
+	[COL_BAR]       = { "hist", "1us 1ms 1s", BAR_BUCKETS + 2, COL_LEFT, c_bar, NULL, false, 1, 0, NULL },
 };
+
+/* A field column's cell: "-" where the row has no value (an event's latency, no samples). */
+static void field_cell(const struct tui *t, const void *r, int col, char *buf, size_t len)
+{
+	const struct model_reason_field *f = model_reason_field(cols[col].field);
+	const struct reason_row *w = r;
+	const struct model_field_val *v = &w->v[col];
+
+	if (!w->has[col] || !f) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	switch (f->kind) {
+	case MF_NUM:
+		tui_fmt_count(v->u, buf, len);
+		break;
+	case MF_PCT:
+		tui_fmt_pct(v->d, buf, len);
+		break;
+	case MF_TIME:
+	case MF_SECS:
+		tui_fmt_lat(t, true, (double)v->u, buf, len);
+		break;
+	case MF_TIME_MEAN:
+		tui_fmt_lat(t, true, v->d, buf, len);
+		break;
+	default:
+		snprintf(buf, len, "%s", v->s ? v->s : "");
+		break;
+	}
+}
+
+/* A field column's order: rows without a value first, then by value. */
+static int field_cmp(const void *a, const void *b, int col)
+{
+	const struct model_reason_field *f = model_reason_field(cols[col].field);
+	const struct reason_row *x = a, *y = b;
+
+	if (x->has[col] != y->has[col])
+		return x->has[col] ? 1 : -1;
+	if (f && (f->kind == MF_PCT || f->kind == MF_TIME_MEAN))
+		return x->v[col].d < y->v[col].d ? -1 : x->v[col].d > y->v[col].d;
+	return x->v[col].u < y->v[col].u ? -1 : x->v[col].u > y->v[col].u;
+}
+
+/* Every field column of w from reason row m of its scope. */
+static void fill_fields(struct reason_row *w, const struct model_reason_row *m)
+{
+	int i;
+
+	for (i = 0; i < NR_COLS; i++) {
+		const struct model_reason_field *f = cols[i].field ? model_reason_field(cols[i].field) : NULL;
+
+		if (f)
+			model_reason_value(f, m, &w->v[i], &w->has[i]);
+	}
+	/* the split of exits that have no latency sample is not shown either */
+	for (i = COL_HAND_P50; i <= COL_BLOCKED; i++)
+		w->has[i] = w->has[i] && w->have_split && w->samples;
+}
+
+/* An event's row: a count and a total, nothing else. */
+static void fill_event(struct reason_row *w, uint64_t count, uint64_t total)
+{
+	w->event = true;
+	w->count = count;
+	w->v[COL_COUNT].u = count;
+	w->v[COL_TOTAL].u = total;
+	w->has[COL_COUNT] = w->has[COL_TOTAL] = true;
+}
 
 static void fill_bar(struct reason_row *w, const struct hist *h)
 {
@@ -170,37 +193,19 @@ static int grow(struct pane *p, struct reason_row **rows)
 	return 0;
 }
 
-static int build(struct tui *t, struct pane *p)
+/* The rows of the scope's exit reasons, most exits first: 0, or -1 (no memory). */
+static int build_reasons(struct pane *p, const struct model_scope *s)
 {
-	const struct model_reason_row **sorted = NULL;
-	struct model_scope s;
-	struct reason_row *rows;
+	const struct model_reason_row **sorted = calloc(s->nr ? s->nr : 1, sizeof(*sorted));
+	struct reason_row *rows = calloc(s->nr ? s->nr : 1, sizeof(*rows));
 	unsigned int i, n;
-	int ret;
 
-	memset(&s, 0, sizeof(s));
-	p->nr = 0;
-	if (p->tid >= 0) {
-		const struct vcpu *v = tui_find_vcpu(t, p->tid);
-
-		if (!v)
-			goto gone;
-		ret = model_scope_vcpu(&s, t->m, v, t->cumulative);
-	} else {
-		const struct vm *vm = tui_find_vm(t, p->vm_pid);
-
-		if (!vm)
-			goto gone;
-		ret = model_scope_vm(&s, t->m, vm, t->cumulative);
+	p->rows = rows;
+	if (!sorted || !rows) {
+		free(sorted);
+		return -1;
 	}
-	if (ret)
-		goto out;
-	ret = -1;
-	sorted = calloc(s.nr ? s.nr : 1, sizeof(*sorted));
-	p->rows = rows = calloc(s.nr ? s.nr : 1, sizeof(*rows));
-	if (!sorted || !rows)
-		goto out;
-	n = model_scope_sorted(&s, sorted);
+	n = model_scope_sorted(s, sorted);
 	for (i = 0; i < n; i++) {
 		const struct model_reason_row *m = sorted[i];
 		struct reason_row *w = &rows[p->nr++];
@@ -211,62 +216,66 @@ static int build(struct tui *t, struct pane *p)
 		escape_text(raw, w->name, sizeof(w->name));
 		w->blocking = m->r->blocking;
 		w->count = m->count;
-		w->total = m->total;
-		w->pct = s.exits ? 100.0 * (double)m->count / (double)s.exits : 0;
 		w->samples = m->lat.samples;
-		w->have_lat = w->samples > 0;
-		w->min = m->lat.samples ? m->lat.min : 0;
-		w->mean = hist_mean(&m->lat);
-		w->p50 = hist_quantile(&m->lat, 0.5);
-		w->p99 = hist_quantile(&m->lat, 0.99);
-		w->max = m->lat.max;
-		w->have_split = s.time_known & TIME_SPLIT;
-		w->hand_p50 = hist_quantile(&m->handling, 0.5);
-		w->preempted = m->preempted;
-		w->blocked = m->blocked;
+		w->have_split = s->time_known & TIME_SPLIT;
+		fill_fields(w, m);
 		if (w->samples)
 			fill_bar(w, &m->lat);
 	}
-	/* then the other events and the exits to userspace: counts, no latency */
-	for (i = 0; i < (unsigned int)t->m->nr_other; i++) {
-		struct reason_row *w;
+	free(sorted);
+	return 0;
+}
 
-		if (!s.other[i])
+/* Then the other events and the exits to userspace: counts, no latency.  0, or -1. */
+static int build_events(struct tui *t, struct pane *p, const struct model_scope *s)
+{
+	struct reason_row *rows = p->rows, *w;
+	char name[NAMES_UEXIT_LEN * 4];
+	unsigned int i;
+
+	for (i = 0; i < (unsigned int)t->m->nr_other; i++) {
+		if (!s->other[i])
 			continue;
 		if (grow(p, &rows))
-			goto out;
+			return -1;
 		w = &rows[p->nr++];
 		w->id = REASON_MAX + (int)i;
-		w->event = true;
 		escape_text(t->m->names->other[i], w->name, sizeof(w->name));
-		w->count = s.other[i];
-		w->total = s.other_total[i];
+		fill_event(w, s->other[i], s->other_total[i]);
 	}
 	for (i = 0; i < UEXIT_MAX; i++) {
-		struct reason_row *w;
-		char name[NAMES_UEXIT_LEN * 4];
-
-		if (!s.uexit[i])
+		if (!s->uexit[i])
 			continue;
 		if (grow(p, &rows))
-			goto out;
+			return -1;
 		w = &rows[p->nr++];
 		w->id = REASON_MAX + DECODE_OTHER_MAX + (int)i;
-		w->event = true;
 		snprintf(w->name, sizeof(w->name), "userspace %s",
 			 escape_text(names_uexit(t->m->names, (int)i), name, sizeof(name)));
-		w->count = s.uexit[i];
-		w->total = s.uexit_total[i];
+		fill_event(w, s->uexit[i], s->uexit_total[i]);
 	}
-	ret = 0;
-out:
-	free(sorted);
+	return 0;
+}
+
+static int build(struct tui *t, struct pane *p)
+{
+	const struct vcpu *v = p->tid >= 0 ? tui_find_vcpu(t, p->tid) : NULL;
+	const struct vm *vm = p->tid < 0 ? tui_find_vm(t, p->vm_pid) : NULL;
+	struct model_scope s;
+	int ret;
+
+	memset(&s, 0, sizeof(s));
+	p->nr = 0;
+	if (!v && !vm) {
+		/* the VM or thread went away: an empty pane */
+		p->rows = calloc(1, sizeof(struct reason_row));
+		return p->rows ? 0 : -1;
+	}
+	ret = v ? model_scope_vcpu(&s, t->m, v, t->cumulative) : model_scope_vm(&s, t->m, vm, t->cumulative);
+	if (!ret)
+		ret = build_reasons(p, &s) ?: build_events(t, p, &s);
 	model_scope_free(&s);
 	return ret;
-gone:
-	/* the VM or thread went away: an empty pane */
-	p->rows = calloc(1, sizeof(*rows));
-	return p->rows ? 0 : -1;
 }
 
 static uint64_t key(const void *r)
@@ -323,4 +332,6 @@ const struct pane_ops pane_reasons = {
 	.enter = enter,
 	.tab = tab,
 	.title = title,
+	.field_cell = field_cell,
+	.field_cmp = field_cmp,
 };

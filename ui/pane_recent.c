@@ -84,13 +84,13 @@ static void c_mode(const struct tui *t, const void *r, char *buf, size_t len)
 }
 
 static const struct pane_col cols[] = {
-	{ "time",    "TIME s",      14, COL_RIGHT, c_time,   cmp_seq,     true,  9, 0 },
-	{ "cpu",     "CPU",          4, COL_RIGHT, c_cpu,    cmp_cpu,     false, 4, 0 },
-	{ "reason",  "REASON",      28, COL_LEFT,  c_reason, cmp_reason,  false, 8, 0 },
-	{ "ip",      "GUEST IP",    18, COL_RIGHT, c_ip,     cmp_ip,      false, 6, 0 },
-	{ "latency", "LATENCY",     10, COL_RIGHT, c_lat,    cmp_latency, true,  7, 0 },
-	{ "mode",    "MODE",         7, COL_LEFT,  c_mode,   cmp_mode,    false, 2, 0 },
-	{ "info",    "INFO",        33, COL_LEFT,  c_info,   cmp_info1,   false, 3, 0 },
+	{ "time",    "TIME s",      14, COL_RIGHT, c_time,   cmp_seq,     true,  9, 0, NULL },
+	{ "cpu",     "CPU",          4, COL_RIGHT, c_cpu,    cmp_cpu,     false, 4, 0, NULL },
+	{ "reason",  "REASON",      28, COL_LEFT,  c_reason, cmp_reason,  false, 8, 0, NULL },
+	{ "ip",      "GUEST IP",    18, COL_RIGHT, c_ip,     cmp_ip,      false, 6, 0, NULL },
+	{ "latency", "LATENCY",     10, COL_RIGHT, c_lat,    cmp_latency, true,  7, 0, NULL },
+	{ "mode",    "MODE",         7, COL_LEFT,  c_mode,   cmp_mode,    false, 2, 0, NULL },
+	{ "info",    "INFO",        33, COL_LEFT,  c_info,   cmp_info1,   false, 3, 0, NULL },
 };
 
 static int build(struct tui *t, struct pane *p)

@@ -118,22 +118,22 @@ static void c_state(const struct tui *t, const void *r, char *buf, size_t len)
 }
 
 static const struct pane_col cols[] = {
-	{ "vcpu",    "VCPU",         5, COL_RIGHT, c_vcpu,  cmp_vcpu,  false, 9, 0 },
-	{ "tid",     "TID",          8, COL_RIGHT, c_tid,   cmp_tid,   false, 8, 0 },
-	{ "comm",    "THREAD",      16, COL_LEFT,  c_comm,  cmp_comm,      false, 4, 0 },
-	{ "cpu",     "CPU",          4, COL_RIGHT, c_cpu,   cmp_cpu,   false, 3, 0 },
-	{ "exits_s", "EXITS/s",     10, COL_RIGHT, c_rate,  cmp_exits, true,  9, 0 },
-	{ "total",   "TOTAL",       10, COL_RIGHT, c_total, cmp_total, true,  5, 0 },
-	{ "mean",    "LAT MEAN",     9, COL_RIGHT, c_mean,  cmp_mean,  true,  7, 0 },
-	{ "p99",     "LAT P99",      9, COL_RIGHT, c_p99,   cmp_p99,   true,  7, 0 },
-	{ "max",     "LAT MAX",      9, COL_RIGHT, c_max,   cmp_max,   true,  6, 0 },
-	{ "guest",   "GUEST%",       6, COL_RIGHT, c_guest, cmp_guest, true,  6, 1u << VS_GUEST },
-	{ "host",    "HOST%",        6, COL_RIGHT, c_host,  cmp_host,  true,  6, 1u << VS_HOST },
-	{ "vmm",     "VMM%",         6, COL_RIGHT, c_vmm,   cmp_vmm,   true,  6, 1u << VS_VMM },
-	{ "halt",    "HALT%",        6, COL_RIGHT, c_halt,  cmp_halt,  true,  6, 1u << VS_HALT },
-	{ "wait",    "WAIT%",        6, COL_RIGHT, c_wait,  cmp_wait,  true,  7, 1u << VS_WAIT },
-	{ "top",     "TOP REASON",  20, COL_LEFT,  c_top,   cmp_top,   false, 5, 0 },
-	{ "state",   "STATE",        8, COL_LEFT,  c_state, cmp_state, false, 2, 0 },
+	{ "vcpu",    "VCPU",         5, COL_RIGHT, c_vcpu,  cmp_vcpu,  false, 9, 0, NULL },
+	{ "tid",     "TID",          8, COL_RIGHT, c_tid,   cmp_tid,   false, 8, 0, NULL },
+	{ "comm",    "THREAD",      16, COL_LEFT,  c_comm,  cmp_comm,      false, 4, 0, NULL },
+	{ "cpu",     "CPU",          4, COL_RIGHT, c_cpu,   cmp_cpu,   false, 3, 0, NULL },
+	{ "exits_s", "EXITS/s",     10, COL_RIGHT, c_rate,  cmp_exits, true,  9, 0, NULL },
+	{ "total",   "TOTAL",       10, COL_RIGHT, c_total, cmp_total, true,  5, 0, NULL },
+	{ "mean",    "LAT MEAN",     9, COL_RIGHT, c_mean,  cmp_mean,  true,  7, 0, NULL },
+	{ "p99",     "LAT P99",      9, COL_RIGHT, c_p99,   cmp_p99,   true,  7, 0, NULL },
+	{ "max",     "LAT MAX",      9, COL_RIGHT, c_max,   cmp_max,   true,  6, 0, NULL },
+	{ "guest",   "GUEST%",       6, COL_RIGHT, c_guest, cmp_guest, true,  6, 1u << VS_GUEST, NULL },
+	{ "host",    "HOST%",        6, COL_RIGHT, c_host,  cmp_host,  true,  6, 1u << VS_HOST, NULL },
+	{ "vmm",     "VMM%",         6, COL_RIGHT, c_vmm,   cmp_vmm,   true,  6, 1u << VS_VMM, NULL },
+	{ "halt",    "HALT%",        6, COL_RIGHT, c_halt,  cmp_halt,  true,  6, 1u << VS_HALT, NULL },
+	{ "wait",    "WAIT%",        6, COL_RIGHT, c_wait,  cmp_wait,  true,  7, 1u << VS_WAIT, NULL },
+	{ "top",     "TOP REASON",  20, COL_LEFT,  c_top,   cmp_top,   false, 5, 0, NULL },
+	{ "state",   "STATE",        8, COL_LEFT,  c_state, cmp_state, false, 2, 0, NULL },
 };
 
 /* Where the vCPU was when the figures were taken. */

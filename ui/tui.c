@@ -26,6 +26,7 @@
 #include "escape.h"
 #include "fmt.h"
 #include "history.h"
+#include "model_fields.h"
 #include "tui.h"
 
 #define HEADER_LINES	4	/* two of figures, the pane's title, the column titles */
@@ -114,12 +115,20 @@ static void *row_at(const struct pane *p, size_t i)
 	return (char *)p->rows + i * p->ops->row_size;
 }
 
+/* A column's title: a field's own (model_fields.h), else the pane's. */
+static const char *col_title(const struct pane_col *c)
+{
+	const struct model_reason_field *f = c->field ? model_reason_field(c->field) : NULL;
+
+	return f ? f->title : c->title;
+}
+
 static int order_cmp(const void *a, const void *b, void *arg)
 {
 	const struct pane *p = arg;
 	const struct pane_col *c = &p->ops->cols[p->sort];
 	const void *x = row_at(p, *(const size_t *)a), *y = row_at(p, *(const size_t *)b);
-	int r = c->compare ? c->compare(x, y) : 0;
+	int r = c->field ? p->ops->field_cmp(x, y, p->sort) : c->compare ? c->compare(x, y) : 0;
 
 	if (!r) {
 		uint64_t kx = p->ops->key(x), ky = p->ops->key(y);
@@ -450,10 +459,10 @@ static void draw_table(struct tui *t)
 		if (!show[i])
 			continue;
 		if (i == p->sort)
-			snprintf(buf, sizeof(buf), "%s%s", c->title,
+			snprintf(buf, sizeof(buf), "%s%s", col_title(c),
 				 t->utf8 ? (down ? "\u25bc" : "\u25b2") : (down ? "v" : "^"));
 		else
-			snprintf(buf, sizeof(buf), "%s", c->title);
+			snprintf(buf, sizeof(buf), "%s", col_title(c));
 		put(3, x, w, buf, c->align);
 		x += c->width + 1;
 	}
@@ -485,7 +494,10 @@ static void draw_table(struct tui *t)
 
 			if (!show[i])
 				continue;
-			c->cell(t, r, buf, sizeof(buf));
+			if (c->field)
+				ops->field_cell(t, r, i, buf, sizeof(buf));
+			else
+				c->cell(t, r, buf, sizeof(buf));
 			put(HEADER_LINES + y, x, w, buf, c->align);
 			x += c->width + 1;
 		}
@@ -1174,6 +1186,16 @@ static void tui_stop(void *ctx)
 	t->hist = NULL;
 }
 
+static const struct view_ops tui_view_ops = {
+	.name = "screen",
+	.start = tui_start,
+	.refresh = tui_refresh,
+	.input = tui_input,
+	.notice = tui_notice,
+	.stop = tui_stop,
+	.panic = tui_panic,
+};
+
 struct view *tui_view(struct tui *t, const struct tui_config *c)
 {
 	const char *cs;
@@ -1185,15 +1207,8 @@ struct view *tui_view(struct tui *t, const struct tui_config *c)
 	t->mono = c->mono;
 	t->syms = c->syms;
 	t->delay = c->delay ? c->delay : 3.0;
-	t->view.fd = STDIN_FILENO;
+	view_init(&t->view, &tui_view_ops, t, STDIN_FILENO);
 	t->view.delay = t->delay;
-	t->view.ctx = t;
-	t->view.start = tui_start;
-	t->view.refresh = tui_refresh;
-	t->view.input = tui_input;
-	t->view.notice = tui_notice;
-	t->view.stop = tui_stop;
-	t->view.panic = tui_panic;
 	t->nr_intervals = -1;
 	t->stats_file = getenv("KVMTOP_DRAW_STATS");
 	if (t->stats_file && !t->stats_file[0])

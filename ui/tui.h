@@ -74,6 +74,11 @@ struct pane_col {
 	 * be shown at all (model_time_known()); 0: always.
 	 */
 	unsigned int needs;
+	/*
+	 * A reason field (model_fields.h) by name: the title is the field's,
+	 * and the pane's field_cell and field_cmp show and order it.
+	 */
+	const char *field;
 };
 
 struct pane_ops {
@@ -92,6 +97,9 @@ struct pane_ops {
 	int (*enter)(struct tui *t, const void *r);
 	/* Tab: replace this pane by its sibling. */
 	int (*tab)(struct tui *t);
+	/* The cell and the order of column col when it is a field's (pane_col.field). */
+	void (*field_cell)(const struct tui *t, const void *r, int col, char *buf, size_t len);
+	int (*field_cmp)(const void *a, const void *b, int col);
 	/* Optional: what an empty pane says (without it: no events / nothing in this interval). */
 	const char *(*empty)(const struct tui *t, const struct pane *p);
 	/* A line under the header saying what the pane shows. */

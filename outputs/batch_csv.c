@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Batch output as CSV: one row per VM, vCPU thread and exit reason, its
+ * reason columns every field of model_fields.h by name (empty where the
+ * input does not measure it), then the vCPU's time states and the VM's
+ * thread groups, then KVM's statistics.  Strings are quoted as RFC 4180
+ * has it, and escaped (escape.h).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "batch.h"
+#include "escape.h"
+
+/* The thread's time in each state, seconds; empty where not measured. */
+static void csv_states(const struct batch *b, const struct model_scope *s)
+{
+	int j;
+
+	for (j = 0; j < VS_NR; j++) {
+		fputc(',', b->out);
+		if (b->ns && (s->time_known & (1u << j)))
+			fprintf(b->out, "%.9f", (double)s->time[j] / 1e9);
+	}
+}
+
+/* The VM's emulator_run_s ... vhost_wait_s, empty where not measured. */
+static void csv_groups(const struct batch *b, const struct vm *vm)
+{
+	int g, w;
+
+	for (g = 0; g < TG_NR; g++)
+		for (w = 0; w < 2; w++) {
+			fputc(',', b->out);
+			if (b->ns && vm->groups[g].known)
+				fprintf(b->out, "%.9f", (double)model_group_ns(vm, g, w, false) / 1e9);
+		}
+}
+
+/* The header line: the row's context, every reason field, the vCPU's and VM's columns. */
+static void csv_header(struct batch *b)
+{
+	unsigned int j;
+
+	fputs("snapshot,start,end,vm_pid,vm_name,vm_state,vcpu,tid,comm", b->out);
+	for (j = 0; j < model_nr_reason_fields; j++)
+		fprintf(b->out, ",%s", model_reason_fields[j].name);
+	for (j = 0; j < VS_NR; j++)
+		fprintf(b->out, ",%s_s", model_state_name(j));
+	for (j = 0; j < TG_NR; j++)
+		fprintf(b->out, ",%s_run_s,%s_wait_s", model_group_name(j), model_group_name(j));
+	batch_kstats_csv_header(b);
+	fputc('\n', b->out);
+}
+
+/* One row: a reason of vCPU v of vm, whose scope is cs. */
+static void csv_row(const struct batch *b, const struct vm *vm, const struct vcpu *v,
+		    const struct model_scope *cs, const struct model_reason_row *w, uint64_t end)
+{
+	const struct model *m = b->m;
+	unsigned int j;
+
+	fprintf(b->out, "%u,%" PRIu64 ",%" PRIu64 ",%d,", b->snapshots + 1, m->interval_start, end, vm->pid);
+	escape_csv(b->out, vm->name);
+	fprintf(b->out, ",%s,%d,%d,", model_vm_state(m, vm), v->vcpu_id, v->tid);
+	escape_csv(b->out, v->comm);
+	/* a field not measured here is an empty cell (null in JSON) */
+	for (j = 0; j < model_nr_reason_fields; j++) {
+		fputc(',', b->out);
+		if (batch_field_known(b, &model_reason_fields[j]))
+			batch_machine_value(b, &model_reason_fields[j], w, escape_csv);
+	}
+	csv_states(b, cs);
+	csv_groups(b, vm);
+	batch_kstats_csv(b, vm, v);
+	fputc('\n', b->out);
+}
+
+/* The rows of vCPU v: 0 or -1 (no memory). */
+static int csv_vcpu(const struct batch *b, const struct vm *vm, const struct vcpu *v, uint64_t end)
+{
+	const struct model_reason_row **rows = NULL;
+	struct model_scope cs;
+	unsigned int i, n;
+	int ret = -1;
+
+	if (model_scope_vcpu(&cs, b->m, v, false))
+		goto out;
+	rows = batch_rows(&cs, &n);
+	if (!rows)
+		goto out;
+	for (i = 0; i < n; i++)
+		csv_row(b, vm, v, &cs, rows[i], end);
+	ret = 0;
+out:
+	free(rows);
+	model_scope_free(&cs);
+	return ret;
+}
+
+int batch_csv_print(struct batch *b, uint64_t end)
+{
+	const struct vcpu *v;
+	const struct vm *vm;
+
+	if (!b->snapshots)
+		csv_header(b);
+	MODEL_FOREACH_VM(vm, b->m)
+		MODEL_FOREACH_VCPU(v, vm)
+			if (csv_vcpu(b, vm, v, end))
+				return -1;
+	return 0;
+}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The metrics formats of batch output (-o prometheus|openmetrics): to
+ * stdout, or with --output FILE into a new file beside FILE renamed over
+ * it, as node_exporter's textfile collector wants.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "batch.h"
+
+int batch_file_check(const struct batch *b)
+{
+	char tmp[4200];
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", b->output);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "kvmtop: --output %s: cannot write beside it: %s\n", b->output, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	unlink(tmp);
+	return 0;
+}
+
+/*
+ * The metrics formats: to stdout, or with --output into a new file in
+ * FILE's directory renamed over FILE, so a reader (node_exporter's
+ * textfile collector) sees the old document or the new, never half.
+ * 0, or -1 with errno.
+ */
+int batch_file_metrics(struct batch *b)
+{
+	struct metrics_opts o = *b->metrics;
+	bool om = b->fmt == BATCH_OPENMETRICS;
+	char tmp[4200];
+	FILE *f;
+	int fd, ret;
+
+	o.ns = b->ns;
+	if (!b->output)
+		return metrics_print(om ? NULL : b->out, om ? b->out : NULL, b->m, &o) ? (errno = ENOMEM, -1) : 0;
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", b->output);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -1;
+	/* readable as a file written by redirection would be: 0644 less the umask */
+	{
+		mode_t um = umask(0);
+
+		umask(um);
+		fchmod(fd, 0644 & ~um);
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
+	ret = metrics_print(om ? NULL : f, om ? f : NULL, b->m, &o);
+	if (ret)
+		errno = ENOMEM;
+	if (fflush(f) || ferror(f) || fsync(fd))
+		ret = -1;
+	if (fclose(f))
+		ret = -1;
+	if (!ret && rename(tmp, b->output))
+		ret = -1;
+	if (ret) {
+		int e = errno;
+
+		unlink(tmp);
+		errno = e;
+	}
+	return ret;
+}
+

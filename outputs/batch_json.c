@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Batch output as JSON Lines: one object per snapshot, the host's figures,
+ * then each VM with its vCPU threads.  A reason object carries every field
+ * of model_fields.h (null where the input does not measure it), as CSV's
+ * row every column.  The schema is in man/kvmtop.1 (OUTPUT).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch.h"
+#include "escape.h"
+#include "model_time.h"
+
+static void json_rate(const struct batch *b, uint64_t n, uint64_t end)
+{
+	double secs = batch_seconds(b, end);
+
+	if (secs > 0)
+		fprintf(b->out, "%.3f", (double)n / secs);
+	else
+		fputs("null", b->out);
+}
+
+/* Are two fields' JSON groups the same (both none, or the same name)? */
+static bool same_group(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* One reason row: every field of model_fields.h, null where the input does not measure it. */
+static void json_reason(const struct batch *b, const struct model_reason_row *w)
+{
+	const char *group = NULL;
+	unsigned int j;
+
+	fputc('{', b->out);
+	for (j = 0; j < model_nr_reason_fields; j++) {
+		const struct model_reason_field *f = &model_reason_fields[j];
+
+		if (!same_group(f->group, group)) {
+			/* the fields of a group are adjacent in the table */
+			if (group)
+				fputc('}', b->out);
+			if (f->group)
+				fprintf(b->out, ",\"%s\":{", f->group);
+			else
+				fputc(',', b->out);
+			group = f->group;
+		} else if (j) {
+			fputc(',', b->out);
+		}
+		fprintf(b->out, "\"%s\":", f->key);
+		if (batch_field_known(b, f))
+			batch_machine_value(b, f, w, escape_json);
+		else
+			fputs("null", b->out);
+	}
+	fputs(group ? "}}" : "}", b->out);
+}
+
+static void json_reasons(const struct batch *b, const struct model_scope *s)
+{
+	const struct model_reason_row **rows;
+	unsigned int i, n;
+
+	fputs("\"reasons\":[", b->out);
+	rows = batch_rows(s, &n);
+	for (i = 0; rows && i < n; i++) {
+		if (i)
+			fputc(',', b->out);
+		json_reason(b, rows[i]);
+	}
+	fputc(']', b->out);
+	free(rows);
+}
+
+static void json_events(const struct batch *b, const struct model_scope *s)
+{
+	bool any = false;
+	int j;
+
+	fputs(",\"events\":{", b->out);
+	for (j = 0; j < b->m->nr_other; j++) {
+		if (!s->other[j])
+			continue;
+		fprintf(b->out, "%s", any ? "," : "");
+		escape_json(b->out, b->m->names->other[j]);
+		fprintf(b->out, ":%" PRIu64, s->other[j]);
+		any = true;
+	}
+	fputs("},\"userspace_exits\":{", b->out);
+	any = false;
+	for (j = 0; j < UEXIT_MAX; j++) {
+		if (!s->uexit[j])
+			continue;
+		fprintf(b->out, "%s", any ? "," : "");
+		escape_json(b->out, names_uexit(b->m->names, j));
+		fprintf(b->out, ":%" PRIu64, s->uexit[j]);
+		any = true;
+	}
+	fputc('}', b->out);
+}
+
+/*
+ * A vCPU thread's time in each state the input measures, seconds within
+ * the snapshot, and where each figure comes from; nothing when none is
+ * measured or times are not ns.
+ */
+static void json_states(const struct batch *b, const struct model_scope *s)
+{
+	const char *sep = "";
+	int j;
+
+	if (!b->ns || !s->time_known)
+		return;
+	fputs("\"time_s\":{", b->out);
+	for (j = 0; j < VS_NR; j++) {
+		if (!(s->time_known & (1u << j)))
+			continue;
+		fprintf(b->out, "%s\"%s\":%.9f", sep, model_state_name(j), (double)s->time[j] / 1e9);
+		sep = ",";
+	}
+	fputs("},\"time_source\":{", b->out);
+	sep = "";
+	for (j = 0; j < VS_NR; j++) {
+		if (!(s->time_known & (1u << j)))
+			continue;
+		fprintf(b->out, "%s\"%s\":\"%s\"", sep, model_state_name(j),
+			model_time_source(b->m, j));
+		sep = ",";
+	}
+	fputs("},", b->out);
+}
+
+/*
+ * A VM's threads by group: its vCPU threads (with their time on a CPU
+ * known), the VMM's own and the vhost workers (live): how many, their
+ * time on a CPU and waiting for one.  Nothing when none is measured.
+ */
+static void json_threads(const struct batch *b, const struct vm *vm, const struct model_scope *s)
+{
+	unsigned int need = 1u << VS_GUEST | 1u << VS_HOST | 1u << VS_WAIT;
+	const char *sep = "";
+	int g;
+
+	if (!b->ns)
+		return;
+	for (g = 0; g < TG_NR && !vm->groups[g].known; g++)
+		;
+	if ((s->time_known & need) != need && g == TG_NR)
+		return;
+	fputs("\"threads\":{", b->out);
+	if ((s->time_known & need) == need) {
+		fprintf(b->out, "\"vcpu\":{\"count\":%d,\"run_s\":%.9f,\"wait_s\":%.9f}",
+			vm->nr_vcpus, (double)(s->time[VS_GUEST] + s->time[VS_HOST] + s->time[VS_VMM]) / 1e9,
+			(double)s->time[VS_WAIT] / 1e9);
+		sep = ",";
+	}
+	for (g = 0; g < TG_NR; g++) {
+		const struct thread_group_stat *gs = &vm->groups[g];
+
+		if (!gs->known)
+			continue;
+		fprintf(b->out, "%s\"%s\":{\"count\":%d,\"run_s\":%.9f,\"wait_s\":%.9f}", sep,
+			model_group_name(g), gs->count,
+			(double)model_group_ns(vm, g, false, s->cumulative) / 1e9,
+			(double)model_group_ns(vm, g, true, s->cumulative) / 1e9);
+		sep = ",";
+	}
+	fputs("},", b->out);
+}
+
+/* In JSON: the host's kernel_threads object. */
+static void json_kernel(const struct batch *b, const struct vm *k, const struct model_scope *s)
+{
+	fprintf(b->out, ",\"kernel_threads\":{\"count\":%d", k->nr_vcpus);
+	json_events(b, s);
+	fputc('}', b->out);
+}
+
+/* The snapshot's own keys, up to the host's object. */
+static void json_header(const struct batch *b, uint64_t end)
+{
+	const struct model *m = b->m;
+
+	fprintf(b->out, "{\"source\":\"%s\",", b->source);
+	if (b->file) {
+		fputs("\"file\":", b->out);
+		escape_json(b->out, b->file);
+		fputc(',', b->out);
+	}
+	fputs("\"clock\":", b->out);
+	escape_json(b->out, b->clock);
+	fprintf(b->out, ",\"time_unit\":\"%s\",\"snapshot\":%u,\"summary\":%s,"
+		"\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"seconds\":",
+		b->time_unit, b->snapshots + 1, b->summary ? "true" : "false",
+		m->interval_start, end);
+	if (b->ns)
+		fprintf(b->out, "%.9f", batch_seconds(b, end));
+	else
+		fputs("null", b->out);
+	fprintf(b->out, ",\"empty_intervals\":%" PRIu64, b->empty > 1 ? b->empty : 0);
+	fprintf(b->out, ",\"kvm_events\":%" PRIu64 ",\"lost_events\":%" PRIu64 ",\"dropped_events\":%" PRIu64,
+		ctr_interval(&m->events), ctr_interval(&m->lost_events), ctr_interval(&m->dropped));
+}
+
+/* A scope's exits, their rate and its unmatched events. */
+static void json_exits(const struct batch *b, const struct model_scope *s, uint64_t end)
+{
+	fprintf(b->out, ",\"exits\":%" PRIu64 ",\"exits_total\":%" PRIu64 ",\"exits_per_s\":",
+		s->exits, s->exits_total);
+	json_rate(b, s->exits, end);
+	fprintf(b->out, ",\"unmatched_exits\":%" PRIu64 ",\"unmatched_entries\":%" PRIu64 ",",
+		s->unmatched_exits, s->unmatched_entries);
+}
+
+/* One vCPU thread of vm: 0 or -1 (no memory). */
+static int json_vcpu(const struct batch *b, const struct vm *vm, const struct vcpu *v, uint64_t end)
+{
+	struct model_scope cs;
+	int ret = -1;
+
+	if (model_scope_vcpu(&cs, b->m, v, false))
+		goto out;
+	fprintf(b->out, "{\"vcpu\":%d,\"tid\":%d,\"comm\":", v->vcpu_id, v->tid);
+	escape_json(b->out, v->comm);
+	fprintf(b->out, ",\"last_cpu\":%d", v->last_cpu);
+	json_exits(b, &cs, end);
+	json_states(b, &cs);
+	json_reasons(b, &cs);
+	json_events(b, &cs);
+	batch_kstats_json(b, vm, v);
+	if (batch_ips_json(b, vm, v))
+		goto out;
+	fputc('}', b->out);
+	ret = 0;
+out:
+	model_scope_free(&cs);
+	return ret;
+}
+
+/* One VM and its vCPU threads: 0 or -1 (no memory). */
+static int json_vm(const struct batch *b, const struct vm *vm, uint64_t end)
+{
+	const struct model *m = b->m;
+	const struct vcpu *v;
+	struct model_scope vs;
+	int ret = -1;
+
+	if (model_scope_vm(&vs, m, vm, false))
+		goto out;
+	fprintf(b->out, "{\"pid\":%d,\"name\":", vm->pid);
+	escape_json(b->out, vm->name);
+	fprintf(b->out, ",\"state\":\"%s\",\"grouped_by\":\"%s\",\"vcpu_threads\":%d",
+		model_vm_state(m, vm), model_vm_ident(m, vm), vm->nr_vcpus);
+	json_exits(b, &vs, end);
+	json_threads(b, vm, &vs);
+	json_reasons(b, &vs);
+	json_events(b, &vs);
+	batch_kstats_json(b, vm, NULL);
+	if (batch_ips_json(b, vm, NULL))
+		goto out;
+	fputs(",\"vcpus\":[", b->out);
+	MODEL_FOREACH_VCPU(v, vm) {
+		if (v != TAILQ_FIRST(&vm->vcpus))
+			fputc(',', b->out);
+		if (json_vcpu(b, vm, v, end))
+			goto out;
+	}
+	fputs("]}", b->out);
+	ret = 0;
+out:
+	model_scope_free(&vs);
+	return ret;
+}
+
+int batch_json_print(struct batch *b, uint64_t end)
+{
+	struct model_scope host;
+	const struct vm *vm;
+	int ret = -1;
+
+	if (model_scope_host(&host, b->m, false))
+		goto out;
+	json_header(b, end);
+	fputs(",\"host\":{", b->out);
+	/* the host's exits without its unmatched events, as it always was */
+	fprintf(b->out, "\"exits\":%" PRIu64 ",\"exits_total\":%" PRIu64 ",\"exits_per_s\":",
+		host.exits, host.exits_total);
+	json_rate(b, host.exits, end);
+	fputc(',', b->out);
+	json_reasons(b, &host);
+	if (batch_kernel(b, json_kernel))
+		goto out;
+	fputc('}', b->out);
+	batch_kstats_json_info(b);
+	fputs(",\"vms\":[", b->out);
+	MODEL_FOREACH_VM(vm, b->m) {
+		if (vm != model_vm_first(b->m))
+			fputc(',', b->out);
+		if (json_vm(b, vm, end))
+			goto out;
+	}
+	fputs("]}\n", b->out);
+	ret = 0;
+out:
+	model_scope_free(&host);
+	return ret;
+}

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Batch output as text: a header per snapshot, then per VM and per vCPU
+ * thread a table of exit reasons, like perf kvm stat report.  The table's
+ * columns are reason fields (model_fields.h) picked by name, with widths.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch.h"
+#include "escape.h"
+#include "fmt.h"
+#include "model_time.h"
+
+/* The text table's columns: reason fields by name, and their widths. */
+static const struct {
+	const char *name;
+	int width;
+} text_cols[] = {
+	{ "reason", 30 }, { "isa", 6 }, { "count", 9 }, { "pct", 6 }, { "total", 10 },
+	{ "min", 9 }, { "mean", 9 }, { "p50", 9 }, { "p90", 9 }, { "p99", 9 }, { "p999", 9 },
+	{ "max", 9 }, { "handling_p50", 9 }, { "handling_p99", 9 }, { "preempted_s", 10 },
+	{ "blocked_s", 10 },
+};
+
+#define NR_TEXT_COLS	(sizeof(text_cols) / sizeof(text_cols[0]))
+
+static void text_cell(const struct batch *b, const struct model_reason_field *f, int width,
+		      const struct model_reason_row *w)
+{
+	struct model_field_val v;
+	char buf[96], name[96];
+	bool has;
+
+	model_reason_value(f, w, &v, &has);
+	switch (f->kind) {
+	case MF_TEXT:
+		/* the flags are their own column in CSV and JSON; here, after the name */
+		if (!strcmp(f->name, "reason"))
+			v.s = reason_label(w->r, name, sizeof(name));
+		fprintf(b->out, "%-*s", width, escape_text(v.s, buf, sizeof(buf)));
+		return;
+	case MF_BOOL:
+		fprintf(b->out, "%*s", width, v.b ? "yes" : "no");
+		return;
+	case MF_NUM:
+		fprintf(b->out, "%*" PRIu64, width, v.u);
+		return;
+	case MF_PCT:
+		fprintf(b->out, "%*.2f", width, v.d);
+		return;
+	case MF_TIME:
+	case MF_TIME_MEAN:
+		if (!has)
+			snprintf(buf, sizeof(buf), "-");
+		else
+			fmt_duration(f->kind == MF_TIME ? (double)v.u : v.d, b->ns, 2, buf, sizeof(buf));
+		fprintf(b->out, "%*s", width, buf);
+		return;
+	case MF_SECS:
+		fmt_duration((double)v.u, b->ns, 2, buf, sizeof(buf));
+		fprintf(b->out, "%*s", width, buf);
+		return;
+	}
+}
+
+/* Is field f in the table: one of the split's needs sched events (seconds or not). */
+static bool text_shown(const struct batch *b, const struct model_reason_field *f)
+{
+	return !f->sched || (model_time_known(b->m) & TIME_SPLIT);
+}
+
+static void text_table(const struct batch *b, const struct model_scope *s, const char *indent)
+{
+	const struct model_reason_field *f[NR_TEXT_COLS];
+	const struct model_reason_row **rows;
+	unsigned int i, j, n;
+
+	rows = batch_rows(s, &n);
+	if (!rows)
+		return;
+	for (j = 0; j < NR_TEXT_COLS; j++)
+		f[j] = model_reason_field(text_cols[j].name);
+	fputs(indent, b->out);
+	for (j = 0; j < NR_TEXT_COLS; j++)
+		if (text_shown(b, f[j]))
+			fprintf(b->out, f[j]->kind == MF_TEXT ? "%-*s " : "%*s ", text_cols[j].width, f[j]->title);
+	fputc('\n', b->out);
+	for (i = 0; i < n; i++) {
+		fputs(indent, b->out);
+		for (j = 0; j < NR_TEXT_COLS; j++) {
+			if (!text_shown(b, f[j]))
+				continue;
+			text_cell(b, f[j], text_cols[j].width, rows[i]);
+			fputc(' ', b->out);
+		}
+		fputc('\n', b->out);
+	}
+	free(rows);
+}
+
+static void text_states(const struct batch *b, const struct model_scope *s, uint64_t end,
+			const char *indent)
+{
+	uint64_t len = end > b->m->interval_start ? end - b->m->interval_start : 0;
+	int j;
+
+	if (!s->time_known || !len)
+		return;
+	fprintf(b->out, "%stime:", indent);
+	for (j = 0; j < VS_NR; j++)
+		if (s->time_known & (1u << j))
+			fprintf(b->out, " %s %.1f%%", model_state_name(j), 100.0 * (double)s->time[j] / (double)len);
+	fputc('\n', b->out);
+}
+
+static void text_events(const struct batch *b, const struct model_scope *s, const char *indent);
+
+/* A VM's emulator and vhost threads: how many, % of one CPU on a CPU and waiting for one. */
+static void text_groups(const struct batch *b, const struct vm *vm, uint64_t end)
+{
+	uint64_t len = end > b->m->interval_start ? end - b->m->interval_start : 0;
+	const char *sep = " ";
+	int g;
+
+	if (!b->ns || !len || (!vm->groups[TG_EMULATOR].known && !vm->groups[TG_VHOST].known))
+		return;
+	fputs("  threads:", b->out);
+	for (g = 0; g < TG_NR; g++) {
+		if (!vm->groups[g].known)
+			continue;
+		fprintf(b->out, "%s%s %d run %.1f%% wait %.1f%%", sep, model_group_name(g),
+			vm->groups[g].count, 100.0 * (double)model_group_ns(vm, g, false, false) / (double)len,
+			100.0 * (double)model_group_ns(vm, g, true, false) / (double)len);
+		sep = ", ";
+	}
+	fputc('\n', b->out);
+}
+
+/* In text: one heading, their events. */
+static void text_kernel(const struct batch *b, const struct vm *k, const struct model_scope *s)
+{
+	fprintf(b->out, "host kernel threads (not VMs): %d\n", k->nr_vcpus);
+	text_events(b, s, "  ");
+}
+
+static void text_events(const struct batch *b, const struct model_scope *s, const char *indent)
+{
+	char name[128];
+	bool any = false;
+	int j;
+
+	for (j = 0; j < b->m->nr_other; j++) {
+		if (!s->other[j])
+			continue;
+		fprintf(b->out, "%s%s %" PRIu64, any ? ", " : indent,
+			escape_text(b->m->names->other[j], name, sizeof(name)), s->other[j]);
+		any = true;
+	}
+	if (!any)
+		return;
+	fputc('\n', b->out);
+	any = false;
+	for (j = 0; j < UEXIT_MAX; j++) {
+		if (!s->uexit[j])
+			continue;
+		fprintf(b->out, "%s%s%s %" PRIu64, any ? ", " : indent,
+			any ? "" : "userspace exits: ",
+			escape_text(names_uexit(b->m->names, j), name, sizeof(name)), s->uexit[j]);
+		any = true;
+	}
+	if (any)
+		fputc('\n', b->out);
+}
+
+static void text_rate(const struct batch *b, uint64_t n, uint64_t end, char *buf, size_t len)
+{
+	double secs = batch_seconds(b, end);
+
+	if (secs > 0)
+		snprintf(buf, len, ", %.1f/s", (double)n / secs);
+	else
+		buf[0] = '\0';
+}
+
+/* The snapshot's first lines: what, when, how many exits and events. */
+static void text_header(const struct batch *b, const struct model_scope *host, uint64_t end)
+{
+	const struct model *m = b->m;
+	char esc[256], clk[128], rate[48];
+
+	if (b->snapshots)
+		fputc('\n', b->out);
+	fprintf(b->out, "kvmtop %s%s%s: clock %s (times in %s), %s %u",
+		b->source, b->file ? " " : "", b->file ? escape_text(b->file, esc, sizeof(esc)) : "",
+		escape_text(b->clock, clk, sizeof(clk)), b->time_unit,
+		b->summary ? "summary" : "snapshot", b->snapshots + 1);
+	if (b->ns)
+		fprintf(b->out, ", %.6f s", batch_seconds(b, end));
+	else
+		fprintf(b->out, ", %" PRIu64 " %s", end - m->interval_start, b->time_unit);
+	if (b->empty > 1)
+		fprintf(b->out, ": %" PRIu64 " intervals without KVM events", b->empty);
+	fputc('\n', b->out);
+	text_rate(b, host->exits, end, rate, sizeof(rate));
+	fprintf(b->out, "exits %" PRIu64 "%s, kvm events %" PRIu64 ", lost events %" PRIu64,
+		host->exits, rate, ctr_interval(&m->events), ctr_interval(&m->lost_events));
+	if (ctr_interval(&m->dropped))
+		fprintf(b->out, ", dropped (over %u threads) %" PRIu64, m->max_vcpus,
+			ctr_interval(&m->dropped));
+	fputc('\n', b->out);
+	if (RB_EMPTY(&m->vcpus))
+		fprintf(b->out, "no KVM events\n");
+}
+
+/* One vCPU thread of vm: 0 or -1 (no memory). */
+static int text_vcpu(const struct batch *b, const struct vm *vm, const struct vcpu *v, uint64_t end)
+{
+	struct model_scope cs;
+	char esc[256];
+	int ret = -1;
+
+	if (model_scope_vcpu(&cs, b->m, v, false))
+		goto out;
+	fprintf(b->out, "\n  vCPU %d (tid %d \"%s\", last on CPU %d): %" PRIu64
+		" exits, unmatched exits %" PRIu64 ", unmatched entries %" PRIu64 "\n",
+		v->vcpu_id, v->tid, escape_text(v->comm, esc, sizeof(esc)),
+		v->last_cpu, cs.exits, cs.unmatched_exits, cs.unmatched_entries);
+	text_states(b, &cs, end, "    ");
+	if (cs.exits_total)
+		text_table(b, &cs, "    ");
+	text_events(b, &cs, "    ");
+	batch_kstats_text(b, vm, v, "    ");
+	ret = batch_ips_text(b, vm, v, "    ");
+out:
+	model_scope_free(&cs);
+	return ret;
+}
+
+/* One VM and its vCPU threads: 0 or -1 (no memory). */
+static int text_vm(const struct batch *b, const struct vm *vm, uint64_t end)
+{
+	const struct vcpu *v;
+	struct model_scope vs;
+	char esc[256], rate[48];
+	int ret = -1;
+
+	if (model_scope_vm(&vs, b->m, vm, false))
+		goto out;
+	text_rate(b, vs.exits, end, rate, sizeof(rate));
+	fprintf(b->out, "\nVM %s (pid %d%s%s): %" PRIu64 " exits%s, %d vCPU threads\n",
+		escape_text(vm->name, esc, sizeof(esc)), vm->pid,
+		vm->guessed ? ", guessed: no --threads" : "",
+		vm->exited ? ", exited" : "", vs.exits, rate, vm->nr_vcpus);
+	text_groups(b, vm, end);
+	if (vs.exits_total)
+		text_table(b, &vs, "  ");
+	text_events(b, &vs, "  ");
+	batch_kstats_text(b, vm, NULL, "  ");
+	if (batch_ips_text(b, vm, NULL, "  "))
+		goto out;
+	MODEL_FOREACH_VCPU(v, vm)
+		if (text_vcpu(b, vm, v, end))
+			goto out;
+	ret = 0;
+out:
+	model_scope_free(&vs);
+	return ret;
+}
+
+int batch_text_print(struct batch *b, uint64_t end)
+{
+	struct model_scope host;
+	const struct vm *vm;
+	int ret = -1;
+
+	if (model_scope_host(&host, b->m, false))
+		goto out;
+	text_header(b, &host, end);
+	if (batch_kernel(b, text_kernel))
+		goto out;
+	/* the host kernel's threads are host work, in the host's figures, never a VM */
+	MODEL_FOREACH_VM(vm, b->m)
+		if (text_vm(b, vm, end))
+			goto out;
+	ret = 0;
+out:
+	model_scope_free(&host);
+	return ret;
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reason fields are declared once (src/model_fields.c) and every
+ * output takes them from there: CSV's header, JSON's reason keys and the
+ * screen's reasons pane are each derived from the one table here, and
+ * must agree with it and so with each other -- the same names in the
+ * same order, every field in every row (null or empty where the input
+ * does not measure it), the pane's titles the table's.
+ */
+#define _GNU_SOURCE	/* open_memstream */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "batch.h"
+#include "model.h"
+#include "model_fields.h"
+#include "tui.h"
+
+static struct kvm_event ev(enum kvm_event_kind kind, uint64_t t, int tid, int reason_id)
+{
+	struct kvm_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = kind;
+	e.time = t;
+	e.tid = tid;
+	e.vcpu_id = KVM_VCPU_NONE;
+	e.reason_id = reason_id;
+	e.other = -1;
+	e.sub = -1;
+	return e;
+}
+
+/* One snapshot of a model of one vCPU thread with two reasons, in format fmt: the text (free it). */
+static char *print(enum batch_format fmt)
+{
+	struct view_source src = { .name = "replay", .clock = "local", .time_unit = "ns", .ns = true };
+	struct batch_config c = { .fmt = fmt };
+	struct metrics_opts mo;
+	struct kvm_names nm;
+	struct kvm_event e;
+	struct model *m;
+	struct batch b;
+	char *text = NULL;
+	size_t len = 0;
+	int io, hlt;
+
+	metrics_opts_init(&mo);
+	c.metrics = &mo;
+	names_init(&nm);
+	io = reason_intern(&nm.reasons, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
+	hlt = reason_intern(&nm.reasons, ISA_VMX, 12, 0, "HLT", NULL, true, false);
+	m = model_new(&nm, 8, NULL, NULL);
+	assert_non_null(m);
+	e = ev(KVM_EV_EXIT, 100, 7, io);
+	assert_int_equal(model_feed(m, &e), 0);
+	e = ev(KVM_EV_ENTRY, 150, 7, -1);
+	assert_int_equal(model_feed(m, &e), 0);
+	e = ev(KVM_EV_EXIT, 200, 7, hlt);
+	assert_int_equal(model_feed(m, &e), 0);
+	batch_view_init(&b, &c);
+	b.out = open_memstream(&text, &len);
+	assert_non_null(b.out);
+	assert_int_equal(b.view.ops->start(b.view.ctx, &src, m), 0);
+	assert_int_equal(batch_print(&b, 1000), 0);
+	fclose(b.out);
+	model_free(m);
+	names_free(&nm);
+	return text;
+}
+
+/* CSV's header: after the row's context, every field's name in the table's order. */
+static void test_csv(void **state)
+{
+	char *text = print(BATCH_CSV), *line, *save = NULL, *col;
+	unsigned int i = 0, n = 0;
+
+	(void)state;
+	line = strtok_r(text, "\n", &save);
+	assert_non_null(line);
+	for (col = strtok_r(line, ",", &save); col; col = strtok_r(NULL, ",", &save), n++) {
+		if (n < 9)
+			continue;	/* snapshot ... comm */
+		if (i == model_nr_reason_fields)
+			break;
+		assert_string_equal(col, model_reason_fields[i].name);
+		i++;
+	}
+	assert_int_equal(i, model_nr_reason_fields);
+	assert_string_equal(col, "guest_s");	/* then the vCPU's time states */
+	free(text);
+}
+
+/*
+ * The keys of the JSON object at p (one nesting level), as the table
+ * names them: "key" or "group.key"; into keys, their count returned.
+ */
+static unsigned int json_keys(const char *p, char keys[][100], unsigned int max)
+{
+	char group[48] = "";
+	unsigned int n = 0;
+	int depth = 0;
+
+	for (; *p; p++) {
+		if (*p == '{') {
+			depth++;
+		} else if (*p == '}') {
+			if (--depth == 0)
+				break;
+			group[0] = '\0';
+		} else if (*p == '"') {
+			const char *q = strchr(p + 1, '"');
+			char key[48];
+
+			assert_non_null(q);
+			snprintf(key, sizeof(key), "%.*s", (int)(q - p - 1), p + 1);
+			p = q;
+			if (p[1] != ':')
+				continue;	/* a string value */
+			if (p[2] == '{') {
+				strcpy(group, key);
+				continue;
+			}
+			assert_true(n < max);
+			snprintf(keys[n++], sizeof(keys[0]), "%s%s%s", group, group[0] ? "." : "", key);
+		}
+	}
+	return n;
+}
+
+/* A JSON reason object: every field of the table, as group.key, in its order. */
+static void test_json(void **state)
+{
+	char *text = print(BATCH_JSON), keys[64][100], want[100];
+	const char *r = strstr(text, "\"reasons\":[{");
+	unsigned int i, n;
+
+	(void)state;
+	assert_non_null(r);
+	n = json_keys(r + strlen("\"reasons\":["), keys, 64);
+	assert_int_equal(n, model_nr_reason_fields);
+	for (i = 0; i < n; i++) {
+		const struct model_reason_field *f = &model_reason_fields[i];
+
+		snprintf(want, sizeof(want), "%s%s%s", f->group ? f->group : "", f->group ? "." : "", f->key);
+		assert_string_equal(keys[i], want);
+	}
+	/* no sched events here: the split is null, as CSV leaves it empty */
+	assert_non_null(strstr(r, "\"preempted_s\":null"));
+	free(text);
+}
+
+/* The reasons pane's field columns: each a field of the table, titled by it. */
+static void test_pane(void **state)
+{
+	unsigned int fields = 0;
+	int i;
+
+	(void)state;
+	for (i = 0; i < pane_reasons.nr_cols; i++) {
+		const struct pane_col *c = &pane_reasons.cols[i];
+
+		if (!c->field)
+			continue;
+		assert_non_null(model_reason_field(c->field));
+		/* the title is the table's: the pane has none of its own */
+		assert_null(c->title);
+		fields++;
+	}
+	assert_true(fields >= 10);
+	assert_non_null(pane_reasons.field_cell);
+	assert_non_null(pane_reasons.field_cmp);
+}
+
+/* Names are unique: CSV's columns and the pane's names pick by them. */
+static void test_unique(void **state)
+{
+	unsigned int i, j;
+
+	(void)state;
+	for (i = 0; i < model_nr_reason_fields; i++) {
+		for (j = i + 1; j < model_nr_reason_fields; j++)
+			assert_string_not_equal(model_reason_fields[i].name, model_reason_fields[j].name);
+		assert_ptr_equal(model_reason_field(model_reason_fields[i].name), &model_reason_fields[i]);
+	}
+	assert_null(model_reason_field("no_such_field"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_pane),
+		cmocka_unit_test(test_unique),
+	};
+
+	return cmocka_run_group_tests_name("fields", tests, NULL, NULL);
+}
