@@ -156,8 +156,8 @@ static int fuzz_proc(const char *path)
 	ident_thread(&id, 1000, &info);
 	ident_kernel_comm(info.comm);
 	ident_vm_name(part[2], plen[2], "comm", info.vm_name, sizeof(info.vm_name));
-	ident_times(&id, 1000, &times);
-	if (ident_tasks(&id, 1000, &tasks) >= 0)
+	ident_read_times(&id, 1000, &times);
+	if (ident_read_tasks(&id, 1000, &tasks) >= 0)
 		free(tasks);
 	/* tidy: the tree is this run's only */
 	for (i = 0; i < sizeof(proc_files) / sizeof(proc_files[0]); i++) {

@@ -64,7 +64,7 @@ int batch_ips_text(const struct batch *b, const struct vm *vm, const struct vcpu
 
 			fprintf(b->out, "%s  %9" PRIu64 " %6.2f %9" PRIu64 " %-7s %#18" PRIx64 " ", indent,
 				e->count, 100.0 * (double)e->count / (double)l.samples, e->err,
-				guest_mode_label(e->mode), e->ip);
+				kvm_guest_mode_label(e->mode), e->ip);
 			if (k == IP_EXIT)
 				fprintf(b->out, "%-30s ",
 					escape_text(reason_name(b, e->reason_id), esc, sizeof(esc)));
@@ -106,7 +106,7 @@ int batch_ips_json(const struct batch *b, const struct vm *vm, const struct vcpu
 			else
 				escape_json(b->out, sym);
 			fprintf(b->out, ",\"mode\":\"%s\",\"mode_inferred\":%s",
-				guest_mode_name(e->mode), guest_mode_inferred(e->mode) ? "true" : "false");
+				kvm_guest_mode_name(e->mode), kvm_guest_mode_inferred(e->mode) ? "true" : "false");
 			if (k == IP_EXIT) {
 				fputs(",\"reason\":", b->out);
 				escape_json(b->out, reason_name(b, e->reason_id));
@@ -197,7 +197,7 @@ static long folded_vcpu(const struct batch *b, const struct vcpu *v, const struc
 		folded_frame(symf, sizeof(symf), sym);
 		if (b->folded_kind == IP_EXIT)
 			folded_frame(reason, sizeof(reason), reason_name(b, e->reason_id));
-		if (asprintf(&fr[n].stack, "%s;%s;%s;%s%s%s", vm_frame, vcpu, guest_mode_name(e->mode),
+		if (asprintf(&fr[n].stack, "%s;%s;%s;%s%s%s", vm_frame, vcpu, kvm_guest_mode_name(e->mode),
 			     b->folded_kind == IP_EXIT ? reason : "", b->folded_kind == IP_EXIT ? ";" : "",
 			     symf) < 0)
 			goto out;
@@ -222,7 +222,7 @@ out:
 
 int batch_ips_folded(const struct batch *b)
 {
-	struct vm *vm;
+	const struct vm *vm;
 	const struct vcpu *v;
 	char vm_frame[512];
 	long lines = 0, n;
@@ -230,13 +230,11 @@ int batch_ips_folded(const struct batch *b)
 	/* the tables count since the start: written once, at the last snapshot */
 	if (!b->summary && !b->at_end && !(b->iterations && b->snapshots + 1 >= b->iterations))
 		return 0;
-	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&b->m->vms) {
+	MODEL_FOREACH_VM(vm, b->m) {
 		const struct sym_table *st = vm_syms(b, vm);
 
-		if (vm->kernel)
-			continue;
 		folded_frame(vm_frame, sizeof(vm_frame), vm->name);
-		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
+		MODEL_FOREACH_VCPU(v, vm) {
 			n = folded_vcpu(b, v, st, vm_frame);
 			if (n < 0)
 				return -1;

@@ -213,7 +213,7 @@ static void reason_labels_of(char *buf, size_t len, const struct reason *r)
 {
 	char name[96], isa[40];
 
-	snprintf(isa, sizeof(isa), "\",isa=\"%s\"", isa_name(r->isa));
+	snprintf(isa, sizeof(isa), "\",isa=\"%s\"", kvm_isa_name(r->isa));
 	labels_of(buf, len, ",reason=\"", reason_label(r, name, sizeof(name)), isa);
 }
 
@@ -304,7 +304,7 @@ static bool vcpu_dup(const struct vcpu *v, uint64_t *seen)
 		seen[id / 64] |= 1ull << (id % 64);
 		return dup;
 	}
-	TAILQ_FOREACH(u, &v->vm->vcpus, vm_link) {
+	MODEL_FOREACH_VCPU(u, v->vm) {
 		if (u == v)
 			return false;
 		if (u->vcpu_id == v->vcpu_id)
@@ -321,17 +321,19 @@ static void per_vcpu(struct out *o, const struct vm *vm)
 	unsigned int i;
 	int j;
 
-	TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
+	MODEL_FOREACH_VCPU(v, vm) {
 		bool dup = vcpu_dup(v, seen);
 
-		for (i = 0; i < v->nr_rs; i++) {
-			if (!v->rs[i] || !v->rs[i]->count.total)
+		for (i = 0; i < model_vcpu_reasons(v); i++) {
+			uint64_t n = model_vcpu_reason_total(v, i);
+
+			if (!n)
 				continue;
 			fputs("kvmtop_exits_total", o->f[FAM_EXITS]);
 			vm_labels(o, o->f[FAM_EXITS]);
 			vcpu_label(o->f[FAM_EXITS], v, dup);
 			reason_labels(o->f[FAM_EXITS], &m->reasons->r[i]);
-			fprintf(o->f[FAM_EXITS], "} %" PRIu64 "\n", v->rs[i]->count.total);
+			fprintf(o->f[FAM_EXITS], "} %" PRIu64 "\n", n);
 		}
 		for (j = 0; m->names && j < VS_NR && o->o->ns; j++) {
 			const struct ctr *c = model_time_ctr(m, v, j);
@@ -476,7 +478,7 @@ void metrics_doc_free(struct metrics_doc *d)
 int metrics_doc(struct metrics_doc *d, const struct model *m, const struct metrics_opts *o)
 {
 	struct out out = { .o = o, .m = m };
-	struct vm *vm;
+	const struct vm *vm;
 	size_t hl = 0, off[2][FAM_NR];
 	FILE *hf = NULL;
 	int i, k, vms = 0, ret = -1;
@@ -500,10 +502,8 @@ int metrics_doc(struct metrics_doc *d, const struct model *m, const struct metri
 		fputc('\0', f);
 		fclose(f);
 	}
-	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
-		/* the host kernel's threads are host work, not a VM */
-		if (vm->kernel)
-			continue;
+	/* the host kernel's threads are host work, not a VM */
+	MODEL_FOREACH_VM(vm, m) {
 		vms++;
 		if (one_vm(&out, vm))
 			goto out_close;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Decoder.  For each event format of the recording or of the running
- * kernel, decoder_init() decides once whether it is an exit, an entry or
+ * kernel, decode_init() decides once whether it is an exit, an entry or
  * another KVM event, keeps the field handles the arch asks for, and
  * collects the __print_symbolic tables of its print fmt, so reason names
  * come from the kernel that wrote the events.
@@ -371,24 +371,18 @@ static void name_uexits(struct kvm_names *names, const struct decode_fmt *f)
 	}
 }
 
-int decoder_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *names,
-		 char *err, size_t errlen)
+/*
+ * The ID table, as long as the largest KVM event's ID (only those are
+ * looked up by ID; the sched events kvmtop reads are in it too).  0, -1
+ * with err set (an ID past 16 bits), -2 (no memory).
+ */
+static int alloc_ids(struct decoder *d, char *err, size_t errlen)
 {
-	int i, n = tep_get_events_count(tep), max_id = -1;
+	int i, n = tep_get_events_count(d->tep), max_id = -1;
 	struct tep_event *e;
 
-	memset(d, 0, sizeof(*d));
-	d->tep = tep;
-	d->names = names;
-	d->uexit_other = -1;
-	/* a record lies within one ring-buffer page */
-	d->rec_max = tep_get_page_size(tep);
-	if (d->rec_max <= 0 || d->rec_max > DECODE_REC_MAX)
-		d->rec_max = DECODE_REC_MAX;
-
-	/* only KVM events are looked up by ID: the table is as long as their largest */
 	for (i = 0; i < n; i++) {
-		e = tep_get_event(tep, i);
+		e = tep_get_event(d->tep, i);
 		if (!e || !e->system || !e->name || !is_ours(e))
 			continue;
 		if (e->id < 0 || e->id > DECODE_ID_MAX) {
@@ -399,72 +393,116 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *na
 		if (e->id > max_id)
 			max_id = e->id;
 	}
-	/* the sched events kvmtop reads are in the same table */
 	d->nr_ids = max_id + 1;
 	d->by_id = calloc(d->nr_ids ? d->nr_ids : 1, sizeof(*d->by_id));
-	if (!d->by_id)
-		goto out_nomem;
+	return d->by_id ? 0 : -2;
+}
 
-	/* exits first: they decide the arch, and the entries follow it */
+/* The exit events: they decide the arch.  0, -1 (err set), -2 (no memory). */
+static int bind_exits(struct decoder *d, char *err, size_t errlen)
+{
+	int i, n = tep_get_events_count(d->tep);
+
 	for (i = 0; i < n; i++) {
+		struct tep_event *e = tep_get_event(d->tep, i);
 		const struct arch_ops *a;
 		struct decode_fmt *f;
 
-		e = tep_get_event(tep, i);
-		if (!e || e->id < 0 || !e->system || !is_kvm_system(e->system) ||
-		    !is_exit_event(e))
+		if (!e || e->id < 0 || !e->system || !is_kvm_system(e->system) || !is_exit_event(e))
 			continue;
 		a = pick_arch(e, d, err, errlen);
 		if (!a)
-			goto out_free;
+			return -1;
 		f = fmt_new(e, KVM_EV_EXIT, a);
 		if (!f)
-			goto out_nomem;
+			return -2;
 		d->by_id[e->id] = f;
 		if (bind_fields(d, f, a->exit_fields, err, errlen))
-			goto out_free;
+			return -1;
 		note_wanted(d, f);
 		if (!d->arch || d->arch == &arch_generic)
 			d->arch = a;
 		d->nr_exit_formats++;
 	}
-	for (i = 0; i < n; i++) {
-		const struct arch_ops *a;
-		struct decode_fmt *f = NULL;
+	return 0;
+}
 
-		e = tep_get_event(tep, i);
-		if (!e || e->id < 0 || !e->system || !is_kvm_system(e->system) ||
-		    d->by_id[e->id])
+/* Another KVM event e: counted by name; kvm_userspace_exit by its reason too.  0, -1, -2. */
+static int bind_other(struct decoder *d, struct tep_event *e, char *err, size_t errlen)
+{
+	static const char *const uexit_fields[FR_NR][3] = {
+		[FR_AUX] = { "reason" },
+		[FR_VCPU] = { "vcpu_id" },
+	};
+	struct decode_fmt *f = fmt_new(e, KVM_EV_OTHER, NULL);
+
+	if (!f)
+		return -2;
+	d->by_id[e->id] = f;
+	f->other = d->nr_other;
+	d->names->other[d->nr_other++] = e->name;
+	d->names->nr_other = d->nr_other;
+	if (!strcmp(e->name, "kvm_userspace_exit")) {
+		if (bind_fields(d, f, uexit_fields, err, errlen))
+			return -1;
+		d->uexit_other = f->other;
+		d->uexit_fmt = f;
+	}
+	return 0;
+}
+
+/* Then the entries, of the exits' arch, and every other KVM event.  0, -1, -2. */
+static int bind_rest(struct decoder *d, char *err, size_t errlen)
+{
+	int i, n = tep_get_events_count(d->tep), ret;
+
+	for (i = 0; i < n; i++) {
+		struct tep_event *e = tep_get_event(d->tep, i);
+		const struct arch_ops *a;
+		struct decode_fmt *f;
+
+		if (!e || e->id < 0 || !e->system || !is_kvm_system(e->system) || d->by_id[e->id])
 			continue;
 		if ((a = entry_arch(d, e))) {
 			f = fmt_new(e, KVM_EV_ENTRY, a);
 			if (!f)
-				goto out_nomem;
+				return -2;
 			d->by_id[e->id] = f;
 			if (bind_fields(d, f, a->entry_fields, err, errlen))
-				goto out_free;
+				return -1;
 			d->nr_entry_formats++;
 		} else if (d->nr_other < DECODE_OTHER_MAX) {
-			static const char *const uexit_fields[FR_NR][3] = {
-				[FR_AUX] = { "reason" },
-				[FR_VCPU] = { "vcpu_id" },
-			};
-
-			f = fmt_new(e, KVM_EV_OTHER, NULL);
-			if (!f)
-				goto out_nomem;
-			d->by_id[e->id] = f;
-			f->other = d->nr_other;
-			names->other[d->nr_other++] = e->name;
-			names->nr_other = d->nr_other;
-			if (!strcmp(e->name, "kvm_userspace_exit")) {
-				if (bind_fields(d, f, uexit_fields, err, errlen))
-					goto out_free;
-				d->uexit_other = f->other;
-				d->uexit_fmt = f;
-			}
+			ret = bind_other(d, e, err, errlen);
+			if (ret)
+				return ret;
 		}
 	}
+	return 0;
+}
+
+int decode_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *names,
+		char *err, size_t errlen)
+{
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->tep = tep;
+	d->names = names;
+	d->uexit_other = -1;
+	/* a record lies within one ring-buffer page */
+	d->rec_max = tep_get_page_size(tep);
+	if (d->rec_max <= 0 || d->rec_max > DECODE_REC_MAX)
+		d->rec_max = DECODE_REC_MAX;
+	/* exits first: they decide the arch, and the entries follow it */
+	ret = alloc_ids(d, err, errlen);
+	if (!ret)
+		ret = bind_exits(d, err, errlen);
+	if (!ret)
+		ret = bind_rest(d, err, errlen);
+	if (ret == -2)
+		goto out_nomem;
+	if (ret)
+		goto out_free;
 	if (!d->arch)
 		d->arch = &arch_generic;
 	switch (bind_sched(d, err, errlen)) {
@@ -484,11 +522,11 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *na
 out_nomem:
 	snprintf(err, errlen, "out of memory");
 out_free:
-	decoder_free(d);
+	decode_free(d);
 	return -1;
 }
 
-void decoder_free(struct decoder *d)
+void decode_free(struct decoder *d)
 {
 	int i;
 
@@ -629,7 +667,7 @@ static int reason_id(struct decoder *d, struct decode_fmt *f,
 	return id;
 }
 
-int decoder_decode(struct decoder *d, struct tep_record *rec, struct kvm_event *ev)
+int decode_record(struct decoder *d, struct tep_record *rec, struct kvm_event *ev)
 {
 	struct decode_fmt *f;
 	struct field_vals fv;
@@ -669,7 +707,7 @@ int decoder_decode(struct decoder *d, struct tep_record *rec, struct kvm_event *
 	case KVM_EV_EXIT:
 		f->arch->decode_exit(&fv, ev);
 		if (ev->mode == GUEST_MODE_UNKNOWN && f->arch->ip_halves && FV_HAS(&fv, FR_IP))
-			ev->mode = guest_mode_guess(ev->ip);
+			ev->mode = kvm_guest_mode_guess(ev->ip);
 		ev->reason_id = reason_id(d, f, &fv, ev);
 		if (ev->reason_id < 0)
 			return -1;

@@ -85,7 +85,7 @@ struct arch_ops {
 	bool (*blocking)(enum kvm_isa isa, uint32_t code, uint32_t flags);
 	/* Asynchronous exits: their guest IPs are time samples. */
 	bool (*async)(enum kvm_isa isa, uint32_t code, uint32_t flags);
-	/* Guest kernel/user mode may be inferred from the IP's half (guest_mode_guess). */
+	/* Guest kernel/user mode may be inferred from the IP's half (kvm_guest_mode_guess). */
 	bool ip_halves;
 	/* Optional fields of the exit event worth a notice when missing. */
 	struct field_want want[ARCH_WANT_MAX];
@@ -129,10 +129,10 @@ struct decoder {
  * userspace exits' names.  -1 with one line in err: no memory, or a format
  * whose IDs, offsets or sizes no record can have.
  */
-int decoder_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *names,
+int decode_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *names,
 		 char *err, size_t errlen);
-void decoder_free(struct decoder *d);
+void decode_free(struct decoder *d);
 /* 1: rec was a KVM event, now in *ev; 0: not ours; -1: no memory. */
-int decoder_decode(struct decoder *d, struct tep_record *rec, struct kvm_event *ev);
+int decode_record(struct decoder *d, struct tep_record *rec, struct kvm_event *ev);
 
 #endif

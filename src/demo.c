@@ -179,16 +179,83 @@ static void write_report(const char *path, struct demo_vcpu *v, int n, long long
 }
 
 /* kvmtop --demo-guest -name guest=kvmtop-demo,debug-threads=on VCPUS LOOPS [REPORT] */
+/* The guest process's own settings: its name, its stop signals.  0, or 1 (kvmtop is gone). */
+static int guest_process(void)
+{
+	struct sigaction sa;
+
+	prctl(PR_SET_NAME, DEMO_NAME);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* a stop kvmtop sent before now (kept blocked through the exec) is taken here */
+	sigemptyset(&sa.sa_mask);
+	sigprocmask(SIG_SETMASK, &sa.sa_mask, NULL);
+	return getppid() == 1;	/* kvmtop is already gone */
+}
+
+/* A VM with the guest's code in its memory: its fd, or -1 (said why); *mmap_size: a vCPU's run area. */
+static int make_vm(int kvm, int *mmap_size)
+{
+	struct kvm_userspace_memory_region region;
+	unsigned char *mem;
+	int vm;
+
+	vm = ioctl(kvm, KVM_CREATE_VM, 0);
+	*mmap_size = ioctl(kvm, KVM_GET_VCPU_MMAP_SIZE, 0);
+	mem = mmap(NULL, GUEST_MEM, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (vm < 0 || *mmap_size <= 0 || mem == MAP_FAILED) {
+		fprintf(stderr, "kvmtop: demo guest: cannot create a VM: %s\n", strerror(errno));
+		return -1;
+	}
+	memcpy(mem + GUEST_CODE, guest_code, sizeof(guest_code));
+	memset(&region, 0, sizeof(region));
+	region.memory_size = GUEST_MEM;
+	region.userspace_addr = (uintptr_t)mem;
+	if (ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region) < 0) {
+		fprintf(stderr, "kvmtop: demo guest: KVM_SET_USER_MEMORY_REGION: %s\n", strerror(errno));
+		return -1;
+	}
+	/* the VM's statistics fd, held open as each vCPU's (setup_vcpu) */
+	ioctl(vm, KVM_GET_STATS_FD, NULL);
+	return vm;
+}
+
+/* Run n vCPUs to their end: 0, or 1 (one failed, said why); *secs the time they took. */
+static int run_vcpus(struct demo_vcpu *v, int n, double *secs)
+{
+	struct timespec t0, t1;
+	int i, ret = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < n; i++)
+		if (pthread_create(&v[i].thread, NULL, vcpu_thread, &v[i])) {
+			demo_stop_flag = 1;
+			n = i;
+			break;
+		}
+	for (i = 0; i < n; i++)
+		pthread_join(v[i].thread, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	for (i = 0; i < n; i++)
+		if (v[i].error[0]) {
+			fprintf(stderr, "kvmtop: demo guest: vCPU %d: %s\n", i, v[i].error);
+			ret = 1;
+		}
+	return ret;
+}
+
 int demo_guest_main(int argc, char **argv)
 {
 	struct demo_vcpu *v = NULL;
-	struct kvm_userspace_memory_region region;
-	struct sigaction sa;
-	struct timespec t0, t1;
-	const char *report;
-	unsigned char *mem;
+	const char *report, *bad = NULL;
 	int kvm, vm, n, i, mmap_size, ret = 1;
 	long long loops;
+	double secs;
 
 	if (argc < 6) {
 		fprintf(stderr, "kvmtop: --demo-guest is started by kvmtop --demo\n");
@@ -200,49 +267,27 @@ int demo_guest_main(int argc, char **argv)
 	if (n < 1 || n > DEMO_MAX_VCPUS || loops < 0)
 		return 2;
 	if (getenv("KVMTOP_DEMO_HALT_US")) {
-		const char *bad = NULL;
-
 		halt_us = (useconds_t)strtonum(getenv("KVMTOP_DEMO_HALT_US"), 0, 1000000, &bad);
 		if (bad) {
 			fprintf(stderr, "kvmtop: KVMTOP_DEMO_HALT_US: %s (0 to 1000000)\n", bad);
 			return 2;
 		}
 	}
-	prctl(PR_SET_NAME, DEMO_NAME);
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_term;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigemptyset(&sa.sa_mask);
-	sigprocmask(SIG_SETMASK, &sa.sa_mask, NULL);
-	if (getppid() == 1)
-		return 1;	/* kvmtop is already gone */
-
+	if (guest_process())
+		return 1;
 	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (kvm < 0) {
 		fprintf(stderr, "kvmtop: demo guest: /dev/kvm: %s\n", strerror(errno));
 		return 1;
 	}
-	vm = ioctl(kvm, KVM_CREATE_VM, 0);
-	mmap_size = ioctl(kvm, KVM_GET_VCPU_MMAP_SIZE, 0);
-	mem = mmap(NULL, GUEST_MEM, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	vm = make_vm(kvm, &mmap_size);
+	if (vm < 0)
+		return 1;
 	v = calloc(n, sizeof(*v));
-	if (vm < 0 || mmap_size <= 0 || mem == MAP_FAILED || !v) {
-		fprintf(stderr, "kvmtop: demo guest: cannot create a VM: %s\n", strerror(errno));
-		goto out;
+	if (!v) {
+		fprintf(stderr, "kvmtop: demo guest: out of memory\n");
+		return 1;
 	}
-	memcpy(mem + GUEST_CODE, guest_code, sizeof(guest_code));
-	memset(&region, 0, sizeof(region));
-	region.memory_size = GUEST_MEM;
-	region.userspace_addr = (uintptr_t)mem;
-	if (ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region) < 0) {
-		fprintf(stderr, "kvmtop: demo guest: KVM_SET_USER_MEMORY_REGION: %s\n", strerror(errno));
-		goto out;
-	}
-	/* the VM's statistics fd, held open as each vCPU's (setup_vcpu) */
-	ioctl(vm, KVM_GET_STATS_FD, NULL);
 	for (i = 0; i < n; i++) {
 		v[i].index = i;
 		v[i].loops = loops;
@@ -251,25 +296,9 @@ int demo_guest_main(int argc, char **argv)
 			goto out;
 		}
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (i = 0; i < n; i++)
-		if (pthread_create(&v[i].thread, NULL, vcpu_thread, &v[i])) {
-			demo_stop_flag = 1;
-			n = i;
-			break;
-		}
-	for (i = 0; i < n; i++)
-		pthread_join(v[i].thread, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ret = 0;
-	for (i = 0; i < n; i++)
-		if (v[i].error[0]) {
-			fprintf(stderr, "kvmtop: demo guest: vCPU %d: %s\n", i, v[i].error);
-			ret = 1;
-		}
+	ret = run_vcpus(v, n, &secs);
 	if (report)
-		write_report(report, v, n, loops,
-			     (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+		write_report(report, v, n, loops, secs);
 out:
 	free(v);
 	return ret;

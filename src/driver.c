@@ -41,8 +41,6 @@
 #define DRIVER_TICK_MS		100	/* live: drain the buffers this often; keys: look this often */
 #define DRIVER_DEFAULT_DELAY	3.0	/* live: seconds between snapshots, as top */
 
-#define DRIVER_VHOST_MAX	1024
-
 struct driver {
 	struct options *o;
 	const struct source_ops *ops;
@@ -68,11 +66,7 @@ struct driver {
 	bool exhausted;		/* the recording was read to its end */
 	unsigned long threads_gen;	/* the model's vcpus_gen the source was last told */
 	unsigned long times_gen;	/* ... at the last /proc reading of new threads */
-	/* vhost kernel threads (before Linux 6.4): tid and VM, as of vcpus_gen vk_gen */
-	int vk_tid[DRIVER_VHOST_MAX];
-	int vk_pid[DRIVER_VHOST_MAX];
-	size_t nr_vk;
-	unsigned long vk_gen;
+	struct ident_sampler groups;	/* live: the VMs' other threads, from /proc */
 	bool unfiltered_said;
 	/* KVMTOP_SNAPSHOT_STATS: how long the snapshots' output took (make bench) */
 	uint64_t snap_n, snap_ns, snap_max_ns;
@@ -268,111 +262,16 @@ static bool browsing(const struct driver *drv)
 
 /*
  * Live without sched events: each vCPU thread's /proc accounting at now
- * gives its states since the last snapshot (model_time_proc).  A kernel
- * whose schedstat is absent or off ends it, said once.
+ * (ident_sample.c).  A kernel whose schedstat is absent or off ends it,
+ * said once.
  */
 static void read_times(struct driver *drv, uint64_t now, bool new_only)
 {
-	struct proc_times t;
-	struct vcpu *v;
+	int bad;
 
-	/* with sched events the trace has every state: /proc would only cost */
-	if (!drv->m->proc_time || (model_time_known(drv->m) & TIME_SPLIT))
-		return;
-	RB_FOREACH(v, vcpu_tree, &drv->m->vcpus) {
-		if (v->vm->kernel || v->vmm || (new_only && v->proc_at))
-			continue;
-		switch (ident_times(&drv->proc, v->tid, &t)) {
-		case 0:
-			model_time_proc(drv->m, v, &t, now);
-			break;
-		case -2:
-			drv->m->proc_time = false;
-			notice(drv, "%s/%d/schedstat is absent or off: a vCPU's host, VMM, halt and wait time is not measured",
-			       drv->proc.root, v->tid);
-			return;
-		default:
-			break;	/* gone: the figures it had stay */
-		}
-	}
-}
-
-static int group_thread_cmp(const void *a, const void *b)
-{
-	int x = ((const struct group_thread *)a)->tid, y = ((const struct group_thread *)b)->tid;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * One VM's threads that are not its vCPUs, split into the VMM's own
- * (emulator) and vhost workers (threads named vhost-PID, and the vhost
- * kernel threads of older kernels, found in drv->vk_*).  0, or -1 (no memory).
- */
-static int read_vm_groups(struct driver *drv, struct vm *vm)
-{
-	struct group_thread *g[TG_NR];
-	struct ident_task *tasks;
-	struct proc_times t;
-	size_t n[TG_NR] = { 0 }, i;
-	ssize_t nt;
-	int k;
-
-	nt = ident_tasks(&drv->proc, vm->pid, &tasks);
-	if (nt < 0)
-		return 0;	/* gone: model_reap() says so */
-	for (k = 0; k < TG_NR; k++)
-		g[k] = calloc((size_t)nt + drv->nr_vk + 1, sizeof(*g[k]));
-	if (!g[TG_EMULATOR] || !g[TG_VHOST])
-		goto out_nomem;
-	for (i = 0; i < (size_t)nt; i++) {
-		struct vcpu key = { .tid = tasks[i].tid }, *v;
-		bool vhost = !strncmp(tasks[i].comm, "vhost-", 6);
-
-		/*
-		 * KVM's own workers in the VM's thread group (the NX huge page
-		 * recovery worker, Linux 6.13+) are host work, not the VMM's
-		 */
-		if (!vhost && ident_kernel_comm(tasks[i].comm))
-			continue;
-		/* a VMM thread that raised KVM events is the emulator's all the same */
-		v = vhost ? NULL : RB_FIND(vcpu_tree, &drv->m->vcpus, &key);
-		if (v && !v->vmm)
-			continue;
-		k = vhost ? TG_VHOST : TG_EMULATOR;
-		g[k][n[k]++] = (struct group_thread){ tasks[i].tid, tasks[i].run_ns, tasks[i].wait_ns };
-	}
-	for (i = 0; i < drv->nr_vk; i++)
-		if (drv->vk_pid[i] == vm->pid && !ident_times(&drv->proc, drv->vk_tid[i], &t))
-			g[TG_VHOST][n[TG_VHOST]++] = (struct group_thread){ drv->vk_tid[i], t.run_ns, t.wait_ns };
-	qsort(g[TG_VHOST], n[TG_VHOST], sizeof(*g[TG_VHOST]), group_thread_cmp);
-	for (k = 0; k < TG_NR; k++)
-		model_group_read(vm, k, g[k], n[k]);
-	free(tasks);
-	return 0;
-out_nomem:
-	for (k = 0; k < TG_NR; k++)
-		free(g[k]);
-	free(tasks);
-	return -1;
-}
-
-/* Live: each VM's emulator and vhost threads (model_group_read).  0, or -1 (no memory). */
-static int read_groups(struct driver *drv)
-{
-	struct vm *vm;
-
-	if (!drv->m->proc_time)
-		return 0;
-	/* vhost kernel threads come and go with their VMs: looked for again when those change */
-	if (drv->vk_gen != drv->m->vcpus_gen) {
-		drv->nr_vk = ident_vhost_kthreads(&drv->proc, drv->vk_tid, drv->vk_pid, DRIVER_VHOST_MAX);
-		drv->vk_gen = drv->m->vcpus_gen;
-	}
-	RB_FOREACH(vm, vm_tree, &drv->m->vms)
-		if (!vm->kernel && vm->pid > 0 && !vm->exited && read_vm_groups(drv, vm))
-			return -1;
-	return 0;
+	if (ident_sample_times(&drv->proc, drv->m, now, new_only, &bad))
+		notice(drv, "%s/%d/schedstat is absent or off: a vCPU's host, VMM, halt and wait time is not measured",
+		       drv->proc.root, bad);
 }
 
 /* A counter source adds what grew: 0, or -1 (said why). */
@@ -410,7 +309,7 @@ static int snapshot_of(struct driver *drv, uint64_t start, uint64_t end, bool at
 	/* every thread's state lasts to the snapshot's end: the states add up to it */
 	model_time_to(drv->m, end);
 	read_times(drv, end, false);
-	if (read_groups(drv))
+	if (ident_sample_groups(&drv->groups, &drv->proc, drv->m))
 		goto out_nomem;
 	/* VMs that ended go, once their last figures were shown */
 	if (drv->src.live)
@@ -551,7 +450,7 @@ static int on_record(struct tep_record *rec, void *ctx)
 		return 1;
 	if (rec->missed_events)
 		model_lost(drv->m, rec->missed_events);
-	ret = decoder_decode(&drv->d, rec, &ev);
+	ret = decode_record(&drv->d, rec, &ev);
 	if (ret <= 0) {
 		if (ret < 0)
 			drv->nomem = true;
@@ -652,7 +551,7 @@ static void close_source(struct driver *drv)
 {
 	model_free(drv->m);
 	drv->m = NULL;
-	decoder_free(&drv->d);
+	decode_free(&drv->d);
 	memset(&drv->d, 0, sizeof(drv->d));
 	if (drv->src_open)
 		drv->ops->close(&drv->src);
@@ -681,7 +580,7 @@ static int open_source(struct driver *drv, unsigned int tick_ms)
 		return -1;
 	}
 	drv->src_open = true;
-	if (drv->src.tep && decoder_init(&drv->d, drv->src.tep, &drv->names, err, sizeof(err))) {
+	if (drv->src.tep && decode_init(&drv->d, drv->src.tep, &drv->names, err, sizeof(err))) {
 		if (drv->src.file)
 			fail(drv, "%s: %s", drv->src.file, err);
 		else

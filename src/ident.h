@@ -39,8 +39,8 @@ bool ident_kernel_comm(const char *comm);
  * read); -2 when the thread is there but schedstat is not (a kernel
  * without CONFIG_SCHED_INFO) or counts nothing (sched_info off).
  */
-int ident_times(const struct ident *id, int tid, struct proc_times *out);
-/* A thread of a process: its name and schedstat (ident_tasks). */
+int ident_read_times(const struct ident *id, int tid, struct proc_times *out);
+/* A thread of a process: its name and schedstat (ident_read_tasks). */
 struct ident_task {
 	int tid;
 	char comm[MODEL_NAME_LEN];
@@ -56,7 +56,7 @@ struct ident_task {
  * while they are read are left out.  The count, or -1 (gone or no
  * memory); *out is to be freed.
  */
-ssize_t ident_tasks(const struct ident *id, int pid, struct ident_task **out);
+ssize_t ident_read_tasks(const struct ident *id, int pid, struct ident_task **out);
 /*
  * vhost kernel threads (before Linux 6.4, vhost-PID were kernel threads,
  * not the VM's): the tid and VM pid of each, at most max.  The count.
@@ -131,5 +131,29 @@ bool ident_threads_find(const struct ident_threads *t, int tid, struct ident_inf
  * called "unknown@KEY" with pid KEY and marked guessed.
  */
 void ident_guess(int tid, const char *comm, int vcpu_hint, struct ident_info *out);
+
+/* ident_sample.c: live, /proc's accounting of the VMs' threads into the model. */
+#define IDENT_VHOST_MAX	1024
+
+struct ident_sampler {
+	/* vhost kernel threads (before Linux 6.4): tid and VM, as of the model's vcpus_gen vk_gen */
+	int vk_tid[IDENT_VHOST_MAX];
+	int vk_pid[IDENT_VHOST_MAX];
+	size_t nr_vk;
+	unsigned long vk_gen;
+};
+
+/*
+ * Without sched events: each vCPU thread's states since its last reading
+ * (model_time_proc), only those never read with new_only.  0; -1 when
+ * schedstat is absent or off (thread *bad's): m->proc_time is cleared.
+ */
+int ident_sample_times(const struct ident *id, struct model *m, uint64_t now, bool new_only, int *bad);
+/*
+ * Each VM's threads that are not its vCPUs, into its groups: the VMM's own
+ * (emulator) and its vhost workers (threads named vhost-PID, and the vhost
+ * kernel threads of older kernels).  0, or -1 (no memory).
+ */
+int ident_sample_groups(struct ident_sampler *s, const struct ident *id, struct model *m);
 
 #endif

@@ -201,17 +201,77 @@ static int grow(void **p, size_t *alloc, size_t first, size_t size)
 	return 0;
 }
 
+/* What a load holds while it reads the file. */
+struct load {
+	struct ident_threads *t;
+	const char *path;
+	unsigned int line;
+	size_t alloc_t, alloc_p;
+};
+
+/* One line of the file (n bytes at buf): 0, -1 (err set), -2 (no memory). */
+static int load_line(struct load *l, char *buf, size_t n, char *err, size_t errlen)
+{
+	struct ident_threads *t = l->t;
+	char *p = buf;
+	int tid, pid;
+
+	if (n > THREADS_MAX_LINE) {
+		snprintf(err, errlen, "%s:%u: a line of over %u bytes: not ps output", l->path, l->line,
+			 THREADS_MAX_LINE);
+		return -1;
+	}
+	if (memchr(buf, '\0', n)) {
+		snprintf(err, errlen, "%s:%u: a NUL byte: not ps output", l->path, l->line);
+		return -1;
+	}
+	buf[strcspn(buf, "\r\n")] = '\0';
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p)
+		return 0;
+	tid = take_id(&p);
+	pid = tid > 0 ? take_id(&p) : -1;
+	if (tid < 0 || pid < 0) {
+		snprintf(err, errlen, "%s:%u: not 'TID PID ARGS' (the output of ps -eLo tid=,pid=,args=)",
+			 l->path, l->line);
+		return -1;
+	}
+	if (t->nr_t == THREADS_MAX_LINES) {
+		snprintf(err, errlen, "%s:%u: over %u threads: not one host's snapshot", l->path, l->line,
+			 THREADS_MAX_LINES);
+		return -1;
+	}
+	if (t->nr_t == l->alloc_t && grow((void **)&t->t, &l->alloc_t, 1024, sizeof(*t->t)))
+		return -2;
+	t->t[t->nr_t++] = (struct snap_thread){ .tid = tid, .pid = pid, .line = l->line };
+	/*
+	 * ps lists a process's threads together, its main thread first: a
+	 * process is named once, from its first line or its main thread's.
+	 */
+	if (t->nr_p && t->p[t->nr_p - 1].pid == pid && (tid != pid || t->p[t->nr_p - 1].main))
+		return 0;
+	if (t->nr_p == l->alloc_p && grow((void **)&t->p, &l->alloc_p, 256, sizeof(*t->p)))
+		return -2;
+	proc_of(&t->p[t->nr_p], p);
+	t->p[t->nr_p].pid = pid;
+	t->p[t->nr_p].line = l->line;
+	t->p[t->nr_p].main = tid == pid;
+	t->nr_p++;
+	return 0;
+}
+
 int ident_threads_load(struct ident_threads **out, const char *path, char *err, size_t errlen)
 {
-	struct ident_threads *t = calloc(1, sizeof(*t));
-	size_t alloc_t = 0, alloc_p = 0, cap = 0;
-	unsigned int line = 0;
+	struct load l = { .t = calloc(1, sizeof(*l.t)), .path = path };
+	size_t cap = 0;
 	char *buf = NULL;
+	int ret = 0;
 	ssize_t n;
 	FILE *f;
 
 	*out = NULL;
-	if (!t) {
+	if (!l.t) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -1;
 	}
@@ -220,80 +280,28 @@ int ident_threads_load(struct ident_threads **out, const char *path, char *err, 
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto out_free;
 	}
-	while ((n = getline(&buf, &cap, f)) >= 0) {
-		char *p = buf;
-		int tid, pid;
-
-		line++;
-		if ((size_t)n > THREADS_MAX_LINE) {
-			snprintf(err, errlen, "%s:%u: a line of over %u bytes: not ps output", path, line,
-				 THREADS_MAX_LINE);
-			goto out_close;
-		}
-		if (memchr(buf, '\0', (size_t)n)) {
-			snprintf(err, errlen, "%s:%u: a NUL byte: not ps output", path, line);
-			goto out_close;
-		}
-		buf[strcspn(buf, "\r\n")] = '\0';
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!*p)
-			continue;
-		tid = take_id(&p);
-		pid = tid > 0 ? take_id(&p) : -1;
-		if (tid < 0 || pid < 0) {
-			snprintf(err, errlen,
-				 "%s:%u: not 'TID PID ARGS' (the output of ps -eLo tid=,pid=,args=)",
-				 path, line);
-			goto out_close;
-		}
-		if (t->nr_t == THREADS_MAX_LINES) {
-			snprintf(err, errlen, "%s:%u: over %u threads: not one host's snapshot", path, line,
-				 THREADS_MAX_LINES);
-			goto out_close;
-		}
-		if (t->nr_t == alloc_t && grow((void **)&t->t, &alloc_t, 1024, sizeof(*t->t)))
-			goto out_nomem;
-		t->t[t->nr_t++] = (struct snap_thread){ .tid = tid, .pid = pid, .line = line };
-		/*
-		 * ps lists a process's threads together, its main thread
-		 * first: a process is named once, from its first line or
-		 * its main thread's.
-		 */
-		if (t->nr_p && t->p[t->nr_p - 1].pid == pid && (tid != pid || t->p[t->nr_p - 1].main))
-			continue;
-		if (t->nr_p == alloc_p && grow((void **)&t->p, &alloc_p, 256, sizeof(*t->p)))
-			goto out_nomem;
-		proc_of(&t->p[t->nr_p], p);
-		t->p[t->nr_p].pid = pid;
-		t->p[t->nr_p].line = line;
-		t->p[t->nr_p].main = tid == pid;
-		t->nr_p++;
+	while (!ret && (n = getline(&buf, &cap, f)) >= 0) {
+		l.line++;
+		ret = load_line(&l, buf, (size_t)n, err, errlen);
 	}
-	if (ferror(f)) {
+	if (ret == -2)
+		snprintf(err, errlen, "%s: out of memory", path);
+	else if (!ret && ferror(f))
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		goto out_close;
-	}
-	if (!t->nr_t) {
-		snprintf(err, errlen, "%s: no threads (expected the output of ps -eLo tid=,pid=,args=)",
-			 path);
-		goto out_close;
-	}
-	if (check(t, path, err, errlen))
-		goto out_close;
-	free(buf);
-	fclose(f);
-	*out = t;
-	return 0;
-
-out_nomem:
-	snprintf(err, errlen, "%s: out of memory", path);
-out_close:
+	else if (!ret && !l.t->nr_t)
+		snprintf(err, errlen, "%s: no threads (expected the output of ps -eLo tid=,pid=,args=)", path);
+	else if (!ret && !check(l.t, path, err, errlen))
+		goto out_ok;
 	fclose(f);
 out_free:
 	free(buf);
-	ident_threads_free(t);
+	ident_threads_free(l.t);
 	return -1;
+out_ok:
+	free(buf);
+	fclose(f);
+	*out = l.t;
+	return 0;
 }
 
 void ident_threads_free(struct ident_threads *t)
@@ -328,7 +336,7 @@ bool ident_threads_find(const struct ident_threads *t, int tid, struct ident_inf
 
 void ident_guess(int tid, const char *comm, int vcpu_hint, struct ident_info *out)
 {
-	int k = vcpu_id_from_comm(comm ? comm : "");
+	int k = model_vcpu_id_from_comm(comm ? comm : "");
 
 	if (k < 0)
 		k = vcpu_hint;

@@ -2,7 +2,7 @@
 /* Names of the values a struct kvm_event carries (kvm_event.h). */
 #include "kvm_event.h"
 
-const char *isa_name(enum kvm_isa isa)
+const char *kvm_isa_name(enum kvm_isa isa)
 {
 	static const char *const names[ISA_NR] = {
 		[ISA_UNKNOWN] = "unknown",
@@ -23,14 +23,14 @@ const char *isa_name(enum kvm_isa isa)
  */
 #define GUEST_LOW_UNKNOWN	0x400000ull
 
-enum guest_mode guest_mode_guess(uint64_t ip)
+enum guest_mode kvm_guest_mode_guess(uint64_t ip)
 {
 	if (ip >> 63)
 		return GUEST_KERNEL_GUESS;
 	return ip < GUEST_LOW_UNKNOWN ? GUEST_MODE_UNKNOWN : GUEST_USER_GUESS;
 }
 
-const char *guest_mode_name(enum guest_mode mode)
+const char *kvm_guest_mode_name(enum guest_mode mode)
 {
 	switch (mode) {
 	case GUEST_KERNEL:
@@ -44,12 +44,12 @@ const char *guest_mode_name(enum guest_mode mode)
 	}
 }
 
-bool guest_mode_inferred(enum guest_mode mode)
+bool kvm_guest_mode_inferred(enum guest_mode mode)
 {
 	return mode == GUEST_KERNEL_GUESS || mode == GUEST_USER_GUESS;
 }
 
-const char *guest_mode_label(enum guest_mode mode)
+const char *kvm_guest_mode_label(enum guest_mode mode)
 {
 	switch (mode) {
 	case GUEST_KERNEL:

@@ -87,18 +87,18 @@ struct kvm_event {
 /* A thread switched out in this prev_state sleeps (S, D, T, ... I); R and R+ do not. */
 #define SCHED_SLEEP_MASK	0xffu
 
-const char *isa_name(enum kvm_isa isa);
+const char *kvm_isa_name(enum kvm_isa isa);
 /*
  * The mode of a guest IP where the arch does not say it exactly: Linux
  * guests on x86-64 and arm64 run their kernel in the upper half of the
  * address space and user space in the lower half.
  */
-enum guest_mode guest_mode_guess(uint64_t ip);
+enum guest_mode kvm_guest_mode_guess(uint64_t ip);
 /* "kernel", "user" or "unknown", whether exact or inferred. */
-const char *guest_mode_name(enum guest_mode mode);
+const char *kvm_guest_mode_name(enum guest_mode mode);
 /* The mode is an inference from the address (GUEST_*_GUESS). */
-bool guest_mode_inferred(enum guest_mode mode);
+bool kvm_guest_mode_inferred(enum guest_mode mode);
 /* For a column: "kernel", "user", inferred ones with "?", unknown "-". */
-const char *guest_mode_label(enum guest_mode mode);
+const char *kvm_guest_mode_label(enum guest_mode mode);
 
 #endif

@@ -5,18 +5,18 @@
 #include "model.h"
 #include "model_time.h"
 
-int vcpu_cmp(const struct vcpu *a, const struct vcpu *b)
+int model_vcpu_cmp(const struct vcpu *a, const struct vcpu *b)
 {
 	return a->tid < b->tid ? -1 : a->tid > b->tid;
 }
 
-int vm_cmp(const struct vm *a, const struct vm *b)
+int model_vm_cmp(const struct vm *a, const struct vm *b)
 {
 	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 
-RB_GENERATE(vcpu_tree, vcpu, node, vcpu_cmp)
-RB_GENERATE(vm_tree, vm, node, vm_cmp)
+RB_GENERATE(vcpu_tree, vcpu, node, model_vcpu_cmp)
+RB_GENERATE(vm_tree, vm, node, model_vm_cmp)
 
 struct model *model_new(const struct kvm_names *names,
 			unsigned int ring_size, ident_fn ident, void *ident_ctx)
@@ -99,7 +99,7 @@ void model_free(struct model *m)
 }
 
 /* "CPU 3/KVM" (QEMU), "kvm-vcpu-3" (kvmtool), "vcpu3" / "fc_vcpu 3" (others). */
-int vcpu_id_from_comm(const char *comm)
+int model_vcpu_id_from_comm(const char *comm)
 {
 	static const char *const prefixes[] = { "CPU ", "kvm-vcpu-", "fc_vcpu ", "vcpu" };
 	size_t i;
@@ -234,7 +234,7 @@ static struct vcpu *vcpu_new(struct model *m, int tid, int vcpu_hint, bool run)
 	v->state = VS_NONE;
 	v->on_cpu = VS_HOST;
 	strlcpy(v->comm, id.comm, sizeof(v->comm));
-	v->vcpu_id = vcpu_id_from_comm(v->comm);
+	v->vcpu_id = model_vcpu_id_from_comm(v->comm);
 	RB_INSERT(vcpu_tree, &m->vcpus, v);
 	by_tid_put(m, v);
 	/* host kernel threads are listed as they are: they never run a vCPU */
@@ -839,6 +839,30 @@ const struct vm *model_vm_first(const struct model *m)
 const struct vm *model_vm_next(const struct vm *vm)
 {
 	return skip_kernel(RB_NEXT(vm_tree, NULL, (struct vm *)vm));
+}
+
+unsigned int model_nr_vms(const struct model *m)
+{
+	const struct vm *vm;
+	unsigned int n = 0;
+
+	MODEL_FOREACH_VM(vm, m)
+		n++;
+	return n;
+}
+
+const struct vm *model_find_vm(const struct model *m, int pid)
+{
+	struct vm key = { .pid = pid };
+
+	return RB_FIND(vm_tree, (struct vm_tree *)&m->vms, &key);
+}
+
+const struct vcpu *model_find_vcpu(const struct model *m, int tid)
+{
+	struct vcpu key = { .tid = tid };
+
+	return RB_FIND(vcpu_tree, (struct vcpu_tree *)&m->vcpus, &key);
 }
 
 const struct vm *model_kernel_vm(const struct model *m)

@@ -98,7 +98,7 @@ enum vcpu_state {
 /* ... and the VMs' other threads (emulator, vhost) are measured: live, from /proc. */
 #define TIME_GROUPS	(1u << (VS_NR + 1))
 
-/* A thread's CPU accounting from /proc (ident_times()), cumulative since it started. */
+/* A thread's CPU accounting from /proc (ident_read_times()), cumulative since it started. */
 struct proc_times {
 	uint64_t run_ns;	/* on a CPU (schedstat): exact */
 	uint64_t wait_ns;	/* runnable, waiting for a CPU (schedstat): exact */
@@ -217,10 +217,10 @@ RB_HEAD(vm_tree, vm);
 #ifndef __unused
 #define __unused __attribute__((__unused__))
 #endif
-int vcpu_cmp(const struct vcpu *a, const struct vcpu *b);
-int vm_cmp(const struct vm *a, const struct vm *b);
-RB_PROTOTYPE(vcpu_tree, vcpu, node, vcpu_cmp)
-RB_PROTOTYPE(vm_tree, vm, node, vm_cmp)
+int model_vcpu_cmp(const struct vcpu *a, const struct vcpu *b);
+int model_vm_cmp(const struct vm *a, const struct vm *b);
+RB_PROTOTYPE(vcpu_tree, vcpu, node, model_vcpu_cmp)
+RB_PROTOTYPE(vm_tree, vm, node, model_vm_cmp)
 
 /* Who a thread is: filled by the source (replay: the file; live: /proc). */
 struct ident_info {
@@ -349,7 +349,7 @@ void model_finish(struct model *m);
 /* Latency of a reason since start: both histograms merged into out. */
 int model_reason_total_lat(const struct reason_stat *rs, struct hist *out);
 
-int vcpu_id_from_comm(const char *comm);
+int model_vcpu_id_from_comm(const char *comm);
 
 /* Does VM (host process) pid still run? */
 typedef bool (*alive_fn)(void *ctx, int pid);
@@ -369,6 +369,11 @@ const struct vm *model_vm_first(const struct model *m);
 const struct vm *model_vm_next(const struct vm *vm);
 #define MODEL_FOREACH_VM(vm, m) \
 	for ((vm) = model_vm_first(m); (vm); (vm) = model_vm_next(vm))
+/* How many VMs MODEL_FOREACH_VM walks. */
+unsigned int model_nr_vms(const struct model *m);
+/* VM pid, vCPU thread tid (or a VMM thread), or NULL: for views that keep ids, not pointers. */
+const struct vm *model_find_vm(const struct model *m, int pid);
+const struct vcpu *model_find_vcpu(const struct model *m, int tid);
 /* A VM's vCPU threads (not its VMM threads), in the order they were seen. */
 #define MODEL_FOREACH_VCPU(v, vm)	TAILQ_FOREACH(v, &(vm)->vcpus, vm_link)
 /* "running", "exited", or for a recording "recorded" */

@@ -19,7 +19,7 @@ uint64_t model_quantile(const struct hist *h, double q)
 
 GET(get_reason, v->s = w->r->name)
 GET(get_code, v->u = w->r->code)
-GET(get_isa, v->s = isa_name(w->r->isa))
+GET(get_isa, v->s = kvm_isa_name(w->r->isa))
 GET(get_flags, v->s = w->r->flag_names)
 GET(get_blocking, v->b = w->r->blocking)
 GET(get_count, v->u = w->count)

@@ -230,3 +230,13 @@ void model_ip_list_free(struct model_ip_list *l)
 	free(l->e);
 	memset(l, 0, sizeof(*l));
 }
+
+uint64_t model_vcpu_reason_total(const struct vcpu *v, unsigned int id)
+{
+	return id < v->nr_rs && v->rs[id] ? v->rs[id]->count.total : 0;
+}
+
+unsigned int model_vcpu_reasons(const struct vcpu *v)
+{
+	return v->nr_rs;
+}

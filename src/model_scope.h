@@ -55,6 +55,13 @@ int model_scope_vm(struct model_scope *s, const struct model *m,
 		   const struct vm *vm, bool cumulative);
 int model_scope_vcpu(struct model_scope *s, const struct model *m,
 		     const struct vcpu *v, bool cumulative);
+/*
+ * A vCPU's exits of reason id since start (or the last reset), without a
+ * scope: for outputs that want only the totals of many vCPUs (metrics).
+ * Ids run from 0 to below model_vcpu_reasons(v).
+ */
+uint64_t model_vcpu_reason_total(const struct vcpu *v, unsigned int id);
+unsigned int model_vcpu_reasons(const struct vcpu *v);
 /* handling, halted and top, from the rows: 0 or -1. */
 int model_scope_summary(struct model_scope *s);
 void model_scope_free(struct model_scope *s);

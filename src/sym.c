@@ -134,15 +134,73 @@ static int parse_line(struct sym_table *t, char *line, struct raw_sym *r)
 	return 1;
 }
 
+/* The symbols read from a file, before they are sorted into a table. */
+struct raw_syms {
+	struct raw_sym *raw;
+	size_t nr, alloc;
+	bool nonzero, text;
+};
+
+/*
+ * Every line of f into r (bounded lines and line counts: /dev/zero or an
+ * endless pipe ends with an error).  0, -1 (err set), -2 (no memory).
+ */
+static int read_syms(struct sym_table *t, FILE *f, const char *path, struct raw_syms *r,
+		     char *err, size_t len)
+{
+	char line[SYM_LINE_MAX + 1];
+	size_t lineno = 0, n;
+	struct raw_sym *rr;
+	int ret;
+
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		n = strlen(line);
+		if ((!n || line[n - 1] != '\n') && !feof(f)) {
+			snprintf(err, len, "%s:%zu: a line longer than %d bytes, or with a NUL byte",
+				 path, lineno, SYM_LINE_MAX);
+			return -1;
+		}
+		if (lineno > SYM_LINES_MAX) {
+			snprintf(err, len, "%s: more than %d lines", path, SYM_LINES_MAX);
+			return -1;
+		}
+		if (r->nr == r->alloc) {
+			r->alloc = r->alloc ? r->alloc * 2 : 4096;
+			rr = reallocarray(r->raw, r->alloc, sizeof(*r->raw));
+			if (!rr)
+				return -2;
+			r->raw = rr;
+		}
+		r->raw[r->nr].line = lineno;
+		ret = parse_line(t, line, &r->raw[r->nr]);
+		if (ret == -2)
+			return -2;
+		if (ret < 0) {
+			snprintf(err, len, "%s:%zu: not a symbol line 'ADDRESS TYPE NAME' (kallsyms or System.map)",
+				 path, lineno);
+			return -1;
+		}
+		if (!ret)
+			continue;
+		r->nonzero |= r->raw[r->nr].s.addr != 0;
+		r->text |= r->raw[r->nr].s.text;
+		r->nr++;
+	}
+	if (ferror(f)) {
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int sym_table_load(struct sym_table *t, const char *path, char *err, size_t len)
 {
-	struct raw_sym *raw = NULL, *rr;
-	size_t nr = 0, alloc = 0, lineno = 0, i, k, n;
-	bool nonzero = false, text = false;
-	char line[SYM_LINE_MAX + 1];
+	struct raw_syms r = { NULL, 0, 0, false, false };
+	size_t i, k;
 	uint32_t empty;
 	FILE *f;
-	int ret = -1, r;
+	int ret = -1;
 
 	memset(t, 0, sizeof(*t));
 	f = fopen(path, "r");
@@ -152,69 +210,36 @@ int sym_table_load(struct sym_table *t, const char *path, char *err, size_t len)
 	}
 	if (pool_add(t, "", 0, &empty))
 		goto out_nomem;
-	/* bounded lines and line counts: /dev/zero or an endless pipe ends with an error */
-	while (fgets(line, sizeof(line), f)) {
-		lineno++;
-		n = strlen(line);
-		if ((!n || line[n - 1] != '\n') && !feof(f)) {
-			snprintf(err, len, "%s:%zu: a line longer than %d bytes, or with a NUL byte",
-				 path, lineno, SYM_LINE_MAX);
-			goto out;
-		}
-		if (lineno > SYM_LINES_MAX) {
-			snprintf(err, len, "%s: more than %d lines", path, SYM_LINES_MAX);
-			goto out;
-		}
-		if (nr == alloc) {
-			alloc = alloc ? alloc * 2 : 4096;
-			rr = reallocarray(raw, alloc, sizeof(*raw));
-			if (!rr)
-				goto out_nomem;
-			raw = rr;
-		}
-		raw[nr].line = lineno;
-		r = parse_line(t, line, &raw[nr]);
-		if (r == -2)
-			goto out_nomem;
-		if (r < 0) {
-			snprintf(err, len, "%s:%zu: not a symbol line 'ADDRESS TYPE NAME' (kallsyms or System.map)",
-				 path, lineno);
-			goto out;
-		}
-		if (!r)
-			continue;
-		nonzero |= raw[nr].s.addr != 0;
-		text |= raw[nr].s.text;
-		nr++;
-	}
-	if (ferror(f)) {
-		snprintf(err, len, "%s: %s", path, strerror(errno));
+	switch (read_syms(t, f, path, &r, err, len)) {
+	case -2:
+		goto out_nomem;
+	case -1:
 		goto out;
 	}
-	if (!nr || !text) {
+	if (!r.nr || !r.text) {
 		snprintf(err, len, "%s: no code symbols (types t, T, w, W) in it", path);
 		goto out;
 	}
-	if (!nonzero) {
+	if (!r.nonzero) {
 		snprintf(err, len, "%s: every address is 0: the guest's kptr_restrict hid them (copy /proc/kallsyms as root)",
 			 path);
 		goto out;
 	}
-	qsort(raw, nr, sizeof(*raw), raw_cmp);
-	t->s = malloc(nr * sizeof(*t->s));
+	qsort(r.raw, r.nr, sizeof(*r.raw), raw_cmp);
+	t->s = malloc(r.nr * sizeof(*t->s));
 	if (!t->s)
 		goto out_nomem;
 	/* one symbol per address: the first in raw_cmp's order names it */
-	for (i = 0, k = 0; i < nr; i++)
-		if (!k || raw[i].s.addr != t->s[k - 1].addr)
-			t->s[k++] = raw[i].s;
+	for (i = 0, k = 0; i < r.nr; i++)
+		if (!k || r.raw[i].s.addr != t->s[k - 1].addr)
+			t->s[k++] = r.raw[i].s;
 	t->nr = k;
 	ret = 0;
 	goto out;
 out_nomem:
 	snprintf(err, len, "%s: out of memory", path);
 out:
-	free(raw);
+	free(r.raw);
 	fclose(f);
 	if (ret)
 		sym_table_free(t);

@@ -279,18 +279,69 @@ static int open_cpus(struct trace *t, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The instance's settings: its buffers, the "mono" clock, each CPU's
+ * buffer opened.  0, or -1 with err set.
+ */
+static int set_up(struct trace *t, unsigned int tick_ms, size_t buffer_kb, char *err, size_t errlen)
+{
+	t->buffer_kb = buffer_kb ? buffer_kb : trace_default_buffer_kb(tick_ms);
+	if (tracefs_instance_set_buffer_size(t->inst, t->buffer_kb, -1) < 0) {
+		snprintf(err, errlen, "cannot set the trace buffer size to %zu KiB per CPU: %s",
+			 t->buffer_kb, strerror(errno));
+		return -1;
+	}
+	/*
+	 * Without "mono" (Linux before 3.10) event times and kvmtop's clock
+	 * would be two time bases: interval ends, the drain's horizon and the
+	 * screen's ages would mix them.  Refused rather than half right.
+	 */
+	strlcpy(t->clock, "mono", sizeof(t->clock));
+	if (tracefs_instance_file_write(t->inst, "trace_clock", "mono") < 0) {
+		snprintf(err, errlen, "cannot set the trace clock 'mono' in %s/instances/%s (Linux 3.10 or later has it): %s",
+			 t->dir, t->name, strerror(errno));
+		return -1;
+	}
+	return open_cpus(t, err, errlen);
+}
+
+/* The KVM systems' events on, and (with sched) the sched events of no thread yet.  0, or -1. */
+static int enable(struct trace *t, const char *const *sys, bool sched, char *err, size_t errlen)
+{
+	int i;
+
+	for (i = 0; sys[i]; i++) {
+		if (tracefs_event_enable(t->inst, sys[i], NULL) < 0) {
+			snprintf(err, errlen, "cannot enable the %s events: %s", sys[i], strerror(errno));
+			return -1;
+		}
+	}
+	t->enabled = true;
+	/*
+	 * The sched events, filtered in the kernel to the vCPU threads (none
+	 * yet: trace_sched_threads() sets them as they appear), so a busy
+	 * host's other context switches never reach the buffer.  Without
+	 * them the time states lack host, halt and wait: not fatal.
+	 */
+	if (sched && tep_find_event_by_name(t->tep, "sched", "sched_switch") &&
+	    tep_find_event_by_name(t->tep, "sched", "sched_waking") &&
+	    !trace_sched_filters(t, NULL, 0) &&
+	    !tracefs_event_enable(t->inst, "sched", "sched_switch") &&
+	    !tracefs_event_enable(t->inst, "sched", "sched_waking"))
+		t->sched = true;
+	return 0;
+}
+
 int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, bool sched,
 	       char *err, size_t errlen)
 {
 	const char *sys[4];
-	int nsys;
 
 	memset(t, 0, sizeof(*t));
 	t->on_fd = -1;
 	if (find_tracefs(t, err, errlen))
 		return -1;
-	nsys = find_systems(t, sys, 4);
-	if (!nsys) {
+	if (!find_systems(t, sys, 4)) {
 		snprintf(err, errlen,
 			 "this kernel has no KVM trace events in %s/events (load the kvm module, or a kernel with CONFIG_KVM)",
 			 t->dir);
@@ -317,44 +368,8 @@ int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, bool sch
 	/* kbuffer needs the word size; older libtraceevents leave it unset */
 	if (!tep_get_long_size(t->tep))
 		tep_set_long_size(t->tep, sizeof(long));
-	t->buffer_kb = buffer_kb ? buffer_kb : trace_default_buffer_kb(tick_ms);
-	if (tracefs_instance_set_buffer_size(t->inst, t->buffer_kb, -1) < 0) {
-		snprintf(err, errlen, "cannot set the trace buffer size to %zu KiB per CPU: %s",
-			 t->buffer_kb, strerror(errno));
+	if (set_up(t, tick_ms, buffer_kb, err, errlen) || enable(t, sys, sched, err, errlen))
 		goto out_close;
-	}
-	/*
-	 * Without "mono" (Linux before 3.10) event times and kvmtop's clock
-	 * would be two time bases: interval ends, the drain's horizon and the
-	 * screen's ages would mix them.  Refused rather than half right.
-	 */
-	strlcpy(t->clock, "mono", sizeof(t->clock));
-	if (tracefs_instance_file_write(t->inst, "trace_clock", "mono") < 0) {
-		snprintf(err, errlen, "cannot set the trace clock 'mono' in %s/instances/%s (Linux 3.10 or later has it): %s",
-			 t->dir, t->name, strerror(errno));
-		goto out_close;
-	}
-	if (open_cpus(t, err, errlen))
-		goto out_close;
-	for (nsys = 0; sys[nsys]; nsys++) {
-		if (tracefs_event_enable(t->inst, sys[nsys], NULL) < 0) {
-			snprintf(err, errlen, "cannot enable the %s events: %s", sys[nsys], strerror(errno));
-			goto out_close;
-		}
-	}
-	t->enabled = true;
-	/*
-	 * The sched events, filtered in the kernel to the vCPU threads (none
-	 * yet: trace_sched_threads() sets them as they appear), so a busy
-	 * host's other context switches never reach the buffer.  Without
-	 * them the time states lack host, halt and wait: not fatal.
-	 */
-	if (sched && tep_find_event_by_name(t->tep, "sched", "sched_switch") &&
-	    tep_find_event_by_name(t->tep, "sched", "sched_waking") &&
-	    !trace_sched_filters(t, NULL, 0) &&
-	    !tracefs_event_enable(t->inst, "sched", "sched_switch") &&
-	    !tracefs_event_enable(t->inst, "sched", "sched_waking"))
-		t->sched = true;
 	t->on_fd = tracefs_instance_file_open(t->inst, "tracing_on", O_WRONLY | O_CLOEXEC);
 	if (tracefs_trace_on(t->inst) < 0) {
 		snprintf(err, errlen, "cannot turn tracing on in %s: %s", t->name, strerror(errno));

@@ -316,7 +316,7 @@ static void test_times(void **state)
 	fixture(9500, 9501, "qemu-system-x86", "CPU 0/KVM", CMD("qemu\0"));
 	stat_numbered(9501, "CPU 0/KVM) S 1 2");
 	put_str("9501/schedstat", "123456789012 987654 42\n");
-	assert_int_equal(ident_times(&id, 9501, &t), 0);
+	assert_int_equal(ident_read_times(&id, 9501, &t), 0);
 	assert_int_equal(t.run_ns, 123456789012ull);
 	assert_int_equal(t.wait_ns, 987654);
 	assert_int_equal(t.utime, 1014);
@@ -324,21 +324,21 @@ static void test_times(void **state)
 	assert_int_equal(t.gtime, 1043);
 
 	/* gone before it was read */
-	assert_int_equal(ident_times(&id, 424242, &t), -1);
+	assert_int_equal(ident_read_times(&id, 424242, &t), -1);
 	/* gone while it was read: stat was there, schedstat is empty */
 	put_str("9501/schedstat", "");
-	assert_int_equal(ident_times(&id, 9501, &t), -1);
+	assert_int_equal(ident_read_times(&id, 9501, &t), -1);
 	/* sched_info off: nothing counted though the thread ran */
 	put_str("9501/schedstat", "0 0 0\n");
-	assert_int_equal(ident_times(&id, 9501, &t), -2);
+	assert_int_equal(ident_read_times(&id, 9501, &t), -2);
 	/* a kernel without schedstat */
 	fixture(9500, 9502, "qemu-system-x86", "CPU 1/KVM", CMD("qemu\0"));
 	stat_numbered(9502, "CPU 1/KVM");
-	assert_int_equal(ident_times(&id, 9502, &t), -2);
+	assert_int_equal(ident_read_times(&id, 9502, &t), -2);
 	/* a stat cut short: no guest_time field */
 	put_str("9502/stat", "9502 (x) S 1 2 3 4 5 6 7 8 9 10 11 12\n");
 	put_str("9502/schedstat", "5 6 7\n");
-	assert_int_equal(ident_times(&id, 9502, &t), -1);
+	assert_int_equal(ident_read_times(&id, 9502, &t), -1);
 }
 
 /* A thread tid of process pid as /proc/PID/task/TID shows it. */
@@ -381,7 +381,7 @@ static void test_tasks(void **state)
 	task(9600, 9603, "CPU 0/KVM", "5000000 60 9\n");
 	task(9600, 9612, "worker", NULL);	/* ended */
 	task(9600, 9611, "IO iothread0", "42 0 1\n");
-	n = ident_tasks(&id, 9600, &t);
+	n = ident_read_tasks(&id, 9600, &t);
 	assert_int_equal(n, 4);
 	assert_int_equal(t[0].tid, 9600);
 	assert_int_equal(t[1].tid, 9603);
@@ -392,7 +392,7 @@ static void test_tasks(void **state)
 	assert_int_equal(t[3].tid, 9615);
 	assert_string_equal(t[3].comm, "vhost-9600");
 	free(t);
-	assert_int_equal(ident_tasks(&id, 424242, &t), -1);
+	assert_int_equal(ident_read_tasks(&id, 424242, &t), -1);
 	assert_null(t);
 
 	/* vhost kernel threads: 9650 serves VM 9600; 9651 is a user process named so */
@@ -470,7 +470,7 @@ static void test_times_real(void **state)
 	for (i = 0; i < 100000000; i++)
 		x += i;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-	assert_int_equal(ident_times(&id, (int)syscall(SYS_gettid), &t), 0);
+	assert_int_equal(ident_read_times(&id, (int)syscall(SYS_gettid), &t), 0);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
 	/* sum_exec_runtime lags the clock by at most a tick or so */
 	assert_true(t.run_ns >= (uint64_t)a.tv_sec * 1000000000ull + a.tv_nsec - 20000000);

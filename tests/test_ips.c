@@ -212,7 +212,7 @@ static void test_ten_million_distinct(void **state)
 		e.time = i * 10;
 		e.reason_id = i % 4 ? io : ext;
 		e.ip = 0xffffffff81000000ull + i * 4;
-		e.mode = guest_mode_guess(e.ip);
+		e.mode = kvm_guest_mode_guess(e.ip);
 		assert_int_equal(model_feed(m, &e), 0);
 		if (i == 100000)
 			rss = max_rss_kb();
@@ -246,13 +246,13 @@ static void test_ten_million_distinct(void **state)
 static void test_mode_guess(void **state)
 {
 	(void)state;
-	assert_int_equal(guest_mode_guess(0xffffffff81000000ull), GUEST_KERNEL_GUESS);
-	assert_int_equal(guest_mode_guess(0x55555555a000ull), GUEST_USER_GUESS);
-	assert_int_equal(guest_mode_guess(0x400000), GUEST_USER_GUESS);
-	assert_int_equal(guest_mode_guess(0x3fffff), GUEST_MODE_UNKNOWN);
-	assert_int_equal(guest_mode_guess(0x100000), GUEST_MODE_UNKNOWN);
-	assert_int_equal(guest_mode_guess(0x1004), GUEST_MODE_UNKNOWN);
-	assert_string_equal(guest_mode_label(guest_mode_guess(0x1004)), "-");
+	assert_int_equal(kvm_guest_mode_guess(0xffffffff81000000ull), GUEST_KERNEL_GUESS);
+	assert_int_equal(kvm_guest_mode_guess(0x55555555a000ull), GUEST_USER_GUESS);
+	assert_int_equal(kvm_guest_mode_guess(0x400000), GUEST_USER_GUESS);
+	assert_int_equal(kvm_guest_mode_guess(0x3fffff), GUEST_MODE_UNKNOWN);
+	assert_int_equal(kvm_guest_mode_guess(0x100000), GUEST_MODE_UNKNOWN);
+	assert_int_equal(kvm_guest_mode_guess(0x1004), GUEST_MODE_UNKNOWN);
+	assert_string_equal(kvm_guest_mode_label(kvm_guest_mode_guess(0x1004)), "-");
 }
 
 int main(void)

@@ -110,19 +110,17 @@ int history_record(struct history *h, const struct model *m, uint64_t start, uin
 {
 	double span = end > start ? (double)(end - start) : 0;
 	struct hist_entry *e, *n;
-	struct vcpu *v;
-	struct vm *vm;
+	const struct vcpu *v;
+	const struct vm *vm;
 	int j;
 
 	h->gen++;
 	h->snapshots++;
-	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms) {
+	MODEL_FOREACH_VM(vm, m) {
 		uint64_t vt[VS_NR] = { 0 }, exits = 0;
 		unsigned int have = ~0u;
 
-		if (vm->kernel)
-			continue;
-		TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
+		MODEL_FOREACH_VCPU(v, vm) {
 			uint64_t t[VS_NR] = { 0 };
 			unsigned int vh = 0;
 

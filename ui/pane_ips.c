@@ -47,7 +47,7 @@ static void c_pct(const struct tui *t, const void *r, char *buf, size_t len)
 
 static void c_mode(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s", guest_mode_label(((const struct ip_row *)r)->mode));
+	snprintf(buf, len, "%s", kvm_guest_mode_label(((const struct ip_row *)r)->mode));
 }
 
 static void c_ip(const struct tui *t, const void *r, char *buf, size_t len)
@@ -153,7 +153,7 @@ static const char *label(const struct tui *t, const void *r, char *buf, size_t l
 	const struct ip_row *w = r;
 	char name[96];
 
-	snprintf(buf, len, "0x%" PRIx64 " %s %s %s", w->ip, w->sym, guest_mode_label(w->mode),
+	snprintf(buf, len, "0x%" PRIx64 " %s %s %s", w->ip, w->sym, kvm_guest_mode_label(w->mode),
 		 t->ip_kind == IP_EXIT ? tui_reason_name(t, w->reason, name, sizeof(name)) : "");
 	return buf;
 }

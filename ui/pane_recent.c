@@ -80,7 +80,7 @@ static void c_info(const struct tui *t, const void *r, char *buf, size_t len)
 
 static void c_mode(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s", guest_mode_label(((const struct recent_row *)r)->mode));
+	snprintf(buf, len, "%s", kvm_guest_mode_label(((const struct recent_row *)r)->mode));
 }
 
 static const struct pane_col cols[] = {

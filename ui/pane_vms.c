@@ -151,25 +151,23 @@ static int build(struct tui *t, struct pane *p)
 {
 	struct model_scope s;
 	struct vm_row *rows;
-	struct vm *vm;
-	size_t n = 0;
+	const struct vm *vm;
+	size_t n;
 	int ret = -1, i;
 	/* the host's exits are the model's own counter: no need to sum them again */
 	uint64_t host = t->cumulative ? t->m->exits.total : ctr_interval(&t->m->exits);
 
 	memset(&s, 0, sizeof(s));
-	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&t->m->vms)
-		n += !vm->kernel;
+	n = model_nr_vms(t->m);
 	rows = calloc(n ? n : 1, sizeof(*rows));
 	if (!rows)
 		goto out;
 	p->rows = rows;
 	p->nr = 0;
-	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&t->m->vms) {
+	/* not the host kernel's threads: host work, not a VM */
+	MODEL_FOREACH_VM(vm, t->m) {
 		struct vm_row *w;
 
-		if (vm->kernel)
-			continue;	/* host kernel threads: host work, not a VM */
 		w = &rows[p->nr++];
 		if (model_scope_vm(&s, t->m, vm, t->cumulative) ||
 		    model_scope_summary(&s))

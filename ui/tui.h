@@ -236,4 +236,32 @@ struct view *tui_view(struct tui *t, const struct tui_config *c);
 /* A vCPU's id as every pane writes it: the number, or "?" where the event has none. */
 const char *tui_vcpu_id(int vcpu_id, char *buf, size_t len);
 
+/* --- within the screen: tui.c's pane stack, tui_draw.c, tui_keys.c --- */
+
+#define TUI_HEADER_LINES	4	/* two of figures, the pane's title, the column titles */
+
+enum { TUI_PAIR_HEAD = 1, TUI_PAIR_SEL, TUI_PAIR_WARN, TUI_PAIR_KEY, TUI_PAIR_TITLE };
+
+/* tui.c: the stack of panes */
+struct pane *tui_top_pane(struct tui *t);
+void *tui_row_at(const struct pane *p, size_t i);
+/* A column's title: a field's own (model_fields.h), else the pane's. */
+const char *tui_col_title(const struct pane_col *c);
+/* Filter and sort p's rows; the selection stays on the same key. */
+void tui_pane_order(struct tui *t, struct pane *p);
+/* Keep the selected row's key, to find it again after a rebuild. */
+void tui_pane_remember(struct pane *p);
+void tui_pane_free_rows(struct pane *p);
+/* Every pane of the stack from the model: 0, or -1 (no memory). */
+int tui_build_all(struct tui *t);
+/* Back to the pane under the top one. */
+void tui_pop(struct tui *t);
+/* KVMTOP_DRAW_STATS: one more timing of s, from t0. */
+void tui_stat_add(struct tui_stat *s, uint64_t t0);
+/* tui_draw.c: the whole screen, and KVMTOP_DRAW_STATS' file */
+void tui_draw(struct tui *t);
+void tui_write_stats(const struct tui *t);
+/* tui_keys.c: key ch (tui_keys[]): a view_action mask, or -1 (no memory) */
+int tui_key(struct tui *t, int ch);
+
 #endif

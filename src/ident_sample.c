@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Live, what /proc says of the VMs' threads, into the model: each vCPU
+ * thread's accounting (without sched events), and each VM's other threads
+ * -- the VMM's own (emulator) and its vhost workers -- as groups.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ident.h"
+#include "model_time.h"
+
+int ident_sample_times(const struct ident *id, struct model *m, uint64_t now, bool new_only, int *bad)
+{
+	struct proc_times t;
+	struct vcpu *v;
+
+	/* with sched events the trace has every state: /proc would only cost */
+	if (!m->proc_time || (model_time_known(m) & TIME_SPLIT))
+		return 0;
+	RB_FOREACH(v, vcpu_tree, &m->vcpus) {
+		if (v->vm->kernel || v->vmm || (new_only && v->proc_at))
+			continue;
+		switch (ident_read_times(id, v->tid, &t)) {
+		case 0:
+			model_time_proc(m, v, &t, now);
+			break;
+		case -2:
+			m->proc_time = false;
+			*bad = v->tid;
+			return -1;
+		default:
+			break;	/* gone: the figures it had stay */
+		}
+	}
+	return 0;
+}
+
+static int group_thread_cmp(const void *a, const void *b)
+{
+	int x = ((const struct group_thread *)a)->tid, y = ((const struct group_thread *)b)->tid;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * One VM's threads that are not its vCPUs, split into the VMM's own
+ * (emulator) and vhost workers (threads named vhost-PID, and the vhost
+ * kernel threads of older kernels, found in s->vk_*).  0, or -1 (no memory).
+ */
+static int read_vm_groups(const struct ident_sampler *s, const struct ident *id, const struct model *m,
+			  struct vm *vm)
+{
+	struct group_thread *g[TG_NR];
+	struct ident_task *tasks;
+	struct proc_times t;
+	size_t n[TG_NR] = { 0 }, i;
+	ssize_t nt;
+	int k;
+
+	nt = ident_read_tasks(id, vm->pid, &tasks);
+	if (nt < 0)
+		return 0;	/* gone: model_reap() says so */
+	for (k = 0; k < TG_NR; k++)
+		g[k] = calloc((size_t)nt + s->nr_vk + 1, sizeof(*g[k]));
+	if (!g[TG_EMULATOR] || !g[TG_VHOST])
+		goto out_nomem;
+	for (i = 0; i < (size_t)nt; i++) {
+		const struct vcpu *v;
+		bool vhost = !strncmp(tasks[i].comm, "vhost-", 6);
+
+		/*
+		 * KVM's own workers in the VM's thread group (the NX huge page
+		 * recovery worker, Linux 6.13+) are host work, not the VMM's
+		 */
+		if (!vhost && ident_kernel_comm(tasks[i].comm))
+			continue;
+		/* a VMM thread that raised KVM events is the emulator's all the same */
+		v = vhost ? NULL : model_find_vcpu(m, tasks[i].tid);
+		if (v && !v->vmm)
+			continue;
+		k = vhost ? TG_VHOST : TG_EMULATOR;
+		g[k][n[k]++] = (struct group_thread){ tasks[i].tid, tasks[i].run_ns, tasks[i].wait_ns };
+	}
+	for (i = 0; i < s->nr_vk; i++)
+		if (s->vk_pid[i] == vm->pid && !ident_read_times(id, s->vk_tid[i], &t))
+			g[TG_VHOST][n[TG_VHOST]++] = (struct group_thread){ s->vk_tid[i], t.run_ns, t.wait_ns };
+	qsort(g[TG_VHOST], n[TG_VHOST], sizeof(*g[TG_VHOST]), group_thread_cmp);
+	for (k = 0; k < TG_NR; k++)
+		model_group_read(vm, k, g[k], n[k]);
+	free(tasks);
+	return 0;
+out_nomem:
+	for (k = 0; k < TG_NR; k++)
+		free(g[k]);
+	free(tasks);
+	return -1;
+}
+
+int ident_sample_groups(struct ident_sampler *s, const struct ident *id, struct model *m)
+{
+	struct vm *vm;
+
+	if (!m->proc_time)
+		return 0;
+	/* vhost kernel threads come and go with their VMs: looked for again when those change */
+	if (s->vk_gen != m->vcpus_gen) {
+		s->nr_vk = ident_vhost_kthreads(id, s->vk_tid, s->vk_pid, IDENT_VHOST_MAX);
+		s->vk_gen = m->vcpus_gen;
+	}
+	RB_FOREACH(vm, vm_tree, &m->vms)
+		if (!vm->kernel && vm->pid > 0 && !vm->exited && read_vm_groups(s, id, m, vm))
+			return -1;
+	return 0;
+}
+

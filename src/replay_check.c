@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A trace-cmd recording's layout, checked before libtracecmd reads it
+ * (replay.c): its magic, and every part the file declares ending inside
+ * the file, with the CPU numbers and compressed options kvmtop can take.
+ * Plain reads of the file (and kvmtop's own zlib or libzstd for a
+ * compressed options section): nothing here trusts the trace libraries.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "replay.h"
+
+/* trace-cmd files start with "\027\010\104tracing". */
+static int check_magic(const char *path, char *err, size_t errlen)
+{
+	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	unsigned char buf[sizeof(magic)];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		snprintf(err, errlen, "%s: is a directory, not a trace-cmd recording", path);
+		return -1;
+	}
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n != (ssize_t)sizeof(buf) || memcmp(buf, magic, sizeof(buf))) {
+		snprintf(err, errlen, "%s: not a trace-cmd recording (bad magic)", path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * libtracecmd reads only the parts of a file it needs, and on some cuts
+ * it fails half-way through tracecmd_open() and crashes cleaning up
+ * (libtracecmd 1.3.1, a version 6 file cut in its CPU data).  So before
+ * handing a file over, walk its layout as the file declares it and
+ * require that every part ends inside the file:
+ *
+ *  - version 7: a header, then sections one after another, each with a
+ *    16-byte header {u16 id, u16 flags, u32 name, u64 size}; the chain
+ *    must end exactly at the end of the file (the section-name strings at
+ *    the end are never read by libtracecmd, so a cut there would pass);
+ *  - version 6: header page and event, ftrace and event formats,
+ *    kallsyms, printk, cmdlines, CPU count, options, then per CPU the
+ *    {u64 offset, u64 size} of its data, which must lie inside the file
+ *    (the trace clock that follows is read by libtracecmd).
+ */
+struct walk {
+	int fd;
+	const unsigned char *mem;	/* a decompressed section, read instead of fd */
+	off_t pos;
+	off_t size;
+	bool big_endian;
+	char codec[16];		/* version 7: the file's compression */
+	uint64_t bad_cpu;	/* a CPU number past REPLAY_CPUS_MAX */
+	const char *why;	/* what is corrupt, with -3 */
+};
+
+static int walk_read(struct walk *w, void *buf, size_t n)
+{
+	if ((uint64_t)(w->size - w->pos) < n)
+		return -1;
+	if (w->mem)
+		memcpy(buf, w->mem + w->pos, n);
+	else if (pread(w->fd, buf, n, w->pos) != (ssize_t)n)
+		return -1;
+	w->pos += n;
+	return 0;
+}
+
+static int walk_skip(struct walk *w, uint64_t n)
+{
+	if (n > (uint64_t)(w->size - w->pos))
+		return -1;
+	w->pos += n;
+	return 0;
+}
+
+static int walk_num(struct walk *w, int bytes, uint64_t *val)
+{
+	unsigned char b[8];
+	int i;
+
+	if (walk_read(w, b, bytes))
+		return -1;
+	*val = 0;
+	for (i = 0; i < bytes; i++)
+		*val |= (uint64_t)b[w->big_endian ? bytes - 1 - i : i] << (8 * i);
+	return 0;
+}
+
+/* Skips a NUL-terminated string; copies its start to buf when given. */
+static int walk_str(struct walk *w, char *buf, size_t len)
+{
+	size_t i = 0;
+	char c;
+
+	do {
+		if (walk_read(w, &c, 1))
+			return -1;
+		if (buf && i + 1 < len)
+			buf[i++] = c;
+	} while (c);
+	if (buf)
+		buf[i] = '\0';
+	return 0;
+}
+
+/* n blocks of {size (size_bytes wide), data} */
+static int walk_blocks(struct walk *w, uint64_t n, int size_bytes)
+{
+	uint64_t len;
+
+	while (n--)
+		if (walk_num(w, size_bytes, &len) || walk_skip(w, len))
+			return -1;
+	return 0;
+}
+
+static int walk_v6(struct walk *w)
+{
+	uint64_t n, cpus, id, off, len;
+	char name[16];
+
+	/* header_page and header_event: a name, a u64 size, the text */
+	if (walk_str(w, NULL, 0) || walk_blocks(w, 1, 8) || walk_str(w, NULL, 0) || walk_blocks(w, 1, 8))
+		return -1;
+	/* ftrace formats, then event systems each with its formats */
+	if (walk_num(w, 4, &n) || walk_blocks(w, n, 8) || walk_num(w, 4, &n))
+		return -1;
+	while (n--) {
+		uint64_t m;
+
+		if (walk_str(w, NULL, 0) || walk_num(w, 4, &m) || walk_blocks(w, m, 8))
+			return -1;
+	}
+	/* kallsyms, printk, cmdlines, CPU count */
+	if (walk_blocks(w, 2, 4) || walk_blocks(w, 1, 8) || walk_num(w, 4, &cpus))
+		return -1;
+	if (cpus > REPLAY_CPUS_MAX) {
+		w->bad_cpu = cpus - 1;
+		return -2;
+	}
+	if (walk_str(w, name, sizeof(name)))
+		return -1;
+	if (!strncmp(name, "options", 7)) {
+		for (;;) {
+			if (walk_num(w, 2, &id))
+				return -1;
+			if (!id)
+				break;
+			if (walk_blocks(w, 1, 4))
+				return -1;
+		}
+		if (walk_str(w, name, sizeof(name)))
+			return -1;
+	}
+	if (strncmp(name, "flyrecord", 9))
+		return 0;	/* latency format: text, read as it is */
+	while (cpus--) {
+		if (walk_num(w, 8, &off) || walk_num(w, 8, &len))
+			return -1;
+		/* an empty CPU may point at the page after the end */
+		if (len && (off > (uint64_t)w->size || len > (uint64_t)w->size - off))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * libtracecmd sizes its per-CPU arrays by the CPU numbers of the options
+ * (CPUCOUNT, and each CPU of a BUFFER) while it opens the file: a CPU
+ * numbered 5,046,272 cost 1.5 GB and 5 s before kvmtop saw the count.  In
+ * each options section (id 0, decompressed first when it is compressed)
+ * they are checked here first; -2 with w->bad_cpu set when one is past
+ * REPLAY_CPUS_MAX.
+ */
+#define OPT_BUFFER	3
+#define OPT_CPUCOUNT	8
+#define SEC_FL_COMPRESS	1
+
+static int walk_cpu(struct walk *w, uint64_t cpu)
+{
+	if (cpu < REPLAY_CPUS_MAX)
+		return 0;
+	w->bad_cpu = cpu;
+	return -2;
+}
+
+static int walk_options(struct walk *w, uint64_t len)
+{
+	off_t end = w->pos + (off_t)len;
+	uint64_t id, size, n, cpu;
+	int ret;
+
+	while (w->size - w->pos >= 6 && w->pos + 6 <= end) {
+		off_t next;
+
+		if (walk_num(w, 2, &id) || walk_num(w, 4, &size))
+			return -1;
+		next = w->pos + (off_t)size;
+		if (id == OPT_CPUCOUNT && size >= 4) {
+			if (walk_num(w, 4, &n))
+				return -1;
+			if (n && (ret = walk_cpu(w, n - 1)))
+				return ret;
+		} else if (id == OPT_BUFFER) {
+			/* data offset, name, clock, page size, CPUs, then {cpu, offset, size} each */
+			if (walk_skip(w, 8) || walk_str(w, NULL, 0) || walk_str(w, NULL, 0) ||
+			    walk_skip(w, 4) || walk_num(w, 4, &n))
+				return -1;
+			while (n-- && w->pos + 20 <= next) {
+				if (walk_num(w, 4, &cpu))
+					return -1;
+				if ((ret = walk_cpu(w, cpu)))
+					return ret;
+				if (walk_skip(w, 16))
+					return -1;
+			}
+		}
+		if (next > w->size)
+			return -1;
+		w->pos = next;
+	}
+	w->pos = end;
+	return 0;
+}
+
+/*
+ * A compressed section is {u32 compressed size, u32 size, data} in the
+ * file's codec.  Its options are walked after decompressing them here,
+ * with kvmtop's own zlib or libzstd, before libtracecmd allocates what
+ * the sizes ask for.  -3 with w->why set when the section is corrupt.
+ */
+static int walk_compressed(struct walk *w, uint64_t len)
+{
+	struct walk sub = { .big_endian = w->big_endian };
+	uint64_t zsize, size;
+	unsigned char *in = NULL, *out = NULL;
+	int ret = -1;
+
+	if (strcmp(w->codec, "zlib") && strcmp(w->codec, "zstd"))
+		return walk_skip(w, len);	/* libtracecmd refuses the codec itself */
+	if (len < 8 || walk_num(w, 4, &zsize) || walk_num(w, 4, &size))
+		return -1;
+	if (zsize > len - 8)
+		return -1;
+	if (size > REPLAY_OPTIONS_MAX) {
+		w->why = "its compressed options section is larger than kvmtop accepts";
+		return -3;
+	}
+	in = malloc(zsize ? zsize : 1);
+	out = malloc(size ? size : 1);
+	if (!in || !out || walk_read(w, in, zsize))
+		goto out_free;
+	if (!strcmp(w->codec, "zlib")) {
+		uLongf n = size;
+
+		if (uncompress(out, &n, in, zsize) != Z_OK || n != size)
+			goto out_corrupt;
+	} else if (ZSTD_decompress(out, size, in, zsize) != size) {
+		goto out_corrupt;
+	}
+	sub.mem = out;
+	sub.size = size;
+	ret = walk_options(&sub, size);
+	w->bad_cpu = sub.bad_cpu;
+	w->pos += len - 8 - zsize;
+	goto out_free;
+out_corrupt:
+	w->why = "its compressed options section does not decompress";
+	ret = -3;
+out_free:
+	free(in);
+	free(out);
+	return ret;
+}
+
+static int walk_v7(struct walk *w)
+{
+	uint64_t id, flags, len;
+	int ret;
+
+	/* compression name and version, offset of the first options */
+	if (walk_str(w, w->codec, sizeof(w->codec)) || walk_str(w, NULL, 0) || walk_skip(w, 8))
+		return -1;
+	while (w->pos < w->size) {
+		if (walk_num(w, 2, &id) || walk_num(w, 2, &flags) || walk_skip(w, 4) || walk_num(w, 8, &len))
+			return -1;
+		if (len > (uint64_t)(w->size - w->pos))
+			return -1;
+		if (id == 0 && !(flags & SEC_FL_COMPRESS))
+			ret = walk_options(w, len);
+		else if (id == 0)
+			ret = walk_compressed(w, len);
+		else
+			ret = walk_skip(w, len);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int check_layout(const char *path, char *err, size_t errlen)
+{
+	struct walk w = { .pos = 10 };	/* after the magic */
+	uint64_t endian;
+	struct stat st;
+	char ver[8];
+	int ret = -1;
+
+	w.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (w.fd < 0 || fstat(w.fd, &st)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto out_close;
+	}
+	w.size = st.st_size;
+	/* version string, endianness, long size, page size */
+	if (walk_str(&w, ver, sizeof(ver)) || walk_num(&w, 1, &endian) || walk_skip(&w, 1 + 4))
+		goto out_cut;
+	w.big_endian = endian;
+	ret = !strcmp(ver, "6") ? walk_v6(&w) : !strcmp(ver, "7") ? walk_v7(&w) : 0;
+	if (ret == -2) {
+		ret = -1;
+		snprintf(err, errlen, "%s: corrupt: it names CPU %llu; kvmtop reads recordings of 0 to %d CPUs",
+			 path, (unsigned long long)w.bad_cpu, REPLAY_CPUS_MAX);
+		goto out_close;
+	}
+	if (ret == -3) {
+		ret = -1;
+		snprintf(err, errlen, "%s: corrupt: %s", path, w.why);
+		goto out_close;
+	}
+	if (ret)
+		goto out_cut;
+	goto out_close;
+out_cut:
+	ret = -1;
+	snprintf(err, errlen, "%s: truncated: a part ends past the end of the file", path);
+out_close:
+	if (w.fd >= 0)
+		close(w.fd);
+	return ret;
+}
+
+int replay_check(const char *path, char *err, size_t errlen)
+{
+	return check_magic(path, err, errlen) || check_layout(path, err, errlen) ? -1 : 0;
+}

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Drawing the screen: the header's two lines of figures, the pane's title,
+ * its table (the columns that fit, the sort column marked), the history
+ * strip and the footer of keys.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include <curses.h>
+
+#include "clock.h"
+#include "escape.h"
+#include "fmt.h"
+#include "history.h"
+#include "model_fields.h"
+#include "tui.h"
+
+/* --- drawing --- */
+
+/* Text at (y, x) in exactly w columns, cut or padded. */
+static void put(int y, int x, int w, const char *s, enum col_align align)
+{
+	wchar_t ws[512];
+	int cols = 0, n, i, pad;
+	size_t len = mbstowcs(ws, s, sizeof(ws) / sizeof(ws[0]) - 1);
+
+	if (w <= 0)
+		return;
+	if (len == (size_t)-1) {
+		/* not text in this locale: the bytes, cut */
+		mvaddnstr(y, x, s, w);
+		return;
+	}
+	ws[len] = L'\0';
+	for (n = 0; ws[n]; n++) {
+		int cw = wcwidth(ws[n]);
+
+		if (cw < 0)
+			cw = 1;
+		if (cols + cw > w)
+			break;
+		cols += cw;
+	}
+	pad = w - cols;
+	move(y, x);
+	if (align == COL_RIGHT)
+		for (i = 0; i < pad; i++)
+			addch(' ');
+	addnwstr(ws, n);
+	if (align == COL_LEFT)
+		for (i = 0; i < pad; i++)
+			addch(' ');
+}
+
+/* Which columns fit in the width: the highest priorities, kept in table order. */
+static int fit_cols(const struct tui *t, const struct pane_ops *ops, int width, bool *show)
+{
+	unsigned int known = model_time_known(t->m);
+	int used = 0, shown = 0, prio, i;
+
+	for (i = 0; i < ops->nr_cols; i++)
+		show[i] = false;
+	for (prio = 9; prio >= 0; prio--)
+		for (i = 0; i < ops->nr_cols; i++) {
+			if (ops->cols[i].priority != prio || show[i] ||
+			    (ops->cols[i].needs & known) != ops->cols[i].needs)
+				continue;
+			if (used + ops->cols[i].width + (shown ? 1 : 0) > width && shown)
+				continue;
+			show[i] = true;
+			used += ops->cols[i].width + (shown ? 1 : 0);
+			shown++;
+		}
+	/* a wide last column (a text) is shown cut rather than not at all */
+	for (i = ops->nr_cols - 1; i >= 0 && !show[i]; i--)
+		;
+	if (i < ops->nr_cols - 1 && width - used - 1 >= 12 && ops->cols[ops->nr_cols - 1].align == COL_LEFT) {
+		show[ops->nr_cols - 1] = true;
+		shown++;
+	}
+	return shown;
+}
+
+static void attr(struct tui *t, int pair, int fallback, bool on)
+{
+	int a = t->color ? (int)(COLOR_PAIR(pair) | (fallback & A_BOLD)) : fallback;
+
+	if (on)
+		attron(a);
+	else
+		attroff(a);
+}
+
+/* The first line: kvmtop, the source, its interval or delay, the unit, the recording's place. */
+static void draw_source(struct tui *t)
+{
+	char line[512];
+
+	if (t->interval > 0)
+		snprintf(line, sizeof(line), "kvmtop  %s  interval %ld/%ld  ", t->source, t->interval,
+			 t->nr_intervals);
+	else if (!t->live)
+		snprintf(line, sizeof(line), "kvmtop  %s  whole recording  ", t->source);
+	else
+		snprintf(line, sizeof(line), "kvmtop  %s  delay %gs  ", t->source, t->delay);
+	strlcat(line, t->unit, sizeof(line));
+	if (t->source_dir[0]) {
+		/* the recording's directory last, its tail kept: the file name never goes */
+		size_t used = strlen(line), dlen = strlen(t->source_dir);
+		int width = COLS < (int)sizeof(line) ? COLS : (int)sizeof(line) - 1;
+		int room = width - (int)used - 4;
+
+		if (room >= 8) {
+			bool whole = dlen <= (size_t)room;
+			const char *tail = whole ? t->source_dir : t->source_dir + dlen - (size_t)(room - 3);
+
+			/* never start inside a UTF-8 sequence */
+			while (((unsigned char)*tail & 0xc0) == 0x80)
+				tail++;
+			strlcat(line, whole ? "in " : "in ...", sizeof(line));
+			strlcat(line, tail, sizeof(line));
+		}
+	}
+	attr(t, TUI_PAIR_HEAD, A_BOLD, true);
+	put(0, 0, COLS, line, COL_LEFT);
+	attr(t, TUI_PAIR_HEAD, A_BOLD, false);
+	if (t->paused) {
+		attr(t, TUI_PAIR_WARN, A_REVERSE | A_BOLD, true);
+		put(0, (int)strlen(line) < COLS - 8 ? (int)strlen(line) : COLS - 8, 8, "PAUSED", COL_LEFT);
+		attr(t, TUI_PAIR_WARN, A_REVERSE | A_BOLD, false);
+	}
+}
+
+/* Text s at column *x of line y, highlighted as a warning when warn; *x moves past it. */
+static void put_at(struct tui *t, int y, int *x, const char *s, bool warn)
+{
+	if (warn)
+		attr(t, TUI_PAIR_WARN, A_REVERSE | A_BOLD, true);
+	put(y, *x, COLS - *x, s, COL_LEFT);
+	if (warn)
+		attr(t, TUI_PAIR_WARN, A_REVERSE | A_BOLD, false);
+	*x += (int)strlen(s);
+}
+
+/* The second line: the host's exit rate, lost (and dropped) events first: never cut off. */
+static void draw_host(struct tui *t)
+{
+	const struct model *m = t->m;
+	uint64_t lost, exits, events;
+	char line[256], a[32], b[32];
+	int x = 0;
+
+	lost = t->cumulative ? m->lost_events.total : ctr_interval(&m->lost_events);
+	exits = t->cumulative ? m->exits.total : ctr_interval(&m->exits);
+	events = t->cumulative ? m->events.total : ctr_interval(&m->events);
+	tui_fmt_rate(t, exits, a, sizeof(a));
+	tui_fmt_count(m->exits.total, b, sizeof(b));
+	snprintf(line, sizeof(line), "host: exits%s %s  ", t->secs > 0 ? "/s" : "", a);
+	put_at(t, 1, &x, line, false);
+	snprintf(a, sizeof(a), "lost %" PRIu64, lost);
+	put_at(t, 1, &x, a, lost);
+	if (m->dropped.total) {
+		/* threads past --max-vcpus: their events are not in the figures */
+		snprintf(a, sizeof(a), "  dropped %" PRIu64, m->dropped.total);
+		put_at(t, 1, &x, a, true);
+	}
+	tui_fmt_rate(t, events, a, sizeof(a));
+	snprintf(line, sizeof(line), "  total %s  kvm events%s %s  VMs %u", b,
+		 t->secs > 0 ? "/s" : "", a, model_nr_vms(m));
+	put_at(t, 1, &x, line, false);
+}
+
+static void draw_header(struct tui *t)
+{
+	struct pane *p = tui_top_pane(t);
+	char line[512];
+
+	if (!t->m)
+		return;
+	draw_source(t);
+	draw_host(t);
+	p->ops->title(t, p, line, sizeof(line));
+	if (t->msg[0] || t->notice[0]) {
+		/* a notice replaces the title until the next key */
+		snprintf(line, sizeof(line), "%s", t->msg[0] ? t->msg : t->notice);
+		attr(t, TUI_PAIR_WARN, A_BOLD, true);
+		put(2, 0, COLS, line, COL_LEFT);
+		attr(t, TUI_PAIR_WARN, A_BOLD, false);
+	} else {
+		attr(t, TUI_PAIR_TITLE, A_BOLD, true);
+		put(2, 0, COLS, line, COL_LEFT);
+		attr(t, TUI_PAIR_TITLE, A_BOLD, false);
+	}
+}
+
+static void draw_table(struct tui *t)
+{
+	struct pane *p = tui_top_pane(t);
+	const struct pane_ops *ops = p->ops;
+	bool show[32];
+	int rows = LINES - TUI_HEADER_LINES - 1, x, i, y;
+	char buf[256];
+
+	/* H: the history strip takes the bottom lines when there is room for both */
+	if (t->show_hist && t->hist && LINES >= TUI_HEADER_LINES + 2 + HISTORY_LINES + 2)
+		rows -= HISTORY_LINES;
+	fit_cols(t, ops, COLS, show);
+	/* column titles, the sort column marked */
+	attr(t, TUI_PAIR_KEY, A_REVERSE, true);
+	put(3, 0, COLS, "", COL_LEFT);
+	for (i = 0, x = 0; i < ops->nr_cols && x < COLS; i++) {
+		const struct pane_col *c = &ops->cols[i];
+		bool down = c->descending != p->invert;
+		int w = c->width < COLS - x ? c->width : COLS - x;
+
+		if (!show[i])
+			continue;
+		if (i == p->sort)
+			snprintf(buf, sizeof(buf), "%s%s", tui_col_title(c),
+				 t->utf8 ? (down ? "\u25bc" : "\u25b2") : (down ? "v" : "^"));
+		else
+			snprintf(buf, sizeof(buf), "%s", tui_col_title(c));
+		put(3, x, w, buf, c->align);
+		x += c->width + 1;
+	}
+	attr(t, TUI_PAIR_KEY, A_REVERSE, false);
+
+	if (rows < 1)
+		return;
+	if (p->sel < p->top)
+		p->top = p->sel;
+	if (p->sel >= p->top + (size_t)rows)
+		p->top = p->sel - rows + 1;
+	if (p->top + rows > p->nr_order)
+		p->top = p->nr_order > (size_t)rows ? p->nr_order - rows : 0;
+	for (y = 0; y < rows; y++) {
+		size_t k = p->top + y;
+		const void *r;
+
+		move(TUI_HEADER_LINES + y, 0);
+		clrtoeol();
+		if (k >= p->nr_order)
+			continue;
+		r = tui_row_at(p, p->order[k]);
+		if (k == p->sel)
+			attr(t, TUI_PAIR_SEL, A_REVERSE, true);
+		put(TUI_HEADER_LINES + y, 0, COLS, "", COL_LEFT);
+		for (i = 0, x = 0; i < ops->nr_cols && x < COLS; i++) {
+			const struct pane_col *c = &ops->cols[i];
+			int w = c->width < COLS - x ? c->width : COLS - x;
+
+			if (!show[i])
+				continue;
+			if (c->field)
+				ops->field_cell(t, r, i, buf, sizeof(buf));
+			else
+				c->cell(t, r, buf, sizeof(buf));
+			put(TUI_HEADER_LINES + y, x, w, buf, c->align);
+			x += c->width + 1;
+		}
+		if (k == p->sel)
+			attr(t, TUI_PAIR_SEL, A_REVERSE, false);
+	}
+	if (!p->nr_order) {
+		const char *s = t->filter[0] ? "no row matches the filter" :
+				t->m && p->ops->empty ? p->ops->empty(t, p) :
+				!t->m || !p->nr ? (t->live ? "nothing in this interval" : "no KVM events") : "";
+
+		put(TUI_HEADER_LINES, 1, COLS - 1, s, COL_LEFT);
+	}
+}
+
+/*
+ * The history strip's subject: the selected VM or vCPU of the VMs and
+ * vCPUs panes, else the pane's vCPU or VM.  false if none.
+ */
+static bool hist_subject(struct tui *t, bool *vm, int *id, char *what, size_t len)
+{
+	struct pane *p = tui_top_pane(t);
+	char buf[256];
+
+	if ((p->ops == &pane_vms || p->ops == &pane_vcpus) && p->nr_order) {
+		const void *r = tui_row_at(p, p->order[p->sel]);
+
+		*vm = p->ops == &pane_vms;
+		*id = (int)p->ops->key(r);
+		snprintf(what, len, "%s %s", *vm ? "VM" : "vCPU", p->ops->label(t, r, buf, sizeof(buf)));
+		return true;
+	}
+	if (p->tid > 0 || p->vm_pid >= 0) {
+		*vm = p->tid <= 0;
+		*id = *vm ? p->vm_pid : p->tid;
+		snprintf(what, len, "%s %d", *vm ? "VM pid" : "vCPU thread", *id);
+		return true;
+	}
+	return false;
+}
+
+/* H: the strip under the table, from line y to the footer.  Its height. */
+static int draw_history(struct tui *t, int y)
+{
+	char lines[HISTORY_LINES][HISTORY_LINE], what[512];
+	bool vm;
+	int id, n, i;
+
+	if (!hist_subject(t, &vm, &id, what, sizeof(what)))
+		return 0;
+	n = history_lines(t->hist, vm, id, what,
+			  t->live ? "" : " (] steps through the recording's intervals: each is recorded)",
+			  t->utf8, COLS, lines, HISTORY_LINES);
+	for (i = 0; i < n && y + i < LINES - 1; i++) {
+		move(y + i, 0);
+		clrtoeol();
+		if (!i)
+			attr(t, TUI_PAIR_TITLE, A_BOLD, true);
+		put(y + i, 0, COLS, lines[i], COL_LEFT);
+		if (!i)
+			attr(t, TUI_PAIR_TITLE, A_BOLD, false);
+	}
+	return n;
+}
+
+static void draw_footer(struct tui *t)
+{
+	struct pane *p = tui_top_pane(t);
+	char buf[160];
+	size_t i;
+	int x = 0;
+
+	move(LINES - 1, 0);
+	clrtoeol();
+	if (t->input != IN_NONE) {
+		snprintf(buf, sizeof(buf), "%s%s_", t->input == IN_FILTER ? "Filter: " : "Delay (s): ",
+			 t->edit);
+		attr(t, TUI_PAIR_KEY, A_BOLD, true);
+		put(LINES - 1, 0, COLS, buf, COL_LEFT);
+		attr(t, TUI_PAIR_KEY, A_BOLD, false);
+		return;
+	}
+	for (i = 0; i < tui_nr_keys; i++) {
+		const struct tui_key *k = &tui_keys[i];
+		int kw, ww;
+
+		if (!k->footer_key || !(k->where & (t->live ? TUI_LIVE : TUI_REPLAY)))
+			continue;
+		kw = (int)strlen(k->footer_key);
+		ww = (int)strlen(k->footer);
+		if (x + kw + ww + 1 > COLS)
+			break;
+		attr(t, TUI_PAIR_KEY, A_BOLD, true);
+		put(LINES - 1, x, kw, k->footer_key, COL_LEFT);
+		attr(t, TUI_PAIR_KEY, A_BOLD, false);
+		put(LINES - 1, x + kw, ww + 1, k->footer, COL_LEFT);
+		x += kw + ww + 1;
+	}
+	snprintf(buf, sizeof(buf), " sort %s%s%s%s%s%s", p->ops->cols[p->sort].name,
+		 p->invert ? " inverted" : "", t->filter[0] ? "  filter \"" : "", t->filter,
+		 t->filter[0] ? "\"" : "", t->cumulative ? "  cumulative" : "");
+	if (x + (int)strlen(buf) <= COLS)
+		put(LINES - 1, COLS - (int)strlen(buf), (int)strlen(buf), buf, COL_LEFT);
+}
+
+/* The whole screen, sent to the terminal: what the draw statistics time. */
+void tui_draw(struct tui *t)
+{
+	uint64_t t0;
+
+	if (!t->curses)
+		return;
+	t0 = t->stats_file ? clock_mono_ns() : 0;
+	erase();
+	if (LINES < TUI_HEADER_LINES + 2 || COLS < 20) {
+		put(0, 0, COLS, "kvmtop: terminal too small", COL_LEFT);
+	} else {
+		draw_header(t);
+		draw_table(t);
+		if (t->show_hist && t->hist && LINES >= TUI_HEADER_LINES + 2 + HISTORY_LINES + 2)
+			draw_history(t, LINES - 1 - HISTORY_LINES);
+		draw_footer(t);
+	}
+	refresh();
+	if (t->stats_file)
+		tui_stat_add(&t->st_draw, t0);
+}
+
+/* KVMTOP_DRAW_STATS: one JSON line, for make bench. */
+void tui_write_stats(const struct tui *t)
+{
+	const struct pane *p = t->depth ? &t->stack[t->depth - 1] : NULL;
+	FILE *f = fopen(t->stats_file, "w");
+
+	if (!f) {
+		fprintf(stderr, "kvmtop: KVMTOP_DRAW_STATS: cannot write %s: %s\n",
+			t->stats_file, strerror(errno));
+		return;
+	}
+	fprintf(f, "{\"rows\":%zu,\"draws\":%" PRIu64 ",\"draw_mean_ns\":%" PRIu64
+		",\"draw_max_ns\":%" PRIu64 ",\"builds\":%" PRIu64 ",\"build_mean_ns\":%" PRIu64
+		",\"build_max_ns\":%" PRIu64 ",\"sorts\":%" PRIu64 ",\"sort_mean_ns\":%" PRIu64
+		",\"sort_max_ns\":%" PRIu64 "}\n", p ? p->nr : 0, t->st_draw.n,
+		t->st_draw.n ? t->st_draw.sum_ns / t->st_draw.n : 0, t->st_draw.max_ns,
+		t->st_build.n, t->st_build.n ? t->st_build.sum_ns / t->st_build.n : 0,
+		t->st_build.max_ns, t->st_sort.n, t->st_sort.n ? t->st_sort.sum_ns / t->st_sort.n : 0,
+		t->st_sort.max_ns);
+	fclose(f);
+}
+
