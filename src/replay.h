@@ -10,12 +10,9 @@
 #include <stdbool.h>
 #include <event-parse.h>
 
-struct tracecmd_input;
+#include "replay_check.h"
 
-/* The most CPUs a recording may have: Linux's largest NR_CPUS (MAXSMP). */
-#define REPLAY_CPUS_MAX	8192
-/* The largest options section accepted, decompressed (bytes). */
-#define REPLAY_OPTIONS_MAX	(16 << 20)
+struct tracecmd_input;
 
 struct replay {
 	struct tracecmd_input *handle;
@@ -38,12 +35,6 @@ typedef int (*replay_fn)(struct tep_record *rec, void *ctx);
 
 /* 0, or -1 with a one-line reason in err. */
 int replay_open(struct replay *r, const char *path, char *err, size_t errlen);
-/*
- * replay_check.c: is path a trace-cmd recording whose declared parts all
- * end inside it, with at most REPLAY_CPUS_MAX CPUs?  0, or -1 with a
- * one-line reason naming the file in err.
- */
-int replay_check(const char *path, char *err, size_t errlen);
 /* 0 at the end of the data, 1 if fn stopped it, -1 with err on failure. */
 int replay_run(struct replay *r, replay_fn fn, void *ctx, char *err, size_t errlen);
 void replay_close(struct replay *r);
