@@ -67,6 +67,13 @@ void batch_machine_value(const struct batch *b, const struct model_reason_field 
 	}
 }
 
+bool batch_steal_known(const struct batch *b)
+{
+	const char *src = model_time_source(b->m, VS_WAIT);
+
+	return b->m->max_thieves && src && !strcmp(src, "trace");
+}
+
 int batch_kernel(const struct batch *b,
 		 void (*print)(const struct batch *b, const struct vm *k, const struct model_scope *s))
 {

@@ -94,6 +94,12 @@ void batch_machine_value(const struct batch *b, const struct model_reason_field 
 int batch_kernel(const struct batch *b,
 		 void (*print)(const struct batch *b, const struct vm *k, const struct model_scope *s));
 
+/*
+ * Are a vCPU's thieves measured: its wait time from the sched events (not
+ * /proc, which says how long, not who)?
+ */
+bool batch_steal_known(const struct batch *b);
+
 /* The formats: each prints the interval [m->interval_start, end]; 0 or -1 (no memory). */
 int batch_text_print(struct batch *b, uint64_t end);
 int batch_csv_print(struct batch *b, uint64_t end);

@@ -173,6 +173,50 @@ static void json_threads(const struct batch *b, const struct vm *vm, const struc
 	fputs("},", b->out);
 }
 
+/*
+ * A vCPU's stolen_by: who ran while it waited for a CPU, most time first,
+ * then what the table could not keep as "other"; null where not measured.
+ */
+static void json_stolen(const struct batch *b, const struct vcpu *v)
+{
+	const struct model_thief *t[b->m->max_thieves ? b->m->max_thieves : 1];
+	struct model_thief_who w;
+	unsigned int i, n;
+	uint64_t other;
+
+	fputs("\"stolen_by\":", b->out);
+	if (!b->ns || !batch_steal_known(b)) {
+		fputs("null,", b->out);
+		return;
+	}
+	fputc('[', b->out);
+	n = model_steal_top(b->m, v, t, &other);
+	for (i = 0; i < n; i++) {
+		model_thief_who(b->m, t[i], &w);
+		fprintf(b->out, "%s{\"seconds\":%.9f,\"pid\":", i ? "," : "", (double)t[i]->ns / 1e9);
+		if (w.pid)
+			fprintf(b->out, "%d", w.pid);
+		else
+			fputs("null", b->out);
+		fprintf(b->out, ",\"tid\":%d,\"comm\":", t[i]->tid);
+		escape_json(b->out, w.comm);
+		fputs(",\"vm\":", b->out);
+		if (w.vm)
+			escape_json(b->out, w.vm->name);
+		else
+			fputs("null", b->out);
+		fputs(",\"vcpu\":", b->out);
+		if (w.vm && w.vcpu >= 0)
+			fprintf(b->out, "%d}", w.vcpu);
+		else
+			fputs("null}", b->out);
+	}
+	if (other)
+		fprintf(b->out, "%s{\"seconds\":%.9f,\"pid\":null,\"tid\":null,\"comm\":\"other\","
+			"\"vm\":null,\"vcpu\":null}", n ? "," : "", (double)other / 1e9);
+	fputs("],", b->out);
+}
+
 /* In JSON: the host's kernel_threads object. */
 static void json_kernel(const struct batch *b, const struct vm *k, const struct model_scope *s)
 {
@@ -230,6 +274,7 @@ static int json_vcpu(const struct batch *b, const struct vm *vm, const struct vc
 	fprintf(b->out, ",\"last_cpu\":%d", v->last_cpu);
 	json_exits(b, &cs, end);
 	json_states(b, &cs);
+	json_stolen(b, v);
 	json_reasons(b, &cs);
 	json_events(b, &cs);
 	batch_kstats_json(b, vm, v);

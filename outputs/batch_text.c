@@ -215,6 +215,41 @@ static void text_header(const struct batch *b, const struct model_scope *host, u
 		fprintf(b->out, "no KVM events\n");
 }
 
+/* Who ran while vCPU v waited for a CPU, most time first: one line, when any did. */
+static void text_stolen(const struct batch *b, const struct vcpu *v)
+{
+	const struct model_thief *t[b->m->max_thieves ? b->m->max_thieves : 1];
+	char esc[256], dur[32];
+	struct model_thief_who w;
+	unsigned int i, n;
+	uint64_t other;
+
+	if (!batch_steal_known(b))
+		return;
+	n = model_steal_top(b->m, v, t, &other);
+	if (!n && !other)
+		return;
+	fputs("    stolen by:", b->out);
+	for (i = 0; i < n; i++) {
+		model_thief_who(b->m, t[i], &w);
+		fmt_duration((double)t[i]->ns, b->ns, 2, dur, sizeof(dur));
+		escape_text(w.vm ? w.vm->name : w.comm, esc, sizeof(esc));
+		if (w.vm && w.vcpu >= 0)
+			fprintf(b->out, "%s VM %s vCPU %d (tid %d) %s", i ? "," : "", esc, w.vcpu, t[i]->tid, dur);
+		else if (w.vm)
+			fprintf(b->out, "%s VM %s's VMM (tid %d) %s", i ? "," : "", esc, t[i]->tid, dur);
+		else if (w.pid)
+			fprintf(b->out, "%s %s (pid %d, tid %d) %s", i ? "," : "", esc, w.pid, t[i]->tid, dur);
+		else
+			fprintf(b->out, "%s %s (tid %d) %s", i ? "," : "", esc, t[i]->tid, dur);
+	}
+	if (other) {
+		fmt_duration((double)other, b->ns, 2, dur, sizeof(dur));
+		fprintf(b->out, "%s other %s", n ? "," : "", dur);
+	}
+	fputc('\n', b->out);
+}
+
 /* One vCPU thread of vm: 0 or -1 (no memory). */
 static int text_vcpu(const struct batch *b, const struct vm *vm, const struct vcpu *v, uint64_t end)
 {
@@ -229,6 +264,7 @@ static int text_vcpu(const struct batch *b, const struct vm *vm, const struct vc
 		v->vcpu_id, v->tid, escape_text(v->comm, esc, sizeof(esc)),
 		v->last_cpu, cs.exits, cs.unmatched_exits, cs.unmatched_entries);
 	text_states(b, &cs, end, "    ");
+	text_stolen(b, v);
 	if (cs.exits_total)
 		text_table(b, &cs, "    ");
 	text_events(b, &cs, "    ");

@@ -24,6 +24,8 @@ struct decode_fmt {
 	const struct arch_ops *arch;
 	struct tep_event *event;
 	struct tep_format_field *f[FR_NR];
+	/* sched_switch: prev_comm and next_comm, char arrays; NULL where there are none */
+	struct tep_format_field *comm[2];
 	unsigned int have;
 	unsigned int sign_ext;	/* roles whose field is signed */
 	struct decode_tables tables;	/* the print fmt's __print_symbolic tables */
@@ -161,8 +163,8 @@ static const struct sched_want {
 	{ "sched_switch", KVM_EV_SWITCH,
 	  { [FR_AUX] = { "prev_pid" }, [FR_INFO1] = { "next_pid" }, [FR_INFO2] = { "prev_state" } },
 	  SCHED_SWITCH_FIELDS },
-	{ "sched_waking", KVM_EV_WAKE, { [FR_AUX] = { "pid" } }, 1u << FR_AUX },
-	{ "sched_wakeup", KVM_EV_WAKE, { [FR_AUX] = { "pid" } }, 1u << FR_AUX },
+	{ "sched_waking", KVM_EV_WAKE, { [FR_AUX] = { "pid" }, [FR_INFO1] = { "target_cpu" } }, 1u << FR_AUX },
+	{ "sched_wakeup", KVM_EV_WAKE, { [FR_AUX] = { "pid" }, [FR_INFO1] = { "target_cpu" } }, 1u << FR_AUX },
 };
 
 #define NR_SCHED_WANTS	(sizeof(sched_wants) / sizeof(sched_wants[0]))
@@ -179,6 +181,30 @@ static bool is_ours(const struct tep_event *e)
 		if (!strcmp(e->name, sched_wants[i].name))
 			return true;
 	return false;
+}
+
+/* A thread name field of e (a char array inside the record), or NULL. */
+static struct tep_format_field *comm_field(const struct decoder *d, struct tep_event *e, const char *name)
+{
+	struct tep_format_field *f = tep_find_field(e, name);
+
+	if (!f || !(f->flags & TEP_FIELD_IS_ARRAY) || f->size <= 0 || f->offset < 0 ||
+	    f->offset + f->size > d->rec_max)
+		return NULL;
+	return f;
+}
+
+/* A thread name out of record data of size bytes into out (KVM_COMM_LEN), "" if none. */
+static void read_comm(const struct tep_format_field *f, const void *data, int size, char *out)
+{
+	int n;
+
+	out[0] = '\0';
+	if (!f || f->offset + f->size > size)
+		return;
+	n = f->size < KVM_COMM_LEN - 1 ? f->size : KVM_COMM_LEN - 1;
+	memcpy(out, (const char *)data + f->offset, (size_t)n);
+	out[n] = '\0';
 }
 
 /* The sched events of tep, bound; one without its fields is left out. */
@@ -205,8 +231,11 @@ static int bind_sched(struct decoder *d, char *err, size_t errlen)
 			continue;
 		}
 		d->by_id[e->id] = f;
-		if (w->kind == KVM_EV_SWITCH)
+		if (w->kind == KVM_EV_SWITCH) {
 			d->names->sched = true;
+			f->comm[0] = comm_field(d, e, "prev_comm");
+			f->comm[1] = comm_field(d, e, "next_comm");
+		}
 	}
 	return 0;
 }
@@ -726,12 +755,16 @@ int decode_record(struct decoder *d, struct tep_record *rec, struct kvm_event *e
 		ev->next_tid = (int)fv.v[FR_INFO1];
 		ev->state = fv.v[FR_INFO2];
 		ev->vcpu_id = KVM_VCPU_NONE;
+		read_comm(f->comm[0], rec->data, rec->size, ev->prev_comm);
+		read_comm(f->comm[1], rec->data, rec->size, ev->next_comm);
 		break;
 	case KVM_EV_WAKE:
 		if (!FV_HAS(&fv, FR_AUX))
 			return 0;
 		ev->tid = (int)fv.v[FR_AUX];
 		ev->vcpu_id = KVM_VCPU_NONE;
+		/* an out-of-range CPU is none known */
+		ev->wake_cpu = FV_HAS(&fv, FR_INFO1) && fv.v[FR_INFO1] < 65536 ? (int)fv.v[FR_INFO1] : -1;
 		break;
 	}
 	return 1;

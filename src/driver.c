@@ -593,6 +593,7 @@ static int open_source(struct driver *drv, unsigned int tick_ms)
 	drv->m->live = drv->src.live;
 	drv->m->ip_slots = drv->o->ip_slots;
 	drv->m->max_vcpus = drv->o->max_vcpus;
+	drv->m->max_thieves = drv->o->thieves;
 	if (drv->src.live) {
 		uint64_t now = clock_mono_ns();
 

@@ -63,6 +63,8 @@ enum guest_mode {
  * set: most such events are only counted, and their records are not read
  * further.
  */
+#define KVM_COMM_LEN	16	/* the kernel's TASK_COMM_LEN */
+
 struct kvm_event {
 	uint64_t time;		/* in the source's time unit */
 	int cpu;		/* host CPU the record was written on */
@@ -82,6 +84,10 @@ struct kvm_event {
 	int sub;		/* KVM_EV_OTHER: sub-reason (userspace exit reason), -1 if none */
 	int next_tid;		/* KVM_EV_SWITCH: the thread that got the CPU */
 	uint64_t state;		/* KVM_EV_SWITCH: prev_state */
+	/* KVM_EV_SWITCH: the names of both threads ("" where the format has none) */
+	char prev_comm[KVM_COMM_LEN];
+	char next_comm[KVM_COMM_LEN];
+	int wake_cpu;		/* KVM_EV_WAKE: the CPU it is woken onto, -1: not known */
 };
 
 /* A thread switched out in this prev_state sleeps (S, D, T, ... I); R and R+ do not. */

@@ -28,6 +28,8 @@ struct model *model_new(const struct kvm_names *names,
 	RB_INIT(&m->vcpus);
 	RB_INIT(&m->vms);
 	TAILQ_INIT(&m->dirty);
+	TAILQ_INIT(&m->stolen);
+	m->max_thieves = MODEL_THIEVES_DEFAULT;
 	m->names = names;
 	m->reasons = &names->reasons;
 	m->nr_other = names->nr_other;
@@ -66,6 +68,7 @@ static void vcpu_free(struct vcpu *v)
 	free(v->other);
 	free(v->uexit);
 	free(v->ring);
+	free(v->steal);
 	free(v);
 }
 
@@ -83,6 +86,7 @@ void model_free(struct model *m)
 {
 	struct vcpu *v, *vn;
 	struct vm *vm, *vmn;
+	unsigned int i;
 
 	if (!m)
 		return;
@@ -94,6 +98,10 @@ void model_free(struct model *m)
 		RB_REMOVE(vm_tree, &m->vms, vm);
 		vm_free(vm);
 	}
+	for (i = 0; i < m->nr_cpus; i++)
+		free(m->cpus[i]);
+	free(m->cpus);
+	free(m->thief_pids);
 	free(m->by_tid);
 	free(m);
 }
@@ -231,6 +239,7 @@ static struct vcpu *vcpu_new(struct model *m, int tid, int vcpu_hint, bool run)
 	}
 	v->tid = tid;
 	v->last_cpu = -1;
+	v->wait_cpu = -1;
 	v->state = VS_NONE;
 	v->on_cpu = VS_HOST;
 	strlcpy(v->comm, id.comm, sizeof(v->comm));
@@ -449,8 +458,13 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 		m->last_time = ev->time;
 	if (ev->kind == KVM_EV_SWITCH || ev->kind == KVM_EV_WAKE) {
 		/* threads that are no vCPU (yet) are not kvmtop's: nothing is made for them */
+		struct vcpu *next = ev->kind == KVM_EV_SWITCH ? vcpu_running(m, ev->next_tid) : NULL;
+
 		v = vcpu_running(m, ev->tid);
-		model_time_sched(m, v, ev->kind == KVM_EV_SWITCH ? vcpu_running(m, ev->next_tid) : NULL, ev);
+		/* who ran instead of a waiting vCPU, from the states the event ends */
+		if (model_steal_sched(m, v, next, ev))
+			return -1;
+		model_time_sched(m, v, next, ev);
 		return 0;
 	}
 	m->events.total++;
@@ -685,6 +699,7 @@ int model_interval_end(struct model *m, uint64_t now)
 	}
 	ctrs_apply(m, ctr_mark, false);
 	dirty_clear(m);
+	model_steal_reset(m);
 	m->interval_start = now;
 	return 0;
 }
@@ -708,6 +723,8 @@ void model_reset(struct model *m, uint64_t now)
 		v->pending = false;
 		if (v->state != VS_NONE)
 			v->state_since = now;
+		if (v->wait_cpu >= 0)
+			v->steal_at = now;
 		v->ring_head = 0;
 		v->ring_count = 0;
 		v->no_ip = 0;
@@ -717,6 +734,7 @@ void model_reset(struct model *m, uint64_t now)
 	}
 	ctrs_apply(m, ctr_zero, true);
 	dirty_clear(m);
+	model_steal_reset(m);
 	m->first_time = now;
 	m->interval_start = now;
 }
@@ -752,6 +770,7 @@ static void vm_remove(struct model *m, struct vm *vm)
 			TAILQ_REMOVE(&m->dirty, v, dirty_link);
 		RB_REMOVE(vcpu_tree, &m->vcpus, v);
 		by_tid_del(m, v);
+		model_steal_forget(m, v);
 		vcpu_free(v);
 		m->nr_vcpus--;
 		m->vcpus_gen++;

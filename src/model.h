@@ -160,6 +160,50 @@ struct vcpu {
 	/* KVM's statistics of its vCPU fd (the stats source), by names->kstats[KSTAT_VCPU] slot */
 	struct ctr *kst;
 	unsigned int nr_kst;
+	/* who ran instead while it waited for a CPU (model_steal.c), this interval */
+	struct model_steal *steal;	/* NULL until its first wait */
+	int wait_cpu;			/* the CPU whose run queue it waits on, -1: not waiting */
+	uint64_t steal_at;		/* its wait is given out up to here */
+	TAILQ_ENTRY(vcpu) wait_link;	/* on m->cpus[wait_cpu].waiters */
+	TAILQ_ENTRY(vcpu) steal_link;	/* on m->stolen: its table has figures */
+	bool stolen;
+};
+
+/* A thread that ran while a vCPU waited for a CPU: its time, this interval. */
+struct model_thief {
+	int tid;		/* 0: the CPU's idle task (no thread ran: wake-up latency) */
+	int pid;		/* its process as the source tells it, 0: not known */
+	uint64_t ns;		/* in the source's time unit */
+	char comm[KVM_COMM_LEN];	/* as the sched event named it, raw */
+};
+
+/* Who a thief is, for the views: a VM's vCPU or VMM thread, or a host task. */
+struct model_thief_who {
+	const struct vm *vm;	/* the VM whose thread it is, NULL: a host task */
+	int vcpu;		/* its vCPU id there, -1: a VMM thread (or a host task) */
+	int pid;		/* the VM's pid, or the task's process, 0: not known */
+	const char *comm;	/* raw */
+};
+
+/*
+ * A vCPU's thieves: at most the model's max_thieves, the largest kept;
+ * one pushed out adds its time to other.  The entries and other add up
+ * to the wait time the sched events gave out.
+ */
+struct model_steal {
+	uint64_t ns;
+	uint64_t other;
+	unsigned int nr;
+	struct model_thief t[];
+};
+
+/* A host CPU as the sched events show it: who runs there, who waits for it. */
+#define MODEL_CPUS_MAX	8192	/* Linux's largest NR_CPUS: larger numbers are none */
+#define MODEL_THIEF_PIDS	1024	/* thieves' processes remembered (a cache, by tid) */
+struct model_cpu {
+	int tid;			/* -1: not known yet */
+	char comm[KVM_COMM_LEN];
+	TAILQ_HEAD(, vcpu) waiters;
 };
 
 /*
@@ -278,6 +322,12 @@ struct model {
 	uint64_t first_time;
 	uint64_t last_time;
 	uint64_t interval_start;
+	/* stolen time (model_steal.c) */
+	unsigned int max_thieves;	/* per vCPU; 0: not kept */
+	struct model_cpu **cpus;	/* by CPU number, NULL where none seen */
+	unsigned int nr_cpus;
+	TAILQ_HEAD(, vcpu) stolen;	/* the vCPUs whose tables have figures */
+	struct { int tid, pid; } *thief_pids;	/* the source's answers, MODEL_THIEF_PIDS by tid */
 };
 
 /* names->nr_other is fixed from here on. */
@@ -314,6 +364,31 @@ struct ctr *model_kstats_vcpu(struct model *m, int tid, int vcpu_id, unsigned in
  * interval add up to its length.
  */
 void model_time_to(struct model *m, uint64_t now);
+/*
+ * Stolen time (model_steal.c): while a vCPU thread waits for a CPU
+ * (runnable, not running), who ran on that CPU instead, from the sched
+ * events.  model_steal_sched() takes each switch and wakeup before the
+ * time states do; model_steal_to() gives out every open wait up to now
+ * (the snapshot's end), model_steal_reset() starts the next interval's
+ * tables, model_steal_forget() drops a vCPU that goes.
+ */
+#define MODEL_THIEVES_DEFAULT	5
+#define MODEL_THIEVES_MAX	64
+/* a vCPU's table: four times the thieves shown, at least 16 */
+#define MODEL_STEAL_SLOTS(n)	((n) * 4 > 16 ? (n) * 4 : 16)
+int model_steal_sched(struct model *m, struct vcpu *prev, struct vcpu *next, const struct kvm_event *ev);
+void model_steal_to(struct model *m, uint64_t now);
+void model_steal_reset(struct model *m);
+void model_steal_forget(struct model *m, struct vcpu *v);
+/*
+ * v's thieves, most time first, into out (m->max_thieves of them): how
+ * many; *other: the time of those not shown.
+ */
+unsigned int model_steal_top(const struct model *m, const struct vcpu *v, const struct model_thief **out,
+			     uint64_t *other);
+/* v's wait time given out this interval. */
+uint64_t model_steal_total(const struct vcpu *v);
+void model_thief_who(const struct model *m, const struct model_thief *t, struct model_thief_who *w);
 /*
  * Which states are measured: bit (1 << VS_x) set, from the events or
  * (m->proc_time) from /proc; TIME_SPLIT when sched events are traced.

@@ -222,4 +222,6 @@ void model_time_to(struct model *m, uint64_t now)
 
 	RB_FOREACH(v, vcpu_tree, &m->vcpus)
 		spend(v, now);
+	/* and every open wait is given out to who runs on its CPU */
+	model_steal_to(m, now);
 }

@@ -170,6 +170,11 @@ static const struct opt_def opts[] = {
 				   "a number of threads from 1 to " XSTR(MODEL_MAX_VCPUS_MAX)),
 	  .help = "track at most N vCPU threads (default " XSTR(MODEL_MAX_VCPUS) "); the\n"
 		  "events of more are counted as dropped_events" },
+	{ "thieves", 0, "N", NUM(thieves, 0, MODEL_THIEVES_MAX,
+				 "a number of thieves from 0 to " XSTR(MODEL_THIEVES_MAX)),
+	  .help = "keep per vCPU the N threads that ran most while it\n"
+		  "waited for a CPU (default " XSTR(MODEL_THIEVES_DEFAULT) "; 0: none), the rest as\n"
+		  "\"other\": stolen_by in text and JSON" },
 	{ "buffer-kb", 0, "N", NUM(buffer_kb, 64, 4 << 20, "KiB from 64 to 4194304"),
 	  .help = "live: trace buffer per CPU in KiB (default: sized\n"
 		  "for the 100 ms drain tick, 3200)" },
@@ -409,6 +414,7 @@ void options_parse(int argc, char **argv, struct options *o, void (*keys)(FILE *
 	o->fmt = OPT_FMT_TEXT;
 	o->ring = MODEL_RING_DEFAULT;
 	o->max_vcpus = MODEL_MAX_VCPUS;
+	o->thieves = MODEL_THIEVES_DEFAULT;
 	o->demo_vcpus = 2;
 	o->ip_slots = MODEL_IPS_DEFAULT;
 	o->ip_top = 10;

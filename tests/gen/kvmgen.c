@@ -117,6 +117,7 @@ struct opts {
 	bool unique;		/* -U: every exit at a guest IP never seen before */
 	uint64_t step;		/* -d: kvmtop's interval in ns; the expected figures of each */
 	bool sched;		/* -w: sched_switch and sched_waking of the vCPU threads */
+	int thieves;		/* -T N: host tasks hog-0 .. hog-N-1 run while vCPUs wait */
 	bool wide;		/* -R: twenty VMX reasons in equal parts */
 	const char *ps;		/* -P: write the host's ps -eLo tid=,pid=,args= snapshot */
 };
@@ -420,6 +421,8 @@ static void write_syms(const char *path, uint64_t offset, bool kallsyms)
 	fclose(f);
 }
 
+#define THIEF_TID	500	/* -T: hog-K is thread 500 + K, its own process */
+
 static void push_sched(enum gkind kind, uint64_t t, int cpu, int tid, uint32_t other, uint32_t state)
 {
 	struct gev e;
@@ -443,6 +446,34 @@ static void push_sched(enum gkind kind, uint64_t t, int cpu, int tid, uint32_t o
  * (t + lat/2); after it, the VMM is preempted in one exit in two.  The
  * CPU runs the idle task (pid 0) meanwhile.
  */
+static int gen_thieves;	/* -T */
+
+/* -T: the host task that takes a CPU from a vCPU thread, else the idle task (0) */
+static int thief(unsigned int *seed)
+{
+	return gen_thieves ? THIEF_TID + (int)(rnd(seed) % gen_thieves) : 0;
+}
+
+/*
+ * tid, switched out of cpu at a (runnable with state 0 or R+, asleep with
+ * S), back at b: the CPU runs a thief meanwhile, with -T now and then two
+ * in turn (a switch between them half-way, as a full recording has it).
+ */
+static void away(uint64_t a, uint64_t b, int cpu, int tid, uint32_t state, unsigned int *seed)
+{
+	int x = thief(seed), y = x;
+
+	push_sched(G_SWITCH, a, cpu, tid, x, state);
+	if (gen_thieves > 1 && rnd(seed) % 2) {
+		y = thief(seed);
+		if (y != x)
+			push_sched(G_SWITCH, a + (b - a) / 2, cpu, x, y, 0);
+		else
+			y = x;
+	}
+	push_sched(G_SWITCH, b, cpu, y, tid, 0);
+}
+
 static void sched_in_exit(const struct mix *m, uint64_t t, uint64_t lat, int cpu, int tid,
 			  uint64_t uexit, unsigned int *seed)
 {
@@ -451,18 +482,17 @@ static void sched_in_exit(const struct mix *m, uint64_t t, uint64_t lat, int cpu
 	if (lat < 40)
 		return;
 	/* one exit to user space in two is preempted there: it resumes in the VMM */
-	if (uexit && rnd(seed) % 2) {
-		push_sched(G_SWITCH, uexit + lat / 8, cpu, tid, 0, 0);
-		push_sched(G_SWITCH, uexit + lat / 4, cpu, 0, tid, 0);
-	}
+	if (uexit && rnd(seed) % 2)
+		away(uexit + lat / 8, uexit + lat / 4, cpu, tid, 0, seed);
 	if (m->lat_span >= 1000000) {
-		push_sched(G_SWITCH, out, cpu, tid, 0, 1);		/* prev_state S */
+		int x = thief(seed);
+
+		push_sched(G_SWITCH, out, cpu, tid, x, 1);		/* prev_state S */
 		push_sched(G_WAKING, out + lat / 2, cpu, 0, tid, 0);
-		push_sched(G_SWITCH, out + lat / 2 + lat / 10, cpu, 0, tid, 0);
+		push_sched(G_SWITCH, out + lat / 2 + lat / 10, cpu, x, tid, 0);
 	} else if (rnd(seed) % 4 == 0) {
 		/* a preempted task: R, with the kernel's preempt marker (R+) half the time */
-		push_sched(G_SWITCH, out, cpu, tid, 0, rnd(seed) % 2 ? 0x100 : 0);
-		push_sched(G_SWITCH, out + lat / 4, cpu, 0, tid, 0);
+		away(out, out + lat / 4, cpu, tid, rnd(seed) % 2 ? 0x100 : 0, seed);
 	}
 }
 
@@ -711,6 +741,38 @@ static void set_field(unsigned char *data, struct tep_event *e, const char *name
 	}
 }
 
+/* A string field (a char array): str, NUL-padded, cut to the field. */
+static void set_str(unsigned char *data, struct tep_event *e, const char *name, const char *str)
+{
+	struct tep_format_field *f = tep_find_field(e, name);
+	size_t n;
+
+	if (!f || f->size <= 0)
+		return;
+	n = strlen(str) < (size_t)f->size - 1 ? strlen(str) : (size_t)f->size - 1;
+	memset(data + f->offset, 0, f->size);
+	memcpy(data + f->offset, str, n);
+}
+
+static const char *gen_comm_fmt = "qemu";	/* -N */
+
+/* The name the kernel gives thread tid (on cpu, for the idle task), as saved_cmdlines lists it. */
+static void tid_comm(int tid, int cpu, char *buf, size_t len)
+{
+	if (tid == 0)
+		snprintf(buf, len, "swapper/%d", cpu);
+	else if (tid >= THIEF_TID && tid < THIEF_TID + 100)
+		snprintf(buf, len, "hog-%d", tid - THIEF_TID);
+	else if (tid >= 1000 && !strcmp(gen_comm_fmt, "kvmtool"))
+		snprintf(buf, len, "kvm-vcpu-%d", (tid - 1000) % 100);
+	else if (tid >= 1000 && !strcmp(gen_comm_fmt, "none"))
+		snprintf(buf, len, "qemu-system-x86");
+	else if (tid >= 1000)
+		snprintf(buf, len, "CPU %d/KVM", (tid - 1000) % 100);
+	else
+		buf[0] = '\0';
+}
+
 static size_t event_size(struct tep_event *e)
 {
 	struct tep_format_field *f;
@@ -790,13 +852,22 @@ static void encode(const struct gev *g, unsigned char *data, size_t *len)
 	case G_UEXIT:
 		set_field(data, e, "reason", g->reason);
 		break;
-	case G_SWITCH:
+	case G_SWITCH: {
+		char comm[32];
+
 		set_field(data, e, "prev_pid", g->tid);
 		set_field(data, e, "prev_prio", 120);
 		set_field(data, e, "prev_state", g->aux);
 		set_field(data, e, "next_pid", g->reason);
 		set_field(data, e, "next_prio", 120);
+		if (g->script < 0) {
+			tid_comm(g->tid, g->cpu, comm, sizeof(comm));
+			set_str(data, e, "prev_comm", comm);
+			tid_comm((int)g->reason, g->cpu, comm, sizeof(comm));
+			set_str(data, e, "next_comm", comm);
+		}
 		break;
+	}
 	case G_WAKING:
 		set_field(data, e, "pid", g->reason);
 		set_field(data, e, "prio", 120);
@@ -939,6 +1010,8 @@ static void make_tracing_dir(const char *dir, const struct opts *o)
 				else
 					fprintf(f, "CPU %d/KVM\n", kk);
 			}
+		for (vm = 0; vm < o->thieves; vm++)
+			fprintf(f, "%d hog-%d\n", THIEF_TID + vm, vm);
 	}
 	fclose(f);
 }
@@ -1109,6 +1182,11 @@ struct ipstat {
 	uint64_t count;
 };
 
+struct thief_ns {
+	int tid;
+	uint64_t ns;
+};
+
 struct tstat {
 	int tid, vcpu;
 	uint64_t exits, unmatched_exits, unmatched_entries, pio, uexit_io;
@@ -1123,7 +1201,29 @@ struct tstat {
 	uint64_t ip_n[2], ip_none;
 	struct ipstat *ips;
 	size_t nr_ips, alloc_ips;
+	/* -w: who ran while it waited for a CPU (the man page's "stolen by") */
+	int wait_cpu;			/* the CPU whose queue it waits on, -1: none */
+	uint64_t steal_at;		/* its wait is given out up to here */
+	struct thief_ns thief[128];
+	int nr_thief;
 };
+
+static void thief_add(struct tstat *t, int tid, uint64_t ns)
+{
+	int i;
+
+	if (!ns)
+		return;
+	for (i = 0; i < t->nr_thief && t->thief[i].tid != tid; i++)
+		;
+	if (i == t->nr_thief) {
+		if (t->nr_thief == 128)
+			die("%s", "more than 128 thieves of one thread");
+		t->thief[t->nr_thief].tid = tid;
+		t->thief[t->nr_thief++].ns = 0;
+	}
+	t->thief[i].ns += ns;
+}
 
 static void count_ip(struct tstat *t, int kind, uint32_t isa, uint32_t code, uint32_t flags,
 		     const struct gev *g)
@@ -1218,6 +1318,67 @@ static void to_state(const struct opts *o, uint64_t t0, struct tstat *t, int idx
 	t->st = st;
 }
 
+/* Is tid a vCPU thread of the scenario that has had a KVM event (kvmtop knows it as one)? */
+static struct tstat *known_vcpu(const struct opts *o, struct tstat *ts, int tid)
+{
+	if (tid < 1000 || (tid - 1000) / 100 >= o->vms || (tid - 1000) % 100 >= o->vcpus)
+		return NULL;
+	return ts[tid_idx(o, tid)].tid >= 0 ? &ts[tid_idx(o, tid)] : NULL;
+}
+
+/*
+ * Stolen time, by the man page's definition: a vCPU thread switched out
+ * runnable waits on that CPU's queue, one woken waits on its target CPU's;
+ * each switch on a CPU gives every waiter there the time since its last
+ * stretch, to prev; a waiter switched in elsewhere gives its last stretch
+ * to the thread it takes the CPU from; one whose first event is a switch
+ * in waited from the start.  cur[cpu]: the thread running there.
+ */
+static void steal_switch(const struct opts *o, struct tstat *ts, int *cur, uint64_t t0, uint64_t now,
+			 const struct gev *g)
+{
+	struct tstat *n = known_vcpu(o, ts, (int)g->reason), *p = known_vcpu(o, ts, g->tid);
+	int k;
+
+	for (k = 0; k < o->vms * o->vcpus; k++)
+		if (ts[k].tid >= 0 && ts[k].wait_cpu == g->cpu) {
+			thief_add(&ts[k], g->tid, now - ts[k].steal_at);
+			ts[k].steal_at = now;
+		}
+	if (n) {
+		if (n->st < 0)
+			thief_add(n, g->tid, now - t0);
+		else if (n->wait_cpu >= 0 && n->wait_cpu != g->cpu)
+			thief_add(n, g->tid, now - n->steal_at);
+		n->wait_cpu = -1;
+	}
+	cur[g->cpu] = (int)g->reason;
+	if (p) {
+		p->wait_cpu = g->aux & 0xff ? -1 : g->cpu;
+		p->steal_at = now;
+	}
+}
+
+static void steal_wake(const struct opts *o, struct tstat *ts, uint64_t now, const struct gev *g)
+{
+	struct tstat *w = known_vcpu(o, ts, (int)g->reason);
+
+	if (w && (w->st < 0 || w->st == S_HALT) && w->wait_cpu < 0) {
+		w->wait_cpu = g->cpu;	/* its target_cpu */
+		w->steal_at = now;
+	}
+}
+
+/* most time first, then by tid */
+static int thief_cmp(const void *a, const void *b)
+{
+	const struct thief_ns *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
 static void expect(const struct opts *o, const char *path, uint64_t lost)
 {
 	struct tstat *ts = calloc(o->vms * o->vcpus, sizeof(*ts));
@@ -1230,6 +1391,7 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 	static const char *const ip_field[] = { "guest_rip", "vcpu_pc", "pc", "pswaddr" };
 	bool has_ip = tep_find_field(ev_fmt[G_EXIT], ip_field[garch]);
 	FILE *f = fopen(path, "w");
+	int cur[256];
 	size_t i;
 	int k, kind;
 
@@ -1239,7 +1401,10 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 		ts[i].tid = -1;
 		ts[i].st = -1;
 		ts[i].on_cpu = S_HOST;
+		ts[i].wait_cpu = -1;
 	}
+	for (i = 0; i < 256; i++)
+		cur[i] = -1;
 	for (i = 0; i < nr_evs; i++) {
 		const struct gev *g = &evs[i];
 		int idx = (g->tid - 1000) / 100 * o->vcpus + (g->tid - 1000) % 100;
@@ -1247,6 +1412,10 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 		uint64_t now = seen_time(o, g->t);
 
 		last = now;
+		if (g->kind == G_SWITCH && g->cpu >= 0 && g->cpu < 256)
+			steal_switch(o, ts, cur, t0, now, g);
+		if (g->kind == G_WAKING)
+			steal_wake(o, ts, now, g);
 		if (g->kind == G_SWITCH) {
 			/* the vCPU thread switched out (prev) or in (next) */
 			if (g->tid >= 1000 && ts[tid_idx(o, g->tid)].tid >= 0) {
@@ -1357,10 +1526,13 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 			break;
 		}
 	}
-	/* every thread's last state lasts to the end of the recording */
+	/* every thread's last state lasts to the end of the recording, its wait given to who runs */
 	for (k = 0; k < o->vms * o->vcpus; k++)
-		if (ts[k].tid >= 0)
+		if (ts[k].tid >= 0) {
 			to_state(o, t0, &ts[k], k, last, S_GUEST, ts[k].st);
+			if (ts[k].wait_cpu >= 0)
+				thief_add(&ts[k], cur[ts[k].wait_cpu], last - ts[k].steal_at);
+		}
 	fprintf(f, "{\"clock\":\"%s\",\"time_unit\":\"%s\",\"lost_events\":%" PRIu64 ",\"threads\":[",
 		!strcmp(o->clock, "tsc2nsec") ? "tsc2nsec" : o->clock,
 		!strcmp(o->clock, "x86-tsc") ? "cycles" : "ns", lost);
@@ -1374,6 +1546,16 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 			k ? "," : "", t->tid, t->vcpu, t->exits, t->unmatched_exits,
 			t->unmatched_entries, t->pio, t->uexit_io);
 		states_print(f, t->rs.tm);
+		if (with_sched) {
+			int j;
+
+			qsort(t->thief, t->nr_thief, sizeof(t->thief[0]), thief_cmp);
+			fputs(",\"stolen_by\":[", f);
+			for (j = 0; j < t->nr_thief; j++)
+				fprintf(f, "%s{\"tid\":%d,\"ns\":%" PRIu64 "}", j ? "," : "", t->thief[j].tid,
+					t->thief[j].ns);
+			fputc(']', f);
+		}
 		fputs(",\"reasons\":", f);
 		rset_print(f, &t->rs);
 		fprintf(f, ",\"ip_samples\":{\"time\":%" PRIu64 ",\"exit\":%" PRIu64 ",\"none\":%" PRIu64
@@ -1532,6 +1714,8 @@ static void usage(void)
 "                  VM's pid, name and vCPU tids)\n"
 "  -R                VMX exits of twenty reasons in equal parts (a wide table)\n"
 "  -w                with sched_switch and sched_waking of the vCPU threads\n"
+"  -T N              with -w: N host tasks (hog-K, tid 500+K) run while vCPUs wait,\n"
+"                    now and then two in turn; the truth's stolen_by per thread\n"
 "                    inside exits (FORMAT_DIR has their formats); -e also\n"
 "                    gives each thread's time states and each reason's split\n");
 	exit(2);
@@ -1552,7 +1736,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:S:K:k:M:Ud:wP:R")) != -1) {
+	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:S:K:k:M:Ud:wP:RT:")) != -1) {
 		switch (c) {
 		case 'f': o.formats = optarg; break;
 		case 'o': o.out = optarg; break;
@@ -1579,14 +1763,19 @@ int main(int argc, char **argv)
 		case 'w': o.sched = true; break;
 		case 'P': o.ps = optarg; break;
 		case 'R': o.wide = true; break;
+		case 'T': o.thieves = atoi(optarg); break;
 		default: usage();
 		}
 	}
 	if (!o.formats || !o.out || o.vms < 1 || o.vcpus < 1 || o.vcpus > 99 || o.cpus < 1 ||
 	    o.exits < 1 || (o.version != 6 && o.version != 7))
 		usage();
+	if (o.thieves < 0 || o.thieves > 64 || (o.thieves && !o.sched))
+		usage();
 	load_formats(o.formats, o.sched);
 	with_sched = o.sched;
+	gen_thieves = o.thieves;
+	gen_comm_fmt = o.comm_fmt;
 	if (o.others && (!ev_fmt[G_PIO] || !ev_fmt[G_UEXIT]))
 		o.others = false;
 	if (o.script) {
