@@ -134,6 +134,24 @@ static bool arm64_async(enum kvm_isa isa, uint32_t code, uint32_t flags)
 	return code >> 8 == ARM_EXC_IRQ || code >> 8 == ARM_EXC_SERROR;
 }
 
+/* WFx waits; a data abort from the guest is MMIO (or a stage-2 fault); HVC a hypercall. */
+static enum reason_class arm64_class(enum kvm_isa isa, uint32_t code, uint32_t flags)
+{
+	uint32_t type = code >> 8, ec = code & 0xff;
+
+	if (arm64_blocking(isa, code, flags))
+		return RC_HALT;
+	if (arm64_async(isa, code, flags))
+		return RC_INTERRUPT;
+	if (type != ARM_EXC_TRAP && type != TYPE_EC_ONLY)
+		return RC_OTHER;
+	if (ec == 0x24)
+		return RC_MMIO;			/* DABT_LOW */
+	if (ec == 0x16 || ec == 0x12)
+		return RC_HYPERCALL;		/* HVC64, HVC32 */
+	return RC_OTHER;
+}
+
 const struct arch_ops arch_arm64 = {
 	.name = "arm64",
 	.exit_system = "kvm",
@@ -155,5 +173,6 @@ const struct arch_ops arch_arm64 = {
 	.reason_name = arm64_reason_name,
 	.blocking = arm64_blocking,
 	.async = arm64_async,
+	.class_of = arm64_class,
 	.ip_halves = true,
 };

@@ -171,6 +171,29 @@ static bool x86_async(enum kvm_isa isa, uint32_t code, uint32_t flags)
 	return false;
 }
 
+static enum reason_class x86_class(enum kvm_isa isa, uint32_t code, uint32_t flags)
+{
+	if (isa == ISA_VMX) {
+		switch (code) {
+		case 30: return RC_IO;			/* IO_INSTRUCTION */
+		case 49: return RC_MMIO;		/* EPT_MISCONFIG: KVM's MMIO marker */
+		case 12: return RC_HALT;		/* HLT */
+		case 40: return RC_PAUSE;		/* PAUSE_INSTRUCTION */
+		case 18: return RC_HYPERCALL;		/* VMCALL */
+		case 1: case 52: return RC_INTERRUPT;	/* EXTERNAL_INTERRUPT, PREEMPTION_TIMER */
+		}
+	} else if (isa == ISA_SVM) {
+		switch (code) {
+		case 0x07b: return RC_IO;
+		case 0x078: case 0x0a6: return RC_HALT;
+		case 0x077: return RC_PAUSE;
+		case 0x081: return RC_HYPERCALL;	/* vmmcall */
+		case 0x060: case 0x061: case 0x064: return RC_INTERRUPT;
+		}
+	}
+	return RC_OTHER;
+}
+
 const struct arch_ops arch_x86 = {
 	.name = "x86",
 	.exit_system = "kvm",
@@ -201,5 +224,6 @@ const struct arch_ops arch_x86 = {
 	.flag_names = x86_flag_names,
 	.blocking = x86_blocking,
 	.async = x86_async,
+	.class_of = x86_class,
 	.ip_halves = true,
 };

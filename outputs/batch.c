@@ -109,6 +109,9 @@ int batch_print(struct batch *b, uint64_t end)
 	case BATCH_FOLDED:
 		ret = batch_ips_folded(b);
 		break;
+	case BATCH_FINDINGS:
+		ret = batch_findings_print(b, end);
+		break;
 	default:
 		ret = batch_text_print(b, end);
 		break;
@@ -143,6 +146,7 @@ static int view_refresh(void *ctx, const struct snapshot *s)
 
 	b->at_end = s->at_end;
 	b->empty = s->empty;
+	b->findings = s->findings;
 	errno = 0;
 	if (batch_print(b, s->end)) {
 		if (!errno)
@@ -168,6 +172,7 @@ static void view_stop(void *ctx)
 
 static const struct view_ops batch_view_ops = {
 	.name = "batch",
+	.findings = true,
 	.start = view_start,
 	.refresh = view_refresh,
 	.notice = view_notice,

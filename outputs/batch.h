@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "findings.h"
 #include "metrics.h"
 #include "model.h"
 #include "model_fields.h"
@@ -26,6 +27,7 @@ enum batch_format {
 	BATCH_FOLDED,	/* one report: the guest IPs as 'vm;vcpu;mode;symbol count' */
 	BATCH_PROMETHEUS,	/* the totals as Prometheus text format 0.0.4 (metrics.c) */
 	BATCH_OPENMETRICS,	/* the same as OpenMetrics 1.0 */
+	BATCH_FINDINGS,		/* each snapshot's findings alone */
 };
 
 struct batch {
@@ -47,6 +49,7 @@ struct batch {
 	enum ip_kind folded_kind;	/* which IPs -o folded writes */
 	long long iterations;	/* -n: folded writes the last snapshot only */
 	bool at_end;		/* this snapshot is the last (end of input or of the run) */
+	const struct findings *findings;	/* this snapshot's (the driver's), NULL: none */
 	uint64_t empty;		/* > 1: it stands for that many intervals without KVM events */
 	unsigned int csv_kstats[KSTAT_SCOPES];	/* KVM statistics in the CSV header, per scope */
 	/* metrics formats: their options, and --output FILE (NULL: stdout) */
@@ -104,6 +107,13 @@ bool batch_steal_known(const struct batch *b);
 int batch_text_print(struct batch *b, uint64_t end);
 int batch_csv_print(struct batch *b, uint64_t end);
 int batch_json_print(struct batch *b, uint64_t end);
+/*
+ * batch_findings.c: the snapshot's findings in text (always: "none" too),
+ * in JSON (its "findings" key), alone (-o findings).
+ */
+void batch_findings_text(const struct batch *b, bool always);
+void batch_findings_json(const struct batch *b);
+int batch_findings_print(struct batch *b, uint64_t end);
 /* batch_file.c: the metrics formats, to stdout or --output FILE; 0, or -1 with errno. */
 int batch_file_metrics(struct batch *b);
 /* Can --output's file be made beside it?  0, or -1 (said why). */

@@ -341,6 +341,7 @@ int batch_json_print(struct batch *b, uint64_t end)
 	if (batch_kernel(b, json_kernel))
 		goto out;
 	fputc('}', b->out);
+	batch_findings_json(b);
 	batch_kstats_json_info(b);
 	fputs(",\"vms\":[", b->out);
 	MODEL_FOREACH_VM(vm, b->m) {

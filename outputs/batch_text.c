@@ -315,6 +315,7 @@ int batch_text_print(struct batch *b, uint64_t end)
 	if (model_scope_host(&host, b->m, false))
 		goto out;
 	text_header(b, &host, end);
+	batch_findings_text(b, false);
 	if (batch_kernel(b, text_kernel))
 		goto out;
 	/* the host kernel's threads are host work, in the host's figures, never a VM */

@@ -214,6 +214,7 @@ int debugfs_open(struct debugfs_src *s, const char *root, struct kvm_names *name
 							false);
 			if (s->reason_id[i] < 0)
 				goto out_nomem;
+			reason_set_class(&names->reasons, s->reason_id[i], reason_class_of_stat(n));
 		} else {
 			s->other[i] = s->nr_other;
 			s->other_name[s->nr_other++] = n;

@@ -622,6 +622,8 @@ static int reason_id_slow(struct decoder *d, struct decode_fmt *f,
 	const struct arch_ops *a = f->arch;
 	const char *name = NULL;
 	char buf[48], flags[32] = "";
+	bool blocking, async;
+	int id;
 
 	if (a->reason_name) {
 		a->reason_name(f, fv, ev, buf, sizeof(buf));
@@ -639,9 +641,13 @@ static int reason_id_slow(struct decoder *d, struct decode_fmt *f,
 	}
 	if (ev->flags && a->flag_names)
 		a->flag_names(ev->isa, ev->flags, flags, sizeof(flags));
-	return reason_intern(&d->names->reasons, ev->isa, ev->reason, ev->flags, name, flags,
-			     a->blocking ? a->blocking(ev->isa, ev->reason, ev->flags) : false,
-			     a->async ? a->async(ev->isa, ev->reason, ev->flags) : false);
+	blocking = a->blocking ? a->blocking(ev->isa, ev->reason, ev->flags) : false;
+	async = a->async ? a->async(ev->isa, ev->reason, ev->flags) : false;
+	id = reason_intern(&d->names->reasons, ev->isa, ev->reason, ev->flags, name, flags, blocking, async);
+	reason_set_class(&d->names->reasons, id,
+			 a->class_of ? a->class_of(ev->isa, ev->reason, ev->flags) :
+			 blocking ? RC_HALT : async ? RC_INTERRUPT : RC_OTHER);
+	return id;
 }
 
 /* Reason id of ev through the format's cache: one probe per record. */

@@ -85,6 +85,8 @@ struct arch_ops {
 	bool (*blocking)(enum kvm_isa isa, uint32_t code, uint32_t flags);
 	/* Asynchronous exits: their guest IPs are time samples. */
 	bool (*async)(enum kvm_isa isa, uint32_t code, uint32_t flags);
+	/* Optional: the reason's class; without it blocking ones are halts, async ones interrupts. */
+	enum reason_class (*class_of)(enum kvm_isa isa, uint32_t code, uint32_t flags);
 	/* Guest kernel/user mode may be inferred from the IP's half (kvm_guest_mode_guess). */
 	bool ip_halves;
 	/* Optional fields of the exit event worth a notice when missing. */

@@ -31,6 +31,7 @@
 #include "clock.h"
 #include "decode.h"
 #include "demo.h"
+#include "findings.h"
 #include "ident.h"
 #include "driver.h"
 #include "model.h"
@@ -67,6 +68,7 @@ struct driver {
 	unsigned long threads_gen;	/* the model's vcpus_gen the source was last told */
 	unsigned long times_gen;	/* ... at the last /proc reading of new threads */
 	struct ident_sampler groups;	/* live: the VMs' other threads, from /proc */
+	struct findings findings;	/* the last snapshot's */
 	bool unfiltered_said;
 	/* KVMTOP_SNAPSHOT_STATS: how long the snapshots' output took (make bench) */
 	uint64_t snap_n, snap_ns, snap_max_ns;
@@ -317,6 +319,12 @@ static int snapshot_of(struct driver *drv, uint64_t start, uint64_t end, bool at
 	if (view_up(drv))
 		return -1;
 	t0 = clock_mono_ns();
+	/* the same findings for every view that shows them, from the snapshot's figures */
+	if (drv->v->ops->findings) {
+		if (findings_eval(&drv->findings, drv->m, start, end, drv->src.ns))
+			goto out_nomem;
+		s.findings = &drv->findings;
+	}
 	ret = drv->v->ops->refresh(drv->v->ctx, &s);
 	t0 = clock_mono_ns() - t0;
 	drv->snap_n++;
@@ -888,6 +896,7 @@ out:
 	if (drv.demo > 0 && demo_stop(drv.demo))
 		fprintf(stderr, "kvmtop: the demo guest did not end cleanly\n");
 	close_source(&drv);
+	findings_free(&drv.findings);
 	sigprocmask(SIG_SETMASK, &unblocked, NULL);
 	return ret;
 }

@@ -98,7 +98,7 @@ static void batch_config(const struct options *o, const struct metrics_opts *mo,
 	static const enum batch_format fmts[] = {
 		[OPT_FMT_TEXT] = BATCH_TEXT, [OPT_FMT_CSV] = BATCH_CSV, [OPT_FMT_JSON] = BATCH_JSON,
 		[OPT_FMT_FOLDED] = BATCH_FOLDED, [OPT_FMT_PROMETHEUS] = BATCH_PROMETHEUS,
-		[OPT_FMT_OPENMETRICS] = BATCH_OPENMETRICS,
+		[OPT_FMT_OPENMETRICS] = BATCH_OPENMETRICS, [OPT_FMT_FINDINGS] = BATCH_FINDINGS,
 	};
 
 	*c = (struct batch_config){

@@ -250,6 +250,18 @@ struct vm {
 	/* KVM's statistics of its VM fd (the stats source), by names->kstats[KSTAT_VM] slot */
 	struct ctr *kst;
 	unsigned int nr_kst;
+	/* x86: the I/O ports its port-I/O exits were for, this interval (NULL before the first) */
+	struct model_ports *ports;
+	TAILQ_ENTRY(vm) ports_link;	/* on m->ported while the table has figures */
+	bool ported;
+};
+
+/* A VM's port-I/O exits by port: the largest MODEL_PORTS kept, the rest other. */
+#define MODEL_PORTS	16
+struct model_ports {
+	uint64_t other;
+	unsigned int nr;
+	struct { uint32_t port; uint64_t n; } p[MODEL_PORTS];
 };
 
 /* The vm entry that holds every host kernel thread that raised KVM events. */
@@ -327,7 +339,9 @@ struct model {
 	struct model_cpu **cpus;	/* by CPU number, NULL where none seen */
 	unsigned int nr_cpus;
 	TAILQ_HEAD(, vcpu) stolen;	/* the vCPUs whose tables have figures */
-	struct { int tid, pid; } *thief_pids;	/* the source's answers, MODEL_THIEF_PIDS by tid */
+	/* the source's answers about thieves, MODEL_THIEF_PIDS of them by tid */
+	struct { int tid, pid; char comm[KVM_COMM_LEN]; } *thief_pids;
+	TAILQ_HEAD(, vm) ported;	/* the VMs whose port tables have figures */
 };
 
 /* names->nr_other is fixed from here on. */
@@ -434,6 +448,8 @@ typedef bool (*alive_fn)(void *ctx, int pid);
  * stopped VM's last figures are printed once, marked, and then go.
  */
 void model_reap(struct model *m, alive_fn alive, void *ctx);
+/* vm's I/O ports of this interval, most exits first, at most max: how many; *other the rest's exits. */
+unsigned int model_vm_ports(const struct vm *vm, uint32_t *port, uint64_t *n, unsigned int max, uint64_t *other);
 /* The vm entry of the host kernel's threads, NULL if none raised events. */
 const struct vm *model_kernel_vm(const struct model *m);
 /*

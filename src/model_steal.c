@@ -62,10 +62,11 @@ static struct model_cpu *cpu_get(struct model *m, int cpu)
 }
 
 /*
- * Thief tid's process, asked of the source once and remembered (a cache
- * of MODEL_THIEF_PIDS by tid): 0 when it cannot tell, or only guesses.
+ * Thief tid's process (0 when the source cannot tell, or only guesses)
+ * and, where the sched event had none, its name: asked of the source once
+ * and remembered, in a cache of MODEL_THIEF_PIDS by tid.
  */
-static int thief_pid(struct model *m, int tid)
+static int thief_ident(struct model *m, int tid, char *comm, size_t len)
 {
 	struct ident_info id = { .pid = 0, .vcpu_hint = -1 };
 	unsigned int slot = (unsigned int)tid % MODEL_THIEF_PIDS;
@@ -74,11 +75,14 @@ static int thief_pid(struct model *m, int tid)
 		return 0;
 	if (!m->thief_pids && !(m->thief_pids = calloc(MODEL_THIEF_PIDS, sizeof(*m->thief_pids))))
 		return 0;
-	if (m->thief_pids[slot].tid == tid)
-		return m->thief_pids[slot].pid;
-	m->ident(m->ident_ctx, tid, &id);
-	m->thief_pids[slot].tid = tid;
-	m->thief_pids[slot].pid = id.guessed ? 0 : id.pid;
+	if (m->thief_pids[slot].tid != tid) {
+		m->ident(m->ident_ctx, tid, &id);
+		m->thief_pids[slot].tid = tid;
+		m->thief_pids[slot].pid = id.guessed ? 0 : id.pid;
+		strlcpy(m->thief_pids[slot].comm, id.comm, sizeof(m->thief_pids[slot].comm));
+	}
+	if (!comm[0])
+		strlcpy(comm, m->thief_pids[slot].comm, len);
 	return m->thief_pids[slot].pid;
 }
 
@@ -124,8 +128,8 @@ static int give(struct model *m, struct vcpu *v, int tid, const char *comm, uint
 	}
 	s->t[i].tid = tid;
 	s->t[i].ns = ns;
-	s->t[i].pid = thief_pid(m, tid);
 	strlcpy(s->t[i].comm, comm ? comm : "", sizeof(s->t[i].comm));
+	s->t[i].pid = thief_ident(m, tid, s->t[i].comm, sizeof(s->t[i].comm));
 	return 0;
 }
 

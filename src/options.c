@@ -63,7 +63,7 @@ static int set_delay(struct options *o, const struct opt_def *d, const char *arg
 }
 
 static const char *const formats[] = {		/* enum opt_format */
-	"text", "csv", "json", "folded", "prometheus", "openmetrics", NULL,
+	"text", "csv", "json", "folded", "prometheus", "openmetrics", "findings", NULL,
 };
 static const char *const sources[] = { "trace", "debugfs", "stats", NULL };	/* enum live_source */
 static const char *const ip_kinds[] = { "time", "exit", NULL };			/* enum ip_kind */
@@ -156,7 +156,8 @@ static const struct opt_def opts[] = {
 		  "(guest IPs as 'vm;vcpu;mode;symbol count' lines for\n"
 		  "flamegraph.pl or speedscope, written once, at the end),\n"
 		  "prometheus (text format 0.0.4) or openmetrics (1.0):\n"
-		  "the totals since start as metrics (see --listen)" },
+		  "the totals since start as metrics (see --listen),\n"
+		  "findings: each snapshot's findings alone" },
 	{ "output", 0, "FILE", OPT_TEXT, F(output),
 	  .help = "with -o prometheus|openmetrics: each snapshot replaces\n"
 		  "FILE (written beside it, then renamed: a reader never\n"

@@ -19,6 +19,7 @@ enum opt_format {
 	OPT_FMT_FOLDED,
 	OPT_FMT_PROMETHEUS,
 	OPT_FMT_OPENMETRICS,
+	OPT_FMT_FINDINGS,
 };
 
 #define OPT_MAX_LE	32	/* --metrics-buckets: bounds at most */

@@ -74,3 +74,38 @@ const char *reason_label(const struct reason *r, char *buf, size_t len)
 	snprintf(buf, len, "%s%s%s", r->name, r->flag_names[0] ? " " : "", r->flag_names);
 	return buf;
 }
+
+void reason_set_class(struct reason_table *t, int id, enum reason_class cls)
+{
+	if (id >= 0 && (unsigned int)id < t->nr && id != t->other_id)
+		t->r[id].cls = (uint8_t)cls;
+}
+
+enum reason_class reason_class_of_stat(const char *name)
+{
+	static const struct {
+		const char *name;
+		enum reason_class cls;
+	} stats[] = {
+		{ "io_exits", RC_IO }, { "mmio_exits", RC_MMIO }, { "halt_exits", RC_HALT },
+		{ "irq_exits", RC_INTERRUPT }, { "irq_window_exits", RC_INTERRUPT },
+		{ "hypercalls", RC_HYPERCALL }, { "wfe_exit_stat", RC_HALT }, { "wfi_exit_stat", RC_HALT },
+		{ "mmio_exit_user", RC_MMIO }, { "mmio_exit_kernel", RC_MMIO },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(stats) / sizeof(stats[0]); i++)
+		if (!strcmp(name, stats[i].name))
+			return stats[i].cls;
+	return RC_OTHER;
+}
+
+const char *reason_class_name(enum reason_class cls)
+{
+	static const char *const names[RC_NR] = {
+		[RC_OTHER] = "other", [RC_IO] = "io", [RC_MMIO] = "mmio", [RC_HALT] = "halt",
+		[RC_PAUSE] = "pause", [RC_HYPERCALL] = "hypercall", [RC_INTERRUPT] = "interrupt",
+	};
+
+	return cls < RC_NR ? names[cls] : "other";
+}

@@ -280,6 +280,7 @@ static int file_intern(struct stats_src *s, struct stats_file *f, char *err, siz
 
 			if (r < 0)
 				goto out_nomem;
+			reason_set_class(&s->names->reasons, r, reason_class_of_stat(d->name));
 			s->reason[k] = r;
 		}
 	}

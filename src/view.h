@@ -34,9 +34,13 @@ struct view_source {
 	bool live;		/* VMs come and go; keys can reset and pace it */
 };
 
+struct findings;
+
 /* One snapshot: the model's figures over [start, end]. */
 struct snapshot {
 	const struct model *m;
+	/* what is wrong in it (findings.h), for the views whose ops ask; else NULL */
+	const struct findings *findings;
 	uint64_t start;
 	uint64_t end;
 	bool at_end;		/* the last one: the input or the run ended */
@@ -50,6 +54,7 @@ struct snapshot {
 /* What a view does, as a const table in its own file (batch.c, export.c, ui/tui.c). */
 struct view_ops {
 	const char *name;
+	bool findings;		/* its snapshots carry the findings */
 	/* The source is open: 0, or -1 (said why). */
 	int (*start)(void *ctx, const struct view_source *src, const struct model *m);
 	/* Show a snapshot: 0; 1: stop, a normal end (the reader went away); -1: failed, errno says why. */

@@ -39,7 +39,7 @@ int tc_zlib_register(void);	/* tests/gen/tc_zlib.c */
 #define TS_BITS		27
 #define TYPE_EXTEND	30
 
-enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_SWITCH, G_WAKING, G_NR };
+enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_MMIO, G_SWITCH, G_WAKING, G_NR };
 
 /*
  * The arch is that of the layout's exit event: x86 and arm share
@@ -48,9 +48,9 @@ enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_SWITCH, G_WAKING, G_NR };
 enum garch { A_X86, A_ARM, A_PPC, A_S390 };
 
 static const char *gk_event[G_NR] = {
-	"kvm_exit", "kvm_entry", "kvm_pio", "kvm_userspace_exit", "sched_switch", "sched_waking",
+	"kvm_exit", "kvm_entry", "kvm_pio", "kvm_userspace_exit", "kvm_mmio", "sched_switch", "sched_waking",
 };
-static const char *gk_system[G_NR] = { "kvm", "kvm", "kvm", "kvm", "sched", "sched" };
+static const char *gk_system[G_NR] = { "kvm", "kvm", "kvm", "kvm", "kvm", "sched", "sched" };
 static enum garch garch;
 /* the kernel's isa numbers for x86; kvmtop's for the others (its JSON "isa") */
 #define ISA_ARM64_NR	3
@@ -637,8 +637,12 @@ static void read_script(const char *path)
 		}
 		if (sscanf(line, "%llu %d %d %15s %n", &t, &cpu, &tid, kind, &used) != 4 ||
 		    (strcmp(kind, "exit") && strcmp(kind, "entry") && strcmp(kind, "switch") &&
-		     strcmp(kind, "waking") && strcmp(kind, "pio")) || cpu < 0 || cpu > 255)
-			die("%s:%d: want TIME CPU TID exit|entry|pio|switch|waking FIELD=VALUE...", path, lineno);
+		     strcmp(kind, "waking") && strcmp(kind, "pio") && strcmp(kind, "uexit") &&
+		     strcmp(kind, "mmio")) || cpu < 0 || cpu > 255)
+			die("%s:%d: want TIME CPU TID exit|entry|pio|uexit|mmio|switch|waking FIELD=VALUE...",
+			    path, lineno);
+		if ((!strcmp(kind, "uexit") && !ev_fmt[G_UEXIT]) || (!strcmp(kind, "mmio") && !ev_fmt[G_MMIO]))
+			die("%s:%d: the layout has no format for %s", path, lineno, kind);
 		if (kind[0] == 's' || kind[0] == 'w') {
 			if (!ev_fmt[G_SWITCH])
 				die("%s:%d: %s needs -w (the sched formats)", path, lineno, kind);
@@ -661,7 +665,8 @@ static void read_script(const char *path)
 		}
 		memset(&e, 0, sizeof(e));
 		e.kind = !strcmp(kind, "exit") ? G_EXIT : !strcmp(kind, "entry") ? G_ENTRY :
-			 !strcmp(kind, "pio") ? G_PIO : !strcmp(kind, "switch") ? G_SWITCH : G_WAKING;
+			 !strcmp(kind, "pio") ? G_PIO : !strcmp(kind, "uexit") ? G_UEXIT :
+			 !strcmp(kind, "mmio") ? G_MMIO : !strcmp(kind, "switch") ? G_SWITCH : G_WAKING;
 		e.t = t;
 		e.cpu = cpu;
 		e.tid = tid;

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The snapshot's findings (findings.h) in batch output: a "findings:"
+ * block in text (and alone with -o findings), a "findings" array in JSON.
+ */
+#include <stdio.h>
+
+#include "batch.h"
+#include "escape.h"
+
+/* "VM web (pid 123) vCPU 1 (tid 456)", "VM web (pid 123)" or "host" */
+static const char *where(const struct finding *f, char *buf, size_t len)
+{
+	char name[256];
+
+	if (!f->vm) {
+		snprintf(buf, len, "host");
+		return buf;
+	}
+	escape_text(f->vm->name, name, sizeof(name));
+	if (f->vcpu)
+		snprintf(buf, len, "VM %s (pid %d) vCPU %d (tid %d)", name, f->vm->pid, f->vcpu->vcpu_id,
+			 f->vcpu->tid);
+	else
+		snprintf(buf, len, "VM %s (pid %d)", name, f->vm->pid);
+	return buf;
+}
+
+void batch_findings_text(const struct batch *b, bool always)
+{
+	const struct findings *fs = b->findings;
+	char at[400], ev[sizeof(fs->f->evidence) * 4];
+	size_t i;
+
+	if (!fs || (!fs->nr && !always))
+		return;
+	if (!fs->nr) {
+		fputs("findings: none\n", b->out);
+		return;
+	}
+	fputs("findings:\n", b->out);
+	for (i = 0; i < fs->nr; i++) {
+		const struct finding *f = &fs->f[i];
+
+		fprintf(b->out, "  [%s] %s, %s: %s\n", finding_severity_name(f->severity), f->rule->id,
+			where(f, at, sizeof(at)), escape_text(f->evidence, ev, sizeof(ev)));
+		fprintf(b->out, "    %s\n    remedy: %s\n", f->rule->finding, f->rule->remedy);
+	}
+}
+
+/* A string or null. */
+static void json_str(const struct batch *b, const char *s)
+{
+	if (s)
+		escape_json(b->out, s);
+	else
+		fputs("null", b->out);
+}
+
+void batch_findings_json(const struct batch *b)
+{
+	const struct findings *fs = b->findings;
+	size_t i;
+
+	if (!fs)
+		return;
+	fputs(",\"findings\":[", b->out);
+	for (i = 0; i < fs->nr; i++) {
+		const struct finding *f = &fs->f[i];
+
+		fprintf(b->out, "%s{\"rule\":\"%s\",\"severity\":\"%s\",\"vm\":", i ? "," : "", f->rule->id,
+			finding_severity_name(f->severity));
+		json_str(b, f->vm ? f->vm->name : NULL);
+		if (f->vm)
+			fprintf(b->out, ",\"pid\":%d", f->vm->pid);
+		else
+			fputs(",\"pid\":null", b->out);
+		if (f->vcpu)
+			fprintf(b->out, ",\"vcpu\":%d,\"tid\":%d", f->vcpu->vcpu_id, f->vcpu->tid);
+		else
+			fputs(",\"vcpu\":null,\"tid\":null", b->out);
+		fputs(",\"finding\":", b->out);
+		json_str(b, f->rule->finding);
+		fputs(",\"evidence\":", b->out);
+		json_str(b, f->evidence);
+		fputs(",\"remedy\":", b->out);
+		json_str(b, f->rule->remedy);
+		fputc('}', b->out);
+	}
+	fputc(']', b->out);
+}
+
+/* -o findings: each snapshot's findings alone. */
+int batch_findings_print(struct batch *b, uint64_t end)
+{
+	if (b->snapshots)
+		fputc('\n', b->out);
+	fprintf(b->out, "kvmtop %s: %s %u", b->source, b->summary ? "summary" : "snapshot", b->snapshots + 1);
+	if (b->ns)
+		fprintf(b->out, ", %.6f s", batch_seconds(b, end));
+	fputc('\n', b->out);
+	batch_findings_text(b, true);
+	return 0;
+}

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The rules of findings.h, declared once: id, what each reads, when it
+ * fires, the finding, the remedy and where the advice comes from (the
+ * man page's FINDINGS section says the same).  Each rule looks at one
+ * scope's figures of the snapshot; rates need times in ns.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "findings.h"
+#include "fmt.h"
+#include "model_fields.h"
+#include "model_time.h"
+
+/* The thresholds, named where the man page and the rules share them. */
+#define WAIT_WARN	0.10	/* of a vCPU thread's time, waiting for a CPU */
+#define WAIT_SEVERE	0.30
+#define IO_RATE		1000.0	/* port I/O exits per second, a VM */
+#define MMIO_RATE	1000.0	/* MMIO exits and kvm_mmio events per second, a VM */
+#define PAUSE_RATE	1000.0	/* PAUSE exits per second, a VM */
+#define HALT_RATE	1000.0	/* HLT exits per second, a vCPU */
+#define HALT_FAST	500000	/* ns: its median latency below this: it wakes fast */
+#define SLOW_RATIO	10	/* a reason's p99 over its p50 */
+#define SLOW_P99	100000	/* ns: and a p99 of at least this */
+#define SLOW_PAIRS	100	/* over at least this many exits */
+#define VMM_SHARE	0.20	/* of a vCPU thread's time, in the VMM */
+
+/* Exits of class cls in scope s this interval, and the reason with most of them. */
+static uint64_t class_exits(const struct finding_in *in, enum reason_class cls, const struct reason **top)
+{
+	const struct model_scope *s = in->s;
+	uint64_t n = 0, best = 0;
+	unsigned int i;
+
+	*top = NULL;
+	for (i = 0; i < s->nr; i++) {
+		const struct model_reason_row *w = &s->rows[i];
+
+		if (!w->r || w->r->cls != cls || !w->count)
+			continue;
+		n += w->count;
+		if (w->count > best) {
+			best = w->count;
+			*top = w->r;
+		}
+	}
+	return n;
+}
+
+/* The scope's count of other event name (kvm_mmio ...), 0 if the source has none. */
+static uint64_t other_count(const struct finding_in *in, const char *name)
+{
+	int i;
+
+	for (i = 0; i < in->m->nr_other; i++)
+		if (in->m->names->other[i] && !strcmp(in->m->names->other[i], name))
+			return in->s->other[i];
+	return 0;
+}
+
+/* The share of the snapshot's length a vCPU thread spent in state st, -1 if not measured. */
+static double share(const struct finding_in *in, enum vcpu_state st)
+{
+	if (!in->len || !(in->s->time_known & (1u << st)))
+		return -1;
+	return (double)in->s->time[st] / (double)in->len;
+}
+
+static int rate_of(const struct finding_in *in, uint64_t n, double *rate)
+{
+	if (in->secs <= 0)
+		return -1;
+	*rate = (double)n / in->secs;
+	return 0;
+}
+
+/* ", stolen by A 1.2 s, B 0.3 s" of v's three largest thieves. */
+static void thieves(const struct finding_in *in, char *buf, size_t len)
+{
+	const struct model_thief *t[MODEL_THIEVES_MAX];
+	struct model_thief_who w;
+	unsigned int i, n;
+	char dur[32], who[96];
+	uint64_t other;
+	size_t o;
+
+	buf[0] = '\0';
+	n = model_steal_top(in->m, in->vcpu, t, &other);
+	for (i = 0, o = 0; i < n && i < 3 && o < len; i++) {
+		model_thief_who(in->m, t[i], &w);
+		fmt_duration((double)t[i]->ns, in->secs > 0, 2, dur, sizeof(dur));
+		if (w.vm && w.vcpu >= 0)
+			snprintf(who, sizeof(who), "VM %s vCPU %d", w.vm->name, w.vcpu);
+		else if (w.vm)
+			snprintf(who, sizeof(who), "VM %s's VMM (tid %d)", w.vm->name, t[i]->tid);
+		else if (w.pid)
+			snprintf(who, sizeof(who), "%s (pid %d, tid %d)", w.comm, w.pid, t[i]->tid);
+		else
+			snprintf(who, sizeof(who), "%s (tid %d)", t[i]->tid ? w.comm : "idle", t[i]->tid);
+		o += (size_t)snprintf(buf + o, len - o, "%s%s %s", i ? ", " : "; stolen by ", who, dur);
+	}
+}
+
+static int eval_overcommit(const struct finding_in *in, char *ev, size_t len)
+{
+	double w = share(in, VS_WAIT);
+	char dur[32], by[256];
+
+	if (w < WAIT_WARN)
+		return -1;
+	fmt_duration((double)in->s->time[VS_WAIT], in->secs > 0, 2, dur, sizeof(dur));
+	thieves(in, by, sizeof(by));
+	snprintf(ev, len, "waited for a CPU %.1f %% of the snapshot (%s)%s", 100 * w, dur, by);
+	return w >= WAIT_SEVERE ? FS_SEVERE : FS_WARNING;
+}
+
+static int eval_legacy_io(const struct finding_in *in, char *ev, size_t len)
+{
+	const struct reason *top;
+	uint64_t n = class_exits(in, RC_IO, &top), pn[4], other;
+	uint32_t port[4];
+	unsigned int i, k;
+	double rate;
+	size_t o;
+
+	if (rate_of(in, n, &rate) || rate < IO_RATE)
+		return -1;
+	o = (size_t)snprintf(ev, len, "%.0f port I/O exits/s (%s)", rate, top ? top->name : "?");
+	k = model_vm_ports(in->vm, port, pn, 4, &other);
+	for (i = 0; i < k && o < len; i++)
+		o += (size_t)snprintf(ev + o, len - o, "%s0x%x %" PRIu64, i ? ", " : "; ports ", port[i], pn[i]);
+	if (o < len && (in->s->time_known & (1u << VS_VMM)) && in->len)
+		snprintf(ev + o, len - o, "; the vCPUs' time in the VMM %.1f %%",
+			 100.0 * (double)in->s->time[VS_VMM] / (double)in->len / (in->vm->nr_vcpus ? in->vm->nr_vcpus : 1));
+	return FS_WARNING;
+}
+
+static int eval_mmio(const struct finding_in *in, char *ev, size_t len)
+{
+	const struct reason *top;
+	uint64_t n = class_exits(in, RC_MMIO, &top), mmio = other_count(in, "kvm_mmio");
+	double rate;
+
+	/* the kvm_mmio events count the accesses KVM emulated, on every arch */
+	if (rate_of(in, n > mmio ? n : mmio, &rate) || rate < MMIO_RATE)
+		return -1;
+	snprintf(ev, len, "%.0f emulated MMIO accesses/s (%" PRIu64 " %s exits, %" PRIu64 " kvm_mmio events)",
+		 rate, n, top ? top->name : "MMIO", mmio);
+	return FS_WARNING;
+}
+
+static int eval_spinlock(const struct finding_in *in, char *ev, size_t len)
+{
+	const struct reason *top;
+	uint64_t n = class_exits(in, RC_PAUSE, &top), ple = other_count(in, "kvm_ple_window_update");
+	double rate;
+
+	if (rate_of(in, n, &rate) || rate < PAUSE_RATE)
+		return -1;
+	snprintf(ev, len, "%.0f %s exits/s: vCPUs spin in PAUSE loops%s%" PRIu64 " PLE window updates",
+		 rate, top ? top->name : "PAUSE", ple ? "; " : "; ", ple);
+	return FS_WARNING;
+}
+
+static int eval_halt_poll(const struct finding_in *in, char *ev, size_t len)
+{
+	const struct reason *top;
+	const struct model_reason_row *w = NULL;
+	uint64_t n = class_exits(in, RC_HALT, &top), p50;
+	char a[32], b[32];
+	unsigned int i;
+	double rate;
+
+	if (rate_of(in, n, &rate) || rate < HALT_RATE)
+		return -1;
+	for (i = 0; i < in->s->nr; i++)
+		if (in->s->rows[i].r == top)
+			w = &in->s->rows[i];
+	/* the latency of a halt is how long the vCPU slept: short ones are wakeups paid often */
+	if (!w || !w->lat.samples)
+		return -1;
+	p50 = model_quantile(&w->lat, 0.50);
+	if (p50 >= HALT_FAST)
+		return -1;
+	fmt_duration((double)p50, true, 2, a, sizeof(a));
+	fmt_duration((double)model_quantile(&w->lat, 0.99), true, 2, b, sizeof(b));
+	snprintf(ev, len, "%.0f %s exits/s, each asleep for p50 %s, p99 %s", rate, top->name, a, b);
+	return FS_INFO;
+}
+
+static int eval_slow(const struct finding_in *in, char *ev, size_t len)
+{
+	const struct model_reason_row *worst = NULL;
+	uint64_t p50, p99, wp50 = 0, wp99 = 0, sum;
+	char a[32], b[32];
+	unsigned int i;
+	size_t o;
+
+	if (in->secs <= 0)
+		return -1;
+	for (i = 0; i < in->s->nr; i++) {
+		const struct model_reason_row *w = &in->s->rows[i];
+
+		if (!w->r || w->r->blocking || w->lat.samples < SLOW_PAIRS)
+			continue;
+		p50 = model_quantile(&w->lat, 0.50);
+		p99 = model_quantile(&w->lat, 0.99);
+		if (p99 < SLOW_P99 || p99 < SLOW_RATIO * (p50 ? p50 : 1) || (worst && p99 <= wp99))
+			continue;
+		worst = w;
+		wp50 = p50;
+		wp99 = p99;
+	}
+	if (!worst)
+		return -1;
+	fmt_duration((double)wp50, true, 2, a, sizeof(a));
+	fmt_duration((double)wp99, true, 2, b, sizeof(b));
+	o = (size_t)snprintf(ev, len, "%s: p50 %s, p99 %s over %" PRIu64 " exits", worst->r->name, a, b,
+			     worst->lat.samples);
+	sum = hist_sum(&worst->lat);
+	if (sum && (in->s->time_known & TIME_SPLIT) && o < len)
+		snprintf(ev + o, len - o, "; their time on a CPU %.0f %%, preempted %.0f %%, blocked %.0f %%%s",
+			 100.0 * (double)hist_sum(&worst->handling) / (double)sum,
+			 100.0 * (double)worst->preempted / (double)sum, 100.0 * (double)worst->blocked / (double)sum,
+			 worst->preempted + worst->blocked > sum / 2 ?
+			 ": the host, not KVM, made them slow" : "");
+	return FS_WARNING;
+}
+
+static int eval_vmm(const struct finding_in *in, char *ev, size_t len)
+{
+	double v = share(in, VS_VMM);
+	unsigned int i;
+	bool first;
+	size_t o;
+
+	if (v < VMM_SHARE)
+		return -1;
+	o = (size_t)snprintf(ev, len, "in the VMM %.1f %% of the snapshot", 100 * v);
+	for (i = 0, first = true; i < UEXIT_MAX && o < len; i++) {
+		if (!in->s->uexit[i])
+			continue;
+		o += (size_t)snprintf(ev + o, len - o, "%s%s %" PRIu64, first ? "; userspace exits " : ", ",
+				      names_uexit(in->m->names, (int)i), in->s->uexit[i]);
+		first = false;
+	}
+	return FS_WARNING;
+}
+
+static int eval_lost(const struct finding_in *in, char *ev, size_t len)
+{
+	uint64_t lost = ctr_interval(&in->m->lost_events), dropped = ctr_interval(&in->m->dropped);
+
+	if (!lost && !dropped)
+		return -1;
+	snprintf(ev, len, "%" PRIu64 " events lost (the trace buffers overran), %" PRIu64
+		 " dropped (threads past --max-vcpus)", lost, dropped);
+	return FS_SEVERE;
+}
+
+const struct finding_rule finding_rules[] = {
+	{ "overcommit", FSC_VCPU, "the vCPU thread's wait time (sched events or /proc) and stolen_by",
+	  "wait >= 10 % of the snapshot (severe from 30 %)",
+	  "the vCPU thread was runnable but had no CPU: the host's CPUs are overcommitted, or a noisy "
+	  "neighbour takes them",
+	  "give the vCPU threads CPUs of their own: fewer runnable threads than CPUs, the vCPUs pinned "
+	  "(taskset, cgroup cpusets, libvirt <vcpupin>) away from the thieves named, or those moved",
+	  "Linux Documentation/admin-guide/cgroup-v2.rst (cpuset); libvirt domain XML <cputune>",
+	  eval_overcommit },
+	{ "legacy-io", FSC_VM, "the VM's port I/O exits (VMX IO_INSTRUCTION, SVM io) and their ports",
+	  ">= 1000 port I/O exits/s",
+	  "the guest drives an emulated legacy device by port I/O: every access is an exit to the VMM",
+	  "use paravirtual (virtio) devices instead of emulated ones (serial, IDE, e1000, PIT/RTC "
+	  "polling); for a device that must stay, KVM_IOEVENTFD lets the kernel take writes",
+	  "QEMU documentation (virtio devices); Linux Documentation/virt/kvm/api.rst (KVM_IOEVENTFD)",
+	  eval_legacy_io },
+	{ "mmio", FSC_VM, "the VM's MMIO exits (VMX EPT_MISCONFIG, arm64 DABT_LOW) and kvm_mmio events",
+	  ">= 1000 emulated MMIO accesses/s",
+	  "the guest drives a device emulated by MMIO: every access is decoded and emulated",
+	  "use virtio with ioeventfd (QEMU's default for virtio) or vhost so notifications stay in the "
+	  "kernel; avoid devices polled through registers",
+	  "Linux Documentation/virt/kvm/api.rst (KVM_IOEVENTFD); QEMU documentation (ioeventfd, vhost)",
+	  eval_mmio },
+	{ "spinlock", FSC_VM, "the VM's PAUSE exits (pause-loop exiting) and kvm_ple_window_update events",
+	  ">= 1000 PAUSE exits/s",
+	  "vCPUs spin on locks whose holders are not running (lock-holder preemption)",
+	  "give vCPUs dedicated CPUs or less overcommit; use paravirtual spinlocks in the guest "
+	  "(KVM_FEATURE_PV_UNHALT); on hosts never overcommitted PLE only costs (kvm_intel.ple_gap=0, "
+	  "kvm_amd.pause_filter_count=0)",
+	  "Linux Documentation/virt/kvm/x86/cpuid.rst (KVM_FEATURE_PV_UNHALT); kvm_intel and kvm_amd "
+	  "module parameters",
+	  eval_spinlock },
+	{ "halt-polling", FSC_VCPU, "the vCPU's HLT/WFI exits and their latency (how long it slept)",
+	  ">= 1000 halt exits/s with a median sleep under 500 us",
+	  "the vCPU halts and wakes very often: each halt pays for a sleep and a wakeup",
+	  "let KVM poll before sleeping: raise kvm.halt_poll_ns (or per VM, KVM_CAP_HALT_POLL) to about "
+	  "the median sleep, at the cost of host CPU; with dedicated CPUs, the guest can poll "
+	  "(cpuidle-haltpoll)",
+	  "Linux Documentation/virt/kvm/halt-polling.rst and Documentation/virt/guest-halt-polling.rst",
+	  eval_halt_poll },
+	{ "slow-exits", FSC_VM, "each reason's exit latency: p50, p99, and the split (handling, preempted, blocked)",
+	  "a non-blocking reason with >= 100 exits, p99 >= 100 us and p99 >= 10 x p50",
+	  "some exits of a reason take far longer than most: with the split, preempted or blocked time "
+	  "says the host (its scheduler, its locks, its memory), not KVM's handling, made them slow",
+	  "preempted: the vCPU thread lost its CPU inside the exit (see overcommit); blocked: it slept "
+	  "(host page faults, swap, locks: check the host's memory and THP); handling: KVM's own work "
+	  "(kvm_stat, perf kvm stat for the detail)",
+	  "kvmtop's exit split (man page DEFINITIONS); Linux Documentation/virt/kvm",
+	  eval_slow },
+	{ "vmm-bound", FSC_VCPU, "the vCPU thread's VMM time and its userspace exits by reason",
+	  "VMM time >= 20 % of the snapshot",
+	  "the vCPU spends its time in the VMM's user space emulating devices",
+	  "move the device work into the kernel (vhost-net, vhost-user, the in-kernel irqchip), use "
+	  "virtio with ioeventfd, and QEMU iothreads for the rest",
+	  "QEMU documentation (vhost, ioeventfd, iothreads)",
+	  eval_vmm },
+	{ "lost-events", FSC_HOST, "the snapshot's lost and dropped events",
+	  "any",
+	  "events were lost or dropped: this snapshot's figures are incomplete",
+	  "larger trace buffers (--buffer-kb), fewer events (--no-sched), a larger --max-vcpus",
+	  "kvmtop(1)",
+	  eval_lost },
+};
+
+const size_t finding_nr_rules = sizeof(finding_rules) / sizeof(finding_rules[0]);
+
+const char *finding_severity_name(enum finding_severity s)
+{
+	return s == FS_SEVERE ? "severe" : s == FS_WARNING ? "warning" : "info";
+}
+
+/* Every rule of scope kind on in: 0, or -1 (no memory). */
+static int eval_scope(struct findings *f, const struct finding_in *in, enum finding_scope kind)
+{
+	char evidence[sizeof(f->f->evidence)];
+	size_t i;
+	int sev;
+
+	for (i = 0; i < finding_nr_rules; i++) {
+		const struct finding_rule *r = &finding_rules[i];
+		struct finding *n;
+
+		if (r->scope != kind || (sev = r->eval(in, evidence, sizeof(evidence))) < 0)
+			continue;
+		if (f->nr == f->alloc) {
+			size_t a = f->alloc ? 2 * f->alloc : 16;
+
+			n = reallocarray(f->f, a, sizeof(*n));
+			if (!n)
+				return -1;
+			f->f = n;
+			f->alloc = a;
+		}
+		n = &f->f[f->nr++];
+		n->rule = r;
+		n->severity = (enum finding_severity)sev;
+		n->vm = in->vm;
+		n->vcpu = in->vcpu;
+		strlcpy(n->evidence, evidence, sizeof(n->evidence));
+		f->severe |= sev == FS_SEVERE;
+	}
+	return 0;
+}
+
+/* A VM and its vCPU threads: 0, or -1 (no memory). */
+static int eval_vm(struct findings *f, struct finding_in *in)
+{
+	const struct vcpu *v;
+	struct model_scope s;
+	int ret;
+
+	ret = model_scope_vm(&s, in->m, in->vm, false) || model_scope_summary(&s) ? -1 : 0;
+	in->s = &s;
+	in->vcpu = NULL;
+	if (!ret)
+		ret = eval_scope(f, in, FSC_VM);
+	model_scope_free(&s);
+	MODEL_FOREACH_VCPU(v, in->vm) {
+		if (ret)
+			break;
+		in->vcpu = v;
+		ret = model_scope_vcpu(&s, in->m, v, false) || model_scope_summary(&s) ? -1 : 0;
+		in->s = &s;
+		if (!ret)
+			ret = eval_scope(f, in, FSC_VCPU);
+		model_scope_free(&s);
+	}
+	return ret;
+}
+
+int findings_eval(struct findings *f, const struct model *m, uint64_t start, uint64_t end, bool ns)
+{
+	struct finding_in in = { .m = m, .len = end > start ? end - start : 0 };
+	struct model_scope host;
+	int ret;
+
+	f->nr = 0;
+	f->severe = false;
+	in.secs = ns ? (double)in.len / 1e9 : 0;
+	ret = model_scope_host(&host, m, false);
+	in.s = &host;
+	if (!ret)
+		ret = eval_scope(f, &in, FSC_HOST);
+	model_scope_free(&host);
+	MODEL_FOREACH_VM(in.vm, m)
+		if (!ret)
+			ret = eval_vm(f, &in);
+	return ret;
+}
+
+void findings_free(struct findings *f)
+{
+	free(f->f);
+	memset(f, 0, sizeof(*f));
+}

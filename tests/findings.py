@@ -1,0 +1,200 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Findings: each rule fires on a scenario made to need it, and not on one just short of it.
+
+Every scenario is a script of events this test writes itself (tests/gen/kvmgen.c -S): one VM of
+vCPU threads 2000 and 2001 over one second, with what the rule reads made plain -- 40 % of a
+vCPU's time runnable while host task 600 runs, 2,000 port I/O exits at ports 0x3f8 and 0x70,
+1,500 MMIO exits with their kvm_mmio events, 1,500 PAUSE exits, 1,500 short HLTs, a reason whose
+p99 is 250 times its p50, a vCPU 30 % in the VMM, lost events -- so what must fire, on which VM
+or vCPU and with which figures, is known without kvmtop; a quiet VM has no finding at all.
+The rules' table in src/findings.c and the man page's FINDINGS section must list the same ids.
+"""
+import json
+import os
+import re
+import subprocess
+
+from tap import ok, eq, done, run, kvmgen
+
+TMP = os.environ.get("KVMTOP_TMP", "/tmp")
+FORMATS = os.environ["KVMTOP_FORMATS"]
+SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MS, US = 1000000, 1000
+VM = "unknown@2000"      # a recording's VM, grouped by tid - vCPU id
+
+
+class Script:
+    """Events of one VM, vCPU k being thread 2000 + k on CPU k, as kvmgen -S takes them."""
+
+    def __init__(self):
+        self.lines = ["comm 2000 CPU 0/KVM", "comm 2001 CPU 1/KVM", "comm 600 hog"]
+        self.last = 0
+
+    def ev(self, t, cpu, tid, kind, **fields):
+        self.lines.append("%d %d %d %s %s" % (t, cpu, tid, kind, " ".join("%s=%d" % kv for kv in fields.items())))
+        self.last = max(self.last, t)
+
+    def exit(self, t, k, reason, lat, info1=0, uexit=None):
+        """vCPU k exits for reason at t and enters lat later (a userspace exit at t + 1 us)."""
+        self.ev(t, k, 2000 + k, "exit", exit_reason=reason, isa=1, guest_rip=0x1000 + reason, info1=info1,
+                vcpu_id=k)
+        if uexit is not None:
+            self.ev(t + US, k, 2000 + k, "uexit", reason=uexit)
+        self.ev(t + lat, k, 2000 + k, "entry", vcpu_id=k)
+
+    def span(self, vcpus=2):
+        """A timer exit of each vCPU at 0 and at 1 s: every scenario lasts one second."""
+        for k in range(vcpus):
+            self.exit(k * US, k, 1, 2 * US)
+            self.exit(1000 * MS + k * US, k, 1, 2 * US)
+
+    def write(self, name, *extra):
+        self.lines.sort(key=lambda l: (0, 0) if l.startswith("comm") else (1, int(l.split()[0])))
+        path = os.path.join(TMP, "findings-%s.txt" % name)
+        with open(path, "w") as f:
+            f.write("\n".join(self.lines) + "\n")
+        dat = path[:-4] + ".dat"
+        p = subprocess.run([os.environ["KVMGEN"], "-f", os.path.join(FORMATS, "x86-6.5"), "-o", dat, "-S", path]
+                           + list(extra), capture_output=True, text=True)
+        if p.returncode:
+            print("Bail out! kvmgen -S %s: %s" % (path, p.stderr.strip()))
+            raise SystemExit(1)
+        return dat
+
+
+def findings(dat, *extra):
+    rc, out, err = run(["-b", "-r", dat, "--summary", "-o", "json"] + list(extra))
+    if rc:
+        return None, err
+    return json.loads(out)["findings"], err
+
+
+def fired(fs):
+    """{(rule, vm, vcpu tid)} of a findings array."""
+    return {(f["rule"], f["vm"], f["tid"]) for f in fs or []}
+
+
+def case(name, dat, want, must_say=(), extra=()):
+    fs, err = findings(dat, *extra)
+    got = fired(fs)
+    says = " ".join(f["evidence"] for f in fs or [])
+    missing = [s for s in must_say if not re.search(s, says)]
+    ok(fs is not None and got == want and not missing, "%s: %s" % (name, ", ".join(
+        "%s on %s" % (r, "vCPU thread %d" % t if t else vm or "the host") for r, vm, t in sorted(want,
+                                                                                              key=str)) or "none"),
+       "got %r (evidence: %s); missing in the evidence: %r %s" % (sorted(got, key=str), says, missing, err))
+    return fs
+
+
+def overcommit(share_ms, name):
+    """vCPU 0 runnable while host task 600 runs: 10 x share_ms of the second; vCPU 1 5 x 10 ms."""
+    s = Script()
+    s.span()
+    for i in range(10):
+        t = 100 * MS * i + 10 * MS
+        s.exit(t, 0, 48, share_ms * MS + 20 * US)
+        s.ev(t + 10 * US, 0, 2000, "switch", prev_pid=2000, prev_state=0, next_pid=600)
+        s.ev(t + 10 * US + share_ms * MS, 0, 600, "switch", prev_pid=600, prev_state=0, next_pid=2000)
+    for i in range(5):
+        t = 200 * MS * i + 50 * MS
+        s.exit(t, 1, 48, 10 * MS + 20 * US)
+        s.ev(t + 10 * US, 1, 2001, "switch", prev_pid=2001, prev_state=0, next_pid=601)
+        s.ev(t + 10 * US + 10 * MS, 1, 601, "switch", prev_pid=601, prev_state=0, next_pid=2001)
+    return s.write(name, "-w")
+
+
+def main():
+    # nothing wrong: a timer exit every 50 ms, a short preemption now and then
+    s = Script()
+    s.span()
+    for i in range(1, 20):
+        s.exit(i * 50 * MS, 0, 1, 5 * US)
+        s.exit(i * 50 * MS + 7 * MS, 1, 1, 5 * US)
+    s.ev(300 * MS, 0, 2000, "switch", prev_pid=2000, prev_state=0, next_pid=600)
+    s.ev(301 * MS, 0, 600, "switch", prev_pid=600, prev_state=0, next_pid=2000)
+    case("a quiet VM", s.write("quiet", "-w"), set())
+
+    case("overcommit: 40 % of vCPU 0's second runnable while task 600 ran", overcommit(40, "overcommit"),
+         {("overcommit", VM, 2000)}, [r"waited for a CPU 40\.\d %", r"stolen by hog \(tid 600\) 400\.\d+ms"])
+    case("overcommit: 8 % is below the threshold", overcommit(8, "overcommit-low"), set())
+
+    s = Script()
+    s.span()
+    for i in range(2000):
+        s.exit(5 * MS + i * 400 * US, 0, 30, 20 * US, info1=(0x3f8 if i % 4 else 0x70) << 16, uexit=2)
+    case("legacy-io: 2,000 port I/O exits in the second", s.write("io"), {("legacy-io", VM, None)},
+         [r"200\d port I/O exits/s", r"ports 0x3f8 1500, 0x70 500"])
+    s = Script()
+    s.span()
+    for i in range(500):
+        s.exit(5 * MS + i * 1500 * US, 0, 30, 20 * US, info1=0x3f8 << 16, uexit=2)
+    case("legacy-io: 500 a second is below the threshold", s.write("io-low"), set())
+
+    s = Script()
+    s.span()
+    for i in range(1500):
+        t = 5 * MS + i * 600 * US
+        s.exit(t, 1, 49, 10 * US)
+        s.ev(t + 2 * US, 1, 2001, "mmio", type=2, len=4, gpa=0xfebc0000, val=1)
+    case("mmio: 1,500 EPT_MISCONFIG exits and kvm_mmio events", s.write("mmio"), {("mmio", VM, None)},
+         [r"150\d emulated MMIO accesses/s", r"1500 kvm_mmio"])
+
+    s = Script()
+    s.span()
+    for i in range(1500):
+        s.exit(5 * MS + i * 600 * US, i % 2, 40, 3 * US)
+    case("spinlock: 1,500 PAUSE exits", s.write("pause"), {("spinlock", VM, None)}, [r"150\d PAUSE_INSTRUCTION exits/s"])
+
+    s = Script()
+    s.span()
+    for i in range(1500):
+        s.exit(5 * MS + i * 600 * US, 0, 12, 100 * US)
+    case("halt-polling: 1,500 HLTs of 100 us on vCPU 0", s.write("halt"), {("halt-polling", VM, 2000)},
+         [r"1500 HLT exits/s, each asleep for p50 10\d\.\d+us"])
+    s = Script()
+    s.span()
+    for i in range(1500):
+        s.exit(5 * MS + i * 600 * US, 0, 12, 550 * US)
+    case("halt-polling: sleeps of 550 us are not short", s.write("halt-long"), set())
+
+    s = Script()
+    s.span()
+    for i in range(200):
+        s.exit(5 * MS + i * 4 * MS, 1, 48, 500 * US if i % 50 == 7 else 2 * US)
+    case("slow-exits: EPT_VIOLATION's p99 250 times its p50", s.write("slow"), {("slow-exits", VM, None)},
+         [r"EPT_VIOLATION: p50 2\.\d+us, p99 50\d\.\d+us over 200 exits"])
+    s = Script()
+    s.span()
+    for i in range(200):
+        s.exit(5 * MS + i * 4 * MS, 1, 48, 2 * US)
+    case("slow-exits: steady latencies", s.write("slow-none"), set())
+
+    s = Script()
+    s.span()
+    for i in range(100):
+        s.exit(5 * MS + i * 9 * MS, 0, 30, 3 * MS, info1=0x510 << 16, uexit=2)
+    case("vmm-bound: vCPU 0 30 % of its second in the VMM", s.write("vmm"), {("vmm-bound", VM, 2000)},
+         [r"in the VMM (29\.9|30\.0) %", r"userspace exits IO 100"])
+
+    lost = os.path.join(TMP, "findings-lost.dat")
+    kvmgen(lost, "x86-6.5", ["-m", "1", "-v", "2", "-n", "200", "-l", "-s", "3"])
+    fs, err = findings(lost)
+    ok(fs is not None and ("lost-events", None, None) in fired(fs)
+       and [f["severity"] for f in fs if f["rule"] == "lost-events"] == ["severe"],
+       "lost-events: a recording with lost events: severe, on the host", (fs, err))
+
+    # one table, one man page: the rules kvmtop knows are the FINDINGS section's
+    src = open(os.path.join(SRC, "src", "findings.c")).read()
+    table = re.findall(r'^\t\{ "([a-z-]+)", FSC_', src, re.M)
+    man = open(os.path.join(SRC, "man", "kvmtop.1")).read()
+    section = man[man.index(".SH FINDINGS"):man.index(".SH", man.index(".SH FINDINGS") + 4)]
+    listed = [x.replace("\\-", "-") for x in re.findall(r'^\.B ([a-z\\-]+)$', section, re.M)]
+    eq(listed, table, "the man page's FINDINGS section lists every rule of src/findings.c, in its order")
+
+    rc, out, err = run(["-b", "-r", overcommit(40, "overcommit"), "--summary", "-o", "findings"])
+    ok(rc == 0 and "[severe] overcommit, VM %s (pid 2000) vCPU 0 (tid 2000)" % VM in out and "remedy:" in out,
+       "-o findings: the finding, where, the evidence and the remedy", out + err)
+    done()
+
+
+main()
