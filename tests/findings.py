@@ -12,7 +12,10 @@ The rules' table in src/findings.c and the man page's FINDINGS section must list
 import json
 import os
 import re
+import shutil
 import subprocess
+import tempfile
+import time
 
 from tap import ok, eq, done, run, kvmgen
 
@@ -103,6 +106,56 @@ def overcommit(share_ms, name):
     return s.write(name, "-w")
 
 
+def tmux(sock, *args):
+    return subprocess.run(["tmux", "-S", sock] + list(args), capture_output=True, timeout=20)
+
+
+def wait_screen(sock, cond, secs=20):
+    lines, end = [], time.time() + secs
+    while time.time() < end:
+        lines = tmux(sock, "capture-pane", "-p", "-t", "k").stdout.decode("utf-8", "replace").splitlines()
+        if cond(lines):
+            break
+        time.sleep(0.2)
+    return lines
+
+
+def screen_case(dat):
+    """The screen lands on the findings pane (a severe one); Enter opens the vCPU's exit reasons;
+    from its vCPUs pane, s shows who ran while it waited."""
+    name = "screen"
+    if not shutil.which("tmux"):
+        ok(False, name + ": tmux is not installed (apt-get install tmux)")
+        return
+    d = tempfile.mkdtemp(prefix="kvmtop-findings-")
+    sock = os.path.join(d, "tmux.sock")
+    try:
+        tmux(sock, "-f", "/dev/null", "new-session", "-d", "-s", "k", "-x", "160", "-y", "30",
+             "%s -r %s; sleep 30" % (os.environ.get("KVMTOP", "./kvmtop"), dat))
+        lines = wait_screen(sock, lambda ls: any("SEVERITY" in l for l in ls))
+        row = [l for l in lines if l.startswith("severe")]
+        ok(row and "overcommit" in row[0] and "%s vCPU 0 (tid 2000)" % VM in row[0] and "hog (tid 600)" in row[0]
+           and any(l.startswith("Remedy: give the vCPU threads CPUs") for l in lines),
+           name + ": a severe finding: the screen lands on the findings pane, the remedy on its title line",
+           "\n".join(lines[:8]))
+        tmux(sock, "send-keys", "-t", "k", "Enter")
+        lines = wait_screen(sock, lambda ls: any("Exit reasons of vCPU 0 (tid 2000)" in l for l in ls))
+        ok(any("Exit reasons of vCPU 0 (tid 2000)" in l for l in lines), name + ": Enter opens the vCPU's exit reasons",
+           "\n".join(lines[:6]))
+        tmux(sock, "send-keys", "-t", "k", "s")
+        lines = wait_screen(sock, lambda ls: any(l.startswith("Stolen by") for l in ls))
+        rows = [l.split() for l in lines if l.strip().endswith(" hog")]
+        ok(rows and rows[0][0] == "400.0ms" and rows[0][1] == "100.0" and rows[0][2] == "600",
+           name + ": s shows who ran while it waited: hog, 400 ms, all of its wait", "\n".join(lines[:8]))
+        tmux(sock, "send-keys", "-t", "k", "Escape", "Escape", "Escape", "F")
+        lines = wait_screen(sock, lambda ls: any("SEVERITY" in l for l in ls))
+        ok(any(l.startswith("severe") for l in lines), name + ": F opens the findings pane from the VMs pane",
+           "\n".join(lines[:8]))
+    finally:
+        tmux(sock, "kill-server")
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     # nothing wrong: a timer exit every 50 ms, a short preemption now and then
     s = Script()
@@ -190,6 +243,8 @@ def main():
     section = man[man.index(".SH FINDINGS"):man.index(".SH", man.index(".SH FINDINGS") + 4)]
     listed = [x.replace("\\-", "-") for x in re.findall(r'^\.B ([a-z\\-]+)$', section, re.M)]
     eq(listed, table, "the man page's FINDINGS section lists every rule of src/findings.c, in its order")
+
+    screen_case(overcommit(40, "overcommit"))
 
     rc, out, err = run(["-b", "-r", overcommit(40, "overcommit"), "--summary", "-o", "findings"])
     ok(rc == 0 and "[severe] overcommit, VM %s (pid 2000) vCPU 0 (tid 2000)" % VM in out and "remedy:" in out,

@@ -26,6 +26,7 @@
 #include "clock.h"
 #include "escape.h"
 #include "fmt.h"
+#include "findings.h"
 #include "history.h"
 #include "model_fields.h"
 #include "tui.h"
@@ -305,6 +306,7 @@ static int tui_refresh(void *ctx, const struct snapshot *s)
 	struct tui *t = ctx;
 
 	t->m = s->m;
+	t->findings = s->findings;
 	/*
 	 * History: every live snapshot, paused or not; a recording's
 	 * intervals as ] first reaches them (not the whole recording, 0).
@@ -325,6 +327,15 @@ static int tui_refresh(void *ctx, const struct snapshot *s)
 	t->secs = t->ns && s->end > t->start ? (double)(s->end - t->start) / 1e9 : 0;
 	t->interval = s->interval;
 	t->nr_intervals = s->nr_intervals;
+	/* a severe finding: the findings pane is where the screen lands, once, until a key */
+	if (s->findings && s->findings->severe && !t->findings_landed && !t->keyed &&
+	    tui_top_pane(t)->ops != &pane_findings) {
+		t->findings_landed = true;
+		if (tui_push(t, &pane_findings, -1, -1) < 0) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
 	if (tui_build_all(t)) {
 		errno = ENOMEM;
 		return -1;
@@ -382,6 +393,7 @@ static void tui_stop(void *ctx)
 
 static const struct view_ops tui_view_ops = {
 	.name = "screen",
+	.findings = true,
 	.start = tui_start,
 	.refresh = tui_refresh,
 	.input = tui_input,

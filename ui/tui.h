@@ -141,6 +141,9 @@ struct tui {
 	const struct sym_set *syms;
 	bool mono;
 	const struct model *m;
+	const struct findings *findings;	/* the snapshot's (the driver's), NULL before the first */
+	bool findings_landed;		/* a severe finding opened the findings pane once */
+	bool keyed;			/* a key was pressed: no more landing on a pane by itself */
 	char source[160];		/* "live", "replay NAME" ... (escaped) */
 	char source_dir[4096];		/* replay: the recording's directory (escaped), cut first */
 	char unit[64];			/* "times in cycles (x86-tsc)  " where not ns, else "" */
@@ -212,6 +215,8 @@ extern const struct pane_ops pane_reasons;
 extern const struct pane_ops pane_recent;
 extern const struct pane_ops pane_ips;
 extern const struct pane_ops pane_help;
+extern const struct pane_ops pane_findings;
+extern const struct pane_ops pane_thieves;
 
 /* ui/tui.c */
 int tui_push(struct tui *t, const struct pane_ops *ops, int vm_pid, int tid);

@@ -282,6 +282,30 @@ static int k_history(struct tui *t, struct pane *p, int ch)
 	return 0;
 }
 
+static int k_findings(struct tui *t, struct pane *p, int ch)
+{
+	if (p->ops == &pane_findings)
+		return 0;
+	return tui_push(t, &pane_findings, -1, -1) < 0 ? VIEW_NOMEM : 0;
+}
+
+/* s: who ran while a vCPU waited, of the selected vCPU (vCPUs pane) or of the pane's vCPU */
+static int k_thieves(struct tui *t, struct pane *p, int ch)
+{
+	int tid = p->tid;
+
+	if (p->ops == &pane_vcpus) {
+		const void *r = tui_selected(t);
+
+		tid = r ? (int)p->ops->key(r) : -1;
+	}
+	if (tid < 0 || p->ops == &pane_thieves) {
+		snprintf(t->msg, sizeof(t->msg), "s shows who ran while a vCPU waited: select a vCPU first");
+		return 0;
+	}
+	return tui_push(t, &pane_thieves, p->vm_pid, tid) < 0 ? VIEW_NOMEM : 0;
+}
+
 static int k_help(struct tui *t, struct pane *p, int ch)
 {
 	return tui_push(t, &pane_help, -1, -1) < 0 ? VIEW_NOMEM : 0;
@@ -331,6 +355,10 @@ const struct tui_key tui_keys[] = {
 	{ "[ ]", "replay intervals",
 	  "replay: the interval before / after (of -d seconds, default 1); the whole recording before the first",
 	  "[]", "Interval", TUI_REPLAY, { '[', ']' }, k_interval, false },
+	{ "F", "findings", "findings: what this snapshot's figures show is wrong, the evidence and the remedy (Enter: where)",
+	  "F", "Findings", TUI_ANY, { 'F' }, k_findings, false },
+	{ "s", "stolen by", "stolen by: the threads that ran on the CPU while the selected vCPU waited for it",
+	  NULL, NULL, TUI_ANY, { 's' }, k_thieves, false },
 	{ "q F10", "quit", "quit", "q", "Quit", TUI_ANY, { 'q', KEY_F(10) }, k_quit, true },
 };
 
@@ -352,6 +380,7 @@ int tui_key(struct tui *t, int ch)
 	struct pane *p = tui_top_pane(t);
 	const struct tui_key *k;
 
+	t->keyed = true;
 	if (t->input != IN_NONE)
 		return edit_key(t, ch);
 	t->msg[0] = '\0';
