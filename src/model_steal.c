@@ -108,7 +108,8 @@ static int give(struct model *m, struct vcpu *v, int tid, const char *comm, uint
 	for (i = 0; i < s->nr; i++) {
 		if (s->t[i].tid == tid) {
 			s->t[i].ns += ns;
-			if (!s->t[i].comm[0] && comm)
+			/* its latest name: a thread that exec'd is what it runs now */
+			if (comm && comm[0])
 				strlcpy(s->t[i].comm, comm, sizeof(s->t[i].comm));
 			return 0;
 		}
