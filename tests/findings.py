@@ -194,9 +194,22 @@ def main():
 
     s = Script()
     s.span()
+    for i in range(500):
+        t = 5 * MS + i * 1800 * US
+        s.exit(t, 1, 49, 10 * US)
+        s.ev(t + 2 * US, 1, 2001, "mmio", type=2, len=4, gpa=0xfebc0000, val=1)
+    case("mmio: 500 a second is below the threshold", s.write("mmio-low"), set())
+
+    s = Script()
+    s.span()
     for i in range(1500):
         s.exit(5 * MS + i * 600 * US, i % 2, 40, 3 * US)
     case("spinlock: 1,500 PAUSE exits", s.write("pause"), {("spinlock", VM, None)}, [r"150\d PAUSE_INSTRUCTION exits/s"])
+    s = Script()
+    s.span()
+    for i in range(500):
+        s.exit(5 * MS + i * 1800 * US, i % 2, 40, 3 * US)
+    case("spinlock: 500 a second is below the threshold", s.write("pause-low"), set())
 
     s = Script()
     s.span()
@@ -228,6 +241,11 @@ def main():
         s.exit(5 * MS + i * 9 * MS, 0, 30, 3 * MS, info1=0x510 << 16, uexit=2)
     case("vmm-bound: vCPU 0 30 % of its second in the VMM", s.write("vmm"), {("vmm-bound", VM, 2000)},
          [r"in the VMM (29\.9|30\.0) %", r"userspace exits IO 100"])
+    s = Script()
+    s.span()
+    for i in range(100):
+        s.exit(5 * MS + i * 9 * MS, 0, 30, 1 * MS, info1=0x510 << 16, uexit=2)
+    case("vmm-bound: 10 % in the VMM is below the threshold", s.write("vmm-low"), set())
 
     lost = os.path.join(TMP, "findings-lost.dat")
     kvmgen(lost, "x86-6.5", ["-m", "1", "-v", "2", "-n", "200", "-l", "-s", "3"])
@@ -235,6 +253,11 @@ def main():
     ok(fs is not None and ("lost-events", None, None) in fired(fs)
        and [f["severity"] for f in fs if f["rule"] == "lost-events"] == ["severe"],
        "lost-events: a recording with lost events: severe, on the host", (fs, err))
+    whole = os.path.join(TMP, "findings-whole.dat")
+    kvmgen(whole, "x86-6.5", ["-m", "1", "-v", "2", "-n", "200", "-s", "3"])
+    fs, err = findings(whole)
+    ok(fs is not None and not [f for f in fs if f["rule"] == "lost-events"],
+       "lost-events: the same recording without losses has none", (fs, err))
 
     # one table, one man page: the rules kvmtop knows are the FINDINGS section's
     src = open(os.path.join(SRC, "src", "findings.c")).read()
