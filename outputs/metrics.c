@@ -31,6 +31,7 @@ enum fam_id {
 	FAM_EXITS,
 	FAM_LATENCY,
 	FAM_VCPU_SECONDS,
+	FAM_STOLEN,
 	FAM_EVENTS,
 	FAM_UEXITS,
 	FAM_LOST,
@@ -59,6 +60,8 @@ static const struct family families[FAM_NR] = {
 		"Exit-handling latency (exit to the next entry of the same vCPU) by VM and exit reason" },
 	[FAM_VCPU_SECONDS] = { "kvmtop_vcpu_seconds", "counter", "seconds",
 		"vCPU threads' time by state: guest, host, vmm, halt, wait (runnable, waiting for a CPU)" },
+	[FAM_STOLEN] = { "kvmtop_vcpu_stolen_seconds", "counter", "seconds",
+		"Per vCPU, the time another thread ran on its CPU while it waited for one (--metrics-stolen)" },
 	[FAM_EVENTS] = { "kvmtop_events", "counter", NULL,
 		"KVM events other than exits and entries by VM and event" },
 	[FAM_UEXITS] = { "kvmtop_userspace_exits", "counter", NULL,
@@ -352,6 +355,49 @@ static void per_vcpu(struct out *o, const struct vm *vm)
 }
 
 /* One VM's lines into each family's buffer: 0 or -1 (no memory). */
+/* --metrics-stolen: each vCPU of vm's thieves since the start, the rest as thief="other". */
+static void stolen(struct out *o, const struct vm *vm)
+{
+	const struct model_thief *t[MODEL_THIEVES_MAX];
+	const struct model *m = o->m;
+	struct model_thief_who w;
+	const struct vcpu *v;
+	unsigned int i, n;
+	uint64_t other;
+	FILE *f = o->f[FAM_STOLEN];
+
+	MODEL_FOREACH_VCPU(v, vm) {
+		n = model_steal_top_total(m, v, t, &other);
+		for (i = 0; i <= n; i++) {
+			if (i == n && !other)
+				break;
+			fputs("kvmtop_vcpu_stolen_seconds_total", f);
+			vm_labels(o, f);
+			vcpu_label(f, v, false);
+			if (i == n) {
+				fputs(",thief=\"other\",thief_tid=\"\",thief_pid=\"\",thief_vm=\"\",thief_vcpu=\"\"} ", f);
+				seconds(f, other);
+				fputc('\n', f);
+				continue;
+			}
+			model_thief_who(m, t[i], &w);
+			fputs(",thief=\"", f);
+			label_value(f, t[i]->tid ? w.comm : "idle");
+			fprintf(f, "\",thief_tid=\"%d\",thief_pid=\"", t[i]->tid);
+			if (w.pid)
+				fprintf(f, "%d", w.pid);
+			fputs("\",thief_vm=\"", f);
+			label_value(f, w.vm ? w.vm->name : "");
+			fputs("\",thief_vcpu=\"", f);
+			if (w.vm && w.vcpu >= 0)
+				fprintf(f, "%d", w.vcpu);
+			fputs("\"} ", f);
+			seconds(f, t[i]->ns);
+			fputc('\n', f);
+		}
+	}
+}
+
 static int one_vm(struct out *o, const struct vm *vm)
 {
 	const struct model *m = o->m;
@@ -384,6 +430,8 @@ static int one_vm(struct out *o, const struct vm *vm)
 		if (o->o->ns && w->lat.samples)
 			latency(o, w);
 	}
+	if (o->o->stolen && o->o->ns)
+		stolen(o, vm);
 	if (o->o->per_vcpu) {
 		per_vcpu(o, vm);
 	} else if (o->o->ns) {

@@ -17,6 +17,7 @@
 
 struct metrics_opts {
 	bool per_vcpu;		/* --metrics-per-vcpu: exits and states per vCPU */
+	bool stolen;		/* --metrics-stolen: each vCPU's thieves */
 	bool ns;		/* the source's times are ns: latencies and states in seconds */
 	uint64_t le_ns[METRICS_MAX_LE];	/* the latency histogram's bucket bounds, ascending */
 	unsigned int nr_le;
@@ -24,7 +25,7 @@ struct metrics_opts {
 
 /* The default: 1 us to 1 s in 19 bounds. */
 void metrics_opts_init(struct metrics_opts *o);
-#define METRICS_FAMILIES	12
+#define METRICS_FAMILIES	13
 
 /* A piece of a document: len bytes at p. */
 struct metrics_seg {

@@ -602,6 +602,8 @@ static int open_source(struct driver *drv, unsigned int tick_ms)
 	drv->m->ip_slots = drv->o->ip_slots;
 	drv->m->max_vcpus = drv->o->max_vcpus;
 	drv->m->max_thieves = drv->o->thieves;
+	/* the metrics' stolen family counts since the start */
+	drv->m->steal_totals = drv->o->metrics.stolen;
 	if (drv->src.live) {
 		uint64_t now = clock_mono_ns();
 

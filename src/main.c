@@ -86,6 +86,7 @@ static void metrics_config(const struct options *o, struct metrics_opts *mo)
 {
 	metrics_opts_init(mo);
 	mo->per_vcpu = o->metrics.per_vcpu;
+	mo->stolen = o->metrics.stolen;
 	if (o->metrics.nr_le) {
 		memcpy(mo->le_ns, o->metrics.le_ns, o->metrics.nr_le * sizeof(mo->le_ns[0]));
 		mo->nr_le = o->metrics.nr_le;

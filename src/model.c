@@ -70,6 +70,7 @@ static void vcpu_free(struct vcpu *v)
 	free(v->uexit);
 	free(v->ring);
 	free(v->steal);
+	free(v->steal_all);
 	free(v);
 }
 

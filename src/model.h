@@ -162,6 +162,7 @@ struct vcpu {
 	unsigned int nr_kst;
 	/* who ran instead while it waited for a CPU (model_steal.c), this interval */
 	struct model_steal *steal;	/* NULL until its first wait */
+	struct model_steal *steal_all;	/* the same since the start (m->steal_totals), never reset */
 	int wait_cpu;			/* the CPU whose run queue it waits on, -1: not waiting */
 	uint64_t steal_at;		/* its wait is given out up to here */
 	TAILQ_ENTRY(vcpu) wait_link;	/* on m->cpus[wait_cpu].waiters */
@@ -336,6 +337,7 @@ struct model {
 	uint64_t interval_start;
 	/* stolen time (model_steal.c) */
 	unsigned int max_thieves;	/* per vCPU; 0: not kept */
+	bool steal_totals;		/* keep each vCPU's thieves since the start too (metrics) */
 	struct model_cpu **cpus;	/* by CPU number, NULL where none seen */
 	unsigned int nr_cpus;
 	TAILQ_HEAD(, vcpu) stolen;	/* the vCPUs whose tables have figures */
@@ -400,6 +402,9 @@ void model_steal_forget(struct model *m, struct vcpu *v);
  */
 unsigned int model_steal_top(const struct model *m, const struct vcpu *v, const struct model_thief **out,
 			     uint64_t *other);
+/* The same since the start, with m->steal_totals. */
+unsigned int model_steal_top_total(const struct model *m, const struct vcpu *v, const struct model_thief **out,
+				   uint64_t *other);
 /* v's wait time given out this interval. */
 uint64_t model_steal_total(const struct vcpu *v);
 void model_thief_who(const struct model *m, const struct model_thief *t, struct model_thief_who *w);

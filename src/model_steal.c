@@ -86,23 +86,17 @@ static int thief_ident(struct model *m, int tid, char *comm, size_t len)
 	return m->thief_pids[slot].pid;
 }
 
-/* ns of v's wait to thread tid (named comm): 0, or -1 (no memory). */
-static int give(struct model *m, struct vcpu *v, int tid, const char *comm, uint64_t ns)
+/* ns to thread tid (named comm) in table *tp (made if NULL): 0, or -1 (no memory). */
+static int give_table(struct model *m, struct model_steal **tp, int tid, const char *comm, uint64_t ns)
 {
-	struct model_steal *s = v->steal;
+	struct model_steal *s = *tp;
 	unsigned int i, min = 0;
 
-	if (!ns || !m->max_thieves)
-		return 0;
 	if (!s) {
 		s = calloc(1, sizeof(*s) + MODEL_STEAL_SLOTS(m->max_thieves) * sizeof(s->t[0]));
 		if (!s)
 			return -1;
-		v->steal = s;
-	}
-	if (!v->stolen) {
-		v->stolen = true;
-		TAILQ_INSERT_TAIL(&m->stolen, v, steal_link);
+		*tp = s;
 	}
 	s->ns += ns;
 	for (i = 0; i < s->nr; i++) {
@@ -132,6 +126,23 @@ static int give(struct model *m, struct vcpu *v, int tid, const char *comm, uint
 	strlcpy(s->t[i].comm, comm ? comm : "", sizeof(s->t[i].comm));
 	s->t[i].pid = thief_ident(m, tid, s->t[i].comm, sizeof(s->t[i].comm));
 	return 0;
+}
+
+/*
+ * ns of v's wait to thread tid (named comm): in this interval's table, and
+ * with m->steal_totals in its table since the start.  0, or -1 (no memory).
+ */
+static int give(struct model *m, struct vcpu *v, int tid, const char *comm, uint64_t ns)
+{
+	if (!ns || !m->max_thieves)
+		return 0;
+	if (give_table(m, &v->steal, tid, comm, ns))
+		return -1;
+	if (!v->stolen) {
+		v->stolen = true;
+		TAILQ_INSERT_TAIL(&m->stolen, v, steal_link);
+	}
+	return m->steal_totals ? give_table(m, &v->steal_all, tid, comm, ns) : 0;
 }
 
 /* v's wait up to now to tid (comm), from where it was given out last. */
@@ -250,7 +261,8 @@ void model_steal_forget(struct model *m, struct vcpu *v)
 		v->stolen = false;
 	}
 	free(v->steal);
-	v->steal = NULL;
+	free(v->steal_all);
+	v->steal = v->steal_all = NULL;
 }
 
 static int thief_cmp(const void *a, const void *b)
@@ -263,15 +275,16 @@ static int thief_cmp(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-unsigned int model_steal_top(const struct model *m, const struct vcpu *v, const struct model_thief **out,
-			     uint64_t *other)
+/* Table s's thieves, most time first, the largest m->max_thieves into out: how many; *other the rest. */
+static unsigned int top_of(const struct model *m, const struct model_steal *s, const struct model_thief **out,
+			   uint64_t *other)
 {
 	const struct model_thief *all[MODEL_STEAL_SLOTS(MODEL_THIEVES_MAX)];
-	unsigned int i, n = v->steal && v->stolen ? v->steal->nr : 0;
+	unsigned int i, n = s ? s->nr : 0;
 
-	*other = n ? v->steal->other : 0;
+	*other = s ? s->other : 0;
 	for (i = 0; i < n; i++)
-		all[i] = &v->steal->t[i];
+		all[i] = &s->t[i];
 	qsort(all, n, sizeof(*all), thief_cmp);
 	/* the largest m->max_thieves are shown, the rest is other */
 	for (i = 0; i < n; i++) {
@@ -281,6 +294,18 @@ unsigned int model_steal_top(const struct model *m, const struct vcpu *v, const 
 			*other += all[i]->ns;
 	}
 	return n < m->max_thieves ? n : m->max_thieves;
+}
+
+unsigned int model_steal_top(const struct model *m, const struct vcpu *v, const struct model_thief **out,
+			     uint64_t *other)
+{
+	return top_of(m, v->stolen ? v->steal : NULL, out, other);
+}
+
+unsigned int model_steal_top_total(const struct model *m, const struct vcpu *v, const struct model_thief **out,
+				   uint64_t *other)
+{
+	return top_of(m, v->steal_all, out, other);
 }
 
 uint64_t model_steal_total(const struct vcpu *v)

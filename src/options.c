@@ -123,6 +123,13 @@ static int set_per_vcpu(struct options *o, const struct opt_def *d, const char *
 	return 0;
 }
 
+static int set_stolen(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	o->metrics_given = true;
+	o->metrics.stolen = true;
+	return 0;
+}
+
 static void usage(FILE *f);
 static void (*keys_help)(FILE *f);
 
@@ -212,6 +219,10 @@ static const struct opt_def opts[] = {
 	{ "metrics-per-vcpu", 0, NULL, OPT_CALL, .set = set_per_vcpu,
 	  .help = "metrics: exits and time states per vCPU, not per VM\n"
 		  "(series grow with the vCPUs)" },
+	{ "metrics-stolen", 0, NULL, OPT_CALL, .set = set_stolen,
+	  .help = "metrics: per vCPU, the threads that ran while it waited\n"
+		  "for a CPU (kvmtop_vcpu_stolen_seconds_total; series: VMs x\n"
+		  "vCPUs x (--thieves + 1))" },
 	{ "metrics-buckets", 0, "SECS,...", OPT_CALL, .set = set_buckets,
 	  .help = "metrics: the latency histogram's bucket bounds in\n"
 		  "seconds (default 1e-6 to 1: 19 bounds)" },

@@ -27,6 +27,7 @@ enum opt_format {
 /* The metrics options: --metrics-per-vcpu, --metrics-buckets. */
 struct opt_metrics {
 	bool per_vcpu;
+	bool stolen;		/* --metrics-stolen */
 	uint64_t le_ns[OPT_MAX_LE];	/* the bounds given, ascending */
 	unsigned int nr_le;		/* 0: the outputs' default */
 };
