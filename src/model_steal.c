@@ -86,7 +86,10 @@ static int thief_ident(struct model *m, int tid, char *comm, size_t len)
 	return m->thief_pids[slot].pid;
 }
 
-/* ns to thread tid (named comm) in table *tp (made if NULL): 0, or -1 (no memory). */
+/*
+ * ns to thread tid (named comm: NULL, or a NUL-terminated array of
+ * KVM_COMM_LEN, copied whole) in table *tp (made if NULL): 0, or -1 (no memory).
+ */
 static int give_table(struct model *m, struct model_steal **tp, int tid, const char *comm, uint64_t ns)
 {
 	struct model_steal *s = *tp;
@@ -104,7 +107,7 @@ static int give_table(struct model *m, struct model_steal **tp, int tid, const c
 			s->t[i].ns += ns;
 			/* its latest name: a thread that exec'd is what it runs now */
 			if (comm && comm[0])
-				strlcpy(s->t[i].comm, comm, sizeof(s->t[i].comm));
+				memcpy(s->t[i].comm, comm, sizeof(s->t[i].comm));
 			return 0;
 		}
 		if (s->t[i].ns < s->t[min].ns)
@@ -204,7 +207,8 @@ static int on_switch(struct model *m, struct vcpu *prev, struct vcpu *next, cons
 		stop_waiting(m, next);
 	}
 	c->tid = ev->next_tid;
-	strlcpy(c->comm, ev->next_comm, sizeof(c->comm));
+	/* both KVM_COMM_LEN, NUL-terminated: a fixed copy, once per switch */
+	memcpy(c->comm, ev->next_comm, sizeof(c->comm));
 	/* switched out runnable: it waits on this CPU's queue */
 	if (prev && !(ev->state & SCHED_SLEEP_MASK))
 		return start_waiting(m, prev, ev->cpu, ev->time);
