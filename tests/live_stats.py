@@ -87,12 +87,19 @@ def churn_case():
             time.sleep(0.5)                 # kvmtop sees it gone
             if k == 1:
                 base = fds_and_rss(p.pid)
-        time.sleep(0.6)
+        # kvmtop sees the last guest gone at its next snapshot: in an emulated host, seconds
         end = fds_and_rss(p.pid)
+        limit = time.monotonic() + 10
+        while end[0] > base[0] and time.monotonic() < limit:
+            time.sleep(0.2)
+            end = fds_and_rss(p.pid)
     finally:
         p.terminate()
         p.communicate(timeout=30)
-    eq(end[0], base[0], "churn: kvmtop's open fds come back after 50 guests (%d)" % base[0])
+    # base may still hold guest 1's fds if kvmtop had not seen it gone (a slow host): no more
+    # than it is no leak; a leak is 48 guests' worth more
+    ok(base and end[0] <= base[0], "churn: kvmtop's open fds come back after 50 guests (%d -> %d)"
+       % (base[0], end[0]))
     if sanitized():
         skip("churn: kvmtop's memory comes back", "a sanitizer build: its memory is the sanitizer's "
              "(shadow, a quarantine of freed blocks)")
