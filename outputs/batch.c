@@ -193,5 +193,8 @@ struct view *batch_view_init(struct batch *b, const struct batch_config *c)
 	b->folded_kind = c->folded_kind;
 	b->iterations = c->iterations;
 	view_init(&b->view, &batch_view_ops, b, -1);
+	/* text, JSON and -o findings show them; the rest are not worked out for nothing */
+	b->view.findings = b->fmt == BATCH_TEXT || b->fmt == BATCH_JSON || b->fmt == BATCH_FINDINGS;
+	b->view.totals = b->fmt == BATCH_PROMETHEUS || b->fmt == BATCH_OPENMETRICS;
 	return &b->view;
 }

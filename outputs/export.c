@@ -347,5 +347,6 @@ struct view *export_view(struct export *e, const char *addr, const struct metric
 	e->mo = *mo;
 	view_init(&e->view, &export_view_ops, e, -1);
 	e->view.linger = true;
+	e->view.totals = true;
 	return &e->view;
 }

@@ -57,7 +57,8 @@ static const struct family families[FAM_NR] = {
 	[FAM_EXITS] = { "kvmtop_exits", "counter", NULL,
 		"KVM exits by VM and exit reason (per vCPU with --metrics-per-vcpu)" },
 	[FAM_LATENCY] = { "kvmtop_exit_latency_seconds", "histogram", "seconds",
-		"Exit-handling latency (exit to the next entry of the same vCPU) by VM and exit reason" },
+		"Exit-handling latency (exit to the next entry of the same vCPU) by exit reason, "
+		"of the host (--metrics-latency: by VM or vCPU too)" },
 	[FAM_VCPU_SECONDS] = { "kvmtop_vcpu_seconds", "counter", "seconds",
 		"vCPU threads' time by state: guest, host, vmm, halt, wait (runnable, waiting for a CPU)" },
 	[FAM_STOLEN] = { "kvmtop_vcpu_stolen_seconds", "counter", "seconds",
@@ -212,6 +213,12 @@ static void vm_labels(const struct out *o, FILE *f)
 	fputs(o->vm, f);
 }
 
+/* vm="...",pid="..." without the brace: the VM's labels for latency() */
+static const char *vm_pre(const struct out *o)
+{
+	return o->vm[0] ? o->vm + 1 : "";
+}
+
 static void reason_labels_of(char *buf, size_t len, const struct reason *r)
 {
 	char name[96], isa[40];
@@ -251,40 +258,64 @@ static void vcpu_label(FILE *f, const struct vcpu *v, bool dup)
 		fprintf(f, ",vcpu=\"tid%d\"", v->tid);
 }
 
-static void latency(struct out *o, const struct model_reason_row *w)
+/* One histogram h of the latency family, labelled "{" pre (whose first label has no comma) ",reason=...". */
+static void latency(struct out *o, const char *pre, const struct reason *r, const struct hist *h)
 {
 	FILE *f = o->f[FAM_LATENCY];
-	char rl[LABELS_LEN];
+	char rl[LABELS_LEN], l[2 * LABELS_LEN];
 	unsigned int i;
 
-	reason_labels_of(rl, sizeof(rl), w->r);
+	reason_labels_of(rl, sizeof(rl), r);
+	/* the host's: no label before the reason's, so its comma goes */
+	snprintf(l, sizeof(l), "{%s%s", pre, pre[0] ? rl : rl + 1);
 	for (i = 0; i < o->o->nr_le; i++) {
 		fputs("kvmtop_exit_latency_seconds_bucket", f);
-		vm_labels(o, f);
-		fputs(rl, f);
+		fputs(l, f);
 		fputs(o->le[i], f);
-		value(f, hist_count_le(&w->lat, o->o->le_ns[i]));
+		value(f, hist_count_le(h, o->o->le_ns[i]));
 	}
 	fputs("kvmtop_exit_latency_seconds_bucket", f);
-	vm_labels(o, f);
-	fputs(rl, f);
+	fputs(l, f);
 	fputs(",le=\"+Inf\"}", f);
-	value(f, w->lat.samples);
+	value(f, h->samples);
 	fputs("kvmtop_exit_latency_seconds_sum", f);
-	vm_labels(o, f);
-	fputs(rl, f);
+	fputs(l, f);
 	fputs("} ", f);
-	if (w->lat.sum_hi)
-		fprintf(f, "%.9e\n", hist_mean(&w->lat) * (double)w->lat.samples / 1e9);
+	if (h->sum_hi)
+		fprintf(f, "%.9e\n", hist_mean(h) * (double)h->samples / 1e9);
 	else {
-		seconds(f, w->lat.sum);
+		seconds(f, h->sum);
 		fputc('\n', f);
 	}
 	fputs("kvmtop_exit_latency_seconds_count", f);
-	vm_labels(o, f);
-	fputs(rl, f);
+	fputs(l, f);
 	fputc('}', f);
-	value(f, w->lat.samples);
+	value(f, h->samples);
+}
+
+/* The host's latency per reason (the default): 0, or -1 (no memory). */
+static int host_latency(struct out *o)
+{
+	const struct model *m = o->m;
+	unsigned int i, nr = m->reasons->nr;
+	struct hist *h = calloc(nr ? nr : 1, sizeof(*h));
+	int ret = -1;
+
+	if (!h)
+		return -1;
+	for (i = 0; i < nr; i++)
+		hist_init(&h[i]);
+	if (model_host_latency(m, h, nr))
+		goto out_free;
+	for (i = 0; i < nr; i++)
+		if (h[i].samples)
+			latency(o, "", &m->reasons->r[i], &h[i]);
+	ret = 0;
+out_free:
+	for (i = 0; i < nr; i++)
+		hist_free(&h[i]);
+	free(h);
+	return ret;
 }
 
 /* vCPU indexes below this are told apart with a bitmap, the rest by a walk (none seen in practice) */
@@ -314,6 +345,43 @@ static bool vcpu_dup(const struct vcpu *v, uint64_t *seen)
 			return true;
 	}
 	return false;
+}
+
+/* --metrics-latency vcpu: each vCPU's latency per reason: 0, or -1 (no memory). */
+static int vcpu_latency(struct out *o, const struct vm *vm)
+{
+	uint64_t *seen = calloc(DUP_BITMAP_IDS / 64, sizeof(*seen));
+	char pre[2 * LABELS_LEN];
+	const struct vcpu *v;
+	struct hist h;
+	unsigned int i;
+	int ret = 0;
+
+	hist_init(&h);
+	MODEL_FOREACH_VCPU(v, vm) {
+		FILE *f = fmemopen(pre, sizeof(pre), "w");
+
+		if (!f) {
+			ret = -1;
+			break;
+		}
+		fputs(vm_pre(o), f);
+		vcpu_label(f, v, vcpu_dup(v, seen));
+		if (fputc('\0', f) == EOF || fclose(f))
+			pre[0] = '\0';
+		for (i = 0; pre[0] && i < model_vcpu_reasons(v); i++) {
+			if (model_vcpu_reason_lat(v, i, &h)) {
+				ret = -1;
+				goto out_free;
+			}
+			if (h.samples)
+				latency(o, pre, &o->m->reasons->r[i], &h);
+		}
+	}
+out_free:
+	hist_free(&h);
+	free(seen);
+	return ret;
 }
 
 static void per_vcpu(struct out *o, const struct vm *vm)
@@ -405,7 +473,8 @@ static int one_vm(struct out *o, const struct vm *vm)
 	unsigned int i;
 	int j;
 
-	if (model_scope_vm(&s, m, vm, true)) {
+	/* the VM's histograms cost a merge per vCPU and reason: only where they are shown */
+	if (o->o->latency == ML_VM ? model_scope_vm(&s, m, vm, true) : model_scope_vm_counts(&s, m, vm)) {
 		model_scope_free(&s);
 		return -1;
 	}
@@ -427,8 +496,12 @@ static int one_vm(struct out *o, const struct vm *vm)
 			fprintf(o->f[FAM_EXITS], "} %" PRIu64 "\n", w->total);
 		}
 		/* pairs only a tracing source measures: none, no histogram */
-		if (o->o->ns && w->lat.samples)
-			latency(o, w);
+		if (o->o->latency == ML_VM && o->o->ns && w->lat.samples)
+			latency(o, vm_pre(o), w->r, &w->lat);
+	}
+	if (o->o->latency == ML_VCPU && o->o->ns && vcpu_latency(o, vm)) {
+		model_scope_free(&s);
+		return -1;
 	}
 	if (o->o->stolen && o->o->ns)
 		stolen(o, vm);
@@ -556,6 +629,8 @@ int metrics_doc(struct metrics_doc *d, const struct model *m, const struct metri
 		if (one_vm(&out, vm))
 			goto out_close;
 	}
+	if (o->latency == ML_HOST && o->ns && host_latency(&out))
+		goto out_close;
 	globals(&out, vms);
 	/* every family's header in both formats, one buffer: the segments point into it */
 	hf = open_memstream(&d->heads, &hl);

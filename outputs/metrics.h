@@ -15,8 +15,16 @@
 
 #define METRICS_MAX_LE	32
 
+/* --metrics-latency: where the exit-latency histograms are kept apart */
+enum metrics_latency {
+	ML_HOST,		/* per reason, the host's (default): R series sets */
+	ML_VM,			/* per VM and reason */
+	ML_VCPU,		/* per vCPU and reason */
+};
+
 struct metrics_opts {
 	bool per_vcpu;		/* --metrics-per-vcpu: exits and states per vCPU */
+	enum metrics_latency latency;
 	bool stolen;		/* --metrics-stolen: each vCPU's thieves */
 	bool ns;		/* the source's times are ns: latencies and states in seconds */
 	uint64_t le_ns[METRICS_MAX_LE];	/* the latency histogram's bucket bounds, ascending */

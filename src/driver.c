@@ -318,9 +318,11 @@ static int snapshot_of(struct driver *drv, uint64_t start, uint64_t end, bool at
 		model_reap(drv->m, src_alive, drv);
 	if (view_up(drv))
 		return -1;
+	if (drv->v->totals && model_interval_end(drv->m, end))
+		goto out_nomem;
 	t0 = clock_mono_ns();
 	/* the same findings for every view that shows them, from the snapshot's figures */
-	if (drv->v->ops->findings) {
+	if (drv->v->findings) {
 		if (findings_eval(&drv->findings, drv->m, start, end, drv->src.ns))
 			goto out_nomem;
 		s.findings = &drv->findings;
@@ -341,7 +343,7 @@ static int snapshot_of(struct driver *drv, uint64_t start, uint64_t end, bool at
 		drv->stop = true;
 		return 1;
 	}
-	if (!at_end && model_interval_end(drv->m, end))
+	if (!at_end && !drv->v->totals && model_interval_end(drv->m, end))
 		goto out_nomem;
 	/* -n counts what is printed or drawn as time goes on, not the screen's [ ] */
 	if (drv->o->iterations && !browsing(drv) &&
@@ -604,6 +606,8 @@ static int open_source(struct driver *drv, unsigned int tick_ms)
 	drv->m->max_thieves = drv->o->thieves;
 	/* the metrics' stolen family counts since the start */
 	drv->m->steal_totals = drv->o->metrics.stolen;
+	/* the metrics' host-wide latency (--metrics-latency host, the options' first) */
+	drv->m->host_lat_on = drv->v->totals && drv->o->metrics.latency == 0;
 	if (drv->src.live) {
 		uint64_t now = clock_mono_ns();
 

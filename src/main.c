@@ -87,6 +87,8 @@ static void metrics_config(const struct options *o, struct metrics_opts *mo)
 	metrics_opts_init(mo);
 	mo->per_vcpu = o->metrics.per_vcpu;
 	mo->stolen = o->metrics.stolen;
+	/* the options' order: host, vm, vcpu */
+	mo->latency = o->metrics.latency == 2 ? ML_VCPU : o->metrics.latency == 1 ? ML_VM : ML_HOST;
 	if (o->metrics.nr_le) {
 		memcpy(mo->le_ns, o->metrics.le_ns, o->metrics.nr_le * sizeof(mo->le_ns[0]));
 		mo->nr_le = o->metrics.nr_le;

@@ -105,6 +105,9 @@ void model_free(struct model *m)
 		free(m->cpus[i]);
 	free(m->cpus);
 	free(m->thief_pids);
+	for (i = 0; i < m->nr_host_lat; i++)
+		hist_free(&m->host_lat[i]);
+	free(m->host_lat);
 	free(m->by_tid);
 	free(m);
 }
@@ -754,6 +757,25 @@ static void dirty_clear(struct model *m)
 	}
 }
 
+/* h, the latency of reason id in an interval that closes, into the host's: 0, or -1 (no memory). */
+static int host_lat_fold(struct model *m, unsigned int id, const struct hist *h)
+{
+	if (!h->samples || !m->host_lat_on)
+		return 0;
+	if (id >= m->nr_host_lat) {
+		unsigned int n = id < m->reasons->nr ? m->reasons->nr : id + 1, i;
+		struct hist *t = reallocarray(m->host_lat, n, sizeof(*t));
+
+		if (!t)
+			return -1;
+		for (i = m->nr_host_lat; i < n; i++)
+			hist_init(&t[i]);
+		m->host_lat = t;
+		m->nr_host_lat = n;
+	}
+	return hist_merge(&m->host_lat[id], h);
+}
+
 int model_interval_end(struct model *m, uint64_t now)
 {
 	struct vcpu *v;
@@ -766,7 +788,8 @@ int model_interval_end(struct model *m, uint64_t now)
 
 			if (!rs)
 				continue;
-			if (rs->lat.samples && hist_merge(&rs->lat_done, &rs->lat))
+			if (rs->lat.samples &&
+			    (hist_merge(&rs->lat_done, &rs->lat) || host_lat_fold(m, i, &rs->lat)))
 				return -1;
 			hist_clear(&rs->lat);
 			if (!rs->split)
@@ -813,6 +836,8 @@ void model_reset(struct model *m, uint64_t now)
 			if (v->ips[i])
 				model_ips_clear(v->ips[i]);
 	}
+	for (i = 0; i < m->nr_host_lat; i++)
+		hist_clear(&m->host_lat[i]);
 	ctrs_apply(m, ctr_zero, true);
 	dirty_clear(m);
 	model_steal_reset(m);
@@ -847,9 +872,16 @@ static void vm_remove(struct model *m, struct vm *vm)
 		vcpu_promote(m, v);
 	}
 	while ((v = TAILQ_FIRST(&vm->vcpus))) {
+		unsigned int i;
+
 		TAILQ_REMOVE(&vm->vcpus, v, vm_link);
-		if (v->dirty)
+		if (v->dirty) {
 			TAILQ_REMOVE(&m->dirty, v, dirty_link);
+			/* the host's histograms keep what it saw (out of memory: without it) */
+			for (i = 0; i < v->nr_rs; i++)
+				if (v->rs[i])
+					host_lat_fold(m, i, &v->rs[i]->lat);
+		}
 		RB_REMOVE(vcpu_tree, &m->vcpus, v);
 		by_tid_del(m, v);
 		model_steal_forget(m, v);

@@ -344,6 +344,14 @@ struct model {
 	/* the source's answers about thieves, MODEL_THIEF_PIDS of them by tid */
 	struct { int tid, pid; char comm[KVM_COMM_LEN]; } *thief_pids;
 	TAILQ_HEAD(, vm) ported;	/* the VMs whose port tables have figures */
+	/*
+	 * The host's exit latency per reason id over the intervals closed
+	 * (model_interval_end), vCPUs that are gone included: what a
+	 * host-wide histogram adds to, so it never walks every vCPU's.
+	 */
+	bool host_lat_on;		/* kept (a metrics view asked): off, nothing is folded */
+	struct hist *host_lat;
+	unsigned int nr_host_lat;
 };
 
 /* names->nr_other is fixed from here on. */

@@ -65,6 +65,13 @@ static int scope_add_vcpu(struct model_scope *s, const struct model *m, const st
 			continue;
 		s->rows[i].count += ctr_get(&rs->count, cu);
 		s->rows[i].total += rs->count.total;
+		if (s->counts) {
+			if (rs->split) {
+				s->rows[i].preempted += ctr_get(&rs->split->preempted, cu);
+				s->rows[i].blocked += ctr_get(&rs->split->blocked, cu);
+			}
+			continue;
+		}
 		if (hist_merge(&s->rows[i].lat, &rs->lat))
 			return -1;
 		if (cu && hist_merge(&s->rows[i].lat, &rs->lat_done))
@@ -137,6 +144,50 @@ int model_scope_vcpu(struct model_scope *s, const struct model *m,
 	if (scope_init(s, m, cumulative))
 		return -1;
 	return scope_add_vcpu(s, m, v);
+}
+
+int model_scope_vm_counts(struct model_scope *s, const struct model *m, const struct vm *vm)
+{
+	struct vcpu *v;
+
+	if (scope_init(s, m, true))
+		return -1;
+	s->counts = true;
+	TAILQ_FOREACH(v, &vm->vcpus, vm_link)
+		if (scope_add_vcpu(s, m, v))
+			return -1;
+	TAILQ_FOREACH(v, &vm->vmm_threads, vm_link)
+		if (scope_add_vcpu(s, m, v))
+			return -1;
+	return 0;
+}
+
+int model_host_latency(const struct model *m, struct hist *out, unsigned int nr)
+{
+	const struct vcpu *v;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		hist_clear(&out[i]);
+		if (m->host_lat_on && i < m->nr_host_lat && hist_merge(&out[i], &m->host_lat[i]))
+			return -1;
+	}
+	/* not kept: every vCPU's, the closed intervals' too */
+	if (!m->host_lat_on) {
+		struct vcpu *w;
+
+		RB_FOREACH(w, vcpu_tree, (struct vcpu_tree *)&m->vcpus)
+			for (i = 0; i < w->nr_rs && i < nr; i++)
+				if (w->rs[i] && model_reason_total_lat(w->rs[i], &out[i]))
+					return -1;
+		return 0;
+	}
+	/* a vCPU off the dirty list has an empty interval histogram */
+	TAILQ_FOREACH(v, &m->dirty, dirty_link)
+		for (i = 0; i < v->nr_rs && i < nr; i++)
+			if (v->rs[i] && v->rs[i]->lat.samples && hist_merge(&out[i], &v->rs[i]->lat))
+				return -1;
+	return 0;
 }
 
 int model_scope_summary(struct model_scope *s)
@@ -239,4 +290,10 @@ uint64_t model_vcpu_reason_total(const struct vcpu *v, unsigned int id)
 unsigned int model_vcpu_reasons(const struct vcpu *v)
 {
 	return v->nr_rs;
+}
+
+int model_vcpu_reason_lat(const struct vcpu *v, unsigned int id, struct hist *out)
+{
+	hist_clear(out);
+	return id < v->nr_rs && v->rs[id] ? model_reason_total_lat(v->rs[id], out) : 0;
 }

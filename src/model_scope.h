@@ -32,6 +32,7 @@ struct model_scope {
 	struct model_reason_row *rows;	/* indexed by reason id */
 	unsigned int nr;
 	bool cumulative;
+	bool counts;			/* model_scope_vm_counts(): no histograms */
 	uint64_t exits;			/* this interval (cumulative: since start) */
 	uint64_t exits_total;
 	uint64_t unmatched_exits;
@@ -56,12 +57,28 @@ int model_scope_vm(struct model_scope *s, const struct model *m,
 int model_scope_vcpu(struct model_scope *s, const struct model *m,
 		     const struct vcpu *v, bool cumulative);
 /*
+ * A VM's figures since start (or the last reset) without the
+ * histograms (rows' lat and handling stay empty): the counters only,
+ * at a fraction of the cost, for outputs that show no latency per VM.
+ */
+int model_scope_vm_counts(struct model_scope *s, const struct model *m, const struct vm *vm);
+/*
+ * The host's exit latency per reason id since start (or the last
+ * reset), vCPUs that are gone included: out[id] for id below nr, each
+ * cleared first (its pages kept, so a caller that keeps out allocates
+ * once).  It reads the intervals closed and the open one's histograms of
+ * the vCPUs that changed in it, never every vCPU's.  0, or -1 (no memory).
+ */
+int model_host_latency(const struct model *m, struct hist *out, unsigned int nr);
+/*
  * A vCPU's exits of reason id since start (or the last reset), without a
  * scope: for outputs that want only the totals of many vCPUs (metrics).
  * Ids run from 0 to below model_vcpu_reasons(v).
  */
 uint64_t model_vcpu_reason_total(const struct vcpu *v, unsigned int id);
 unsigned int model_vcpu_reasons(const struct vcpu *v);
+/* The same vCPU's latency of reason id since start (or the last reset) into out, cleared first: 0 or -1. */
+int model_vcpu_reason_lat(const struct vcpu *v, unsigned int id, struct hist *out);
 /* handling, halted and top, from the rows: 0 or -1. */
 int model_scope_summary(struct model_scope *s);
 void model_scope_free(struct model_scope *s);

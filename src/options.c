@@ -123,6 +123,23 @@ static int set_per_vcpu(struct options *o, const struct opt_def *d, const char *
 	return 0;
 }
 
+static const char *const latency_levels[] = { "host", "vm", "vcpu", NULL };
+
+static int set_latency(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	int i;
+
+	for (i = 0; latency_levels[i]; i++) {
+		if (!strcmp(arg, latency_levels[i])) {
+			o->metrics_given = true;
+			o->metrics.latency = i;
+			return 0;
+		}
+	}
+	snprintf(err, len, "unknown place '%s' (host, vm or vcpu)", arg);
+	return -1;
+}
+
 static int set_stolen(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
 {
 	o->metrics_given = true;
@@ -223,6 +240,10 @@ static const struct opt_def opts[] = {
 	  .help = "metrics: per vCPU, the threads that ran while it waited\n"
 		  "for a CPU (kvmtop_vcpu_stolen_seconds_total; series: VMs x\n"
 		  "vCPUs x (--thieves + 1))" },
+	{ "metrics-latency", 0, "WHERE", OPT_CALL, .set = set_latency,
+	  .help = "metrics: the exit-latency histograms per reason of the\n"
+		  "host (default: R x (buckets + 3) series), or of each VM\n"
+		  "(vm: VMs x R x ...) or each vCPU (vcpu: vCPUs x R x ...)" },
 	{ "metrics-buckets", 0, "SECS,...", OPT_CALL, .set = set_buckets,
 	  .help = "metrics: the latency histogram's bucket bounds in\n"
 		  "seconds (default 1e-6 to 1: 19 bounds)" },
@@ -392,7 +413,7 @@ static void check_combinations(struct options *o)
 	if (o->output && o->fmt != OPT_FMT_PROMETHEUS && o->fmt != OPT_FMT_OPENMETRICS)
 		die_usage("--output goes with -o prometheus or -o openmetrics");
 	if (o->metrics_given && !o->listen && o->fmt != OPT_FMT_PROMETHEUS && o->fmt != OPT_FMT_OPENMETRICS)
-		die_usage("--metrics-per-vcpu and --metrics-buckets go with --listen or -o prometheus|openmetrics");
+		die_usage("--metrics-* options go with --listen or -o prometheus|openmetrics");
 	if (o->threads && !o->replay)
 		die_usage("--threads names a recording's threads: it goes with -r");
 	if (o->debugfs_root && o->source != SOURCE_DEBUGFS)

@@ -28,6 +28,7 @@ enum opt_format {
 struct opt_metrics {
 	bool per_vcpu;
 	bool stolen;		/* --metrics-stolen */
+	int latency;		/* --metrics-latency: index of host, vm, vcpu */
 	uint64_t le_ns[OPT_MAX_LE];	/* the bounds given, ascending */
 	unsigned int nr_le;		/* 0: the outputs' default */
 };

@@ -54,7 +54,7 @@ struct snapshot {
 /* What a view does, as a const table in its own file (batch.c, export.c, ui/tui.c). */
 struct view_ops {
 	const char *name;
-	bool findings;		/* its snapshots carry the findings */
+	bool findings;		/* its snapshots carry the findings (view.findings: this one's) */
 	/* The source is open: 0, or -1 (said why). */
 	int (*start)(void *ctx, const struct view_source *src, const struct model *m);
 	/* Show a snapshot: 0; 1: stop, a normal end (the reader went away); -1: failed, errno says why. */
@@ -78,13 +78,21 @@ struct view {
 	void *ctx;
 	int fd;			/* input to wait on with the source, -1: none */
 	bool linger;		/* kept up after the input ends, until SIGINT/SIGTERM (an exporter) */
+	bool findings;		/* ops->findings, unless this one's output shows none (a metrics format) */
+	/*
+	 * It shows only the totals since the start (metrics): the driver
+	 * closes each interval before the refresh, not after, so the
+	 * interval's histograms are folded into the totals once, by the
+	 * model, and not walked again for the view.
+	 */
+	bool totals;
 	double delay;		/* seconds between refreshes, set by the view on VIEW_DELAY */
 	long interval;		/* the interval VIEW_INTERVAL asks for */
 };
 
 static inline void view_init(struct view *v, const struct view_ops *ops, void *ctx, int fd)
 {
-	*v = (struct view){ .ops = ops, .ctx = ctx, .fd = fd };
+	*v = (struct view){ .ops = ops, .ctx = ctx, .fd = fd, .findings = ops->findings };
 }
 
 #endif

@@ -97,7 +97,8 @@ def samples_0_0_4(text):
 def formats_case(dat, exp):
     rc, out, err = run(["-b", "-r", dat, "-o", "json"])
     j = json.loads(out)
-    for extra, what in (([], "per VM"), (["--metrics-per-vcpu"], "per vCPU")):
+    for extra, what in (([], "per VM"), (["--metrics-per-vcpu"], "per vCPU"),
+                        (["--metrics-latency", "vcpu"], "latency per vCPU")):
         rc, text, err = run(["-b", "-r", dat, "-o", "prometheus"] + extra)
         if shutil.which("promtool"):
             st, said = promtool(text)
@@ -119,29 +120,44 @@ def formats_case(dat, exp):
     want = {(str(vm["pid"]), r["reason"] + (" " + r["flags"] if r.get("flags") else "")): r["total"]
             for vm in j["vms"] for r in vm["reasons"]}
     eq(got, want, "kvmtop_exits_total per VM and reason: the JSON's totals")
-    cnt = {(dict(k[1])["pid"], dict(k[1])["reason"]): v for k, v in s.items()
-           if k[0] == "kvmtop_exit_latency_seconds_count"}
-    want = {(str(vm["pid"]), r["reason"] + (" " + r["flags"] if r.get("flags") else "")): r["latency"]["samples"]
-            for vm in j["vms"] for r in vm["reasons"] if r["total"]}
-    eq(cnt, want, "kvmtop_exit_latency_seconds_count: the JSON's exit->entry pairs")
-    sums = {(dict(k[1])["pid"], dict(k[1])["reason"]): v for k, v in s.items()
-            if k[0] == "kvmtop_exit_latency_seconds_sum"}
-    bad = [(k, v, w) for k, v in sums.items() for vm in j["vms"] for r in vm["reasons"]
-           if (str(vm["pid"]), r["reason"] + (" " + r["flags"] if r.get("flags") else "")) == k
-           and abs(v - r["latency"]["sum"] / 1e9) > 1e-9 for w in [r["latency"]["sum"] / 1e9]]
-    ok(sums and not bad, "kvmtop_exit_latency_seconds_sum: the JSON's sum, in seconds", bad[:5])
-    buckets = {}
-    for k, v in s.items():
-        if k[0] == "kvmtop_exit_latency_seconds_bucket":
-            lab = dict(k[1])
-            buckets.setdefault((lab["pid"], lab["reason"]), []).append((float(lab["le"]), v))
-    bad = []
-    for key, bl in buckets.items():
-        bl.sort()
-        vals = [v for le, v in bl]
-        if vals != sorted(vals) or bl[-1][0] != float("inf") or bl[-1][1] != cnt[key]:
-            bad.append(key)
-    ok(buckets and not bad, "latency buckets: cumulative, +Inf last and equal to _count", bad[:5])
+    # the latency histograms, per reason of the host (the default), of each VM or of each vCPU
+    rname = lambda r: r["reason"] + (" " + r["flags"] if r.get("flags") else "")
+    levels = (("host", [], ("reason",), [((), r) for r in j["host"]["reasons"]]),
+              ("vm", ["--metrics-latency", "vm"], ("pid", "reason"),
+               [((str(vm["pid"]),), r) for vm in j["vms"] for r in vm["reasons"]]),
+              ("vcpu", ["--metrics-latency", "vcpu"], ("pid", "vcpu", "reason"),
+               [((str(vm["pid"]), str(c["vcpu"])), r) for vm in j["vms"] for c in vm["vcpus"]
+                for r in c["reasons"]]))
+    for level, extra, keys, rows in levels:
+        if extra:
+            rc, text, err = run(["-b", "-r", dat, "-o", "prometheus"] + extra)
+            s = samples_0_0_4(text)
+        lat = {}
+        for k, v in s.items():
+            if k[0].startswith("kvmtop_exit_latency_seconds_"):
+                lab = dict(k[1])
+                # exactly the level's labels: no vm on the host's, no vcpu on a VM's
+                key = tuple(lab.get(x) for x in keys) if set(lab) - {"le", "isa"} == set(keys) | ({"vm"} if "pid" in keys else set()) else ("bad", str(sorted(lab.items())))
+                lat.setdefault(k[0][len("kvmtop_exit_latency_seconds_"):], {}).setdefault(key, []).append(
+                    (float(lab.get("le", "nan")), v))
+        want = {w + (rname(r),): r["latency"] for w, r in rows if r["latency"]["samples"]}
+        cnt = {k: v[0][1] for k, v in lat.get("count", {}).items()}
+        eq(cnt, {k: float(x["samples"]) for k, x in want.items()},
+           "--metrics-latency %s: kvmtop_exit_latency_seconds_count by %s: the JSON's exit->entry pairs"
+           % (level, ", ".join(keys)))
+        bad = [k for k, v in lat.get("sum", {}).items() if k not in want or abs(v[0][1] - want[k]["sum"] / 1e9) > 1e-9]
+        ok(lat.get("sum") and not bad, "--metrics-latency %s: kvmtop_exit_latency_seconds_sum: the JSON's sum, in "
+           "seconds" % level, bad[:5])
+        bad = []
+        for key, bl in lat.get("bucket", {}).items():
+            bl.sort()
+            vals = [v for le, v in bl]
+            if vals != sorted(vals) or bl[-1][0] != float("inf") or bl[-1][1] != cnt.get(key):
+                bad.append(key)
+        ok(lat.get("bucket") and not bad, "--metrics-latency %s: latency buckets: cumulative, +Inf last and equal "
+           "to _count" % level, bad[:5])
+    rc, text, err = run(["-b", "-r", dat, "-o", "prometheus"])
+    s = samples_0_0_4(text)
     eq(s.get(("kvmtop_vms", frozenset())), float(len(j["vms"])), "kvmtop_vms: the VMs of the JSON")
     eq(s.get(("kvmtop_lost_events_total", frozenset())), float(exp["lost_events"]), "kvmtop_lost_events_total")
     # --threads puts the generator's three VMs in one process: each vCPU index is there three times,
@@ -527,6 +543,19 @@ def prometheus_case(dat):
                 break
             time.sleep(0.5)
         ok(series and len(series) == len(j["vms"]), "the dashboard's first panel has a line per VM", series)
+        # every panel draws something, with All hosts and All VMs as Grafana sends them: each
+        # variable's values as one regex (so a panel whose series lack a label it filters on is empty)
+        # (no value here has a regex metacharacter that is not itself: no escaping needed)
+        alls = {"$instance": "(127.0.0.1:%d)" % L.port, "$vm": "(" + "|".join(vm["name"] for vm in j["vms"]) + ")"}
+        empty = []
+        for pnl in dash["panels"]:
+            for t in pnl["targets"]:
+                e = t["expr"].replace("$__rate_interval", "1m")
+                for k, v in alls.items():
+                    e = e.replace(k, v)
+                if not query(e):
+                    empty.append("%s: %s" % (pnl["title"], e[:100]))
+        ok(not empty, "contrib: every dashboard panel has data for All hosts and All VMs", "\n".join(empty))
     finally:
         prom.send_signal(signal.SIGTERM)
         try:
