@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "clock.h"
@@ -41,6 +42,21 @@
 
 #define DRIVER_TICK_MS		100	/* live: drain the buffers this often; keys: look this often */
 #define DRIVER_DEFAULT_DELAY	3.0	/* live: seconds between snapshots, as top */
+/* The screen reading a recording: the clock is looked at every this many records + 1 ... */
+#define DRIVER_PROGRESS_MASK	4095
+/* ... and a frame drawn this often; */
+#define DRIVER_PROGRESS_NS	200000000ull
+/* how far each CPU's records are, for the CPUs below this (more: the share is low) */
+#define DRIVER_PROGRESS_CPUS	512
+
+/* A recording read on the screen: how far, from its records' file offsets. */
+struct progress {
+	bool on;
+	uint64_t n;		/* records */
+	uint64_t at;		/* the last frame, clock_mono_ns() */
+	uint64_t size;		/* the file's, 0: not known */
+	uint64_t first[DRIVER_PROGRESS_CPUS], last[DRIVER_PROGRESS_CPUS];
+};
 
 struct driver {
 	struct options *o;
@@ -82,6 +98,7 @@ struct driver {
 	bool have_held;
 	pid_t demo;
 	bool demo_done;
+	struct progress prog;
 };
 
 static volatile sig_atomic_t stop_sig;
@@ -448,6 +465,58 @@ static int feed(struct driver *drv, const struct kvm_event *ev)
 	return 0;
 }
 
+/*
+ * Every DRIVER_PROGRESS_MASK + 1 records of a recording read on the
+ * screen: where rec's CPU is in the file, and each DRIVER_PROGRESS_NS a
+ * frame of the figures so far.  0, 1 (the user quit), -1 (no memory).
+ * Each CPU's records are one stretch of the file read in order, so the
+ * stretches behind the offsets seen are what was read (sampled: a CPU's
+ * first sample is a little after its start).
+ */
+static int progress_tick(struct driver *drv, const struct tep_record *rec)
+{
+	struct progress *pg = &drv->prog;
+	struct view_progress p = { .m = drv->m, .records = pg->n, .permille = -1 };
+	uint64_t now = clock_mono_ns(), done = 0;
+	int act, c;
+
+	if (rec && rec->cpu >= 0 && rec->cpu < DRIVER_PROGRESS_CPUS) {
+		if (!pg->first[rec->cpu])
+			pg->first[rec->cpu] = rec->offset;
+		pg->last[rec->cpu] = rec->offset;
+	}
+	if (rec && now - pg->at < DRIVER_PROGRESS_NS)
+		return 0;
+	pg->at = now;
+	for (c = 0; c < DRIVER_PROGRESS_CPUS; c++)
+		done += pg->last[c] - pg->first[c];
+	if (pg->size)
+		p.permille = done >= pg->size ? 999 : (int)(done * 1000 / pg->size);
+	act = drv->v->ops->progress(drv->v->ctx, &p);
+	if (act & VIEW_NOMEM) {
+		drv->nomem = true;
+		return -1;
+	}
+	if (act & VIEW_QUIT) {
+		drv->stop = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* The screen is up while a recording is read: a first frame now (0, 1: quit, -1). */
+static int progress_start(struct driver *drv)
+{
+	struct stat st;
+
+	if (!drv->screen || !drv->v->ops->progress || view_up(drv))
+		return drv->failed ? -1 : 0;
+	memset(&drv->prog, 0, sizeof(drv->prog));
+	drv->prog.on = true;
+	drv->prog.size = drv->src.file && !stat(drv->src.file, &st) && st.st_size > 0 ? (uint64_t)st.st_size : 0;
+	return progress_tick(drv, NULL);
+}
+
 /* The one path of every record: decoded, and fed to the model. */
 static int on_record(struct tep_record *rec, void *ctx)
 {
@@ -458,6 +527,11 @@ static int on_record(struct tep_record *rec, void *ctx)
 	/* a recording stops at once; live, the last drain after a stop reads it all */
 	if (stop_sig && !drv->src.live)
 		return 1;
+	if (drv->prog.on && !(++drv->prog.n & DRIVER_PROGRESS_MASK)) {
+		ret = progress_tick(drv, rec);
+		if (ret)
+			return ret;
+	}
 	if (rec->missed_events)
 		model_lost(drv->m, rec->missed_events);
 	ret = decode_record(&drv->d, rec, &ev);
@@ -659,6 +733,7 @@ static int reopen(struct driver *drv, long k)
 static int load(struct driver *drv, long k)
 {
 	uint64_t start, end;
+	int ret;
 
 	if (k >= 2 && drv->want == k - 1 && drv->iv_done) {
 		/* on from where the recording stopped: interval k - 1 ends here */
@@ -675,8 +750,13 @@ static int load(struct driver *drv, long k)
 	} else if (reopen(drv, k)) {
 		return -1;
 	}
-	if (pull(drv) < 0)
-		return -1;
+	/* the screen comes up before the reading: a first frame at once, then how far */
+	ret = progress_start(drv);
+	if (!ret)
+		ret = pull(drv);
+	drv->prog.on = false;
+	if (ret)
+		return ret < 0 ? -1 : 0;
 	/* at the end of the recording, exits still waiting become unmatched */
 	if (!drv->iv_done)
 		model_finish(drv->m);
@@ -767,10 +847,12 @@ static int drive(struct driver *drv, unsigned int tick_ms)
 	int ret;
 
 	/*
-	 * The screen comes up on a recording once it is read: a bad file never
-	 * flashes it.  Batch output of a recording starts with its first
-	 * snapshot, so a file that turns out corrupt gets its one line alone,
-	 * not after the decoder's notices.
+	 * The screen comes up on a recording once its headers and layout are
+	 * read and checked (a file bad there never flashes it), and shows how
+	 * far the reading of the rest is (load()): one cut or corrupt later
+	 * gives the terminal back before its one line.  Batch output of a
+	 * recording starts with its first snapshot, so a file that turns out
+	 * corrupt gets its one line alone, not after the decoder's notices.
 	 */
 	if (!browsing(drv) && drv->src.live && view_up(drv))
 		return -1;

@@ -36,6 +36,13 @@ struct view_source {
 
 struct findings;
 
+/* How far the reading of a recording is, for a view that is up meanwhile. */
+struct view_progress {
+	const struct model *m;	/* the figures so far (a new model after a re-read) */
+	uint64_t records;	/* read so far */
+	int permille;		/* of the file, 0 to 999; -1: not known */
+};
+
 /* One snapshot: the model's figures over [start, end]. */
 struct snapshot {
 	const struct model *m;
@@ -61,6 +68,13 @@ struct view_ops {
 	int (*refresh)(void *ctx, const struct snapshot *s);
 	/* Optional: fd is readable or a tick passed; handle input.  A view_action mask. */
 	int (*input)(void *ctx, uint64_t now);
+	/*
+	 * Optional: a recording is being read, the view up before its figures
+	 * are (a first frame at once, whatever the file's size): show the
+	 * figures so far and how far, take the keys that stop it.  A
+	 * view_action mask: VIEW_QUIT stops the reading and kvmtop.
+	 */
+	int (*progress)(void *ctx, const struct view_progress *p);
 	/* Tell the user one line (a notice, not an error). */
 	void (*notice)(void *ctx, const char *msg);
 	/* The driver is done: give the terminal back.  Safe to call twice. */

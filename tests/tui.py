@@ -863,6 +863,49 @@ def bighost_case():
     os.unlink(dat)
 
 
+def progress_case():
+    """A recording that takes seconds to read (a preload slows libtracecmd): the screen is up at
+    once with how far the reading is, the figures so far grow, q quits while it reads, and the
+    end shows what -b does."""
+    so = os.environ.get("SLOWREAD_SO")
+    if not so or not os.path.exists(so):
+        skip("reading: the screen while a recording is read", "tests/slowread.so is not built (make check)")
+        return
+    dat = gen("tui-slow.dat", "x86-6.5", "-v", "4", "-n", "50000")
+    st, out, err = run(["-b", "-r", dat, "-o", "json"])
+    j = json.loads(out)
+    t0 = time.monotonic()
+    start(["-r", dat], env="LD_PRELOAD=" + so)
+    reading = lambda ls: any(l.startswith("Reading the recording: ") for l in ls)
+    first = wait_for(reading, 10)
+    took = time.monotonic() - t0
+    ok(reading(first) and "replay tui-slow.dat" in first[0],
+       "reading: the screen is up while the recording is read, the file in the header, how far on "
+       "the title line (%.1f s after start)" % took, "\n".join(first[:4]))
+    pct = lambda ls: [float(m.group(1)) for l in ls for m in [re.match(r"Reading the recording: ([0-9.]+) %", l)] if m]
+    total = lambda ls: [int(m.group(1)) for l in ls[1:2] for m in [re.search(r"total (\d+)", l)] if m]
+    later = wait_for(lambda ls: pct(ls) and pct(first) and pct(ls)[0] > pct(first)[0] + 5 and
+                     total(ls) and total(first) and total(ls)[0] > total(first)[0], 10)
+    ok(pct(later) and total(later) and total(first) and total(later)[0] > total(first)[0],
+       "reading: how far and the host's total exits grow as it reads (%s %% -> %s %%)"
+       % (pct(first)[:1], pct(later)[:1]), "\n".join(later[:3]))
+    lines = settled(has("VMs ("), 30)
+    row = [r for r in rows_after_titles(lines) if r.split()[0] == j["vms"][0]["name"]]
+    ok(not reading(lines) and row and str(j["vms"][0]["exits_total"]) in row[0].split(),
+       "reading: once read, the VMs pane in place of how far, with -b's total exits (%d)"
+       % j["vms"][0]["exits_total"], "\n".join(lines[:6]))
+    # q while it reads: kvmtop ends at once with status 0 and the shell's screen back
+    start(["-r", dat], env="LD_PRELOAD=" + so)
+    wait_for(reading, 10)
+    t0 = time.monotonic()
+    keys("q")
+    lines = wait_for(has("KVMTOP-EXIT="), 10)
+    took = time.monotonic() - t0
+    ok(any("KVMTOP-EXIT=0" in l for l in lines) and not reading(lines) and took < 3,
+       "reading: q while it reads ends kvmtop with status 0, the terminal given back (%.1f s)" % took,
+       "\n".join(lines[:4]))
+
+
 def main():
     if not shutil.which("tmux"):
         for n in ("generated recording", "real recording", "help", "live"):
@@ -892,6 +935,7 @@ def main():
         ips_case()
         interval_case(dat)
         gone_bad_case(dat)
+        progress_case()
         for name in ("arm64-sys64", "svm-idle-halt", "svm-sev-npf"):
             snippet_case(name)
         arch_case("arm64-6.9", ["TRAP/SYS64", "TRAP/WFx", "IRQ"])

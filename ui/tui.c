@@ -307,6 +307,7 @@ static int tui_refresh(void *ctx, const struct snapshot *s)
 
 	t->m = s->m;
 	t->findings = s->findings;
+	t->progress[0] = '\0';
 	/*
 	 * History: every live snapshot, paused or not; a recording's
 	 * intervals as ] first reaches them (not the whole recording, 0).
@@ -362,6 +363,37 @@ static int tui_input(void *ctx, uint64_t now)
 	return act;
 }
 
+/*
+ * A recording is being read: the panes of the figures so far (rates over
+ * the time read), the title line says how far; only q and F10 act (a
+ * key that reads another interval would re-enter the reading).
+ */
+static int tui_progress(void *ctx, const struct view_progress *p)
+{
+	struct tui *t = ctx;
+	int ch, act = 0;
+
+	t->m = p->m;
+	/* the last snapshot's findings point into a model that may be gone */
+	t->findings = NULL;
+	t->start = p->m->have_time ? p->m->first_time : 0;
+	t->end = p->m->have_time ? p->m->last_time : 0;
+	t->secs = t->ns && t->end > t->start ? (double)(t->end - t->start) / 1e9 : 0;
+	while ((ch = getch()) != ERR)
+		if (ch == 'q' || ch == KEY_F(10))
+			act |= VIEW_QUIT;
+	if (p->permille >= 0)
+		snprintf(t->progress, sizeof(t->progress), "Reading the recording: %d.%d %%, %" PRIu64
+			 " records so far (q quits)", p->permille / 10, p->permille % 10, p->records);
+	else
+		snprintf(t->progress, sizeof(t->progress), "Reading the recording: %" PRIu64
+			 " records so far (q quits)", p->records);
+	if (tui_build_all(t))
+		return VIEW_NOMEM;
+	tui_draw(t);
+	return act;
+}
+
 static void tui_notice(void *ctx, const char *msg)
 {
 	struct tui *t = ctx;
@@ -397,6 +429,7 @@ static const struct view_ops tui_view_ops = {
 	.start = tui_start,
 	.refresh = tui_refresh,
 	.input = tui_input,
+	.progress = tui_progress,
 	.notice = tui_notice,
 	.stop = tui_stop,
 	.panic = tui_panic,

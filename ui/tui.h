@@ -164,6 +164,7 @@ struct tui {
 	char edit[64];
 	char msg[256];			/* what the last key did, cleared by the next */
 	char notice[512];		/* the driver's last notice (escaped), cleared by a key */
+	char progress[160];		/* a recording being read: how far ("": read) */
 	bool help;
 	/* H: the selected VM's or vCPU's last snapshots under the pane (history.c) */
 	struct history *hist;

@@ -192,7 +192,12 @@ static void draw_header(struct tui *t)
 	draw_source(t);
 	draw_host(t);
 	p->ops->title(t, p, line, sizeof(line));
-	if (t->msg[0] || t->notice[0]) {
+	if (t->progress[0]) {
+		/* how far a recording is read, until it is */
+		attr(t, TUI_PAIR_WARN, A_BOLD, true);
+		put(2, 0, COLS, t->progress, COL_LEFT);
+		attr(t, TUI_PAIR_WARN, A_BOLD, false);
+	} else if (t->msg[0] || t->notice[0]) {
 		/* a notice replaces the title until the next key */
 		snprintf(line, sizeof(line), "%s", t->msg[0] ? t->msg : t->notice);
 		attr(t, TUI_PAIR_WARN, A_BOLD, true);
