@@ -26,6 +26,11 @@ CASES = ["demo workload counts", "ASan build live", "live intervals", "SIGINT te
          "SIGHUP teardown", "SIGKILL then cleanup", "two kvmtops at once"]
 
 
+
+# a command's bound: inside the emulated host every instruction is emulated and one host thread
+# runs all its CPUs (TCG, thread=single), so a sanitizer build there may take minutes
+LIMIT = 150 if inside_kvm_host() else 30
+
 def tracefs():
     return mount_point("tracefs")
 
@@ -220,7 +225,7 @@ def no_mono(t):
     """A kernel without the mono trace clock (before 3.10; a preload says so): one line, status 1,
     no instance left, the top-level buffer's settings as they were."""
     before, left = top_settings(t), ours(t)
-    p = subprocess.run([kvmtop(), "-b", "-n", "1", "-d", "1"], capture_output=True, timeout=30,
+    p = subprocess.run([kvmtop(), "-b", "-n", "1", "-d", "1"], capture_output=True, timeout=LIMIT,
                        env=dict(os.environ, LD_PRELOAD=os.environ["NOCLOCK_SO"]))
     err = p.stderr.decode()
     ok(p.returncode == 1 and len(err.splitlines()) == 1 and "cannot set the trace clock 'mono'" in err
@@ -278,7 +283,7 @@ def killed(t):
     p.wait()
     eq(ours(t), [name], "SIGKILL: the instance is left behind (nothing can run on SIGKILL)")
     ok(wait_for(lambda: not demo_guests(), 5), "SIGKILL: the demo guest ends with its parent")
-    q = subprocess.run([kvmtop(), "-b", "-n", "1", "-d", "0.1", "-o", "json"], capture_output=True, timeout=30)
+    q = subprocess.run([kvmtop(), "-b", "-n", "1", "-d", "0.1", "-o", "json"], capture_output=True, timeout=LIMIT)
     err = q.stderr.decode()
     ok(q.returncode == 0 and "removed 1 trace instance" in err, "the next start removes the dead kvmtop's instance",
        err)
@@ -301,8 +306,8 @@ def two_at_once(t):
             pass
     ok(demo_guests() and not any(h.startswith(t) for h in held),
        "the demo guest holds none of kvmtop's tracefs files (they are not inherited)", held)
-    b = subprocess.run([kvmtop(), "-b", "-n", "2", "-d", "0.3", "-o", "json"], capture_output=True, timeout=30)
-    out_a, err_a = a.communicate(timeout=30)
+    b = subprocess.run([kvmtop(), "-b", "-n", "2", "-d", "0.3", "-o", "json"], capture_output=True, timeout=LIMIT)
+    out_a, err_a = a.communicate(timeout=LIMIT)
     lines_b = b.stdout.decode().splitlines()
     ok(a.returncode == 0 and b.returncode == 0 and len(out_a.splitlines()) == n_a and len(lines_b) == 2,
        "two kvmtops run at once, each in its own instance", err_a.decode() + b.stderr.decode())
@@ -328,7 +333,7 @@ def not_root():
         os.chmod(exe, 0o755)
         p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
                             "--bounding-set=-all", exe, "-b", "-n", "1", "-d", "0.1"], capture_output=True,
-                           timeout=30)
+                           timeout=LIMIT)
     finally:
         shutil.rmtree(d)
     err = p.stderr.decode()
@@ -361,7 +366,7 @@ def main():
     left = ours(t)
     print("# tracefs at %s%s" % (t, ", stale instances before the test: %r" % left if left else ""))
     if left:
-        subprocess.run([kvmtop(), "-b", "-n", "1", "-d", "0.1"], capture_output=True, timeout=30)
+        subprocess.run([kvmtop(), "-b", "-n", "1", "-d", "0.1"], capture_output=True, timeout=LIMIT)
     if sanitized():
         # kvmtop itself is a sanitizer build (.ci/asan), reading many times slower: a workload it
         # keeps up with, as kvmtop-asan's below
