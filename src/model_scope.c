@@ -121,21 +121,26 @@ int model_scope_host(struct model_scope *s, const struct model *m, bool cumulati
 	return 0;
 }
 
-int model_scope_vm(struct model_scope *s, const struct model *m,
-		   const struct vm *vm, bool cumulative)
+/* vm's vCPU threads and, since their events are the VM's too, its VMM's threads into s */
+static int scope_add_vm(struct model_scope *s, const struct model *m, const struct vm *vm)
 {
 	struct vcpu *v;
 
-	if (scope_init(s, m, cumulative))
-		return -1;
 	TAILQ_FOREACH(v, &vm->vcpus, vm_link)
 		if (scope_add_vcpu(s, m, v))
 			return -1;
-	/* the VMM's threads' events are the VM's too */
 	TAILQ_FOREACH(v, &vm->vmm_threads, vm_link)
 		if (scope_add_vcpu(s, m, v))
 			return -1;
 	return 0;
+}
+
+int model_scope_vm(struct model_scope *s, const struct model *m,
+		   const struct vm *vm, bool cumulative)
+{
+	if (scope_init(s, m, cumulative))
+		return -1;
+	return scope_add_vm(s, m, vm);
 }
 
 int model_scope_vcpu(struct model_scope *s, const struct model *m,
@@ -148,18 +153,10 @@ int model_scope_vcpu(struct model_scope *s, const struct model *m,
 
 int model_scope_vm_counts(struct model_scope *s, const struct model *m, const struct vm *vm)
 {
-	struct vcpu *v;
-
 	if (scope_init(s, m, true))
 		return -1;
 	s->counts = true;
-	TAILQ_FOREACH(v, &vm->vcpus, vm_link)
-		if (scope_add_vcpu(s, m, v))
-			return -1;
-	TAILQ_FOREACH(v, &vm->vmm_threads, vm_link)
-		if (scope_add_vcpu(s, m, v))
-			return -1;
-	return 0;
+	return scope_add_vm(s, m, vm);
 }
 
 int model_host_latency(const struct model *m, struct hist *out, unsigned int nr)
