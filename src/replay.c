@@ -283,6 +283,7 @@ int replay_run(struct replay *r, replay_fn fn, void *ctx, char *err, size_t errl
 	ret = tracecmd_iterate_events(r->handle, NULL, 0, run_cb, &rc);
 	stall_guard(false, &old_alrm);
 	bus_guard(false, old);
+	r->stopped = ret < 0;
 	if (r->bad[0]) {
 		snprintf(err, errlen, "%s: corrupt: %s", r->path, r->bad);
 		return -1;
@@ -295,10 +296,47 @@ int replay_run(struct replay *r, replay_fn fn, void *ctx, char *err, size_t errl
 	return ret < 0 ? 1 : 0;
 }
 
+/*
+ * A read stopped by its callback (-n, q, an interval of the screen)
+ * leaves each CPU's next record peeked, and libtracecmd 3.1's close does
+ * not free them: they are read out (already in memory: no page is read)
+ * and freed.  A fault here abandons the handle as a read's would.
+ */
+static void drain_peeked(struct replay *r)
+{
+	struct sigaction old[NR_GUARDED];
+	int cpu;
+
+	bus_guard(true, old);
+	if (sigsetjmp(bus_jmp, 1)) {
+		bus_guard(false, old);
+		r->stuck = true;
+		return;
+	}
+	for (cpu = 0; cpu < r->cpus; cpu++) {
+		struct tep_record *rec = tracecmd_read_data(r->handle, cpu);
+
+		if (!rec)
+			continue;
+		/*
+		 * 3.1's iterator leaves a peeked record at a reference count of
+		 * 0, which tracecmd_free_record() refuses ("record ref count is
+		 * zero!") and so never frees: it is ours alone now.
+		 */
+		if (!rec->ref_count)
+			rec->ref_count = 1;
+		tracecmd_free_record(rec);
+	}
+	bus_guard(false, old);
+}
+
 void replay_close(struct replay *r)
 {
+	if (r->handle && !r->stuck && r->stopped && !r->bad[0])
+		drain_peeked(r);
 	if (r->handle && !r->stuck)
 		tracecmd_close(r->handle);
+	r->stopped = false;
 	free(r->last_off);
 	r->last_off = NULL;
 	r->handle = NULL;

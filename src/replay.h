@@ -25,6 +25,7 @@ struct replay {
 	const char *compression;	/* NULL when not compressed */
 	int cpus;
 	bool stuck;		/* a read was abandoned mid-page: the handle is not used again */
+	bool stopped;		/* the last read was stopped by its callback, not at the end */
 	unsigned long long *last_off;	/* per CPU: the offset of its last record */
 	char bad[160];		/* what a record showed to be corrupt, or "" */
 	struct ident_threads *threads;	/* --threads: the recording host's, or NULL */
