@@ -95,6 +95,12 @@ def has(text):
     return lambda lines: any(text in line for line in lines)
 
 
+def loaded(text):
+    """text on the screen, and the recording read: no "Reading the recording" line (the screen is
+    up while it reads, and a slow build, ASan's, reads for a while)."""
+    return lambda lines: has(text)(lines) and not any(l.startswith("Reading the recording: ") for l in lines)
+
+
 def rows_after_titles(lines):
     """The table rows: the lines after the column titles, up to the footer."""
     return [r for r in lines[4:-1] if r.strip()] if len(lines) > 4 else []
@@ -343,7 +349,7 @@ def gone_bad_case(dat):
     bad = os.path.join(TMP, "tui-gone-bad.dat")
     shutil.copy(dat, bad)
     start(["-r", bad, "-d", "0.01", "2>", bad + ".err"])
-    wait_for(has("whole recording"))
+    wait_for(loaded("whole recording"))
     with open(bad, "r+b") as f:
         f.truncate(os.path.getsize(bad) // 2)
     keys("]")
@@ -362,7 +368,7 @@ def interval_case(dat):
     st, out, err = run(["-b", "-r", dat, "-d", "0.01", "-o", "json"])
     snaps = [json.loads(line) for line in out.splitlines()]
     start(["-r", dat, "-d", "0.01"])
-    wait_for(has("whole recording"))
+    wait_for(loaded("whole recording"))
     seen, want = [], []
     for k, step in ((1, "]"), (2, "]"), (3, "]"), (2, "["), (1, "["), (2, "]")):
         keys(step)
@@ -373,7 +379,7 @@ def interval_case(dat):
     eq(seen, want, "intervals: ] and [ show interval k of -d 0.01 with -b -d's total exits for it")
     keys("[")
     keys("[")
-    lines = settled(has("whole recording"))
+    lines = settled(loaded("whole recording"))
     ok(lines and "whole recording" in lines[0], "intervals: [ back to 0 shows the whole recording", lines[0])
     keys("q")
     wait_for(has("KVMTOP-EXIT="))
@@ -894,6 +900,13 @@ def progress_case():
     ok(not reading(lines) and row and str(j["vms"][0]["exits_total"]) in row[0].split(),
        "reading: once read, the VMs pane in place of how far, with -b's total exits (%d)"
        % j["vms"][0]["exits_total"], "\n".join(lines[:6]))
+    # a key typed while it reads acts once it is read: h opens the help then, not never
+    start(["-r", dat], env="LD_PRELOAD=" + so)
+    wait_for(reading, 10)
+    keys("h")
+    lines = wait_for(lambda ls: not reading(ls) and has("Help:")(ls), 30)
+    ok(has("Help:")(lines) and not reading(lines), "reading: h typed while it reads opens the help once it is read",
+       "\n".join(lines[:4]))
     # q while it reads: kvmtop ends at once with status 0 and the shell's screen back
     start(["-r", dat], env="LD_PRELOAD=" + so)
     wait_for(reading, 10)

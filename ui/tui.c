@@ -352,6 +352,12 @@ static int tui_input(void *ctx, uint64_t now)
 
 	(void)now;
 	/* a new interval is read before the next key moves in it */
+	while (!(act & (VIEW_QUIT | VIEW_NOMEM | VIEW_INTERVAL)) && t->nr_ahead) {
+		n++;
+		ch = t->ahead[0];
+		memmove(t->ahead, t->ahead + 1, --t->nr_ahead * sizeof(t->ahead[0]));
+		act |= tui_key(t, ch);
+	}
 	while (!(act & (VIEW_QUIT | VIEW_NOMEM | VIEW_INTERVAL)) && (ch = getch()) != ERR) {
 		n++;
 		if (ch == KEY_RESIZE)
@@ -365,8 +371,9 @@ static int tui_input(void *ctx, uint64_t now)
 
 /*
  * A recording is being read: the panes of the figures so far (rates over
- * the time read), the title line says how far; only q and F10 act (a
- * key that reads another interval would re-enter the reading).
+ * the time read), the title line says how far; only q and F10 act now,
+ * other keys (one that reads another interval would re-enter the
+ * reading) are kept, in order, for once it is read.
  */
 static int tui_progress(void *ctx, const struct view_progress *p)
 {
@@ -379,9 +386,14 @@ static int tui_progress(void *ctx, const struct view_progress *p)
 	t->start = p->m->have_time ? p->m->first_time : 0;
 	t->end = p->m->have_time ? p->m->last_time : 0;
 	t->secs = t->ns && t->end > t->start ? (double)(t->end - t->start) / 1e9 : 0;
-	while ((ch = getch()) != ERR)
+	while ((ch = getch()) != ERR) {
 		if (ch == 'q' || ch == KEY_F(10))
 			act |= VIEW_QUIT;
+		else if (ch != KEY_RESIZE && t->nr_ahead < (int)(sizeof(t->ahead) / sizeof(t->ahead[0]))) {
+			t->ahead[t->nr_ahead++] = ch;	/* acted on once it is read */
+			t->keyed = true;		/* no landing under the user's keys */
+		}
+	}
 	if (p->permille >= 0)
 		snprintf(t->progress, sizeof(t->progress), "Reading the recording: %d.%d %%, %" PRIu64
 			 " records so far (q quits)", p->permille / 10, p->permille % 10, p->records);
