@@ -69,11 +69,28 @@ struct walk {
 	const unsigned char *mem;	/* a decompressed section, read instead of fd */
 	off_t pos;
 	off_t size;
+	uint64_t file_size;	/* the file's (size: a decompressed section's when mem is) */
 	bool big_endian;
 	char codec[16];		/* version 7: the file's compression */
 	uint64_t bad_cpu;	/* a CPU number past REPLAY_CPUS_MAX */
 	const char *why;	/* what is corrupt, with -3 */
+	struct replay_layout *out;	/* replay_layout(): the CPUs' pages, or NULL */
 };
+
+/* CPU cpu's pages at [off, off + len) into w->out: 0, or -1 (no memory). */
+static int walk_out_cpu(struct walk *w, uint64_t cpu, uint64_t off, uint64_t len, unsigned int max)
+{
+	struct replay_layout *l = w->out;
+
+	if (!l)
+		return 0;
+	if (!l->cpus && !(l->cpus = calloc(max ? max : 1, sizeof(*l->cpus))))
+		return -1;
+	if (l->nr_cpus >= max)
+		return 0;
+	l->cpus[l->nr_cpus++] = (struct replay_cpu_data){ (int)cpu, off, len };
+	return 0;
+}
 
 static int walk_read(struct walk *w, void *buf, size_t n)
 {
@@ -176,12 +193,16 @@ static int walk_v6(struct walk *w)
 	}
 	if (strncmp(name, "flyrecord", 9))
 		return 0;	/* latency format: text, read as it is */
-	while (cpus--) {
+	for (id = 0; id < cpus; id++) {
 		if (walk_num(w, 8, &off) || walk_num(w, 8, &len))
 			return -1;
 		/* an empty CPU may point at the page after the end */
 		if (len && (off > (uint64_t)w->size || len > (uint64_t)w->size - off))
 			return -1;
+		if (walk_out_cpu(w, id, off, len, (unsigned int)cpus)) {
+			w->why = "no memory for its CPUs";
+			return -3;
+		}
 	}
 	return 0;
 }
@@ -225,16 +246,26 @@ static int walk_options(struct walk *w, uint64_t len)
 				return ret;
 		} else if (id == OPT_BUFFER) {
 			/* data offset, name, clock, page size, CPUs, then {cpu, offset, size} each */
-			if (walk_skip(w, 8) || walk_str(w, NULL, 0) || walk_str(w, NULL, 0) ||
+			char name[2];
+			uint64_t off, sz, nr;
+
+			if (walk_skip(w, 8) || walk_str(w, name, sizeof(name)) || walk_str(w, NULL, 0) ||
 			    walk_skip(w, 4) || walk_num(w, 4, &n))
 				return -1;
-			while (n-- && w->pos + 20 <= next) {
+			/* the top instance's ("") pages, not another instance's */
+			for (nr = n; n-- && w->pos + 20 <= next;) {
 				if (walk_num(w, 4, &cpu))
 					return -1;
 				if ((ret = walk_cpu(w, cpu)))
 					return ret;
-				if (walk_skip(w, 16))
+				if (walk_num(w, 8, &off) || walk_num(w, 8, &sz))
 					return -1;
+				if (!name[0] && sz && (off > w->file_size || sz > w->file_size - off))
+					return -1;
+				if (!name[0] && walk_out_cpu(w, cpu, off, sz, (unsigned int)nr)) {
+					w->why = "no memory for its CPUs";
+					return -3;
+				}
 			}
 		}
 		if (next > w->size)
@@ -253,7 +284,7 @@ static int walk_options(struct walk *w, uint64_t len)
  */
 static int walk_compressed(struct walk *w, uint64_t len)
 {
-	struct walk sub = { .big_endian = w->big_endian };
+	struct walk sub = { .big_endian = w->big_endian, .file_size = w->file_size, .out = w->out };
 	uint64_t zsize, size;
 	unsigned char *in = NULL, *out = NULL;
 	int ret = -1;
@@ -284,6 +315,8 @@ static int walk_compressed(struct walk *w, uint64_t len)
 	sub.size = size;
 	ret = walk_options(&sub, size);
 	w->bad_cpu = sub.bad_cpu;
+	if (sub.why)
+		w->why = sub.why;
 	w->pos += len - 8 - zsize;
 	goto out_free;
 out_corrupt:
@@ -320,10 +353,10 @@ static int walk_v7(struct walk *w)
 	return 0;
 }
 
-static int check_layout(const char *path, char *err, size_t errlen)
+static int check_layout(const char *path, struct replay_layout *l, char *err, size_t errlen)
 {
-	struct walk w = { .pos = 10 };	/* after the magic */
-	uint64_t endian;
+	struct walk w = { .pos = 10, .out = l };	/* after the magic */
+	uint64_t endian, long_size, page_size;
 	struct stat st;
 	char ver[8];
 	int ret = -1;
@@ -334,10 +367,19 @@ static int check_layout(const char *path, char *err, size_t errlen)
 		goto out_close;
 	}
 	w.size = st.st_size;
+	w.file_size = (uint64_t)st.st_size;
 	/* version string, endianness, long size, page size */
-	if (walk_str(&w, ver, sizeof(ver)) || walk_num(&w, 1, &endian) || walk_skip(&w, 1 + 4))
+	if (walk_str(&w, ver, sizeof(ver)) || walk_num(&w, 1, &endian))
 		goto out_cut;
 	w.big_endian = endian;
+	if (walk_num(&w, 1, &long_size) || walk_num(&w, 4, &page_size))
+		goto out_cut;
+	if (l) {
+		l->version = atoi(ver);
+		l->big_endian = (int)endian;
+		l->long_size = (unsigned int)long_size;
+		l->page_size = (unsigned int)page_size;
+	}
 	ret = !strcmp(ver, "6") ? walk_v6(&w) : !strcmp(ver, "7") ? walk_v7(&w) : 0;
 	if (ret == -2) {
 		ret = -1;
@@ -352,6 +394,8 @@ static int check_layout(const char *path, char *err, size_t errlen)
 	}
 	if (ret)
 		goto out_cut;
+	if (l)
+		l->compressed = w.codec[0] && strcmp(w.codec, "none");
 	goto out_close;
 out_cut:
 	ret = -1;
@@ -364,5 +408,21 @@ out_close:
 
 int replay_check(const char *path, char *err, size_t errlen)
 {
-	return check_magic(path, err, errlen) || check_layout(path, err, errlen) ? -1 : 0;
+	return check_magic(path, err, errlen) || check_layout(path, NULL, err, errlen) ? -1 : 0;
+}
+
+int replay_layout(const char *path, struct replay_layout *l, char *err, size_t errlen)
+{
+	memset(l, 0, sizeof(*l));
+	if (!check_magic(path, err, errlen) && !check_layout(path, l, err, errlen))
+		return 0;
+	replay_layout_free(l);
+	return -1;
+}
+
+void replay_layout_free(struct replay_layout *l)
+{
+	free(l->cpus);
+	l->cpus = NULL;
+	l->nr_cpus = 0;
 }

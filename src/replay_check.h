@@ -20,4 +20,30 @@
  */
 int replay_check(const char *path, char *err, size_t errlen);
 
+/* Where one CPU's ring-buffer pages are in the file (size 0: none). */
+struct replay_cpu_data {
+	int cpu;
+	unsigned long long offset;
+	unsigned long long size;
+};
+
+/* A recording's layout as its headers declare it, for a reader of its pages. */
+struct replay_layout {
+	int version;			/* 6 or 7 */
+	int big_endian;
+	unsigned int long_size;		/* of the recording host: 4 or 8 */
+	unsigned int page_size;
+	int compressed;			/* version 7 with a codec: the pages are not as on the host */
+	unsigned int nr_cpus;
+	struct replay_cpu_data *cpus;	/* the top instance's, nr_cpus of them (malloc) */
+};
+
+/*
+ * replay_check(), and the layout of path into l (l->cpus NULL when the
+ * file has no per-CPU pages: a latency-format file): 0, or -1 with a
+ * one-line reason in err.  replay_layout_free() gives l's memory back.
+ */
+int replay_layout(const char *path, struct replay_layout *l, char *err, size_t errlen);
+void replay_layout_free(struct replay_layout *l);
+
 #endif
