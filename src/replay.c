@@ -4,7 +4,9 @@
  * decompression, ring-buffer pages and the merge of all CPUs in time
  * order (tracecmd_iterate_events picks the oldest record of any CPU, the
  * lowest CPU on a tie), so an exit and its entry on different CPUs pair
- * up as they happened.
+ * up as they happened.  Where a file's pages hold its own times (not
+ * compressed, no time offsets or conversions) replay_pages.c reads them
+ * in place, in the same order, without libtracecmd's cost per record.
  *
  * libtracecmd maps uncompressed CPU data with mmap(); touching a page
  * past the end of a cut file raises SIGBUS.  And the libraries parse a
@@ -28,6 +30,7 @@
 
 #include "options.h"
 #include "replay.h"
+#include "replay_pages.h"
 #include "source.h"
 #include "tracecmd_priv.h"
 #include "zlib_codec.h"
@@ -160,16 +163,17 @@ static void set_clock(struct replay *r)
 int replay_open(struct replay *r, const char *path, char *err, size_t errlen)
 {
 	struct sigaction old[NR_GUARDED];
+	struct replay_layout layout;
 	int sig;
 	const char *ver;
 
 	memset(r, 0, sizeof(*r));
 	r->path = path;
-	if (replay_check(path, err, errlen))
+	if (replay_layout(path, &layout, err, errlen))
 		return -1;
 	if (zlib_codec_register()) {
 		snprintf(err, errlen, "cannot register the zlib codec with libtracecmd");
-		return -1;
+		goto out_layout;
 	}
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 
@@ -178,7 +182,7 @@ int replay_open(struct replay *r, const char *path, char *err, size_t errlen)
 	if (sig) {
 		bus_guard(false, old);
 		fault_err(path, sig, sig == SIGBUS ? "data" : "headers and formats", err, errlen);
-		return -1;
+		goto out_layout;
 	}
 	r->handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	bus_guard(false, old);
@@ -186,7 +190,7 @@ int replay_open(struct replay *r, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen,
 			 "%s: cannot read this trace-cmd recording (truncated, corrupt, or compressed with an unknown codec)",
 			 path);
-		return -1;
+		goto out_layout;
 	}
 	r->tep = tracecmd_get_tep(r->handle);
 	tep_set_loglevel(TEP_LOG_NONE);
@@ -198,17 +202,23 @@ int replay_open(struct replay *r, const char *path, char *err, size_t errlen)
 		/* checked by the walk already; libtracecmd may count otherwise */
 		snprintf(err, errlen, "%s: corrupt: it says it has %d CPUs; kvmtop reads recordings of 0 to %d",
 			 path, r->cpus, REPLAY_CPUS_MAX);
-		replay_close(r);
-		return -1;
+		goto out_close;
 	}
 	r->last_off = calloc(r->cpus ? r->cpus : 1, sizeof(*r->last_off));
 	if (!r->last_off) {
 		snprintf(err, errlen, "out of memory");
-		replay_close(r);
-		return -1;
+		goto out_close;
 	}
+	if (replay_pages_open(&r->pages, path, &layout, r->tep, r->cpus, err, errlen) < 0)
+		goto out_close;
+	replay_layout_free(&layout);
 	set_clock(r);
 	return 0;
+out_close:
+	replay_close(r);
+out_layout:
+	replay_layout_free(&layout);
+	return -1;
 }
 
 struct run_ctx {
@@ -240,7 +250,8 @@ static int check_record(struct replay *r, const struct tep_record *rec)
 	return -1;
 }
 
-static int run_cb(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+/* Each record, from either reader: non-zero stops the read. */
+static int pages_cb(struct tep_record *rec, void *data)
 {
 	struct run_ctx *rc = data;
 	int ret;
@@ -252,6 +263,13 @@ static int run_cb(struct tracecmd_input *h, struct tep_record *rec, int cpu, voi
 	ret = rc->fn(rec, rc->ctx) ? -1 : 0;
 	in_lib = 1;
 	return ret;
+}
+
+static int run_cb(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+{
+	(void)h;
+	(void)cpu;
+	return pages_cb(rec, data);
 }
 
 int replay_run(struct replay *r, replay_fn fn, void *ctx, char *err, size_t errlen)
@@ -280,7 +298,13 @@ int replay_run(struct replay *r, replay_fn fn, void *ctx, char *err, size_t errl
 			fault_err(r->path, ret, "event data", err, errlen);
 		return -1;
 	}
-	ret = tracecmd_iterate_events(r->handle, NULL, 0, run_cb, &rc);
+	if (r->pages) {
+		/* -1: r->bad says what is corrupt, unless the callback found it first */
+		ret = replay_pages_iterate(r->pages, pages_cb, &rc, r->bad, sizeof(r->bad));
+		ret = ret == 1 ? -1 : ret;
+	} else {
+		ret = tracecmd_iterate_events(r->handle, NULL, 0, run_cb, &rc);
+	}
 	stall_guard(false, &old_alrm);
 	bus_guard(false, old);
 	r->stopped = ret < 0;
@@ -332,8 +356,11 @@ static void drain_peeked(struct replay *r)
 
 void replay_close(struct replay *r)
 {
-	if (r->handle && !r->stuck && r->stopped && !r->bad[0])
+	/* records read in place leave none peeked in libtracecmd */
+	if (r->handle && !r->stuck && r->stopped && !r->bad[0] && !r->pages)
 		drain_peeked(r);
+	replay_pages_close(r->pages);
+	r->pages = NULL;
 	if (r->handle && !r->stuck)
 		tracecmd_close(r->handle);
 	r->stopped = false;

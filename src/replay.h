@@ -2,7 +2,8 @@
 /*
  * Replay source: a trace-cmd recording (trace.dat, file version 6 or 7,
  * compressed or not), its records handed out in time order across CPUs.
- * The only caller of libtracecmd.
+ * The only caller of libtracecmd; its pages are read in place
+ * (replay_pages.c) when they hold the recording's own times.
  */
 #ifndef KVMTOP_REPLAY_H
 #define KVMTOP_REPLAY_H
@@ -13,9 +14,11 @@
 #include "replay_check.h"
 
 struct tracecmd_input;
+struct replay_pages;
 
 struct replay {
-	struct tracecmd_input *handle;
+	struct tracecmd_input *handle;	/* the headers and formats; the records when pages is NULL */
+	struct replay_pages *pages;	/* the records read in place (replay_pages.c), or NULL */
 	struct tep_handle *tep;
 	const char *path;
 	char clock[32];		/* as kvmtop reports it: "tsc2nsec", "local", ... */

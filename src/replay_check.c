@@ -153,6 +153,39 @@ static int walk_blocks(struct walk *w, uint64_t n, int size_bytes)
 	return 0;
 }
 
+#define OPT_DATE	1
+#define OPT_BUFFER	3
+#define OPT_OFFSET	7
+#define OPT_CPUCOUNT	8
+#define OPT_TIME_SHIFT	12
+#define OPT_TSC2NSEC	14
+#define SEC_FL_COMPRESS	1
+
+/*
+ * An option libtracecmd applies to every timestamp it reads, whose len
+ * bytes are next: into replay_layout's time_options or tsc_ (the
+ * factors: {s32 mult, s32 shift, u64 offset}, which libtracecmd takes
+ * when there are 16 bytes or more).  w->pos is left where it was.
+ */
+static int walk_time_option(struct walk *w, uint64_t id, uint64_t len)
+{
+	off_t at = w->pos;
+	uint64_t mult, shift;
+
+	if (!w->out)
+		return 0;
+	if (id == OPT_DATE || id == OPT_OFFSET || id == OPT_TIME_SHIFT)
+		w->out->time_options = 1;
+	if (id != OPT_TSC2NSEC || len < 16)
+		return 0;
+	if (walk_num(w, 4, &mult) || walk_num(w, 4, &shift))
+		return -1;
+	w->out->tsc_mult = (unsigned int)mult;
+	w->out->tsc_shift = (unsigned int)shift;
+	w->pos = at;
+	return 0;
+}
+
 static int walk_v6(struct walk *w)
 {
 	uint64_t n, cpus, id, off, len;
@@ -185,7 +218,7 @@ static int walk_v6(struct walk *w)
 				return -1;
 			if (!id)
 				break;
-			if (walk_blocks(w, 1, 4))
+			if (walk_num(w, 4, &len) || walk_time_option(w, id, len) || walk_skip(w, len))
 				return -1;
 		}
 		if (walk_str(w, name, sizeof(name)))
@@ -215,10 +248,6 @@ static int walk_v6(struct walk *w)
  * they are checked here first; -2 with w->bad_cpu set when one is past
  * REPLAY_CPUS_MAX.
  */
-#define OPT_BUFFER	3
-#define OPT_CPUCOUNT	8
-#define SEC_FL_COMPRESS	1
-
 static int walk_cpu(struct walk *w, uint64_t cpu)
 {
 	if (cpu < REPLAY_CPUS_MAX)
@@ -239,6 +268,8 @@ static int walk_options(struct walk *w, uint64_t len)
 		if (walk_num(w, 2, &id) || walk_num(w, 4, &size))
 			return -1;
 		next = w->pos + (off_t)size;
+		if (size <= (uint64_t)(w->size - w->pos) && walk_time_option(w, id, size))
+			return -1;
 		if (id == OPT_CPUCOUNT && size >= 4) {
 			if (walk_num(w, 4, &n))
 				return -1;

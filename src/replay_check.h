@@ -36,6 +36,15 @@ struct replay_layout {
 	int compressed;			/* version 7 with a codec: the pages are not as on the host */
 	unsigned int nr_cpus;
 	struct replay_cpu_data *cpus;	/* the top instance's, nr_cpus of them (malloc) */
+	/*
+	 * An option that makes libtracecmd move the pages' timestamps (a
+	 * date or offset, a guest's time shift): the pages' own times are
+	 * not the recording's.
+	 */
+	int time_options;
+	/* TSC2NSEC: libtracecmd's ns are (ts * tsc_mult) >> tsc_shift (mult 0: none) */
+	unsigned int tsc_mult;
+	unsigned int tsc_shift;
 };
 
 /*

@@ -110,13 +110,24 @@ def main():
     path = patched(v6, "offset-m4", [(old, pad(b"field:u32 exit_reason;\toffset:-4;", old))])
     refused(path, "1. exit_reason at offset -4", "kvm:kvm_exit: its format does not parse")
 
-    # 3. A page whose commit size exceeds the page: libtracecmd's error path crashes.
+    # 3. A page whose commit size exceeds the page: on a CPU's first page
+    # libtracecmd's open crashes (kbuffer reads past the page); on a later
+    # one kvmtop's page reader checks the header before kbuffer reads it.
     i = v6.find(b"flyrecord\0") + 10
     page = struct.unpack_from("<Q", v6, i)[0]
     bad = bytearray(v6)
     struct.pack_into("<Q", bad, page + 8, 0xffff)
     path = patched(bytes(bad), "commit", [])
     refused(path, "3. a page's commit size past the page", "corrupt: the trace libraries")
+    big = gen("v6-pages", ["-V", "6", "-n", "3000"])
+    i = big.find(b"flyrecord\0") + 10
+    page, size = struct.unpack_from("<QQ", big, i)
+    assert size >= 2 * 4096, size
+    bad = bytearray(big)
+    struct.pack_into("<Q", bad, page + 4096 + 8, 0xffff)
+    path = patched(bytes(bad), "commit-2", [])
+    refused(path, "3. a later page's commit size past the page",
+            "corrupt: CPU 0's page at offset %d says it holds 65551 bytes" % (page + 4096))
 
     # 4. A print fmt naming an unknown field: libtraceevent crashes parsing it.
     path = patched(v6, "rdason", [(b"REC->exit_reason & 0xffff", b"REC->exit_rdason & 0xffff")])

@@ -148,6 +148,12 @@ MUTATIONS = [
      [("src/model.c", "\t\t\t\t\thost_lat_fold(m, i, &v->rs[i]->lat);", "\t\t\t\t\t;")]),
     ("screen: a recording's screen up only once it is read",
      [("src/driver.c", "\tret = progress_start(drv);\n", "\tret = 0;\n")]),
+    ("pages: TSC counts converted with the shift one too large",
+     [("src/replay_pages.c", "* p->tsc_mult) >> p->tsc_shift);", "* p->tsc_mult) >> (p->tsc_shift + 1));")]),
+    ("pages: the events lost before a page not counted",
+     [("src/replay_pages.c", "\tr->missed_events = c->missed;", "\tr->missed_events = 0;")]),
+    ("pages: a later page's header not checked before kbuffer reads it",
+     [("src/replay_pages.c", "\tif (need <= p->page_size)\n\t\treturn 0;", "\tif (1)\n\t\treturn 0;")]),
 ]
 
 

@@ -1,21 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A preload for tests/hostile.py: libtracecmd's event loop replaced by
- * one that never hands out an event and never returns, as libtraceevent's
- * kbuffer does on some corrupt pages.  kvmtop's watchdog must end it.
+ * A preload for tests/hostile.py: a ring-buffer page that kbuffer never
+ * gets through, as libtraceevent's kbuffer does on some corrupt pages.
+ * Moving on to the next record never returns, whichever reader asks
+ * (kvmtop's own page reader or libtracecmd's); kvmtop's watchdog must
+ * end it.
  */
-#include <trace-cmd/trace-cmd.h>
+void *kbuffer_next_event(void *kbuf, unsigned long long *ts);
 
-int tracecmd_iterate_events(struct tracecmd_input *handle, cpu_set_t *cpus, int cpu_size,
-			    int (*callback)(struct tracecmd_input *handle, struct tep_record *,
-					    int, void *),
-			    void *callback_data)
+void *kbuffer_next_event(void *kbuf, unsigned long long *ts)
 {
-	(void)handle;
-	(void)cpus;
-	(void)cpu_size;
-	(void)callback;
-	(void)callback_data;
+	(void)kbuf;
+	(void)ts;
 	for (;;)
 		__asm__ volatile("" ::: "memory");
 }

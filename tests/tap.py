@@ -66,9 +66,10 @@ def traces():
     return os.environ.get("KVMTOP_TRACES", "")
 
 
-def run(args, timeout=300):
-    """Run kvmtop with args: (exit status, stdout, stderr)."""
-    p = subprocess.run([kvmtop()] + args, capture_output=True, timeout=timeout)
+def run(args, timeout=300, env=None):
+    """Run kvmtop with args (and env's variables added): (exit status, stdout, stderr)."""
+    p = subprocess.run([kvmtop()] + args, capture_output=True, timeout=timeout,
+                       env=dict(os.environ, **env) if env else None)
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 
