@@ -27,7 +27,15 @@ struct decode_fmt {
 	/* sched_switch: prev_comm and next_comm, char arrays; NULL where there are none */
 	struct tep_format_field *comm[2];
 	unsigned int have;
-	unsigned int sign_ext;	/* roles whose field is signed */
+	/* the fields of have, as read per record: no walk through libtraceevent's */
+	struct field_slot {
+		int off;
+		int end;		/* off + size */
+		unsigned char size;	/* 1, 2, 4 or 8 */
+		unsigned char role;
+		bool sign;
+	} slot[FR_NR];
+	unsigned int nr_slots;
 	struct decode_tables tables;	/* the print fmt's __print_symbolic tables */
 	int other;
 	struct reason_cache_ent *cache;
@@ -107,8 +115,13 @@ static int bind_fields(const struct decoder *d, struct decode_fmt *f,
 		if (check_field(d, f->event, f->f[r], err, errlen))
 			return -1;
 		f->have |= 1u << r;
-		if (f->f[r]->flags & TEP_FIELD_IS_SIGNED)
-			f->sign_ext |= 1u << r;
+		f->slot[f->nr_slots++] = (struct field_slot){
+			.off = f->f[r]->offset,
+			.end = f->f[r]->offset + f->f[r]->size,
+			.size = (unsigned char)f->f[r]->size,
+			.role = (unsigned char)r,
+			.sign = f->f[r]->flags & TEP_FIELD_IS_SIGNED,
+		};
 	}
 	return 0;
 }
@@ -596,23 +609,20 @@ static inline uint64_t read_num(const struct decoder *d, const void *p, int size
 static inline void read_fields(const struct decoder *d, const struct decode_fmt *f,
 			       const void *data, int size, struct field_vals *fv)
 {
-	int r;
+	unsigned int i;
 
 	fv->have = 0;
-	if (!f->have)
-		return;
-	for (r = 0; r < FR_NR; r++) {
-		const struct tep_format_field *fld = f->f[r];
+	for (i = 0; i < f->nr_slots; i++) {
+		const struct field_slot *sl = &f->slot[i];
 		uint64_t v;
 
-		if (!fld || fld->offset + fld->size > size)
+		if (sl->end > size)
 			continue;
-		v = read_num(d, (const char *)data + fld->offset, fld->size);
-		if ((f->sign_ext & (1u << r)) && fld->size < 8 &&
-		    (v & (1ull << (fld->size * 8 - 1))))
-			v |= ~0ull << (fld->size * 8);
-		fv->v[r] = v;
-		fv->have |= 1u << r;
+		v = read_num(d, (const char *)data + sl->off, sl->size);
+		if (sl->sign && sl->size < 8 && (v & (1ull << (sl->size * 8 - 1))))
+			v |= ~0ull << (sl->size * 8);
+		fv->v[sl->role] = v;
+		fv->have |= 1u << sl->role;
 	}
 }
 

@@ -42,9 +42,21 @@ static inline void bucket_range(unsigned int oct, unsigned int sub,
 	*width = 1ull << (oct - 1);
 }
 
+/*
+ * Bits set in x, inline: without -mpopcnt (x86-64's baseline has no
+ * POPCNT) __builtin_popcountll is a call into libgcc, on every sample.
+ */
+static inline unsigned int bits_set(uint64_t x)
+{
+	x = x - ((x >> 1) & 0x5555555555555555ull);
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (unsigned int)((x * 0x0101010101010101ull) >> 56);
+}
+
 static inline unsigned int page_index(uint64_t present, unsigned int oct)
 {
-	return __builtin_popcountll(present & ((1ull << oct) - 1));
+	return bits_set(present & ((1ull << oct) - 1));
 }
 
 void hist_init(struct hist *h)
@@ -61,7 +73,7 @@ void hist_free(struct hist *h)
 
 void hist_clear(struct hist *h)
 {
-	unsigned int n = __builtin_popcountll(h->present);
+	unsigned int n = bits_set(h->present);
 
 	if (h->pages)
 		memset(h->pages, 0, n * HIST_SUB * sizeof(*h->pages));
@@ -82,7 +94,7 @@ static uint64_t *octave_page(struct hist *h, unsigned int oct)
 	if (h->present & (1ull << oct))
 		return h->pages + (size_t)idx * HIST_SUB;
 
-	n = __builtin_popcountll(h->present);
+	n = bits_set(h->present);
 	pages = realloc(h->pages, (n + 1) * HIST_SUB * sizeof(*pages));
 	if (!pages)
 		return NULL;
@@ -269,5 +281,5 @@ uint64_t hist_sum(const struct hist *h)
 
 size_t hist_bytes(const struct hist *h)
 {
-	return (size_t)__builtin_popcountll(h->present) * HIST_SUB * sizeof(uint64_t);
+	return (size_t)bits_set(h->present) * HIST_SUB * sizeof(uint64_t);
 }
