@@ -29,7 +29,7 @@ import subprocess
 import time
 import urllib.request
 
-from tap import ok, eq, skip, done, kvmtop, kvm_here, inside_kvm_host, in_kvm_host
+from tap import ok, eq, skip, done, kvmtop, guest_cases
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guest", "mbguest.S")
@@ -325,15 +325,7 @@ def screen_case(d):
 
 
 def main():
-    if os.geteuid() == 0 and not kvm_here() and not inside_kvm_host():
-        # no /dev/kvm here: every case runs inside an emulated KVM host
-        in_kvm_host([os.path.abspath(__file__)], "live_qemu.py")
-        done()
-    why = why_not()
-    if why:
-        for c in CASES:
-            skip(c, why)
-        done()
+    guest_cases(__file__, CASES, why_not)
     d = os.path.join(TMP, "live-qemu")
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)

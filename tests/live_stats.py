@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 import time
 
-from tap import ok, eq, skip, done, kvmtop, kvm_here, inside_kvm_host, in_kvm_host, sanitized
+from tap import ok, eq, skip, done, kvmtop, sanitized, guest_cases
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 CASES = ["exact: io_exits, mmio_exits, halt_exits against the demo guest's own counts",
@@ -108,15 +108,7 @@ def churn_case():
     ok(max(waits) < 5, "churn: no guest waits on kvmtop to end (slowest %.2f s)" % max(waits))
 
 
-if os.geteuid() == 0 and not kvm_here() and not inside_kvm_host():
-    # no /dev/kvm here: every case runs inside an emulated KVM host
-    in_kvm_host([os.path.abspath(__file__)], "live_stats.py")
-    done()
-why = why_not()
-if why:
-    for c in CASES:
-        skip(c, why)
-else:
-    exact_case()
-    churn_case()
+guest_cases(__file__, CASES, why_not)
+exact_case()
+churn_case()
 done()

@@ -13,7 +13,7 @@ import select
 import subprocess
 import time
 
-from tap import ok, skip, done, kvmtop, mount_point, demo_guests, kvm_here, inside_kvm_host, in_kvm_host
+from tap import ok, done, kvmtop, mount_point, kvm_here, inside_kvm_host, demo_vcpu, guest_cases
 
 CASES = ["the hog is the vCPU's top thief, with most of its wait",
          "the overcommit finding names the hog",
@@ -28,20 +28,6 @@ def why_not():
         return "tracefs with the sched events is not available"
     if not kvm_here() and not inside_kvm_host():
         return "needs a KVM that traces VM exits"
-    return None
-
-
-def vcpu0(timeout=30):
-    end = time.time() + timeout
-    while time.time() < end:
-        for d in demo_guests():
-            try:
-                for t in os.listdir("/proc/%d/task" % d):
-                    if open("/proc/%d/task/%s/comm" % (d, t)).read().strip() == "CPU 0/KVM":
-                        return int(t)
-            except OSError:
-                pass
-        time.sleep(0.05)
     return None
 
 
@@ -66,20 +52,13 @@ def mine(j, tid):
 
 
 def main():
-    if os.geteuid() == 0 and not kvm_here() and not inside_kvm_host():
-        in_kvm_host([os.path.abspath(__file__)], "live_steal.py")
-        done()
-    why = why_not()
-    if why:
-        for c in CASES:
-            skip(c, why)
-        done()
+    guest_cases(__file__, CASES, why_not)
     # the demo guest's vCPU runs flat out: with the hog on its CPU it waits about half the time
     p = subprocess.Popen([kvmtop(), "-b", "-o", "json", "-d", "1", "--demo", "--demo-vcpus", "1"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     hog = None
     try:
-        tid = vcpu0()
+        tid = demo_vcpu(30)[1]
         cpu = min(os.sched_getaffinity(0))
         if tid:
             os.sched_setaffinity(tid, {cpu})

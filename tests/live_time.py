@@ -20,8 +20,7 @@ import subprocess
 import threading
 import time
 
-from tap import ok, skip, done, kvmtop, mount_point, demo_guests, kvm_here, inside_kvm_host, in_kvm_host, \
-    sanitized
+from tap import ok, skip, done, kvmtop, mount_point, sanitized, demo_vcpu, guest_cases
 
 CASES = ["steal: wait and on-CPU time against schedstat", "halt: an idle demo vCPU", "five states add up"]
 
@@ -37,21 +36,6 @@ def why_not():
     if len(os.sched_getaffinity(0)) < 1:
         return "no CPU to pin to"
     return None
-
-
-def demo_vcpu(timeout=20):
-    """(guest pid, tid) of the running demo guest's vCPU 0."""
-    end = time.time() + timeout
-    while time.time() < end:
-        for d in demo_guests():
-            try:
-                for t in os.listdir("/proc/%d/task" % d):
-                    if open("/proc/%d/task/%s/comm" % (d, t)).read().strip() == "CPU 0/KVM":
-                        return d, int(t)
-            except OSError:
-                pass
-        time.sleep(0.05)
-    return None, None
 
 
 class Sampler(threading.Thread):
@@ -155,15 +139,7 @@ def halt_case():
 
 
 def main():
-    if os.geteuid() == 0 and not kvm_here() and not inside_kvm_host():
-        # no /dev/kvm here: every case runs inside an emulated KVM host
-        in_kvm_host([os.path.abspath(__file__)], "live_time.py")
-        done()
-    why = why_not()
-    if why:
-        for c in CASES:
-            skip(c, why)
-        done()
+    guest_cases(__file__, CASES, why_not)
     js = steal_case() + halt_case()
     bad, n = [], 0
     for j in js:

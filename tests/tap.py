@@ -155,6 +155,22 @@ def demo_guests():
     return found
 
 
+def demo_vcpu(timeout=20):
+    """(guest pid, tid) of a running demo guest's vCPU 0, waited for up to timeout s, or (None, None)."""
+    import time
+    end = time.time() + timeout
+    while time.time() < end:
+        for d in demo_guests():
+            try:
+                for t in os.listdir("/proc/%d/task" % d):
+                    if open("/proc/%d/task/%s/comm" % (d, t)).read().strip() == "CPU 0/KVM":
+                        return d, int(t)
+            except OSError:
+                pass
+        time.sleep(0.05)
+    return None, None
+
+
 def kvmgen(out, layout, args, expect=None, timeout=600):
     """The project's generator: recording out of the kernel layout tests/formats/LAYOUT, with
     args; with expect, its truth written there too and returned (loaded).  A generator that
@@ -266,6 +282,21 @@ def in_kvm_host(args, label, timeout=900):
     ok(good, "%s: the emulated KVM host (QEMU TCG, SVM) booted and ran it to the end in %.0f s" % (label, took),
        "status %r, plan %r, cases seen %d\n%s" % (status, relay.plan, relay.seen, err[-3000:]))
     return good
+
+
+def guest_cases(script, cases, why_not):
+    """The start of a test whose cases all need a KVM that traces VM exits.  Where this host has
+    none, the whole script runs inside the emulated KVM host, whose cases are reported as its
+    own, and this ends; where why_not() says why the cases cannot run, each is a SKIP saying so,
+    and this ends.  Otherwise it returns and the cases run here."""
+    if os.geteuid() == 0 and not kvm_here() and not inside_kvm_host():
+        in_kvm_host([os.path.abspath(script)], os.path.basename(script))
+        done()
+    why = why_not()
+    if why:
+        for c in cases:
+            skip(c, why)
+        done()
 
 
 LIVE_ONLY = "--live-only"
