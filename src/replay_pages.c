@@ -275,7 +275,7 @@ static unsigned long long pages_time(const struct replay_pages *p, unsigned long
 	return (unsigned long long)(((unsigned __int128)ts * p->tsc_mult) >> p->tsc_shift);
 }
 
-/* p->rec as libtracecmd would fill it for c's next record: 0, or -1 (bad). */
+/* p->rec as libtracecmd would fill it for c's next record (but its offset): 0, or -1 (bad). */
 static int fill(struct replay_pages *p, struct page_cursor *c, char *bad, size_t badlen)
 {
 	struct tep_record *r = &p->rec;
@@ -285,7 +285,8 @@ static int fill(struct replay_pages *p, struct page_cursor *c, char *bad, size_t
 	r->data = c->data;
 	r->size = kbuffer_event_size(c->kb);
 	r->record_size = r->size;
-	r->offset = c->page_off + (unsigned long long)kbuffer_curr_offset(c->kb);
+	/* where its data is in the file (libtracecmd's is its header's, a few bytes before) */
+	r->offset = c->page_off + (unsigned long long)((const unsigned char *)c->data - c->page);
 	r->missed_events = c->missed;
 	r->ref_count = 1;
 	c->missed = 0;
