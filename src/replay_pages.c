@@ -81,6 +81,9 @@ static int pages_fit(const struct replay_layout *l, int cpus)
 
 	if (l->compressed || l->time_options || !l->cpus || !l->nr_cpus || (int)l->nr_cpus > cpus)
 		return 1;
+	/* version 6: libtracecmd reads as many CPUs' pages as it counts (an option may change it) */
+	if (l->version < 7 && (int)l->nr_cpus != cpus)
+		return 1;
 	/* libtracecmd's factors as it uses them: a mult it would sign-extend, a shift past 32 */
 	if (l->tsc_mult > INT32_MAX || l->tsc_shift > 32)
 		return 1;
