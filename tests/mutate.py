@@ -11,7 +11,7 @@ suite fails.  Every one must be caught; the summary line says how many
 were applied and caught, and the exit status is 1 if any survived or
 could not be applied (its text no longer in the source: update the list).
 
-usage: python3 tests/mutate.py [--src DIR] [--only TEXT] [--from N] [--keep]
+usage: python3 tests/mutate.py [--src DIR] [--only TEXT]... [--from N] [--keep]
 It takes about two minutes per mutation on two cores; it is not run by CI.
 Where this machine's KVM cannot run the live cases, the emulated KVM host
 that would run them (tests/vmhost) is left out: every mutation here is
@@ -176,12 +176,13 @@ def failed_tests(work):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--src", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    ap.add_argument("--only", help="only mutations whose description contains this")
+    ap.add_argument("--only", action="append",
+                    help="only mutations whose description contains this (given again: any of them)")
     ap.add_argument("--from", dest="first", type=int, default=1,
                     help="start at mutation N of the list (1-based): resume a run cut short")
     ap.add_argument("--keep", action="store_true", help="keep the scratch tree")
     a = ap.parse_args()
-    todo = [m for m in MUTATIONS[max(a.first, 1) - 1:] if not a.only or a.only in m[0]]
+    todo = [m for m in MUTATIONS[max(a.first, 1) - 1:] if not a.only or any(o in m[0] for o in a.only)]
 
     env = dict(os.environ)
     # the live cases the emulated host runs are left out (tap.in_kvm_host): minutes a mutation
