@@ -18,7 +18,7 @@ import tempfile
 import time
 
 from tap import ok, eq, skip, done, kvmtop, mount_point, demo_guests, kvm_here, inside_kvm_host, in_kvm_host, \
-    sanitized, live_size, live_only, live_elsewhere, LIVE_ONLY
+    sanitized, live_size, live_only, guest_cases, LIVE_ONLY
 
 ASAN = os.environ.get("KVMTOP_ASAN")
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
@@ -364,15 +364,8 @@ def main():
             for sig, summary in ((signal.SIGINT, True), (signal.SIGTERM, False), (signal.SIGHUP, False)):
                 no_guest_stop(tracefs(), sig, summary)
             no_mono(tracefs())
-    if live_elsewhere():
-        # no KVM here that traces exits: the guest cases run inside an emulated KVM host
-        in_kvm_host([os.path.abspath(__file__), LIVE_ONLY], "live.py")
-        done()
-    why = why_not()
-    if why:
-        for c in CASES:
-            skip(c, why)
-        done()
+    # no KVM here that traces exits: the guest cases run inside an emulated KVM host
+    guest_cases(__file__, CASES, why_not, (LIVE_ONLY,))
     t = tracefs()
     left = ours(t)
     print("# tracefs at %s%s" % (t, ", stale instances before the test: %r" % left if left else ""))

@@ -284,13 +284,13 @@ def in_kvm_host(args, label, timeout=900):
     return good
 
 
-def guest_cases(script, cases, why_not):
-    """The start of a test whose cases all need a KVM that traces VM exits.  Where this host has
-    none, the whole script runs inside the emulated KVM host, whose cases are reported as its
-    own, and this ends; where why_not() says why the cases cannot run, each is a SKIP saying so,
-    and this ends.  Otherwise it returns and the cases run here."""
-    if os.geteuid() == 0 and not kvm_here() and not inside_kvm_host():
-        in_kvm_host([os.path.abspath(script)], os.path.basename(script))
+def guest_cases(script, cases, why_not, args=()):
+    """The start of a test's cases that need a KVM that traces VM exits.  Where this host has
+    none, the script (with args) runs inside the emulated KVM host, whose cases are reported as
+    its own, and this ends; where why_not() says why the cases cannot run, each is a SKIP saying
+    so, and this ends.  Otherwise it returns and the cases run here."""
+    if live_elsewhere():
+        in_kvm_host([os.path.abspath(script)] + list(args), os.path.basename(script))
         done()
     why = why_not()
     if why:
