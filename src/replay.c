@@ -251,7 +251,7 @@ static int check_record(struct replay *r, const struct tep_record *rec)
 }
 
 /* Each record, from either reader: non-zero stops the read. */
-static int pages_cb(struct tep_record *rec, void *data)
+static int record_cb(struct tep_record *rec, void *data)
 {
 	struct run_ctx *rc = data;
 	int ret;
@@ -269,7 +269,7 @@ static int run_cb(struct tracecmd_input *h, struct tep_record *rec, int cpu, voi
 {
 	(void)h;
 	(void)cpu;
-	return pages_cb(rec, data);
+	return record_cb(rec, data);
 }
 
 int replay_run(struct replay *r, replay_fn fn, void *ctx, char *err, size_t errlen)
@@ -300,7 +300,7 @@ int replay_run(struct replay *r, replay_fn fn, void *ctx, char *err, size_t errl
 	}
 	if (r->pages) {
 		/* -1: r->bad says what is corrupt, unless the callback found it first */
-		ret = replay_pages_iterate(r->pages, pages_cb, &rc, r->bad, sizeof(r->bad));
+		ret = replay_pages_iterate(r->pages, record_cb, &rc, r->bad, sizeof(r->bad));
 		ret = ret == 1 ? -1 : ret;
 	} else {
 		ret = tracecmd_iterate_events(r->handle, NULL, 0, run_cb, &rc);

@@ -437,11 +437,6 @@ out_close:
 	return ret;
 }
 
-int replay_check(const char *path, char *err, size_t errlen)
-{
-	return check_magic(path, err, errlen) || check_layout(path, NULL, err, errlen) ? -1 : 0;
-}
-
 int replay_layout(const char *path, struct replay_layout *l, char *err, size_t errlen)
 {
 	memset(l, 0, sizeof(*l));

@@ -13,13 +13,6 @@
 /* The largest options section accepted, decompressed (bytes). */
 #define REPLAY_OPTIONS_MAX	(16 << 20)
 
-/*
- * Is path a trace-cmd recording whose declared parts all end inside it,
- * with at most REPLAY_CPUS_MAX CPUs?  0, or -1 with a one-line reason
- * naming the file in err.
- */
-int replay_check(const char *path, char *err, size_t errlen);
-
 /* Where one CPU's ring-buffer pages are in the file (size 0: none). */
 struct replay_cpu_data {
 	int cpu;
@@ -48,9 +41,11 @@ struct replay_layout {
 };
 
 /*
- * replay_check(), and the layout of path into l (l->cpus NULL when the
- * file has no per-CPU pages: a latency-format file): 0, or -1 with a
- * one-line reason in err.  replay_layout_free() gives l's memory back.
+ * Is path a trace-cmd recording whose declared parts all end inside it,
+ * with at most REPLAY_CPUS_MAX CPUs?  Then its layout is in l (l->cpus
+ * NULL when the file has no per-CPU pages: a latency-format file) and
+ * this is 0; else -1 with a one-line reason naming the file in err.
+ * replay_layout_free() gives l's memory back.
  */
 int replay_layout(const char *path, struct replay_layout *l, char *err, size_t errlen);
 void replay_layout_free(struct replay_layout *l);

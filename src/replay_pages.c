@@ -117,9 +117,9 @@ int replay_pages_open(struct replay_pages **out, const char *path, const struct 
 	if (!p->c || !p->live)
 		goto out_nomem_free;
 	p->page_size = l->page_size;
-	/* as libtracecmd: the header page's commit field says how long a long is */
-	p->long_size = tep_get_header_page_size(tep) == 4 ? 4 : 8;
-	if (tep_get_header_page_size(tep) != 4 && tep_get_header_page_size(tep) != 8)
+	/* as libtracecmd: the header page's commit field says how long a long is, else the file */
+	p->long_size = tep_get_header_page_size(tep);
+	if (p->long_size != 4 && p->long_size != 8)
 		p->long_size = l->long_size == 4 ? 4 : 8;
 	p->big_endian = l->big_endian;
 	p->tsc_mult = l->tsc_mult;
