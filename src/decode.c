@@ -33,9 +33,17 @@ struct decode_fmt {
 		int end;		/* off + size */
 		unsigned char size;	/* 1, 2, 4 or 8 */
 		unsigned char role;
+		unsigned char shift;	/* signed: 64 - bits, to extend the sign; else 0 */
 		bool sign;
 	} slot[FR_NR];
 	unsigned int nr_slots;
+	int slots_end;			/* a record this long has every slot's field */
+	/*
+	 * Every slot's field ends 8 bytes or more into the record: in host
+	 * order on a little-endian host each is the top of the 8 bytes that
+	 * end with it, read with one load and one shift, without a branch.
+	 */
+	bool wide;
 	struct decode_tables tables;	/* the print fmt's __print_symbolic tables */
 	int other;
 	struct reason_cache_ent *cache;
@@ -120,9 +128,16 @@ static int bind_fields(const struct decoder *d, struct decode_fmt *f,
 			.end = f->f[r]->offset + f->f[r]->size,
 			.size = (unsigned char)f->f[r]->size,
 			.role = (unsigned char)r,
+			.shift = f->f[r]->flags & TEP_FIELD_IS_SIGNED ? 64 - 8 * f->f[r]->size : 0,
 			.sign = f->f[r]->flags & TEP_FIELD_IS_SIGNED,
 		};
+		if (f->slots_end < f->f[r]->offset + f->f[r]->size)
+			f->slots_end = f->f[r]->offset + f->f[r]->size;
 	}
+	f->wide = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+	for (r = 0; r < (int)f->nr_slots; r++)
+		if (f->slot[r].end < 8)
+			f->wide = false;
 	return 0;
 }
 
@@ -606,22 +621,45 @@ static inline uint64_t read_num(const struct decoder *d, const void *p, int size
 	return tep_read_number(d->tep, p, size);
 }
 
+/* The value of slot sl in data, its sign extended where the field is signed. */
+static inline uint64_t read_slot(const struct decoder *d, const struct field_slot *sl, const void *data)
+{
+	uint64_t v = read_num(d, (const char *)data + sl->off, sl->size);
+
+	return (uint64_t)((int64_t)(v << sl->shift) >> sl->shift);
+}
+
 static inline void read_fields(const struct decoder *d, const struct decode_fmt *f,
 			       const void *data, int size, struct field_vals *fv)
 {
 	unsigned int i;
 
+	/* the common case: a record in host order that holds every field */
+	if (size >= f->slots_end && f->wide && d->native) {
+		for (i = 0; i < f->nr_slots; i++) {
+			const struct field_slot *sl = &f->slot[i];
+			unsigned int rs = 64 - 8 * sl->size;
+			uint64_t v;
+
+			memcpy(&v, (const char *)data + sl->end - 8, sizeof(v));
+			fv->v[sl->role] = sl->sign ? (uint64_t)((int64_t)v >> rs) : v >> rs;
+		}
+		fv->have = f->have;
+		return;
+	}
+	if (size >= f->slots_end) {
+		for (i = 0; i < f->nr_slots; i++)
+			fv->v[f->slot[i].role] = read_slot(d, &f->slot[i], data);
+		fv->have = f->have;
+		return;
+	}
 	fv->have = 0;
 	for (i = 0; i < f->nr_slots; i++) {
 		const struct field_slot *sl = &f->slot[i];
-		uint64_t v;
 
 		if (sl->end > size)
 			continue;
-		v = read_num(d, (const char *)data + sl->off, sl->size);
-		if (sl->sign && sl->size < 8 && (v & (1ull << (sl->size * 8 - 1))))
-			v |= ~0ull << (sl->size * 8);
-		fv->v[sl->role] = v;
+		fv->v[sl->role] = read_slot(d, sl, data);
 		fv->have |= 1u << sl->role;
 	}
 }
@@ -660,37 +698,38 @@ static int reason_id_slow(struct decoder *d, struct decode_fmt *f,
 	return id;
 }
 
+/* The cache of f with twice its slots (64 at first): 0, or -1 (no memory). */
+static int cache_grow(struct decode_fmt *f)
+{
+	unsigned int n = f->cache_size ? f->cache_size * 2 : 64, i, j;
+	struct reason_cache_ent *c = calloc(n, sizeof(*c));
+
+	if (!c)
+		return -1;
+	for (i = 0; i < f->cache_size; i++) {
+		if (!f->cache[i].key)
+			continue;
+		for (j = f->cache[i].key * 0x9e3779b97f4a7c15ull >> 40 & (n - 1); c[j].key; j = (j + 1) & (n - 1))
+			;
+		c[j] = f->cache[i];
+	}
+	free(f->cache);
+	f->cache = c;
+	f->cache_size = n;
+	return 0;
+}
+
 /* Reason id of ev through the format's cache: one probe per record. */
 static int reason_id(struct decoder *d, struct decode_fmt *f,
 		     const struct field_vals *fv, const struct kvm_event *ev)
 {
 	uint64_t key = (uint64_t)ev->isa << 56 | (uint64_t)(ev->flags >> 16) << 32 |
 		       (ev->flags ? 1ull << 55 : 0) | ev->reason | 1ull << 63;
-	unsigned int i, mask;
+	unsigned int i, mask = f->cache_size - 1;
 	int id;
 
-	if (f->cache_used * 2 >= f->cache_size) {
-		unsigned int n = f->cache_size ? f->cache_size * 2 : 64;
-		struct reason_cache_ent *c = calloc(n, sizeof(*c));
-
-		if (!c)
-			return -1;
-		for (i = 0; i < f->cache_size; i++) {
-			unsigned int j;
-
-			if (!f->cache[i].key)
-				continue;
-			for (j = f->cache[i].key * 0x9e3779b97f4a7c15ull >> 40 & (n - 1);
-			     c[j].key; j = (j + 1) & (n - 1))
-				;
-			c[j] = f->cache[i];
-		}
-		free(f->cache);
-		f->cache = c;
-		f->cache_size = n;
-	}
-	mask = f->cache_size - 1;
-	for (i = key * 0x9e3779b97f4a7c15ull >> 40 & mask; f->cache[i].key; i = (i + 1) & mask)
+	for (i = key * 0x9e3779b97f4a7c15ull >> 40 & mask; f->cache_size && f->cache[i].key;
+	     i = (i + 1) & mask)
 		if (f->cache[i].key == key)
 			return f->cache[i].id;
 	id = reason_id_slow(d, f, fv, ev);
@@ -704,6 +743,14 @@ static int reason_id(struct decoder *d, struct decode_fmt *f,
 	 */
 	if (id == d->names->reasons.other_id && f->cache_other >= DECODE_CACHE_OTHER)
 		return id;
+	/* at most half full, so that a probe ends soon */
+	if ((f->cache_used + 1) * 2 > f->cache_size) {
+		if (cache_grow(f))
+			return -1;
+		mask = f->cache_size - 1;
+		for (i = key * 0x9e3779b97f4a7c15ull >> 40 & mask; f->cache[i].key; i = (i + 1) & mask)
+			;
+	}
 	if (id == d->names->reasons.other_id)
 		f->cache_other++;
 	f->cache[i].key = key;
