@@ -154,6 +154,12 @@ MUTATIONS = [
      [("src/replay_pages.c", "\tr->missed_events = c->missed;", "\tr->missed_events = 0;")]),
     ("pages: a later page's header not checked before kbuffer reads it",
      [("src/replay_pages.c", "\tif (need <= p->page_size)\n\t\treturn 0;", "\tif (1)\n\t\treturn 0;")]),
+    ("decode: the one-load read takes a field's 8 bytes from its start, not its end",
+     [("src/decode.c", "(const char *)data + sl->end - 8, sizeof(v));", "(const char *)data + sl->off, sizeof(v));")]),
+    ("decode: a record too short for every field read as a whole one",
+     [("src/decode.c", "if (size >= f->slots_end && f->wide && d->native) {", "if (f->wide && d->native) {")]),
+    ("decode: the one-load read used on a file of the other byte order",
+     [("src/decode.c", "if (size >= f->slots_end && f->wide && d->native) {", "if (size >= f->slots_end && f->wide) {")]),
 ]
 
 
