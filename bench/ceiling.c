@@ -8,9 +8,11 @@
  * and exit reason the exits are counted and the exit -> entry latencies
  * summed into power-of-two buckets.  No record is allocated and no field
  * looked up per event.  It prints what it counted, for make bench to
- * hold against kvmtop's own figures of the same file.
+ * hold against kvmtop's own figures of the same file.  With -r it only
+ * walks and merges the pages, reading no record's fields: the floor that
+ * any reader through kbuffer pays, whatever it does with the events.
  *
- *	ceiling FILE
+ *	ceiling [-r] FILE
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -101,11 +103,13 @@ int main(int argc, char **argv)
 	char err[512];
 	struct stat st;
 	const unsigned char *map;
+	int walk_only = argc == 3 && !strcmp(argv[1], "-r");
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: ceiling FILE\n");
+	if (argc != 2 && !walk_only) {
+		fprintf(stderr, "usage: ceiling [-r] FILE\n");
 		return 2;
 	}
+	argv += walk_only;
 	if (replay_layout(argv[1], &l, err, sizeof(err))) {
 		fprintf(stderr, "ceiling: %s\n", err);
 		return 1;
@@ -164,6 +168,10 @@ int main(int argc, char **argv)
 			break;
 		d = c->data;
 		events++;
+		if (walk_only) {
+			advance(c);
+			continue;
+		}
 		memcpy(&type, d + type_off, sizeof(type));
 		if (type == ex->id || type == en->id) {
 			int32_t tid;
