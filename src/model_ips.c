@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The space-saving summary of model_ips.h: the entries form a min-heap
- * on count, so the entry to give away when the table is full is e[0];
+ * The space-saving summary of model_ips.h: once the table is full the
+ * entries form a min-heap on count, so the entry to give away is e[0];
  * a hash of the keys (linear probing, deletion by backward shift) finds
- * an IP's entry.  A sample costs one lookup and a sift-down that stops
- * at once for all but the least counted entries.
+ * an IP's entry.  A sample costs one lookup, and on a full table a
+ * sift-down that stops at once for all but the least counted entries.
+ * Until the table fills no entry is given away: the heap is built then,
+ * in one pass, and kept from then on.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,7 @@ void model_ips_clear(struct model_ips *t)
 	t->nr = 0;
 	t->samples = 0;
 	t->replaced = 0;
+	t->heap = false;
 }
 
 static uint32_t key_hash(uint64_t ip, int reason_id, int mode)
@@ -84,12 +87,14 @@ static void sift_down(struct model_ips *t, unsigned int i)
 	}
 }
 
-static void sift_up(struct model_ips *t, unsigned int i)
+/* The full table's entries made a heap: each parent, from the last, sifted down. */
+static void heapify(struct model_ips *t)
 {
-	while (i && t->e[(i - 1) / 2].count > t->e[i].count) {
-		heap_swap(t, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
+	unsigned int i;
+
+	for (i = t->nr / 2; i-- > 0;)
+		sift_down(t, i);
+	t->heap = true;
 }
 
 /* Put entry i in the hash at its first free slot from home. */
@@ -167,7 +172,8 @@ int model_ips_add(struct model_ips *t, uint64_t ip, int reason_id, enum guest_mo
 			if (e->ip == ip && e->reason_id == reason_id && e->mode == (int8_t)mode) {
 				e->count++;
 				t->samples++;
-				sift_down(t, i);
+				if (t->heap)
+					sift_down(t, i);
 				return 0;
 			}
 		}
@@ -185,7 +191,8 @@ int model_ips_add(struct model_ips *t, uint64_t ip, int reason_id, enum guest_mo
 		e->err = 0;
 		hash_put(t, i);
 		t->samples++;
-		sift_up(t, i);
+		if (t->nr == t->cap)
+			heapify(t);
 		return 0;
 	}
 	/* full: the least counted entry becomes this IP's, with its count as the error */

@@ -18,6 +18,7 @@
 #ifndef KVMTOP_MODEL_IPS_H
 #define KVMTOP_MODEL_IPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,13 +43,19 @@ struct ip_entry {
 };
 
 struct model_ips {
-	struct ip_entry *e;	/* a min-heap on count: e[0] counts least */
+	/*
+	 * Once the table is full, a min-heap on count (e[0] counts least,
+	 * the entry a new IP takes); while it has room, in no order: no
+	 * sample pays for a heap no one needs yet.
+	 */
+	struct ip_entry *e;
 	uint32_t *slot;		/* e[i]'s slot in hash */
 	uint32_t *hash;		/* open addressing, linear probing: index in e + 1, 0 empty */
 	unsigned int nr;
 	unsigned int alloc;	/* grows by doubling up to cap */
 	unsigned int cap;
 	unsigned int mask;	/* hash has mask + 1 slots, at least 2 * alloc */
+	bool heap;		/* e is a heap: the table was full since the last clear */
 	uint64_t samples;	/* added since the start or the last clear: the sum of the counts */
 	uint64_t replaced;	/* entries given to a new IP when full */
 };

@@ -158,6 +158,10 @@ MUTATIONS = [
      [("src/decode.c", "(const char *)data + sl->end - 8, sizeof(v));", "(const char *)data + sl->off, sizeof(v));")]),
     ("decode: a record too short for every field read as a whole one",
      [("src/decode.c", "if (size >= f->slots_end && f->wide && d->native) {", "if (f->wide && d->native) {")]),
+    ("IP tables: the heap not built when the table fills",
+     [("src/model_ips.c", "\t\tif (t->nr == t->cap)\n\t\t\theapify(t);\n", "")]),
+    ("IP tables: a count raised on a full table not sifted down",
+     [("src/model_ips.c", "\t\t\t\tif (t->heap)\n\t\t\t\t\tsift_down(t, i);", "\t\t\t\tif (0)\n\t\t\t\t\tsift_down(t, i);")]),
     ("decode: the one-load read used on a file of the other byte order",
      [("src/decode.c", "if (size >= f->slots_end && f->wide && d->native) {", "if (size >= f->slots_end && f->wide) {")]),
 ]

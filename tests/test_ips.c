@@ -98,7 +98,8 @@ static void test_full_guarantees(void **state)
 	model_ips_init(&t, CAP);
 	for (i = 0; i < N; i++) {
 		uint64_t r = rnd(&seed);
-		uint64_t ip;
+		uint64_t ip, least = UINT64_MAX;
+		const struct ip_entry *got;
 
 		if (r % 100 < 40) {
 			/* 40 % of the samples on 8 IPs, unevenly */
@@ -110,7 +111,19 @@ static void test_full_guarantees(void **state)
 		} else {
 			ip = 0x400000 + (r >> 16) % 1000000 * 4;	/* noise: many distinct */
 		}
+		/* the least count of the table, by a walk of every entry */
+		for (k = 0; k < t.nr; k++)
+			if (t.e[k].count < least)
+				least = t.e[k].count;
+		replaced = t.replaced;
 		assert_int_equal(model_ips_add(&t, ip, -1, GUEST_MODE_UNKNOWN), 0);
+		/* a new IP on a full table takes a least counted entry: its err is that count */
+		if (t.replaced != replaced) {
+			got = find(&t, ip, -1);
+			assert_non_null(got);
+			assert_int_equal(got->err, least);
+			assert_int_equal(got->count, least + 1);
+		}
 	}
 	assert_int_equal(t.nr, CAP);
 	assert_int_equal(t.alloc, CAP);
