@@ -33,7 +33,6 @@ struct decode_fmt {
 		int end;		/* off + size */
 		unsigned char size;	/* 1, 2, 4 or 8 */
 		unsigned char role;
-		unsigned char shift;	/* signed: 64 - bits, to extend the sign; else 0 */
 		bool sign;
 	} slot[FR_NR];
 	unsigned int nr_slots;
@@ -128,7 +127,6 @@ static int bind_fields(const struct decoder *d, struct decode_fmt *f,
 			.end = f->f[r]->offset + f->f[r]->size,
 			.size = (unsigned char)f->f[r]->size,
 			.role = (unsigned char)r,
-			.shift = f->f[r]->flags & TEP_FIELD_IS_SIGNED ? 64 - 8 * f->f[r]->size : 0,
 			.sign = f->f[r]->flags & TEP_FIELD_IS_SIGNED,
 		};
 		if (f->slots_end < f->f[r]->offset + f->f[r]->size)
@@ -621,12 +619,12 @@ static inline uint64_t read_num(const struct decoder *d, const void *p, int size
 	return tep_read_number(d->tep, p, size);
 }
 
-/* The value of slot sl in data, its sign extended where the field is signed. */
-static inline uint64_t read_slot(const struct decoder *d, const struct field_slot *sl, const void *data)
+/* The value v of slot sl (its size's low bytes), its sign extended where the field is signed. */
+static inline uint64_t slot_value(const struct field_slot *sl, uint64_t v)
 {
-	uint64_t v = read_num(d, (const char *)data + sl->off, sl->size);
+	unsigned int rs = 64 - 8 * sl->size;
 
-	return (uint64_t)((int64_t)(v << sl->shift) >> sl->shift);
+	return sl->sign ? (uint64_t)((int64_t)(v << rs) >> rs) : v;
 }
 
 static inline void read_fields(const struct decoder *d, const struct decode_fmt *f,
@@ -638,18 +636,11 @@ static inline void read_fields(const struct decoder *d, const struct decode_fmt 
 	if (size >= f->slots_end && f->wide && d->native) {
 		for (i = 0; i < f->nr_slots; i++) {
 			const struct field_slot *sl = &f->slot[i];
-			unsigned int rs = 64 - 8 * sl->size;
 			uint64_t v;
 
 			memcpy(&v, (const char *)data + sl->end - 8, sizeof(v));
-			fv->v[sl->role] = sl->sign ? (uint64_t)((int64_t)v >> rs) : v >> rs;
+			fv->v[sl->role] = slot_value(sl, v >> (64 - 8 * sl->size));
 		}
-		fv->have = f->have;
-		return;
-	}
-	if (size >= f->slots_end) {
-		for (i = 0; i < f->nr_slots; i++)
-			fv->v[f->slot[i].role] = read_slot(d, &f->slot[i], data);
 		fv->have = f->have;
 		return;
 	}
@@ -659,7 +650,7 @@ static inline void read_fields(const struct decoder *d, const struct decode_fmt 
 
 		if (sl->end > size)
 			continue;
-		fv->v[sl->role] = read_slot(d, sl, data);
+		fv->v[sl->role] = slot_value(sl, read_num(d, (const char *)data + sl->off, sl->size));
 		fv->have |= 1u << sl->role;
 	}
 }
@@ -698,21 +689,28 @@ static int reason_id_slow(struct decoder *d, struct decode_fmt *f,
 	return id;
 }
 
+/* The slot of key in cache c (size a power of two, never full), or the empty one it would take. */
+static inline unsigned int cache_slot(const struct reason_cache_ent *c, unsigned int size, uint64_t key)
+{
+	unsigned int i;
+
+	for (i = key * 0x9e3779b97f4a7c15ull >> 40 & (size - 1); c[i].key && c[i].key != key;
+	     i = (i + 1) & (size - 1))
+		;
+	return i;
+}
+
 /* The cache of f with twice its slots (64 at first): 0, or -1 (no memory). */
 static int cache_grow(struct decode_fmt *f)
 {
-	unsigned int n = f->cache_size ? f->cache_size * 2 : 64, i, j;
+	unsigned int n = f->cache_size ? f->cache_size * 2 : 64, i;
 	struct reason_cache_ent *c = calloc(n, sizeof(*c));
 
 	if (!c)
 		return -1;
-	for (i = 0; i < f->cache_size; i++) {
-		if (!f->cache[i].key)
-			continue;
-		for (j = f->cache[i].key * 0x9e3779b97f4a7c15ull >> 40 & (n - 1); c[j].key; j = (j + 1) & (n - 1))
-			;
-		c[j] = f->cache[i];
-	}
+	for (i = 0; i < f->cache_size; i++)
+		if (f->cache[i].key)
+			c[cache_slot(c, n, f->cache[i].key)] = f->cache[i];
 	free(f->cache);
 	f->cache = c;
 	f->cache_size = n;
@@ -725,13 +723,14 @@ static int reason_id(struct decoder *d, struct decode_fmt *f,
 {
 	uint64_t key = (uint64_t)ev->isa << 56 | (uint64_t)(ev->flags >> 16) << 32 |
 		       (ev->flags ? 1ull << 55 : 0) | ev->reason | 1ull << 63;
-	unsigned int i, mask = f->cache_size - 1;
+	unsigned int i = 0;
 	int id;
 
-	for (i = key * 0x9e3779b97f4a7c15ull >> 40 & mask; f->cache_size && f->cache[i].key;
-	     i = (i + 1) & mask)
-		if (f->cache[i].key == key)
+	if (f->cache_size) {
+		i = cache_slot(f->cache, f->cache_size, key);
+		if (f->cache[i].key)
 			return f->cache[i].id;
+	}
 	id = reason_id_slow(d, f, fv, ev);
 	if (id < 0)
 		return -1;
@@ -747,9 +746,7 @@ static int reason_id(struct decoder *d, struct decode_fmt *f,
 	if ((f->cache_used + 1) * 2 > f->cache_size) {
 		if (cache_grow(f))
 			return -1;
-		mask = f->cache_size - 1;
-		for (i = key * 0x9e3779b97f4a7c15ull >> 40 & mask; f->cache[i].key; i = (i + 1) & mask)
-			;
+		i = cache_slot(f->cache, f->cache_size, key);
 	}
 	if (id == d->names->reasons.other_id)
 		f->cache_other++;

@@ -47,13 +47,14 @@ class Reader:
 
 
 def field_layouts(text):
-    """{event id: [(offset, size)]} of the numeric fields in a format file's text."""
+    """A format file's text -> (event id, event name, [(offset, size)] of its numeric fields)."""
     m = re.search(rb"^ID:\s*(\d+)", text, re.M)
+    name = re.search(rb"^name:\s*(\S+)", text, re.M)
     fields = []
     for f in FIELD.finditer(text.decode()):
         if not f.group("arr") and int(f.group("size")) in (2, 4, 8):
             fields.append((int(f.group("off")), int(f.group("size"))))
-    return (int(m.group(1)) if m else None), fields
+    return (int(m.group(1)) if m else None), (name.group(1).decode() if name else None), fields
 
 
 def rewrite(src, dst, big_endian=True, shorten=None):
@@ -89,9 +90,9 @@ def rewrite(src, dst, big_endian=True, shorten=None):
             text = r.take(size)
             put("Q", size)
             out.extend(text)
-            eid, fields = field_layouts(text)
+            eid, name, fields = field_layouts(text)
             if eid is not None:
-                formats[eid] = (text, fields)
+                formats[eid] = (name, fields)
 
     n = r.num("I")
     put("I", n)
@@ -160,8 +161,8 @@ def page(pg, long_size, o, formats, short):
             raise ValueError("pageswap: a record of type %d is not one kvmgen writes" % type_len)
         rec = bytearray(pg[at + 4:at + 4 + 4 * type_len])
         eid = struct.unpack_from("<H", rec, 0)[0]
-        name = re.search(rb"^name:\s*(\S+)", formats[eid][0], re.M).group(1).decode() if eid in formats else None
-        for foff, fsize in formats.get(eid, (b"", []))[1]:
+        name, fields = formats.get(eid, (None, []))
+        for foff, fsize in fields:
             if foff + fsize <= len(rec):
                 fmt = {2: "H", 4: "I", 8: "Q"}[fsize]
                 struct.pack_into(o + fmt, rec, foff, struct.unpack_from("<" + fmt, rec, foff)[0])

@@ -203,10 +203,9 @@ def check_byteorder():
         if why:
             skip(name + ": trace-cmd reports the rewritten file as the original", why)
         else:
-            a, b = (subprocess.run(["trace-cmd", "report", f], capture_output=True) for f in (dat, be))
-            ok(a.returncode == 0 and a.stdout == b.stdout and a.stdout.count(b"\n") > 1000,
-               name + ": trace-cmd reports the big-endian rewrite as the original (%d lines)"
-               % a.stdout.count(b"\n"), b.stderr.decode()[-300:])
+            a, b = tcreport.report(dat), tcreport.report(be)
+            ok(a == b and len(a) > 1000,
+               name + ": trace-cmd reports the big-endian rewrite as the original (%d lines)" % len(a))
         check_file(name, be, exp)
 
 
