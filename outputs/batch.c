@@ -173,6 +173,7 @@ static void view_stop(void *ctx)
 static const struct view_ops batch_view_ops = {
 	.name = "batch",
 	.findings = true,
+	.ips = true,
 	.start = view_start,
 	.refresh = view_refresh,
 	.notice = view_notice,
@@ -196,5 +197,7 @@ struct view *batch_view_init(struct batch *b, const struct batch_config *c)
 	/* text, JSON and -o findings show them; the rest are not worked out for nothing */
 	b->view.findings = b->fmt == BATCH_TEXT || b->fmt == BATCH_JSON || b->fmt == BATCH_FINDINGS;
 	b->view.totals = b->fmt == BATCH_PROMETHEUS || b->fmt == BATCH_OPENMETRICS;
+	/* the guest IPs are in text, JSON and folded stacks */
+	b->view.ips = b->fmt == BATCH_TEXT || b->fmt == BATCH_JSON || b->fmt == BATCH_FOLDED;
 	return &b->view;
 }

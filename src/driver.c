@@ -671,11 +671,12 @@ static int open_source(struct driver *drv, unsigned int tick_ms)
 			fail(drv, "%s", err);
 		return -1;
 	}
-	drv->m = model_new(&drv->names, drv->o->ring, src_ident, drv);
+	/* rings and IP tables only for a view that shows them */
+	drv->m = model_new(&drv->names, drv->v->recent ? drv->o->ring : 0, src_ident, drv);
 	if (!drv->m)
 		goto out_nomem;
 	drv->m->live = drv->src.live;
-	drv->m->ip_slots = drv->o->ip_slots;
+	drv->m->ip_slots = drv->v->ips ? drv->o->ip_slots : 0;
 	drv->m->max_vcpus = drv->o->max_vcpus;
 	drv->m->max_thieves = drv->o->thieves;
 	/* the metrics' stolen family counts since the start */

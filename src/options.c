@@ -190,7 +190,8 @@ static const struct opt_def opts[] = {
 	  .help = "one report for the whole input (live: until\n"
 		  "SIGINT/SIGTERM/SIGHUP, or the demo guest ends)" },
 	{ "ring", 0, "N", NUM(ring, 0, 1 << 20, "a number of exits from 0 to 1048576"),
-	  .help = "keep the last N exits per vCPU (default " XSTR(MODEL_RING_DEFAULT) ")" },
+	  .help = "keep the last N exits per vCPU (default " XSTR(MODEL_RING_DEFAULT) ") for\n"
+		  "the screen; batch mode and the exporter keep none" },
 	{ "max-vcpus", 0, "N", NUM(max_vcpus, 1, MODEL_MAX_VCPUS_MAX,
 				   "a number of threads from 1 to " XSTR(MODEL_MAX_VCPUS_MAX)),
 	  .help = "track at most N vCPU threads (default " XSTR(MODEL_MAX_VCPUS) "); the\n"
@@ -264,7 +265,8 @@ static const struct opt_def opts[] = {
 	{ "ip-slots", 0, "N", NUM(ip_slots, 0, MODEL_IPS_MAX,
 				  "a number of IPs from 0 to " XSTR(MODEL_IPS_MAX)),
 	  .help = "guest IPs kept per vCPU, each of time samples and\n"
-		  "exit sites (default " XSTR(MODEL_IPS_DEFAULT) ", at most " XSTR(MODEL_IPS_MAX) "; 0: none)" },
+		  "exit sites (default " XSTR(MODEL_IPS_DEFAULT) ", at most " XSTR(MODEL_IPS_MAX) "; 0: none); only\n"
+		  "for the screen, text, JSON and folded stacks" },
 	{ "ip-top", 0, "N", NUM(ip_top, 0, 1000000, "a number of IPs from 0 to 1000000"),
 	  .help = "text and JSON: the N most counted IPs of each kind\n"
 		  "per VM and vCPU (default 10; 0: none)" },

@@ -62,6 +62,13 @@ struct snapshot {
 struct view_ops {
 	const char *name;
 	bool findings;		/* its snapshots carry the findings (view.findings: this one's) */
+	/*
+	 * What of the model's per-exit keeping it shows: each vCPU's recent
+	 * exits (--ring) and guest IPs (--ip-slots).  What no view shows is
+	 * not kept: every exit would pay for it (view.recent, view.ips).
+	 */
+	bool recent;
+	bool ips;
 	/* The source is open: 0, or -1 (said why). */
 	int (*start)(void *ctx, const struct view_source *src, const struct model *m);
 	/* Show a snapshot: 0; 1: stop, a normal end (the reader went away); -1: failed, errno says why. */
@@ -93,6 +100,8 @@ struct view {
 	int fd;			/* input to wait on with the source, -1: none */
 	bool linger;		/* kept up after the input ends, until SIGINT/SIGTERM (an exporter) */
 	bool findings;		/* ops->findings, unless this one's output shows none (a metrics format) */
+	bool recent;		/* ops->recent */
+	bool ips;		/* ops->ips, unless this one's output shows none (CSV, a metrics format) */
 	/*
 	 * It shows only the totals since the start (metrics): the driver
 	 * closes each interval before the refresh, not after, so the
@@ -106,7 +115,8 @@ struct view {
 
 static inline void view_init(struct view *v, const struct view_ops *ops, void *ctx, int fd)
 {
-	*v = (struct view){ .ops = ops, .ctx = ctx, .fd = fd, .findings = ops->findings };
+	*v = (struct view){ .ops = ops, .ctx = ctx, .fd = fd, .findings = ops->findings,
+			    .recent = ops->recent, .ips = ops->ips };
 }
 
 #endif

@@ -164,6 +164,12 @@ MUTATIONS = [
      [("src/model_ips.c", "\t\t\t\tif (t->heap)\n\t\t\t\t\tsift_down(t, i);", "\t\t\t\tif (0)\n\t\t\t\t\tsift_down(t, i);")]),
     ("decode: the one-load read used on a file of the other byte order",
      [("src/decode.c", "if (size >= f->slots_end && f->wide && d->native) {", "if (size >= f->slots_end && f->wide) {")]),
+    ("views: recent-exit rings kept for a view that shows none",
+     [("src/driver.c", "drv->v->recent ? drv->o->ring : 0", "drv->o->ring")]),
+    ("views: guest IP tables kept for CSV and the metrics formats",
+     [("outputs/batch.c", "b->view.ips = b->fmt == BATCH_TEXT ||", "b->view.ips = 1 ||")]),
+    ("views: the screen keeps no recent exits",
+     [("ui/tui.c", "\t.recent = true,\n", "")]),
 ]
 
 

@@ -438,6 +438,8 @@ static void tui_stop(void *ctx)
 static const struct view_ops tui_view_ops = {
 	.name = "screen",
 	.findings = true,
+	.recent = true,
+	.ips = true,
 	.start = tui_start,
 	.refresh = tui_refresh,
 	.input = tui_input,
