@@ -34,6 +34,7 @@ struct decode_fmt {
 		unsigned char size;	/* 1, 2, 4 or 8 */
 		unsigned char role;
 		bool sign;
+		unsigned char shift;	/* 64 - 8 * size: the field's top bits to its value */
 	} slot[FR_NR];
 	unsigned int nr_slots;
 	int slots_end;			/* a record this long has every slot's field */
@@ -128,6 +129,7 @@ static int bind_fields(const struct decoder *d, struct decode_fmt *f,
 			.size = (unsigned char)f->f[r]->size,
 			.role = (unsigned char)r,
 			.sign = f->f[r]->flags & TEP_FIELD_IS_SIGNED,
+			.shift = (unsigned char)(64 - 8 * f->f[r]->size),
 		};
 		if (f->slots_end < f->f[r]->offset + f->f[r]->size)
 			f->slots_end = f->f[r]->offset + f->f[r]->size;
@@ -404,6 +406,9 @@ static int bind_common(struct decoder *d, char *err, size_t errlen)
 		d->pid_off = fp->offset;
 		d->pid_size = fp->size;
 		d->have_common = d->type_size <= 8 && d->pid_size <= 8;
+		/* every kernel's: a u16 type first, an s32 pid at 4, read in place */
+		d->std_common = d->native && d->type_off == 0 && d->type_size == 2 &&
+				d->pid_off == 4 && d->pid_size == 4;
 		return 0;
 	}
 	return 0;
@@ -619,12 +624,13 @@ static inline uint64_t read_num(const struct decoder *d, const void *p, int size
 	return tep_read_number(d->tep, p, size);
 }
 
-/* The value v of slot sl (its size's low bytes), its sign extended where the field is signed. */
-static inline uint64_t slot_value(const struct field_slot *sl, uint64_t v)
+/*
+ * The field of slot sl from top, a 64-bit word whose top bytes are the
+ * field's: shifted down, by an arithmetic shift where the field is signed.
+ */
+static inline uint64_t slot_value(const struct field_slot *sl, uint64_t top)
 {
-	unsigned int rs = 64 - 8 * sl->size;
-
-	return sl->sign ? (uint64_t)((int64_t)(v << rs) >> rs) : v;
+	return sl->sign ? (uint64_t)((int64_t)top >> sl->shift) : top >> sl->shift;
 }
 
 static inline void read_fields(const struct decoder *d, const struct decode_fmt *f,
@@ -639,7 +645,7 @@ static inline void read_fields(const struct decoder *d, const struct decode_fmt 
 			uint64_t v;
 
 			memcpy(&v, (const char *)data + sl->end - 8, sizeof(v));
-			fv->v[sl->role] = slot_value(sl, v >> (64 - 8 * sl->size));
+			fv->v[sl->role] = slot_value(sl, v);
 		}
 		fv->have = f->have;
 		return;
@@ -650,7 +656,7 @@ static inline void read_fields(const struct decoder *d, const struct decode_fmt 
 
 		if (sl->end > size)
 			continue;
-		fv->v[sl->role] = slot_value(sl, read_num(d, (const char *)data + sl->off, sl->size));
+		fv->v[sl->role] = slot_value(sl, read_num(d, (const char *)data + sl->off, sl->size) << sl->shift);
 		fv->have |= 1u << sl->role;
 	}
 }
@@ -770,16 +776,26 @@ int decode_record(struct decoder *d, struct tep_record *rec, struct kvm_event *e
 	struct field_vals fv;
 	int type;
 
-	if (!d->have_common || rec->size < d->type_off + d->type_size ||
-	    rec->size < d->pid_off + d->pid_size)
-		return 0;
-	type = (int)read_num(d, (const char *)rec->data + d->type_off, d->type_size);
+	if (d->std_common && rec->size >= 8) {
+		uint16_t t16;
+		int32_t pid;
+
+		memcpy(&t16, rec->data, sizeof(t16));
+		memcpy(&pid, (const char *)rec->data + 4, sizeof(pid));
+		type = t16;
+		ev->tid = pid;
+	} else {
+		if (!d->have_common || rec->size < d->type_off + d->type_size ||
+		    rec->size < d->pid_off + d->pid_size)
+			return 0;
+		type = (int)read_num(d, (const char *)rec->data + d->type_off, d->type_size);
+		ev->tid = (int)read_num(d, (const char *)rec->data + d->pid_off, d->pid_size);
+	}
 	if (type < 0 || type >= d->nr_ids || !(f = d->by_id[type]))
 		return 0;
 
 	ev->time = rec->ts;
 	ev->cpu = rec->cpu;
-	ev->tid = (int)read_num(d, (const char *)rec->data + d->pid_off, d->pid_size);
 	ev->kind = f->kind;
 	ev->other = f->other;
 	ev->sub = -1;

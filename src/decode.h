@@ -119,6 +119,7 @@ struct decoder {
 	bool have_common;
 	int type_off, type_size;	/* common_type, for every event alike */
 	int pid_off, pid_size;		/* common_pid */
+	bool std_common;		/* in host order, type a u16 at 0 and pid an s32 at 4 */
 	int rec_max;			/* the largest record: a page's bytes */
 };
 

@@ -170,6 +170,11 @@ MUTATIONS = [
      [("outputs/batch.c", "b->view.ips = b->fmt == BATCH_TEXT ||", "b->view.ips = 1 ||")]),
     ("views: the screen keeps no recent exits",
      [("ui/tui.c", "\t.recent = true,\n", "")]),
+    ("decode: the common fields read in place on a file of the other byte order",
+     [("src/decode.c", "d->std_common = d->native && d->type_off == 0", "d->std_common = d->type_off == 0")]),
+    ("driver: an event at an interval's end counted in the interval it ends",
+     [("src/driver.c", "|| (ev->time >= drv->next && drv->next != UINT64_MAX)))",
+       "|| (ev->time > drv->next && drv->next != UINT64_MAX)))")]),
 ]
 
 
