@@ -14,7 +14,10 @@ least a reader can do for kvmtop's main figures (the pages walked with
 kbuffer, merged by time, exits and exit->entry latencies counted; its counts
 must equal kvmtop's), and kvmtop's CPU as a multiple of it (target <= 1.2x);
 beside it the floor under both, the same walk reading no field (ceiling -r),
-and what each spends per event above that floor.
+and what each spends per event above that floor; where valgrind is installed,
+the same three in instructions per event (cachegrind), a figure that neither
+the machine's neighbours nor code placement move (where a hot function starts
+moved kvmtop's CPU by up to 1.3x on this kind of machine).
 
 Then the scale table: generated recordings of 10 x 4, 100 x 8, 1,000 x 8 and
 2,000 x 8 VMs x vCPUs (50 exits each, 32 CPUs, with their ps snapshots for
@@ -228,6 +231,32 @@ def ceiling(k, j):
               "%.0f%% of the ceiling; above it per event kvmtop spends %.1f ns, the ceiling %.1f ns "
               "(1.2x would leave kvmtop %.1f ns)" % (walk[1], 100.0 * walk[1] / best[1], ns(k[1]), ns(best[1]),
                                                      max(0.0, ns(1.2 * best[1]))))
+    instructions(exe, events)
+
+
+def instructions(exe, events):
+    """The same three runs counted in instructions (valgrind's cachegrind), which no
+    neighbour and no code placement moves: on this kind of machine where a hot function
+    starts swings kvmtop's CPU by up to 1.3x, so the seconds above carry that much."""
+    if not shutil.which("valgrind") or not events:
+        print("  instructions: not counted (valgrind is not installed: apt-get install valgrind)")
+        return
+    n = {}
+    for name, argv in (("kvmtop", [os.path.join(TOP, "kvmtop"), "-b", "-r", DAT, "--summary", "-o", "json"]),
+                       ("ceiling", [exe, DAT]), ("walk", [exe, "-r", DAT])):
+        out = os.path.join(OUT, "cachegrind.out")
+        r = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=" + out]
+                           + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        tot = [l for l in open(out).read().splitlines() if l.startswith("summary:")] if r.returncode == 0 else []
+        if not tot:
+            print("  instructions: cachegrind failed on %s: %s" % (name, r.stderr.decode()[-200:]))
+            return
+        n[name] = int(tot[0].split()[1])
+    above = lambda x: (n[x] - n["walk"]) / events
+    print("  instructions per event (cachegrind): kvmtop %.0f, the ceiling %.0f, the walk %.0f; above the walk "
+          "kvmtop %.0f, the ceiling %.0f (%.2fx the ceiling's instructions in all)"
+          % (n["kvmtop"] / events, n["ceiling"] / events, n["walk"] / events, above("kvmtop"), above("ceiling"),
+             n["kvmtop"] / n["ceiling"]))
 
 
 def screen_run(dat, keys, args=(), wait=1.0):
