@@ -186,25 +186,55 @@ static int walk_time_option(struct walk *w, uint64_t id, uint64_t len)
 	return 0;
 }
 
+#define SEC_HEADER_INFO	16	/* the sections of the parts below, version 7 */
+#define SEC_FTRACE_EVENTS	17
+#define SEC_EVENT_FORMATS	18
+#define SEC_KALLSYMS	19
+#define SEC_PRINTK	20
+#define SEC_CMDLINES	21
+
+/*
+ * The parts of the file's metadata, each as both versions hold it
+ * (version 7 in a section of its own): every size inside what holds it.
+ */
+static int walk_part(struct walk *w, uint64_t id)
+{
+	uint64_t n, m;
+
+	switch (id) {
+	case SEC_HEADER_INFO:
+		/* header_page and header_event: a name, a u64 size, the text */
+		return walk_str(w, NULL, 0) || walk_blocks(w, 1, 8) || walk_str(w, NULL, 0) ||
+		       walk_blocks(w, 1, 8) ? -1 : 0;
+	case SEC_FTRACE_EVENTS:
+		return walk_num(w, 4, &n) || walk_blocks(w, n, 8) ? -1 : 0;
+	case SEC_EVENT_FORMATS:
+		/* event systems, each a name and its formats */
+		if (walk_num(w, 4, &n))
+			return -1;
+		while (n--)
+			if (walk_str(w, NULL, 0) || walk_num(w, 4, &m) || walk_blocks(w, m, 8))
+				return -1;
+		return 0;
+	case SEC_KALLSYMS:
+	case SEC_PRINTK:
+		return walk_blocks(w, 1, 4);
+	case SEC_CMDLINES:
+		return walk_blocks(w, 1, 8);
+	}
+	return 0;
+}
+
 static int walk_v6(struct walk *w)
 {
-	uint64_t n, cpus, id, off, len;
+	uint64_t cpus, id, off, len;
 	char name[16];
 
-	/* header_page and header_event: a name, a u64 size, the text */
-	if (walk_str(w, NULL, 0) || walk_blocks(w, 1, 8) || walk_str(w, NULL, 0) || walk_blocks(w, 1, 8))
-		return -1;
-	/* ftrace formats, then event systems each with its formats */
-	if (walk_num(w, 4, &n) || walk_blocks(w, n, 8) || walk_num(w, 4, &n))
-		return -1;
-	while (n--) {
-		uint64_t m;
-
-		if (walk_str(w, NULL, 0) || walk_num(w, 4, &m) || walk_blocks(w, m, 8))
+	for (id = SEC_HEADER_INFO; id <= SEC_CMDLINES; id++)
+		if (walk_part(w, id))
 			return -1;
-	}
-	/* kallsyms, printk, cmdlines, CPU count */
-	if (walk_blocks(w, 2, 4) || walk_blocks(w, 1, 8) || walk_num(w, 4, &cpus))
+	/* the CPU count */
+	if (walk_num(w, 4, &cpus))
 		return -1;
 	if (cpus > REPLAY_CPUS_MAX) {
 		w->bad_cpu = cpus - 1;
@@ -309,11 +339,14 @@ static int walk_options(struct walk *w, uint64_t len)
 
 /*
  * A compressed section is {u32 compressed size, u32 size, data} in the
- * file's codec.  Its options are walked after decompressing them here,
- * with kvmtop's own zlib or libzstd, before libtracecmd allocates what
- * the sizes ask for.  -3 with w->why set when the section is corrupt.
+ * file's codec.  Its options, or the metadata part it holds, are walked
+ * after decompressing them here, with kvmtop's own zlib or libzstd:
+ * libtracecmd reads such a part from memory with the sizes it holds and
+ * copies a negative length when one runs past its end (libtracecmd 1.3,
+ * a 4-byte section whose size became 2^32 - 1).  -3 with w->why set when
+ * the section is corrupt.
  */
-static int walk_compressed(struct walk *w, uint64_t len)
+static int walk_compressed(struct walk *w, uint64_t id, uint64_t len)
 {
 	struct walk sub = { .big_endian = w->big_endian, .file_size = w->file_size, .out = w->out };
 	uint64_t zsize, size;
@@ -326,8 +359,9 @@ static int walk_compressed(struct walk *w, uint64_t len)
 		return -1;
 	if (zsize > len - 8)
 		return -1;
-	if (size > REPLAY_OPTIONS_MAX) {
-		w->why = "its compressed options section is larger than kvmtop accepts";
+	if (size > (id ? REPLAY_PART_MAX : REPLAY_OPTIONS_MAX)) {
+		w->why = id ? "a compressed section of its metadata is larger than kvmtop accepts" :
+			      "its compressed options section is larger than kvmtop accepts";
 		return -3;
 	}
 	in = malloc(zsize ? zsize : 1);
@@ -344,19 +378,42 @@ static int walk_compressed(struct walk *w, uint64_t len)
 	}
 	sub.mem = out;
 	sub.size = size;
-	ret = walk_options(&sub, size);
+	if (!id) {
+		ret = walk_options(&sub, size);
+	} else if (walk_part(&sub, id)) {
+		w->why = "a compressed section of its metadata holds less than its sizes say";
+		ret = -3;
+	} else {
+		ret = 0;
+	}
 	w->bad_cpu = sub.bad_cpu;
 	if (sub.why)
 		w->why = sub.why;
 	w->pos += len - 8 - zsize;
 	goto out_free;
 out_corrupt:
-	w->why = "its compressed options section does not decompress";
+	w->why = id ? "a compressed section of its metadata does not decompress" :
+		      "its compressed options section does not decompress";
 	ret = -3;
 out_free:
 	free(in);
 	free(out);
 	return ret;
+}
+
+/* An uncompressed section of len bytes: a metadata part must end inside it. */
+static int walk_section(struct walk *w, uint64_t id, uint64_t len)
+{
+	off_t end = w->pos + (off_t)len;
+
+	if (id < SEC_HEADER_INFO || id > SEC_CMDLINES)
+		return walk_skip(w, len);
+	if (walk_part(w, id) || w->pos > end) {
+		w->why = "a section of its metadata holds less than its sizes say";
+		return -3;
+	}
+	w->pos = end;
+	return 0;
 }
 
 static int walk_v7(struct walk *w)
@@ -372,12 +429,13 @@ static int walk_v7(struct walk *w)
 			return -1;
 		if (len > (uint64_t)(w->size - w->pos))
 			return -1;
-		if (id == 0 && !(flags & SEC_FL_COMPRESS))
-			ret = walk_options(w, len);
+		if (flags & SEC_FL_COMPRESS)
+			ret = id == 0 || (id >= SEC_HEADER_INFO && id <= SEC_CMDLINES) ?
+			      walk_compressed(w, id, len) : walk_skip(w, len);
 		else if (id == 0)
-			ret = walk_compressed(w, len);
+			ret = walk_options(w, len);
 		else
-			ret = walk_skip(w, len);
+			ret = walk_section(w, id, len);
 		if (ret)
 			return ret;
 	}

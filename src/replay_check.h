@@ -12,6 +12,8 @@
 #define REPLAY_CPUS_MAX	8192
 /* The largest options section accepted, decompressed (bytes). */
 #define REPLAY_OPTIONS_MAX	(16 << 20)
+/* The largest compressed metadata section (formats, kallsyms ...) accepted, decompressed. */
+#define REPLAY_PART_MAX		(256 << 20)
 
 /* Where one CPU's ring-buffer pages are in the file (size 0: none). */
 struct replay_cpu_data {
