@@ -15,6 +15,7 @@
 #include "export.h"
 #include "model.h"
 #include "options.h"
+#include "replay.h"
 #include "source.h"
 #include "trace.h"
 #include "tui.h"
@@ -162,6 +163,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ret = run(&o);
+	if (replay_faulted()) {
+		/* said why already, the view stopped: no destructor runs on a corrupt heap */
+		fflush(stdout);
+		fflush(stderr);
+		_exit(ret ? ret : 1);
+	}
 	sym_set_free(&o.syms);
 	return ret;
 }

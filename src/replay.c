@@ -37,6 +37,8 @@
 
 static sigjmp_buf bus_jmp;
 static volatile sig_atomic_t bus_armed;
+/* a crash inside the libraries was caught: their heap may be corrupt (replay_faulted) */
+static volatile sig_atomic_t lib_faulted;
 
 /*
  * libtraceevent's kbuffer loops for ever on some corrupt pages (an event
@@ -88,8 +90,12 @@ static const int guarded[] = { SIGBUS, SIGSEGV, SIGABRT, SIGFPE, SIGILL };
 /* The jump's value: the signal (SIGALRM: the stall watchdog). */
 static void on_fault(int sig)
 {
-	if (bus_armed)
+	if (bus_armed) {
+		/* SIGBUS is a page past a cut file's end, the heap untouched */
+		if (sig != SIGBUS)
+			lib_faulted = 1;
 		siglongjmp(bus_jmp, sig);
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -369,6 +375,11 @@ static void drain_peeked(struct replay *r)
 		tracecmd_free_record(rec);
 	}
 	bus_guard(false, old);
+}
+
+bool replay_faulted(void)
+{
+	return lib_faulted;
 }
 
 void replay_close(struct replay *r)

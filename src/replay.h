@@ -42,6 +42,12 @@ int replay_open(struct replay *r, const char *path, char *err, size_t errlen);
 /* 0 at the end of the data, 1 if fn stopped it, -1 with err on failure. */
 int replay_run(struct replay *r, replay_fn fn, void *ctx, char *err, size_t errlen);
 void replay_close(struct replay *r);
+/*
+ * The trace libraries crashed (a signal caught in them, not SIGBUS): what
+ * they allocated may be corrupt, and so may exit()'s destructors of the
+ * libraries loaded with them; kvmtop then ends with _exit().
+ */
+bool replay_faulted(void);
 /* Thread name the recording saved for tid, or NULL. */
 const char *replay_comm(struct replay *r, int tid);
 
