@@ -232,7 +232,9 @@ static void panic_prepare(struct tui *t)
 	static const char *const caps[] = { "sgr0", "cnorm", "rmcup" };
 	size_t i;
 
-	t->reset_len = 0;
+	/* CAN first: a sequence the crash cut half-way must not swallow rmcup */
+	t->reset[0] = '\030';
+	t->reset_len = 1;
 	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
 		const char *c = tigetstr(caps[i]);
 		size_t n;
@@ -256,10 +258,11 @@ static void tui_panic(void *ctx)
 
 	if (!t->curses)
 		return;
-	n = write(STDOUT_FILENO, t->reset, t->reset_len);
-	(void)n;
+	/* the modes first: a write to a terminal that no longer reads may block */
 	if (t->have_tio)
 		tcsetattr(STDIN_FILENO, TCSANOW, &t->shell_tio);
+	n = write(STDOUT_FILENO, t->reset, t->reset_len);
+	(void)n;
 }
 
 static int tui_start(void *ctx, const struct view_source *src, const struct model *m)
