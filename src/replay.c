@@ -264,35 +264,23 @@ static int record_cb(struct tep_record *rec, void *data)
 
 	in_lib = 0;
 	progress++;
-	if (check_record(rc->r, rec))
-		return -1;
 	ret = rc->fn(rec, rc->ctx) ? -1 : 0;
 	in_lib = 1;
 	return ret;
 }
 
 /*
- * Each record of the pages read in place: replay_pages.c hands them out
- * of the file's own CPUs, each inside its page and after the one before,
- * so check_record has nothing to find.
+ * Each record libtracecmd hands out, checked first.  replay_pages.c's
+ * records need no check: it hands them out of the file's own CPUs, each
+ * inside its page and after the one before.
  */
-static int pages_cb(struct tep_record *rec, void *data)
-{
-	struct run_ctx *rc = data;
-	int ret;
-
-	in_lib = 0;
-	progress++;
-	ret = rc->fn(rec, rc->ctx) ? -1 : 0;
-	in_lib = 1;
-	return ret;
-}
-
 static int run_cb(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
 {
+	struct run_ctx *rc = data;
+
 	(void)h;
 	(void)cpu;
-	return record_cb(rec, data);
+	return check_record(rc->r, rec) ? -1 : record_cb(rec, data);
 }
 
 int replay_run(struct replay *r, replay_fn fn, void *ctx, char *err, size_t errlen)
@@ -323,7 +311,7 @@ int replay_run(struct replay *r, replay_fn fn, void *ctx, char *err, size_t errl
 	}
 	if (r->pages) {
 		/* -1: r->bad says what is corrupt, unless the callback found it first */
-		ret = replay_pages_iterate(r->pages, pages_cb, &rc, r->bad, sizeof(r->bad));
+		ret = replay_pages_iterate(r->pages, record_cb, &rc, r->bad, sizeof(r->bad));
 		ret = ret == 1 ? -1 : ret;
 	} else {
 		ret = tracecmd_iterate_events(r->handle, NULL, 0, run_cb, &rc);

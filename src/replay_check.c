@@ -193,6 +193,12 @@ static int walk_time_option(struct walk *w, uint64_t id, uint64_t len)
 #define SEC_PRINTK	20
 #define SEC_CMDLINES	21
 
+/* Section id holds a part of the metadata (walk_part knows it). */
+static bool is_part(uint64_t id)
+{
+	return id >= SEC_HEADER_INFO && id <= SEC_CMDLINES;
+}
+
 /*
  * The parts of the file's metadata, each as both versions hold it
  * (version 7 in a section of its own): every size inside what holds it.
@@ -406,7 +412,7 @@ static int walk_section(struct walk *w, uint64_t id, uint64_t len)
 {
 	off_t end = w->pos + (off_t)len;
 
-	if (id < SEC_HEADER_INFO || id > SEC_CMDLINES)
+	if (!is_part(id))
 		return walk_skip(w, len);
 	if (walk_part(w, id) || w->pos > end) {
 		w->why = "a section of its metadata holds less than its sizes say";
@@ -430,8 +436,7 @@ static int walk_v7(struct walk *w)
 		if (len > (uint64_t)(w->size - w->pos))
 			return -1;
 		if (flags & SEC_FL_COMPRESS)
-			ret = id == 0 || (id >= SEC_HEADER_INFO && id <= SEC_CMDLINES) ?
-			      walk_compressed(w, id, len) : walk_skip(w, len);
+			ret = id == 0 || is_part(id) ? walk_compressed(w, id, len) : walk_skip(w, len);
 		else if (id == 0)
 			ret = walk_options(w, len);
 		else

@@ -173,7 +173,7 @@ MUTATIONS = [
     ("decode: the common fields read in place on a file of the other byte order",
      [("src/decode.c", "d->std_common = d->native && d->type_off == 0", "d->std_common = d->type_off == 0")]),
     ("replay_check: a compressed metadata section handed to libtracecmd unwalked",
-     [("src/replay_check.c", "ret = id == 0 || (id >= SEC_HEADER_INFO && id <= SEC_CMDLINES) ?", "ret = id == 0 ?")]),
+     [("src/replay_check.c", "ret = id == 0 || is_part(id) ?", "ret = id == 0 ?")]),
     ("driver: an event at an interval's end counted in the interval it ends",
      [("src/driver.c", "|| (ev->time >= drv->next && drv->next != UINT64_MAX)))",
        "|| (ev->time > drv->next && drv->next != UINT64_MAX)))")]),
