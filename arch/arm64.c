@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../src/decode.h"
+#include "decode/decode.h"
 
 #define ARM_EXC_IRQ		0
 #define ARM_EXC_SERROR		1

@@ -5,7 +5,7 @@
  * number the event carries, named from the format's own table if it has
  * one, else UNKNOWN(n).
  */
-#include "../src/decode.h"
+#include "decode/decode.h"
 
 static void generic_decode_exit(const struct field_vals *fv, struct kvm_event *ev)
 {

@@ -15,7 +15,7 @@
  */
 #include <stdio.h>
 
-#include "../src/decode.h"
+#include "decode/decode.h"
 
 #define PPC_CEDED		1u	/* ev->flags */
 #define PPC_TRAP_EXTERNAL	0x500

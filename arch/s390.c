@@ -11,7 +11,7 @@
  * Names come first from the kernel's table in the print fmt
  * (sie_intercept_code); the one below is asm/sie.h's.
  */
-#include "../src/decode.h"
+#include "decode/decode.h"
 
 #define S390_HOST_INTERRUPT	0x00
 #define S390_EXT_INTERRUPT	0x14

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../src/decode.h"
+#include "decode/decode.h"
 
 #define X86_ISA_VMX	1
 #define X86_ISA_SVM	2

@@ -184,7 +184,7 @@ def ceiling(k, j):
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libtraceevent", "libtracecmd"],
                            stdout=subprocess.PIPE, check=True).stdout.decode().split()
     r = subprocess.run(["cc", "-O2", "-I" + os.path.join(SRC, "src"), "-o", exe,
-                        os.path.join(SRC, "bench", "ceiling.c"), os.path.join(SRC, "src", "replay_check.c")]
+                        os.path.join(SRC, "bench", "ceiling.c"), os.path.join(SRC, "src", "sources", "replay_layout.c")]
                        + flags + ["-lz", "-lzstd"], capture_output=True)
     if r.returncode:
         print("replay ceiling: bench/ceiling.c does not build: %s" % r.stderr.decode()[-300:])

@@ -26,7 +26,7 @@
 #include <kbuffer.h>
 #include <trace-cmd/trace-cmd.h>
 
-#include "replay_check.h"
+#include "sources/replay_layout.h"
 
 #define THREADS		65536	/* slots of the thread table, a power of two */
 #define REASONS		64	/* distinct exit reasons kept per thread */

@@ -38,10 +38,10 @@
 
 #include <fcntl.h>
 
-#include "ident.h"
-#include "kstat.h"
+#include "ident/ident.h"
+#include "sources/stats_file.h"
 #include "options.h"
-#include "sym.h"
+#include "sym/sym.h"
 
 #define INPUT_MAX	(1 << 20)
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "batch.h"
-#include "model_time.h"
+#include "model/model_time.h"
 
 double batch_seconds(const struct batch *b, uint64_t end)
 {

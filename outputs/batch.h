@@ -11,14 +11,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "findings.h"
+#include "model/findings.h"
 #include "metrics.h"
-#include "model.h"
-#include "model_fields.h"
-#include "model_ips.h"
-#include "model_scope.h"
-#include "sym.h"
-#include "view.h"
+#include "model/model.h"
+#include "model/model_fields.h"
+#include "model/model_ips.h"
+#include "model/model_scope.h"
+#include "sym/sym.h"
+#include "driver/view.h"
 
 enum batch_format {
 	BATCH_TEXT,

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "batch.h"
-#include "escape.h"
+#include "util/escape.h"
 
 /* The thread's time in each state, seconds; empty where not measured. */
 static void csv_states(const struct batch *b, const struct model_scope *s)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "batch.h"
-#include "escape.h"
+#include "util/escape.h"
 
 /* "VM web (pid 123) vCPU 1 (tid 456)", "VM web (pid 123)" or "host" */
 static const char *where(const struct finding *f, char *buf, size_t len)

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "batch.h"
-#include "escape.h"
-#include "model_scope.h"
+#include "util/escape.h"
+#include "model/model_scope.h"
 
 static const char *const kind_name[IP_KINDS] = { "time", "exit" };
 static const char *const kind_title[IP_KINDS] = {

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "batch.h"
-#include "escape.h"
-#include "model_time.h"
+#include "util/escape.h"
+#include "model/model_time.h"
 
 static void json_rate(const struct batch *b, uint64_t n, uint64_t end)
 {

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "batch.h"
-#include "escape.h"
+#include "util/escape.h"
 
 static const struct kstat_table *table(const struct batch *b, enum kstat_scope sc)
 {

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "batch.h"
-#include "escape.h"
-#include "fmt.h"
-#include "model_time.h"
+#include "util/escape.h"
+#include "util/fmt.h"
+#include "model/model_time.h"
 
 /* The text table's columns: reason fields by name, and their widths. */
 static const struct {

@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 
 #include "metrics.h"
-#include "view.h"
+#include "driver/view.h"
 
 struct doc;
 

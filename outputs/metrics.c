@@ -24,8 +24,8 @@
 
 #include "config.h"
 #include "metrics.h"
-#include "model_scope.h"
-#include "model_time.h"
+#include "model/model_scope.h"
+#include "model/model_time.h"
 
 enum fam_id {
 	FAM_EXITS,

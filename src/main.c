@@ -9,16 +9,16 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "batch.h"
+#include "outputs/batch.h"
 #include "demo.h"
-#include "driver.h"
-#include "export.h"
-#include "model.h"
+#include "driver/driver.h"
+#include "outputs/export.h"
+#include "model/model.h"
 #include "options.h"
-#include "replay.h"
-#include "source.h"
-#include "trace.h"
-#include "tui.h"
+#include "sources/replay.h"
+#include "sources/source.h"
+#include "sources/trace.h"
+#include "ui/tui.h"
 
 
 /*

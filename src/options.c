@@ -15,7 +15,7 @@
 
 #include "config.h"
 #include "demo.h"
-#include "model.h"
+#include "model/model.h"
 #include "options.h"
 
 #define STR(x)	#x

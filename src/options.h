@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "model_ips.h"
-#include "sym.h"
+#include "model/model_ips.h"
+#include "sym/sym.h"
 
 /* -o: what batch output prints (main.c hands it to the outputs). */
 enum opt_format {

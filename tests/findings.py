@@ -7,7 +7,7 @@ vCPU's time runnable while host task 600 runs, 2,000 port I/O exits at ports 0x3
 1,500 MMIO exits with their kvm_mmio events, 1,500 PAUSE exits, 1,500 short HLTs, a reason whose
 p99 is 250 times its p50, a vCPU 30 % in the VMM, lost events -- so what must fire, on which VM
 or vCPU and with which figures, is known without kvmtop; a quiet VM has no finding at all.
-The rules' table in src/findings.c and the man page's FINDINGS section must list the same ids.
+The rules' table in src/model/findings.c and the man page's FINDINGS section must list the same ids.
 """
 import json
 import os
@@ -260,12 +260,12 @@ def main():
        "lost-events: the same recording without losses has none", (fs, err))
 
     # one table, one man page: the rules kvmtop knows are the FINDINGS section's
-    src = open(os.path.join(SRC, "src", "findings.c")).read()
+    src = open(os.path.join(SRC, "src", "model", "findings.c")).read()
     table = re.findall(r'^\t\{ "([a-z-]+)", FSC_', src, re.M)
     man = open(os.path.join(SRC, "man", "kvmtop.1")).read()
     section = man[man.index(".SH FINDINGS"):man.index(".SH", man.index(".SH FINDINGS") + 4)]
     listed = [x.replace("\\-", "-") for x in re.findall(r'^\.B ([a-z\\-]+)$', section, re.M)]
-    eq(listed, table, "the man page's FINDINGS section lists every rule of src/findings.c, in its order")
+    eq(listed, table, "the man page's FINDINGS section lists every rule of src/model/findings.c, in its order")
 
     screen_case(overcommit(40, "overcommit"))
 

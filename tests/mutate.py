@@ -11,7 +11,10 @@ suite fails.  Every one must be caught; the summary line says how many
 were applied and caught, and the exit status is 1 if any survived or
 could not be applied (its text no longer in the source: update the list).
 
-usage: python3 tests/mutate.py [--src DIR] [--only TEXT]... [--from N] [--keep]
+usage: python3 tests/mutate.py [--src DIR] [--only TEXT]... [--from N] [--keep] [--check]
+--check only says whether every mutation's text is still once in the
+source (seconds, no build): make check runs it, so a change that moves
+code keeps this list true.
 It takes about two minutes per mutation on two cores; it is not run by CI.
 Where this machine's KVM cannot run the live cases, the emulated KVM host
 that would run them (tests/vmhost) is left out: every mutation here is
@@ -28,15 +31,15 @@ import time
 # (what, [(file, old text, new text), ...]): each old text must occur exactly once
 MUTATIONS = [
     ("hist: percentile rank rounded down (floor, not ceil)",
-     [("src/hist.c", "\t\trank++;\n", "\t\t;\n")]),
+     [("src/model/hist.c", "\t\trank++;\n", "\t\t;\n")]),
     ("hist: a bucket's lower edge instead of its middle",
-     [("src/hist.c", "v = lo + width / 2;", "v = lo;")]),
+     [("src/model/hist.c", "v = lo + width / 2;", "v = lo;")]),
     ("hist: the mean divides by one sample more",
-     [("src/hist.c", "(double)h->sum) / (double)h->samples", "(double)h->sum) / (double)(h->samples + 1)")]),
+     [("src/model/hist.c", "(double)h->sum) / (double)h->samples", "(double)h->sum) / (double)(h->samples + 1)")]),
     ("text/CSV/JSON: p99.9 worked out at q = 0.99",
-     [("src/model_fields.c", "v->u = model_quantile(&w->lat, 0.999)", "v->u = model_quantile(&w->lat, 0.99)")]),
+     [("src/model/model_fields.c", "v->u = model_quantile(&w->lat, 0.999)", "v->u = model_quantile(&w->lat, 0.99)")]),
     ("CSV/text/screen: the P50 column at q = 0.60",
-     [("src/model_fields.c", "v->u = model_quantile(&w->lat, 0.50)", "v->u = model_quantile(&w->lat, 0.60)")]),
+     [("src/model/model_fields.c", "v->u = model_quantile(&w->lat, 0.50)", "v->u = model_quantile(&w->lat, 0.60)")]),
     ("x86: the names of VMX codes 12 (HLT) and 30 (IO_INSTRUCTION) swapped",
      [("arch/x86.c", '{ 12, "HLT" }', '{ 12, "IO_INSTRUCTION" }'),
       ("arch/x86.c", '{ 30, "IO_INSTRUCTION" }', '{ 30, "HLT" }')]),
@@ -50,92 +53,92 @@ MUTATIONS = [
     ("s390: 'Wait state' named 'Validity'",
      [("arch/s390.c", '[0x1c] = "Wait state"', '[0x1c] = "Validity"')]),
     ("pairing: an entry does not close its exit",
-     [("src/model.c", "\tv->pending = false;\n\tlat = ev->time", "\tlat = ev->time")]),
+     [("src/model/model.c", "\tv->pending = false;\n\tlat = ev->time", "\tlat = ev->time")]),
     ("pairing: latency one unit long",
-     [("src/model.c", "ev->time - v->pending_time : 0;", "ev->time - v->pending_time + 1 : 0;")]),
+     [("src/model/model.c", "ev->time - v->pending_time : 0;", "ev->time - v->pending_time + 1 : 0;")]),
     ("pairing: an exit after an exit is not counted unmatched",
-     [("src/model.c", "\tif (v->pending)\n\t\tv->unmatched_exits.total++;\n", "")]),
+     [("src/model/model.c", "\tif (v->pending)\n\t\tv->unmatched_exits.total++;\n", "")]),
     ("lost events: half of the missed events counted",
-     [("src/model.c", "n > 0 ? (uint64_t)n :", "n > 0 ? (uint64_t)n / 2 :")]),
+     [("src/model/model.c", "n > 0 ? (uint64_t)n :", "n > 0 ? (uint64_t)n / 2 :")]),
     ("intervals: an event on a boundary counted in the interval before",
-     [("src/driver.c", "while (ev->time >= drv->next && drv->next != UINT64_MAX) {",
+     [("src/driver/driver.c", "while (ev->time >= drv->next && drv->next != UINT64_MAX) {",
        "while (ev->time > drv->next && drv->next != UINT64_MAX) {")]),
     ("intervals: the first interval one microsecond long",
-     [("src/driver.c", "drv->next = after(ev->time, drv->step);", "drv->next = after(ev->time, drv->step + 1000);")]),
+     [("src/driver/driver.c", "drv->next = after(ev->time, drv->step);", "drv->next = after(ev->time, drv->step + 1000);")]),
     ("rates: per second of twice the interval",
      [("outputs/batch.c", "return b->ns ? (double)t / 1e9 : 0.0;", "return b->ns ? (double)t / 0.5e9 : 0.0;")]),
     ("escaping: ESC reaches the terminal",
-     [("src/escape.c", "if (n == 1 && *p >= 0x20 && *p != 0x7f && *p != '\\\\') {",
+     [("src/util/escape.c", "if (n == 1 && *p >= 0x20 && *p != 0x7f && *p != '\\\\') {",
        "if (n == 1 && (*p >= 0x20 || *p == 0x1b) && *p != 0x7f && *p != '\\\\') {")]),
     ("escaping: a quote unescaped in JSON",
-     [("src/escape.c", "} else if (*p == '\"' || *p == '\\\\') {", "} else if (*p == '\\\\') {")]),
+     [("src/util/escape.c", "} else if (*p == '\"' || *p == '\\\\') {", "} else if (*p == '\\\\') {")]),
     ("CSV: a comma left unquoted",
-     [("src/escape.c", 'if (!strpbrk(buf, ",\\"")', 'if (!strpbrk(buf, "\\"")')]),
+     [("src/util/escape.c", 'if (!strpbrk(buf, ",\\"")', 'if (!strpbrk(buf, "\\"")')]),
     ("CSV: a cell starting with '-' not treated as a formula",
-     [("src/escape.c", '&& !strchr("=+-@", buf[0])', '&& !strchr("=+@", buf[0])')]),
+     [("src/util/escape.c", '&& !strchr("=+-@", buf[0])', '&& !strchr("=+@", buf[0])')]),
     ("KASLR: the offset added instead of taken off",
-     [("src/sym.c", "uint64_t a = ip - t->offset;", "uint64_t a = ip + t->offset;")]),
+     [("src/sym/sym.c", "uint64_t a = ip - t->offset;", "uint64_t a = ip + t->offset;")]),
     ("symbols: an IP at a symbol's first byte given the symbol before",
-     [("src/sym.c", "if (t->s[mid].addr <= a)", "if (t->s[mid].addr < a)")]),
+     [("src/sym/sym.c", "if (t->s[mid].addr <= a)", "if (t->s[mid].addr < a)")]),
     ("screen: the recent exits oldest first",
      [("ui/pane_recent.c", "(v->ring_head + size - n + i) % size", "(v->ring_head + size - 1 - i) % size")]),
     ("decode: a field's offset taken from the file unchecked",
-     [("src/decode.c", "if (fld->offset >= 0 && fld->size > 0", "if (1 || fld->size > 0")]),
+     [("src/decode/decode.c", "if (fld->offset >= 0 && fld->size > 0", "if (1 || fld->size > 0")]),
     ("CSV: a formula only quoted, without the leading '",
-     [("src/escape.c", "\t\tfputc('\\'', f);", "\t\t;")]),
+     [("src/util/escape.c", "\t\tfputc('\\'', f);", "\t\t;")]),
     ("intervals: a gap printed as one snapshot per empty interval",
-     [("src/driver.c", "if (drv->want || drv->next == UINT64_MAX ||", "if (1 || drv->next == UINT64_MAX ||")]),
+     [("src/driver/driver.c", "if (drv->want || drv->next == UINT64_MAX ||", "if (1 || drv->next == UINT64_MAX ||")]),
     ("replay: a version 6 file's CPU count past the limit left to libtracecmd",
-     [("src/replay_check.c", "\tif (cpus > REPLAY_CPUS_MAX) {\n", "\tif (cpus > (1 << 30)) {\n")]),
+     [("src/sources/replay_layout.c", "\tif (cpus > REPLAY_CPUS_MAX) {\n", "\tif (cpus > (1 << 30)) {\n")]),
     ("time: a thread switched out runnable (R) counted as asleep",
-     [("src/model_time.c", "ev->state & SCHED_SLEEP_MASK ? VS_HALT : VS_WAIT", "VS_HALT")]),
+     [("src/model/model_time.c", "ev->state & SCHED_SLEEP_MASK ? VS_HALT : VS_WAIT", "VS_HALT")]),
     ("time: a userspace exit does not start VMM time",
-     [("src/model_time.c", "set_state(m, v, ev->time, VS_HOST, VS_VMM);", "set_state(m, v, ev->time, VS_HOST, VS_HOST);")]),
+     [("src/model/model_time.c", "set_state(m, v, ev->time, VS_HOST, VS_VMM);", "set_state(m, v, ev->time, VS_HOST, VS_HOST);")]),
     ("time: the current states not brought up to the snapshot's end",
-     [("src/driver.c", "\tmodel_time_to(drv->m, end);\n", "\n")]),
+     [("src/driver/driver.c", "\tmodel_time_to(drv->m, end);\n", "\n")]),
     ("split: a switched-in thread resumes in the host, not where it left (VMM)",
-     [("src/model_time.c", "next->state == VS_NONE ? VS_HOST : next->on_cpu", "VS_HOST")]),
+     [("src/model/model_time.c", "next->state == VS_NONE ? VS_HOST : next->on_cpu", "VS_HOST")]),
     ("live: a kernel without the mono trace clock not refused",
-     [("src/trace.c", 'if (tracefs_instance_file_write(t->inst, "trace_clock", "mono") < 0) {',
+     [("src/sources/trace.c", 'if (tracefs_instance_file_write(t->inst, "trace_clock", "mono") < 0) {',
        'if (tracefs_instance_file_write(t->inst, "trace_clock", "mono") < 0 && 0) {')]),
     ("live: the sched events not narrowed to the vCPU threads",
-     [("src/trace.c", "return t->sched ? trace_sched_filters(t, tids, n) : 0;", "return 0;")]),
+     [("src/sources/trace.c", "return t->sched ? trace_sched_filters(t, tids, n) : 0;", "return 0;")]),
     ("replay: CPU numbers in the options left to libtracecmd",
-     [("src/replay_check.c", "\tif (cpu < REPLAY_CPUS_MAX)\n", "\tif (cpu < (1 << 30))\n")]),
+     [("src/sources/replay_layout.c", "\tif (cpu < REPLAY_CPUS_MAX)\n", "\tif (cpu < (1 << 30))\n")]),
     ("proc: run-queue wait not taken from schedstat",
-     [("src/model_time.c", "\twait = t->wait_ns - o->wait_ns;\n", "\twait = 0;\n")]),
+     [("src/model/model_time.c", "\twait = t->wait_ns - o->wait_ns;\n", "\twait = 0;\n")]),
     ("proc: the on-CPU split by ticks without guest_time",
-     [("src/model_time.c", "guest = u + s ? share(run, g, u + s) : 0;", "guest = 0;")]),
+     [("src/model/model_time.c", "guest = u + s ? share(run, g, u + s) : 0;", "guest = 0;")]),
     ("proc: stat's guest_time read from the wrong field",
-     [("src/ident_proc.c", "stat_field(p, 43, &out->gtime)", "stat_field(p, 44, &out->gtime)")]),
+     [("src/ident/ident_proc.c", "stat_field(p, 43, &out->gtime)", "stat_field(p, 44, &out->gtime)")]),
     ("groups: a thread gone since the last reading adds time",
-     [("src/model.c", "\t\tif (a->tid < b->tid) {\n\t\t\ti++;", "\t\tif (a->tid < b->tid) {\n\t\t\tgs->run.total += 1;\n\t\t\ti++;")]),
+     [("src/model/model.c", "\t\tif (a->tid < b->tid) {\n\t\t\ti++;", "\t\tif (a->tid < b->tid) {\n\t\t\tgs->run.total += 1;\n\t\t\ti++;")]),
     ("history: a share's level rounded down",
      [("ui/history.c", "(s * 8 + 50) / 100", "(s * 8) / 100")]),
     ("history: the oldest snapshot drawn first slot off",
      [("ui/history.c", "(e->head + HISTORY_LEN - e->count + (unsigned int)(i))", "(e->head + HISTORY_LEN - e->count + 1 + (unsigned int)(i))")]),
     ("replay: compressed options not walked",
-     [("src/replay_check.c", "\t\t\tret = walk_compressed(w, len);", "\t\t\tret = walk_skip(w, len);")]),
+     [("src/sources/replay_layout.c", "ret = id == 0 || is_part(id) ?", "ret = is_part(id) ?")]),
     ("kstat: a log histogram's bucket bound one too high",
-     [("src/kstat.c", "(i ? (UINT64_C(1) << i) - 1 : 0)", "(UINT64_C(1) << i)")]),
+     [("src/decode/kstat.c", "(i ? (UINT64_C(1) << i) - 1 : 0)", "(UINT64_C(1) << i)")]),
     ("stats: a VM running at start counted from zero, not from then",
-     [("src/stats.c", "\tif (fresh && !f->started) {", "\tif (0 && fresh && !f->started) {")]),
+     [("src/sources/stats.c", "\tif (fresh && !f->started) {", "\tif (0 && fresh && !f->started) {")]),
     ("stats: an ended VM's fds kept open",
-     [("src/stats.c", "\t\t\tvm_close(vm);\n\t\t\tif (r)", "\t\t\tif (r)")]),
+     [("src/sources/stats.c", "\t\t\tvm_close(vm);\n\t\t\tif (r)", "\t\t\tif (r)")]),
     ("stats: a vCPU's thread by its name only, not by its syscall",
-     [("src/ident_proc.c", "!strncmp(buf, want, strlen(want))", "0")]),
+     [("src/ident/ident_proc.c", "!strncmp(buf, want, strlen(want))", "0")]),
     ("hist: the third sample does not spill the first into buckets",
-     [("src/hist.c", "\tcount_in(h, h->min);\n", "")]),
+     [("src/model/hist.c", "\tcount_in(h, h->min);\n", "")]),
     ("model: a vCPU's ring wraps at its first allocation, never grows",
-     [("src/model.c", "if (++v->ring_head == m->ring_size)", "if (++v->ring_head == v->ring_alloc)")]),
+     [("src/model/model.c", "if (++v->ring_head == m->ring_size)", "if (++v->ring_head == v->ring_alloc)")]),
     ("model: a vCPU changed in an interval not put on the dirty list",
-     [("src/model.c", "\tif (v->dirty)\n\t\treturn;\n\tv->dirty = true;", "\tif (1)\n\t\treturn;\n\tv->dirty = true;")]),
+     [("src/model/model.c", "\tif (v->dirty)\n\t\treturn;\n\tv->dirty = true;", "\tif (1)\n\t\treturn;\n\tv->dirty = true;")]),
     ("recordings: the guess groups by tid + vCPU id",
-     [("src/ident_threads.c", "k >= 0 && tid - k > 0 ? tid - k : tid", "k >= 0 ? tid + k : tid")]),
+     [("src/ident/ident_threads.c", "k >= 0 && tid - k > 0 ? tid - k : tid", "k >= 0 ? tid + k : tid")]),
     ("metrics: a double quote in a label value not escaped",
      [("outputs/metrics.c", "if (*p == '\\\\' || *p == '\"') {", "if (*p == '\\\\') {")]),
     ("metrics: a bucket counts the sample that straddles its bound",
-     [("src/hist.c", "if (lo + (width - 1) > v)", "if (lo > v)")]),
+     [("src/model/hist.c", "if (lo + (width - 1) > v)", "if (lo > v)")]),
     ("exporter: POST answered like GET",
      [("outputs/export.c", "if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {",
        "if (0) {")]),
@@ -143,39 +146,39 @@ MUTATIONS = [
      [("outputs/metrics.c", "\t\tif (k)\n\t\t\td->seg[k][d->nr[k]++] = (struct metrics_seg){ \"# EOF\\n\", 6 };",
        "\t\tif (0)\n\t\t\td->seg[k][d->nr[k]++] = (struct metrics_seg){ \"# EOF\\n\", 6 };")]),
     ("--threads: a tid listed twice accepted",
-     [("src/ident_threads.c", "\t\tif (t->t[i].tid != t->t[i - 1].tid)\n\t\t\tcontinue;", "\t\tif (1)\n\t\t\tcontinue;")]),
+     [("src/ident/ident_threads.c", "\t\tif (t->t[i].tid != t->t[i - 1].tid)\n\t\t\tcontinue;", "\t\tif (1)\n\t\t\tcontinue;")]),
     ("metrics: a VM that ends takes its exit latencies out of the host's histogram",
-     [("src/model.c", "\t\t\t\t\thost_lat_fold(m, i, &v->rs[i]->lat);", "\t\t\t\t\t;")]),
+     [("src/model/model.c", "\t\t\t\t\thost_lat_fold(m, i, &v->rs[i]->lat);", "\t\t\t\t\t;")]),
     ("screen: a recording's screen up only once it is read",
-     [("src/driver.c", "\tret = progress_start(drv);\n", "\tret = 0;\n")]),
+     [("src/driver/driver.c", "\tret = progress_start(drv);\n", "\tret = 0;\n")]),
     ("pages: TSC counts converted with the shift one too large",
-     [("src/replay_pages.c", "* p->tsc_mult) >> p->tsc_shift);", "* p->tsc_mult) >> (p->tsc_shift + 1));")]),
+     [("src/sources/replay_pages.c", "* p->tsc_mult) >> p->tsc_shift);", "* p->tsc_mult) >> (p->tsc_shift + 1));")]),
     ("pages: the events lost before a page not counted",
-     [("src/replay_pages.c", "\tr->missed_events = c->missed;", "\tr->missed_events = 0;")]),
+     [("src/sources/replay_pages.c", "\tr->missed_events = c->missed;", "\tr->missed_events = 0;")]),
     ("pages: a later page's header not checked before kbuffer reads it",
-     [("src/replay_pages.c", "\tif (need <= p->page_size)\n\t\treturn 0;", "\tif (1)\n\t\treturn 0;")]),
+     [("src/sources/replay_pages.c", "\tif (need <= p->page_size)\n\t\treturn 0;", "\tif (1)\n\t\treturn 0;")]),
     ("decode: the one-load read takes a field's 8 bytes from its start, not its end",
-     [("src/decode.c", "(const char *)data + sl->end - 8, sizeof(v));", "(const char *)data + sl->off, sizeof(v));")]),
+     [("src/decode/decode.c", "(const char *)data + sl->end - 8, sizeof(v));", "(const char *)data + sl->off, sizeof(v));")]),
     ("decode: a record too short for every field read as a whole one",
-     [("src/decode.c", "if (size >= f->slots_end && f->wide && d->native) {", "if (f->wide && d->native) {")]),
+     [("src/decode/decode.c", "if (size >= f->slots_end && f->wide && d->native) {", "if (f->wide && d->native) {")]),
     ("IP tables: the heap not built when the table fills",
-     [("src/model_ips.c", "\t\tif (t->nr == t->cap)\n\t\t\theapify(t);\n", "")]),
+     [("src/model/model_ips.c", "\t\tif (t->nr == t->cap)\n\t\t\theapify(t);\n", "")]),
     ("IP tables: a count raised on a full table not sifted down",
-     [("src/model_ips.c", "\t\t\t\tif (t->heap)\n\t\t\t\t\tsift_down(t, i);", "\t\t\t\tif (0)\n\t\t\t\t\tsift_down(t, i);")]),
+     [("src/model/model_ips.c", "\t\t\t\tif (t->heap)\n\t\t\t\t\tsift_down(t, i);", "\t\t\t\tif (0)\n\t\t\t\t\tsift_down(t, i);")]),
     ("decode: the one-load read used on a file of the other byte order",
-     [("src/decode.c", "if (size >= f->slots_end && f->wide && d->native) {", "if (size >= f->slots_end && f->wide) {")]),
+     [("src/decode/decode.c", "if (size >= f->slots_end && f->wide && d->native) {", "if (size >= f->slots_end && f->wide) {")]),
     ("views: recent-exit rings kept for a view that shows none",
-     [("src/driver.c", "drv->v->recent ? drv->o->ring : 0", "drv->o->ring")]),
+     [("src/driver/driver.c", "drv->v->recent ? drv->o->ring : 0", "drv->o->ring")]),
     ("views: guest IP tables kept for CSV and the metrics formats",
      [("outputs/batch.c", "b->view.ips = b->fmt == BATCH_TEXT ||", "b->view.ips = 1 ||")]),
     ("views: the screen keeps no recent exits",
      [("ui/tui.c", "\t.recent = true,\n", "")]),
     ("decode: the common fields read in place on a file of the other byte order",
-     [("src/decode.c", "d->std_common = d->native && d->type_off == 0", "d->std_common = d->type_off == 0")]),
+     [("src/decode/decode.c", "d->std_common = d->native && d->type_off == 0", "d->std_common = d->type_off == 0")]),
     ("replay_check: a compressed metadata section handed to libtracecmd unwalked",
-     [("src/replay_check.c", "ret = id == 0 || is_part(id) ?", "ret = id == 0 ?")]),
+     [("src/sources/replay_layout.c", "ret = id == 0 || is_part(id) ?", "ret = id == 0 ?")]),
     ("driver: an event at an interval's end counted in the interval it ends",
-     [("src/driver.c", "|| (ev->time >= drv->next && drv->next != UINT64_MAX)))",
+     [("src/driver/driver.c", "|| (ev->time >= drv->next && drv->next != UINT64_MAX)))",
        "|| (ev->time > drv->next && drv->next != UINT64_MAX)))")]),
 ]
 
@@ -196,6 +199,22 @@ def failed_tests(work):
                       for l in text.splitlines() if l.startswith(("FAIL:", "ERROR:"))))
 
 
+def check_texts(src, todo):
+    """0 when every edit's old text occurs exactly once in its file under src, else 1 (said which)."""
+    bad = 0
+    for what, edits in todo:
+        for path, old, _ in edits:
+            try:
+                n = open(os.path.join(src, path)).read().count(old)
+            except OSError as e:
+                n = "no file (%s)" % e.strerror
+            if n != 1:
+                print("mutate: %s: its text is %s times in %s" % (what, n, path))
+                bad = 1
+    print("mutate: %d mutations, %s" % (len(todo), "each text once in its file" if not bad else "some stale"))
+    return bad
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--src", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -204,8 +223,12 @@ def main():
     ap.add_argument("--from", dest="first", type=int, default=1,
                     help="start at mutation N of the list (1-based): resume a run cut short")
     ap.add_argument("--keep", action="store_true", help="keep the scratch tree")
+    ap.add_argument("--check", action="store_true",
+                    help="only check that each mutation's text is once in the source: exit 1 if not")
     a = ap.parse_args()
     todo = [m for m in MUTATIONS[max(a.first, 1) - 1:] if not a.only or any(o in m[0] for o in a.only)]
+    if a.check:
+        sys.exit(check_texts(a.src, todo))
 
     env = dict(os.environ)
     # the live cases the emulated host runs are left out (tap.in_kvm_host): minutes a mutation

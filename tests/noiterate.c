@@ -2,7 +2,7 @@
 /*
  * A preload for tests/replay_oracle.py: libtracecmd's record loop refused
  * (it says so and ends the process), so that a recording kvmtop reads
- * under it has been read by kvmtop's own page reader, src/replay_pages.c.
+ * under it has been read by kvmtop's own page reader, src/sources/replay_pages.c.
  */
 #include <stdio.h>
 #include <unistd.h>

@@ -12,7 +12,7 @@
 
 The recordings are zlib-compressed, which libtracecmd reads.  trace-cmd
 convert writes each uncompressed (file version 6 and 7), which kvmtop
-reads with its own page reader (src/replay_pages.c; a preload refusing
+reads with its own page reader (src/sources/replay_pages.c; a preload refusing
 libtracecmd's record loop shows it did): oracle 2 again on those.
 """
 import csv

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "escape.h"
-#include "model.h"
+#include "util/escape.h"
+#include "model/model.h"
 
 static char *capture(void (*fn)(FILE *, const char *), const char *s)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The reason fields are declared once (src/model_fields.c) and every
+ * The reason fields are declared once (src/model/model_fields.c) and every
  * output takes them from there: CSV's header, JSON's reason keys and the
  * screen's reasons pane are each derived from the one table here, and
  * must agree with it and so with each other -- the same names in the
@@ -17,10 +17,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "batch.h"
-#include "model.h"
-#include "model_fields.h"
-#include "tui.h"
+#include "outputs/batch.h"
+#include "model/model.h"
+#include "model/model_fields.h"
+#include "ui/tui.h"
 
 static struct kvm_event ev(enum kvm_event_kind kind, uint64_t t, int tid, int reason_id)
 {

@@ -15,7 +15,7 @@
 #include <math.h>
 #include <cmocka.h>
 
-#include "hist.h"
+#include "model/hist.h"
 
 struct q {
 	double q;

@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "escape.h"
-#include "ident.h"
+#include "util/escape.h"
+#include "ident/ident.h"
 
 static char root[256];
 

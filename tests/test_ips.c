@@ -14,8 +14,8 @@
 #include <sys/resource.h>
 #include <cmocka.h>
 
-#include "model.h"
-#include "model_scope.h"
+#include "model/model.h"
+#include "model/model_scope.h"
 
 static const struct ip_entry *find(const struct model_ips *t, uint64_t ip, int reason)
 {

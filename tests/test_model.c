@@ -8,8 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "model.h"
-#include "model_scope.h"
+#include "model/model.h"
+#include "model/model_scope.h"
 
 static struct kvm_event ev(enum kvm_event_kind kind, uint64_t t, int tid, int reason_id, uint64_t ip)
 {

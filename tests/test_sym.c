@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "sym.h"
+#include "sym/sym.h"
 
 static char path[64];
 

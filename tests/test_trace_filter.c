@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "trace.h"
+#include "sources/trace.h"
 
 static void test_runs(void **state)
 {

@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 
-#include "trace.h"
+#include "sources/trace.h"
 
 /* A failed check: the case's diagnostic. */
 #define CHECK(cond) do { if (!(cond)) return "failed: " #cond; } while (0)

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 
 #define HISTORY_LEN	60	/* snapshots kept per VM and vCPU */
 #define HISTORY_LINE	1024	/* bytes of one drawn line, UTF-8 cells included */

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
-#include "findings.h"
+#include "util/escape.h"
+#include "model/findings.h"
 #include "tui.h"
 
 struct finding_row {

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
-#include "model_scope.h"
+#include "util/escape.h"
+#include "model/model_scope.h"
 #include "tui.h"
 
 struct ip_row {

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
-#include "model_fields.h"
-#include "model_scope.h"
+#include "util/escape.h"
+#include "model/model_fields.h"
+#include "model/model_scope.h"
 #include "tui.h"
 
 #define BAR_BUCKETS	8	/* decades from < 1 us to >= 1 s (in the source's unit) */

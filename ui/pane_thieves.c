@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include "util/escape.h"
 #include "tui.h"
 
 struct thief_row {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
-#include "model_scope.h"
+#include "util/escape.h"
+#include "model/model_scope.h"
 #include "tui.h"
 
 struct vm_row {

@@ -23,12 +23,12 @@
 
 #include <curses.h>
 
-#include "clock.h"
-#include "escape.h"
-#include "fmt.h"
-#include "findings.h"
+#include "util/clock.h"
+#include "util/escape.h"
+#include "util/fmt.h"
+#include "model/findings.h"
 #include "history.h"
-#include "model_fields.h"
+#include "model/model_fields.h"
 #include "tui.h"
 
 /* --- panes: rows, order, selection --- */

@@ -2,7 +2,7 @@
 /*
  * The interactive screen.  It only reads the model (through
  * model_scope) and never touches tracefs, recordings or the decoder:
- * the driver (src/driver.c) feeds it snapshots through struct view.
+ * the driver (src/driver/) feeds it snapshots through struct view.
  *
  * A pane is a table of rows built from the model at each refresh; keys
  * move, sort, filter and drill down over those rows without rebuilding
@@ -19,10 +19,10 @@
 #include <stdio.h>
 #include <termios.h>
 
-#include "model.h"
-#include "model_ips.h"
-#include "sym.h"
-#include "view.h"
+#include "model/model.h"
+#include "model/model_ips.h"
+#include "sym/sym.h"
+#include "driver/view.h"
 
 struct tui;
 struct pane;

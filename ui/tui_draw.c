@@ -20,11 +20,11 @@
 
 #include <curses.h>
 
-#include "clock.h"
-#include "escape.h"
-#include "fmt.h"
+#include "util/clock.h"
+#include "util/escape.h"
+#include "util/fmt.h"
 #include "history.h"
-#include "model_fields.h"
+#include "model/model_fields.h"
 #include "tui.h"
 
 /* --- drawing --- */

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "escape.h"
-#include "fmt.h"
+#include "util/escape.h"
+#include "util/fmt.h"
 #include "tui.h"
 
 /* --- formats --- */

@@ -30,7 +30,7 @@
 #include <unistd.h>
 #include <event-parse.h>
 
-#include "tracecmd_priv.h"
+#include "sources/tracecmd_priv.h"
 
 int tc_zlib_register(void);	/* tests/gen/tc_zlib.c */
 

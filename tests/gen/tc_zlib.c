@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The tests' own zlib codec for libtracecmd, written against zlib alone
- * and sharing no code with kvmtop's (src/zlib_codec.c), so that a
+ * and sharing no code with kvmtop's (src/sources/replay_zlib.c), so that a
  * recording the generator compresses is not written and read by the
  * same code.
  *
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "tracecmd_priv.h"
+#include "sources/tracecmd_priv.h"
 
 int tc_zlib_register(void);
 

@@ -25,8 +25,8 @@
 #include <sys/queue.h>
 
 #include "hist.h"
-#include "kvm_event.h"
-#include "names.h"
+#include "decode/kvm_event.h"
+#include "decode/names.h"
 #include "model_ips.h"
 
 #define MODEL_LAT_NONE		UINT64_MAX

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A trace-cmd recording's layout, checked before libtracecmd reads it
- * (replay_check.c): plain reads of the file, no trust in the libraries.
+ * (replay_layout.c): plain reads of the file, no trust in the libraries.
  */
 #ifndef KVMTOP_REPLAY_CHECK_H
 #define KVMTOP_REPLAY_CHECK_H

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "findings.h"
-#include "fmt.h"
+#include "util/fmt.h"
 #include "model_fields.h"
 #include "model_time.h"
 

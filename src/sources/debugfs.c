@@ -24,7 +24,7 @@
 
 
 #include "debugfs.h"
-#include "ident.h"
+#include "ident/ident.h"
 #include "options.h"
 #include "source.h"
 

@@ -4,7 +4,7 @@
 #define KVMTOP_DRIVER_H
 
 #include "options.h"
-#include "source.h"
+#include "sources/source.h"
 #include "view.h"
 
 /*

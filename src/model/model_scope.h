@@ -13,7 +13,7 @@
 
 #include "hist.h"
 #include "model.h"
-#include "reason.h"
+#include "decode/reason.h"
 
 /* Figures of one reason in one scope. */
 struct model_reason_row {

@@ -10,7 +10,7 @@
 #include <zlib.h>
 
 #include "tracecmd_priv.h"
-#include "zlib_codec.h"
+#include "replay_zlib.h"
 
 static int zc_compress(void *ctx, const void *in, int in_bytes, void *out, int out_bytes)
 {

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "replay_check.h"
+#include "replay_layout.h"
 
 struct replay_pages;
 struct tep_handle;

@@ -33,7 +33,7 @@
 #include "replay_pages.h"
 #include "source.h"
 #include "tracecmd_priv.h"
-#include "zlib_codec.h"
+#include "replay_zlib.h"
 
 static sigjmp_buf bus_jmp;
 static volatile sig_atomic_t bus_armed;

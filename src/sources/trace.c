@@ -27,7 +27,7 @@
 #include <tracefs.h>
 #include <kbuffer.h>
 
-#include "clock.h"
+#include "util/clock.h"
 #include "options.h"
 #include "source.h"
 #include "trace.h"

@@ -18,7 +18,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "replay_check.h"
+#include "replay_layout.h"
 
 /* trace-cmd files start with "\027\010\104tracing". */
 static int check_magic(const char *path, char *err, size_t errlen)

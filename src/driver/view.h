@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 
 /* Actions a view's input handler asks of the driver (a bit mask). */
 enum view_action {

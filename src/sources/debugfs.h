@@ -14,8 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "model.h"
-#include "names.h"
+#include "model/model.h"
+#include "decode/names.h"
 
 #define DEBUGFS_STATS_MAX	DECODE_OTHER_MAX
 

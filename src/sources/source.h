@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
-#include "ident.h"
-#include "names.h"
+#include "model/model.h"
+#include "ident/ident.h"
+#include "decode/names.h"
 
 struct options;
 struct tep_handle;

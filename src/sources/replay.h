@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <event-parse.h>
 
-#include "replay_check.h"
+#include "replay_layout.h"
 
 struct tracecmd_input;
 struct replay_pages;

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "model.h"
+#include "model/model.h"
 
 struct ident {
 	char root[PATH_MAX];	/* "/proc" */

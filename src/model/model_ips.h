@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kvm_event.h"
+#include "decode/kvm_event.h"
 
 #define MODEL_IPS_DEFAULT	256	/* entries per vCPU and kind */
 #define MODEL_IPS_MAX		65536

@@ -40,8 +40,8 @@
 #include <linux/capability.h>
 #include <linux/kvm.h>
 
-#include "ident.h"
-#include "kstat.h"
+#include "ident/ident.h"
+#include "stats_file.h"
 #include "options.h"
 #include "source.h"
 

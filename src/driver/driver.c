@@ -29,15 +29,15 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "clock.h"
-#include "decode.h"
+#include "util/clock.h"
+#include "decode/decode.h"
 #include "demo.h"
-#include "findings.h"
-#include "ident.h"
+#include "model/findings.h"
+#include "ident/ident.h"
 #include "driver.h"
-#include "model.h"
+#include "model/model.h"
 #include "options.h"
-#include "source.h"
+#include "sources/source.h"
 #include "view.h"
 
 #define DRIVER_TICK_MS		100	/* live: drain the buffers this often; keys: look this often */
