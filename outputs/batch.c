@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "batch.h"
-#include "model/model_time.h"
 
 double batch_seconds(const struct batch *b, uint64_t end)
 {

@@ -12,7 +12,6 @@
 
 #include "batch.h"
 #include "util/escape.h"
-#include "model/model_time.h"
 
 static void json_rate(const struct batch *b, uint64_t n, uint64_t end)
 {

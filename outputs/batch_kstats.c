@@ -28,8 +28,7 @@ static uint64_t kst_val(const struct kstat_desc *d, const struct ctr *c, unsigne
 
 static void row(const struct vm *vm, const struct vcpu *v, const struct ctr **c, unsigned int *nr)
 {
-	*c = v ? v->kst : vm->kst;
-	*nr = v ? v->nr_kst : vm->nr_kst;
+	*c = model_kstats(vm, v, nr);
 }
 
 /* --- JSON --- */

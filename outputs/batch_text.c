@@ -12,7 +12,6 @@
 #include "batch.h"
 #include "util/escape.h"
 #include "util/fmt.h"
-#include "model/model_time.h"
 
 /* The text table's columns: reason fields by name, and their widths. */
 static const struct {

@@ -25,7 +25,6 @@
 #include "config.h"
 #include "metrics.h"
 #include "model/model_scope.h"
-#include "model/model_time.h"
 
 enum fam_id {
 	FAM_EXITS,

@@ -61,12 +61,12 @@ static void test_csv(void **state)
 
 static void test_vcpu_from_comm(void **state)
 {
-	assert_int_equal(model_vcpu_id_from_comm("CPU 3/KVM"), 3);
-	assert_int_equal(model_vcpu_id_from_comm("CPU 12/KVM"), 12);
-	assert_int_equal(model_vcpu_id_from_comm("kvm-vcpu-7"), 7);
-	assert_int_equal(model_vcpu_id_from_comm("qemu-system-x86"), -1);
-	assert_int_equal(model_vcpu_id_from_comm("CPU x/KVM"), -1);
-	assert_int_equal(model_vcpu_id_from_comm(""), -1);
+	assert_int_equal(ident_vcpu_id("CPU 3/KVM"), 3);
+	assert_int_equal(ident_vcpu_id("CPU 12/KVM"), 12);
+	assert_int_equal(ident_vcpu_id("kvm-vcpu-7"), 7);
+	assert_int_equal(ident_vcpu_id("qemu-system-x86"), -1);
+	assert_int_equal(ident_vcpu_id("CPU x/KVM"), -1);
+	assert_int_equal(ident_vcpu_id(""), -1);
 }
 
 int main(void)

@@ -271,7 +271,7 @@ static void test_long_name(void **state)
 	size_t n;
 
 	(void)state;
-	/* "qemu", "-name", "guest=" + 400 x: cut to MODEL_NAME_LEN - 1 */
+	/* "qemu", "-name", "guest=" + 400 x: cut to IDENT_NAME_LEN - 1 */
 	n = sizeof("qemu\0-name\0guest=") - 1;
 	memcpy(cmd, "qemu\0-name\0guest=", n);
 	memset(cmd + n, 'x', 400);
@@ -283,7 +283,7 @@ static void test_long_name(void **state)
 
 		ident_init(&id, root);
 		assert_int_equal(ident_thread(&id, 951, &info), 0);
-		assert_int_equal(strlen(info.vm_name), MODEL_NAME_LEN - 1);
+		assert_int_equal(strlen(info.vm_name), IDENT_NAME_LEN - 1);
 	}
 }
 

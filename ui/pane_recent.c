@@ -96,22 +96,17 @@ static const struct pane_col cols[] = {
 static int build(struct tui *t, struct pane *p)
 {
 	const struct vcpu *v = tui_find_vcpu(t, p->tid);
-	unsigned int size = v ? v->ring_alloc : 0, i;	/* it grows up to the model's ring_size */
+	unsigned int n = v ? model_recent_nr(v) : 0, i;
 	struct recent_row *rows;
-	uint64_t n;
 
 	p->nr = 0;
-	n = size ? (v->ring_count < size ? v->ring_count : size) : 0;
 	p->rows = rows = calloc(n ? n : 1, sizeof(*rows));
 	if (!rows)
 		return -1;
 	for (i = 0; i < n; i++) {
-		/* oldest first: the slot after the newest when the ring is full */
-		unsigned int slot = (unsigned int)((v->ring_head + size - n + i) % size);
-		const struct exit_rec *e = &v->ring[slot];
 		struct recent_row *w = &rows[p->nr++];
+		const struct exit_rec *e = model_recent(v, i, &w->seq);
 
-		w->seq = v->ring_count - n + i;
 		w->time = e->time;
 		w->ip = e->ip;
 		w->latency = e->latency;

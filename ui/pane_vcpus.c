@@ -139,17 +139,16 @@ static const struct pane_col cols[] = {
 /* Where the vCPU was when the figures were taken. */
 static const char *state(const struct tui *t, const struct vcpu *v)
 {
+	bool blocking;
+
 	if (v->vm && v->vm->exited)
 		return "exited";
 	/* measured by sched events: the model's own state */
 	if ((model_time_known(t->m) & TIME_SPLIT) && v->state != VS_NONE)
 		return model_state_name(v->state);
-	if (!v->pending)
+	if (!model_vcpu_pending(t->m, v, &blocking))
 		return t->live ? "guest" : "-";
-	if (v->pending_reason >= 0 && (unsigned int)v->pending_reason < t->m->reasons->nr &&
-	    t->m->reasons->r[v->pending_reason].blocking)
-		return "halted";
-	return "host";
+	return blocking ? "halted" : "host";
 }
 
 static double share(const struct tui *t, const struct model_scope *s, enum vcpu_state st)

@@ -34,6 +34,7 @@
 #include "demo.h"
 #include "model/findings.h"
 #include "ident/ident.h"
+#include "ident/ident_sample.h"
 #include "driver.h"
 #include "model/model.h"
 #include "options.h"

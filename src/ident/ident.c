@@ -147,3 +147,24 @@ bool ident_kernel_comm(const char *comm)
 			return true;
 	return false;
 }
+
+/* "CPU 3/KVM" (QEMU), "kvm-vcpu-3" (kvmtool), "vcpu3" / "fc_vcpu 3" (others). */
+int ident_vcpu_id(const char *comm)
+{
+	static const char *const prefixes[] = { "CPU ", "kvm-vcpu-", "fc_vcpu ", "vcpu" };
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t n = strlen(prefixes[i]);
+		const char *p = comm + n;
+		long v = 0;
+
+		if (strncmp(comm, prefixes[i], n) || *p < '0' || *p > '9')
+			continue;
+		while (*p >= '0' && *p <= '9' && v < 1000000)
+			v = v * 10 + (*p++ - '0');
+		if (*p == '\0' || *p == '/')
+			return (int)v;
+	}
+	return -1;
+}

@@ -13,7 +13,36 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "model/model.h"
+/* A VM's or thread's name, with its NUL: longer names are cut. */
+#define IDENT_NAME_LEN	64
+
+/* A thread's CPU accounting from /proc (ident_read_times()), cumulative since it started. */
+struct proc_times {
+	uint64_t run_ns;	/* on a CPU (schedstat): exact */
+	uint64_t wait_ns;	/* runnable, waiting for a CPU (schedstat): exact */
+	uint64_t utime;		/* clock ticks in user space, guest time included (stat) */
+	uint64_t stime;		/* clock ticks in the kernel */
+	uint64_t gtime;		/* clock ticks in the guest */
+};
+
+/* Who a thread is: filled by the source (replay: the file; live: /proc). */
+struct ident_info {
+	int pid;			/* VM = host process; 0 = unknown */
+	char vm_name[IDENT_NAME_LEN];
+	char comm[IDENT_NAME_LEN];	/* thread name */
+	/*
+	 * A host kernel thread (kworker, kdamond, an irqfd worker ...): host
+	 * work, never a VM; its events count in the host's figures only.
+	 * (vhost-PID threads serve VM PID: they are that VM's, not this.)
+	 */
+	bool kernel;
+	/* a recording's thread no snapshot names: pid and name by the documented guess */
+	bool guessed;
+	/* in: the vCPU id its first event gives, or -1 (for the guess) */
+	int vcpu_hint;
+};
+
+typedef void (*ident_fn)(void *ctx, int tid, struct ident_info *out);
 
 struct ident {
 	char root[PATH_MAX];	/* "/proc" */
@@ -26,6 +55,11 @@ void ident_init(struct ident *id, const char *proc_root);
  * unknown VM, pid 0).
  */
 int ident_thread(const struct ident *id, int tid, struct ident_info *out);
+/*
+ * The vCPU id in a thread name: "CPU 3/KVM" (QEMU), "kvm-vcpu-3" (kvmtool),
+ * "vcpu3" / "fc_vcpu 3" (others); -1 when it names none.
+ */
+int ident_vcpu_id(const char *comm);
 /*
  * A host kernel thread by its name alone, for recordings (no /proc):
  * kworker/..., kdamond.N, kswapdN, ksoftirqd/N, irq/..., kvm-pit/...,
@@ -43,7 +77,7 @@ int ident_read_times(const struct ident *id, int tid, struct proc_times *out);
 /* A thread of a process: its name and schedstat (ident_read_tasks). */
 struct ident_task {
 	int tid;
-	char comm[MODEL_NAME_LEN];
+	char comm[IDENT_NAME_LEN];
 	uint64_t run_ns;
 	uint64_t wait_ns;
 };
@@ -131,29 +165,5 @@ bool ident_threads_find(const struct ident_threads *t, int tid, struct ident_inf
  * called "unknown@KEY" with pid KEY and marked guessed.
  */
 void ident_guess(int tid, const char *comm, int vcpu_hint, struct ident_info *out);
-
-/* ident_sample.c: live, /proc's accounting of the VMs' threads into the model. */
-#define IDENT_VHOST_MAX	1024
-
-struct ident_sampler {
-	/* vhost kernel threads (before Linux 6.4): tid and VM, as of the model's vcpus_gen vk_gen */
-	int vk_tid[IDENT_VHOST_MAX];
-	int vk_pid[IDENT_VHOST_MAX];
-	size_t nr_vk;
-	unsigned long vk_gen;
-};
-
-/*
- * Without sched events: each vCPU thread's states since its last reading
- * (model_time_proc), only those never read with new_only.  0; -1 when
- * schedstat is absent or off (thread *bad's): m->proc_time is cleared.
- */
-int ident_sample_times(const struct ident *id, struct model *m, uint64_t now, bool new_only, int *bad);
-/*
- * Each VM's threads that are not its vCPUs, into its groups: the VMM's own
- * (emulator) and its vhost workers (threads named vhost-PID, and the vhost
- * kernel threads of older kernels).  0, or -1 (no memory).
- */
-int ident_sample_groups(struct ident_sampler *s, const struct ident *id, struct model *m);
 
 #endif

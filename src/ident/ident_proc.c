@@ -243,7 +243,7 @@ out_nomem:
 
 size_t ident_vhost_kthreads(const struct ident *id, int *tids, int *pids, size_t max)
 {
-	char rel[64], comm[MODEL_NAME_LEN];
+	char rel[64], comm[IDENT_NAME_LEN];
 	struct dirent *de;
 	size_t n = 0;
 	char *end;
@@ -446,7 +446,7 @@ int ident_vcpu_thread(const struct ident *id, int pid, int fd, int vcpu)
 		snprintf(rel, sizeof(rel), "%d/task/%d/comm", pid, tid);
 		if (!by_name && read_file(id, rel, buf, sizeof(buf)) > 0) {
 			chomp(buf);
-			if (model_vcpu_id_from_comm(buf) == vcpu)
+			if (ident_vcpu_id(buf) == vcpu)
 				by_name = tid;
 		}
 	}
@@ -465,7 +465,7 @@ bool ident_alive(const struct ident *id, int pid)
 
 int ident_thread(const struct ident *id, int tid, struct ident_info *out)
 {
-	char rel[64], buf[4096], pcomm[MODEL_NAME_LEN] = "", *p;
+	char rel[64], buf[4096], pcomm[IDENT_NAME_LEN] = "", *p;
 	char *cmd;
 	ssize_t n;
 	int pid = 0;

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ident.h"
-#include "model/model_time.h"
+#include "ident_sample.h"
+#include "model/model.h"
 
 int ident_sample_times(const struct ident *id, struct model *m, uint64_t now, bool new_only, int *bad)
 {

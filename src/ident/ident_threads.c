@@ -37,7 +37,7 @@ struct snap_proc {
 	bool main;		/* from the line of its main thread (tid == pid) */
 	bool kernel;		/* a kernel thread's "process": host work */
 	int vhost_of;		/* a vhost-PID kernel thread (before Linux 6.4): VM PID's */
-	char name[MODEL_NAME_LEN];
+	char name[IDENT_NAME_LEN];
 };
 
 struct ident_threads {
@@ -336,7 +336,7 @@ bool ident_threads_find(const struct ident_threads *t, int tid, struct ident_inf
 
 void ident_guess(int tid, const char *comm, int vcpu_hint, struct ident_info *out)
 {
-	int k = model_vcpu_id_from_comm(comm ? comm : "");
+	int k = ident_vcpu_id(comm ? comm : "");
 
 	if (k < 0)
 		k = vcpu_hint;

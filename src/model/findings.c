@@ -13,7 +13,6 @@
 #include "findings.h"
 #include "util/fmt.h"
 #include "model_fields.h"
-#include "model_time.h"
 
 /* The thresholds, named where the man page and the rules share them. */
 #define WAIT_WARN	0.10	/* of a vCPU thread's time, waiting for a CPU */

@@ -3,20 +3,7 @@
 #include <string.h>
 
 #include "model.h"
-#include "model_time.h"
-
-int model_vcpu_cmp(const struct vcpu *a, const struct vcpu *b)
-{
-	return a->tid < b->tid ? -1 : a->tid > b->tid;
-}
-
-int model_vm_cmp(const struct vm *a, const struct vm *b)
-{
-	return a->pid < b->pid ? -1 : a->pid > b->pid;
-}
-
-RB_GENERATE(vcpu_tree, vcpu, node, model_vcpu_cmp)
-RB_GENERATE(vm_tree, vm, node, model_vm_cmp)
+#include "model_priv.h"
 
 struct model *model_new(const struct kvm_names *names,
 			unsigned int ring_size, ident_fn ident, void *ident_ctx)
@@ -112,27 +99,6 @@ void model_free(struct model *m)
 	free(m);
 }
 
-/* "CPU 3/KVM" (QEMU), "kvm-vcpu-3" (kvmtool), "vcpu3" / "fc_vcpu 3" (others). */
-int model_vcpu_id_from_comm(const char *comm)
-{
-	static const char *const prefixes[] = { "CPU ", "kvm-vcpu-", "fc_vcpu ", "vcpu" };
-	size_t i;
-
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
-		size_t n = strlen(prefixes[i]);
-		const char *p = comm + n;
-		long v = 0;
-
-		if (strncmp(comm, prefixes[i], n) || *p < '0' || *p > '9')
-			continue;
-		while (*p >= '0' && *p <= '9' && v < 1000000)
-			v = v * 10 + (*p++ - '0');
-		if (*p == '\0' || *p == '/')
-			return (int)v;
-	}
-	return -1;
-}
-
 static struct vm *vm_get(struct model *m, const struct ident_info *id)
 {
 	struct vm key = { .pid = id->kernel ? MODEL_PID_KERNEL : id->pid }, *vm;
@@ -153,15 +119,11 @@ static struct vm *vm_get(struct model *m, const struct ident_info *id)
 	return vm;
 }
 
-static inline unsigned int tid_slot(const struct model *m, int tid)
-{
-	return ((unsigned int)tid * 2654435761u) & m->by_tid_mask;
-}
 
 /* v into by_tid, which has room. */
 static void by_tid_put(struct model *m, struct vcpu *v)
 {
-	unsigned int i = tid_slot(m, v->tid);
+	unsigned int i = model_tid_slot(m, v->tid);
 
 	while (m->by_tid[i].v)
 		i = (i + 1) & m->by_tid_mask;
@@ -194,13 +156,13 @@ static int by_tid_room(struct model *m)
 /* v out of by_tid: the entries after it move back into the gap (no tombstones). */
 static void by_tid_del(struct model *m, const struct vcpu *v)
 {
-	unsigned int i = tid_slot(m, v->tid), j, home;
+	unsigned int i = model_tid_slot(m, v->tid), j, home;
 
 	while (m->by_tid[i].v != v)
 		i = (i + 1) & m->by_tid_mask;
 	m->by_tid[i].v = NULL;
 	for (j = (i + 1) & m->by_tid_mask; m->by_tid[j].v; j = (j + 1) & m->by_tid_mask) {
-		home = tid_slot(m, m->by_tid[j].tid);
+		home = model_tid_slot(m, m->by_tid[j].tid);
 		/* the entry at j may fill i unless its home lies cyclically in (i, j] */
 		if (((j - home) & m->by_tid_mask) >= ((j - i) & m->by_tid_mask)) {
 			m->by_tid[i] = m->by_tid[j];
@@ -249,7 +211,7 @@ static struct vcpu *vcpu_new(struct model *m, int tid, int vcpu_hint, bool run)
 	v->state = VS_NONE;
 	v->on_cpu = VS_HOST;
 	strlcpy(v->comm, id.comm, sizeof(v->comm));
-	v->vcpu_id = model_vcpu_id_from_comm(v->comm);
+	v->vcpu_id = ident_vcpu_id(v->comm);
 	RB_INSERT(vcpu_tree, &m->vcpus, v);
 	by_tid_put(m, v);
 	/* host kernel threads are listed as they are: they never run a vCPU */
@@ -276,7 +238,7 @@ static struct vcpu *vcpu_lookup(struct model *m, int tid, bool create, int vcpu_
 	const struct model_tid *e;
 	unsigned int i;
 
-	for (i = tid_slot(m, tid); m->by_tid && (e = &m->by_tid[i])->v; i = (i + 1) & m->by_tid_mask)
+	for (i = model_tid_slot(m, tid); m->by_tid && (e = &m->by_tid[i])->v; i = (i + 1) & m->by_tid_mask)
 		if (e->tid == tid) {
 			if (run && e->v->vmm)
 				vcpu_promote(m, e->v);
@@ -907,25 +869,6 @@ void model_reap(struct model *m, alive_fn alive, void *ctx)
 	}
 }
 
-static const char *const group_names[TG_NR] = {
-	[TG_EMULATOR] = "emulator",
-	[TG_VHOST] = "vhost",
-};
-
-const char *model_group_name(enum thread_group g)
-{
-	return g >= 0 && g < TG_NR ? group_names[g] : "?";
-}
-
-uint64_t model_group_ns(const struct vm *vm, enum thread_group g, bool wait, bool cumulative)
-{
-	const struct ctr *c = wait ? &vm->groups[g].wait : &vm->groups[g].run;
-
-	if (!vm->groups[g].known)
-		return 0;
-	return cumulative ? c->total : ctr_interval(c);
-}
-
 void model_group_read(struct vm *vm, enum thread_group g, struct group_thread *now, size_t n)
 {
 	struct thread_group_stat *gs = &vm->groups[g];
@@ -955,70 +898,4 @@ void model_group_read(struct vm *vm, enum thread_group g, struct group_thread *n
 	gs->last = now;
 	gs->nr_last = n;
 	gs->count = (int)n;
-}
-
-/* Not the kernel's group: vm itself or the next VM after it. */
-static const struct vm *skip_kernel(struct vm *vm)
-{
-	while (vm && vm->kernel)
-		vm = RB_NEXT(vm_tree, NULL, vm);
-	return vm;
-}
-
-const struct vm *model_vm_first(const struct model *m)
-{
-	/* the tree is only read: RB_MIN takes no const head */
-	return skip_kernel(RB_MIN(vm_tree, (struct vm_tree *)&m->vms));
-}
-
-const struct vm *model_vm_next(const struct vm *vm)
-{
-	return skip_kernel(RB_NEXT(vm_tree, NULL, (struct vm *)vm));
-}
-
-unsigned int model_nr_vms(const struct model *m)
-{
-	const struct vm *vm;
-	unsigned int n = 0;
-
-	MODEL_FOREACH_VM(vm, m)
-		n++;
-	return n;
-}
-
-const struct vm *model_find_vm(const struct model *m, int pid)
-{
-	struct vm key = { .pid = pid };
-
-	return RB_FIND(vm_tree, (struct vm_tree *)&m->vms, &key);
-}
-
-const struct vcpu *model_find_vcpu(const struct model *m, int tid)
-{
-	struct vcpu key = { .tid = tid };
-
-	return RB_FIND(vcpu_tree, (struct vcpu_tree *)&m->vcpus, &key);
-}
-
-const struct vm *model_kernel_vm(const struct model *m)
-{
-	struct vm key = { .pid = MODEL_PID_KERNEL };
-
-	return RB_FIND(vm_tree, (struct vm_tree *)&m->vms, &key);
-}
-
-const char *model_vm_ident(const struct model *m, const struct vm *vm)
-{
-	if (vm->kernel)
-		return "kernel";
-	if (m->live)
-		return "proc";
-	return vm->guessed ? "guess" : "threads";
-}
-
-const char *model_vm_state(const struct model *m, const struct vm *vm)
-{
-	if (!m->live)
-		return "recorded";
-	return vm->exited ? "exited" : "running";
 }

@@ -27,6 +27,7 @@
 #include "hist.h"
 #include "decode/kvm_event.h"
 #include "decode/names.h"
+#include "ident/ident.h"
 #include "model_ips.h"
 
 #define MODEL_LAT_NONE		UINT64_MAX
@@ -34,7 +35,7 @@
 #define MODEL_RING_FIRST	8	/* a ring's first allocation, doubled as exits come */
 #define MODEL_MAX_VCPUS		262144	/* the default of --max-vcpus */
 #define MODEL_MAX_VCPUS_MAX	4194304	/* pid_max can be at most 4 M: more tids cannot be */
-#define MODEL_NAME_LEN		64
+#define MODEL_NAME_LEN		IDENT_NAME_LEN
 
 /* A counter: its total and its value when the interval began. */
 struct ctr {
@@ -97,15 +98,6 @@ enum vcpu_state {
 #define TIME_SPLIT	(1u << VS_NR)
 /* ... and the VMs' other threads (emulator, vhost) are measured: live, from /proc. */
 #define TIME_GROUPS	(1u << (VS_NR + 1))
-
-/* A thread's CPU accounting from /proc (ident_read_times()), cumulative since it started. */
-struct proc_times {
-	uint64_t run_ns;	/* on a CPU (schedstat): exact */
-	uint64_t wait_ns;	/* runnable, waiting for a CPU (schedstat): exact */
-	uint64_t utime;		/* clock ticks in user space, guest time included (stat) */
-	uint64_t stime;		/* clock ticks in the kernel */
-	uint64_t gtime;		/* clock ticks in the guest */
-};
 
 struct vm;
 
@@ -199,8 +191,6 @@ struct model_steal {
 };
 
 /* A host CPU as the sched events show it: who runs there, who waits for it. */
-#define MODEL_CPUS_MAX	8192	/* Linux's largest NR_CPUS: larger numbers are none */
-#define MODEL_THIEF_PIDS	1024	/* thieves' processes remembered (a cache, by tid) */
 struct model_cpu {
 	int tid;			/* -1: not known yet */
 	char comm[KVM_COMM_LEN];
@@ -279,24 +269,6 @@ int model_vm_cmp(const struct vm *a, const struct vm *b);
 RB_PROTOTYPE(vcpu_tree, vcpu, node, model_vcpu_cmp)
 RB_PROTOTYPE(vm_tree, vm, node, model_vm_cmp)
 
-/* Who a thread is: filled by the source (replay: the file; live: /proc). */
-struct ident_info {
-	int pid;			/* VM = host process; 0 = unknown */
-	char vm_name[MODEL_NAME_LEN];
-	char comm[MODEL_NAME_LEN];	/* thread name */
-	/*
-	 * A host kernel thread (kworker, kdamond, an irqfd worker ...): host
-	 * work, never a VM; its events count in the host's figures only.
-	 * (vhost-PID threads serve VM PID: they are that VM's, not this.)
-	 */
-	bool kernel;
-	/* a recording's thread no snapshot names: pid and name by the documented guess */
-	bool guessed;
-	/* in: the vCPU id its first event gives, or -1 (for the guess) */
-	int vcpu_hint;
-};
-
-typedef void (*ident_fn)(void *ctx, int tid, struct ident_info *out);
 
 
 TAILQ_HEAD(vcpu_list, vcpu);
@@ -391,19 +363,10 @@ void model_time_to(struct model *m, uint64_t now);
 /*
  * Stolen time (model_steal.c): while a vCPU thread waits for a CPU
  * (runnable, not running), who ran on that CPU instead, from the sched
- * events.  model_steal_sched() takes each switch and wakeup before the
- * time states do; model_steal_to() gives out every open wait up to now
- * (the snapshot's end), model_steal_reset() starts the next interval's
- * tables, model_steal_forget() drops a vCPU that goes.
+ * events; --thieves of them kept per vCPU.
  */
 #define MODEL_THIEVES_DEFAULT	5
 #define MODEL_THIEVES_MAX	64
-/* a vCPU's table: four times the thieves shown, at least 16 */
-#define MODEL_STEAL_SLOTS(n)	((n) * 4 > 16 ? (n) * 4 : 16)
-int model_steal_sched(struct model *m, struct vcpu *prev, struct vcpu *next, const struct kvm_event *ev);
-void model_steal_to(struct model *m, uint64_t now);
-void model_steal_reset(struct model *m);
-void model_steal_forget(struct model *m, struct vcpu *v);
 /*
  * v's thieves, most time first, into out (m->max_thieves of them): how
  * many; *other: the time of those not shown.
@@ -451,7 +414,6 @@ void model_finish(struct model *m);
 /* Latency of a reason since start: both histograms merged into out. */
 int model_reason_total_lat(const struct reason_stat *rs, struct hist *out);
 
-int model_vcpu_id_from_comm(const char *comm);
 
 /* Does VM (host process) pid still run? */
 typedef bool (*alive_fn)(void *ctx, int pid);
@@ -482,5 +444,22 @@ const struct vcpu *model_find_vcpu(const struct model *m, int tid);
 #define MODEL_FOREACH_VCPU(v, vm)	TAILQ_FOREACH(v, &(vm)->vcpus, vm_link)
 /* "running", "exited", or for a recording "recorded" */
 const char *model_vm_state(const struct model *m, const struct vm *vm);
+/*
+ * A vCPU's recent exits (the ring, --ring): how many are kept, and the
+ * i-th of them, oldest first (NULL past the last), with *seq its number
+ * among all the exits the vCPU made (0: its first).
+ */
+unsigned int model_recent_nr(const struct vcpu *v);
+const struct exit_rec *model_recent(const struct vcpu *v, unsigned int i, uint64_t *seq);
+/*
+ * Does v wait for the entry after an exit now?  *blocking: that exit's
+ * reason blocks (HLT, WFI: the vCPU is halted, not handled).
+ */
+bool model_vcpu_pending(const struct model *m, const struct vcpu *v, bool *blocking);
+/*
+ * KVM's binary statistics of VM vm (v NULL) or of its vCPU v: their
+ * counters by names->kstats[scope] slot, *nr of them (NULL: none yet).
+ */
+const struct ctr *model_kstats(const struct vm *vm, const struct vcpu *v, unsigned int *nr);
 
 #endif

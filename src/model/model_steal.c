@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "model_priv.h"
 
 /* CPU cpu's entry, made when first seen: NULL when out of memory or out of range. */
 static struct model_cpu *cpu_get(struct model *m, int cpu)

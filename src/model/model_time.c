@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "model.h"
-#include "model_time.h"
+#include "model_priv.h"
 
 static const char *const state_names[VS_NR] = {
 	[VS_GUEST] = "guest",

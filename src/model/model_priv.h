@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The model's internals: what model.c, model_time.c, model_steal.c and
+ * model_read.c tell each other.  No file outside src/model/ includes it;
+ * views read the model through model.h's accessors.
+ *
+ * Who calls whom (no circle): model.c feeds the time states
+ * (model_time.c) and the stolen-time tables (model_steal.c); the time
+ * states give out the waits to the tables; both look threads up through
+ * model_read.c, which calls none of them.
+ */
+#ifndef KVMTOP_MODEL_PRIV_H
+#define KVMTOP_MODEL_PRIV_H
+
+#include "model.h"
+
+/* A vCPU's slot in the model's table of vCPUs by tid (open addressing, linear probing). */
+static inline unsigned int model_tid_slot(const struct model *m, int tid)
+{
+	return ((unsigned int)tid * 2654435761u) & m->by_tid_mask;
+}
+
+/* Time states: an exit, entry or other KVM event of v, before the model counts it. */
+void model_time_event(struct model *m, struct vcpu *v, const struct kvm_event *ev);
+/* A switch from prev to next, or a wakeup of prev; either NULL when it is no vCPU. */
+void model_time_sched(struct model *m, struct vcpu *prev, struct vcpu *next,
+		      const struct kvm_event *ev);
+
+/*
+ * Stolen time: model_steal_sched() takes each switch and wakeup before
+ * the time states do; model_steal_to() gives out every open wait up to
+ * now (the snapshot's end), model_steal_reset() starts the next
+ * interval's tables, model_steal_forget() drops a vCPU that goes.
+ */
+#define MODEL_CPUS_MAX		8192	/* Linux's largest NR_CPUS: larger numbers are none */
+#define MODEL_THIEF_PIDS	1024	/* thieves' processes remembered (a cache, by tid) */
+/* a vCPU's table: four times the thieves shown, at least 16 */
+#define MODEL_STEAL_SLOTS(n)	((n) * 4 > 16 ? (n) * 4 : 16)
+int model_steal_sched(struct model *m, struct vcpu *prev, struct vcpu *next, const struct kvm_event *ev);
+void model_steal_to(struct model *m, uint64_t now);
+void model_steal_reset(struct model *m);
+void model_steal_forget(struct model *m, struct vcpu *v);
+
+#endif
