@@ -21,7 +21,7 @@ double batch_seconds(const struct batch *b, uint64_t end)
 	return b->ns ? (double)t / 1e9 : 0.0;
 }
 
-bool batch_field_known(const struct batch *b, const struct model_reason_field *f)
+bool batch_field_known(const struct batch *b, const struct model_field *f)
 {
 	if (f->sched && !(model_time_known(b->m) & TIME_SPLIT))
 		return false;
@@ -36,14 +36,17 @@ const struct model_reason_row **batch_rows(const struct model_scope *s, unsigned
 	return rows;
 }
 
-void batch_machine_value(const struct batch *b, const struct model_reason_field *f,
-			 const struct model_reason_row *w, void (*esc)(FILE *f, const char *s))
+void batch_machine_value(const struct batch *b, const struct model_field *f,
+			 const struct model_row *row, void (*esc)(FILE *f, const char *s))
 {
 	struct model_field_val v;
 	bool has;
 
-	model_reason_value(f, w, &v, &has);
+	model_field_value(f, row, &v, &has);
 	switch (f->kind) {
+	case MF_INT:
+		fprintf(b->out, "%" PRId64, v.i);
+		return;
 	case MF_TEXT:
 		esc(b->out, v.s);
 		return;

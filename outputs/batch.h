@@ -83,12 +83,12 @@ double batch_seconds(const struct batch *b, uint64_t end);
  * split needs sched events, a sum of seconds ns times.  CSV leaves a
  * field that is not empty, JSON writes null: both carry every field.
  */
-bool batch_field_known(const struct batch *b, const struct model_reason_field *f);
+bool batch_field_known(const struct batch *b, const struct model_field *f);
 /* s's rows with exits since start, most first (free() them): NULL when out of memory. */
 const struct model_reason_row **batch_rows(const struct model_scope *s, unsigned int *n);
-/* Field f of row w as CSV and JSON write it: a number, or a string through esc. */
-void batch_machine_value(const struct batch *b, const struct model_reason_field *f,
-			 const struct model_reason_row *w, void (*esc)(FILE *f, const char *s));
+/* Field f of row as CSV and JSON write it: a number, or a string through esc. */
+void batch_machine_value(const struct batch *b, const struct model_field *f,
+			 const struct model_row *row, void (*esc)(FILE *f, const char *s));
 /*
  * The host kernel's threads that raised KVM events (kworker, kdamond ...):
  * host work, in the host's figures, never a VM.  print writes them when

@@ -38,14 +38,29 @@ static void csv_groups(const struct batch *b, const struct vm *vm)
 		}
 }
 
+/*
+ * The VM's and vCPU's fields of a row, by name from the field table
+ * (model_fields.h); each row then carries every reason field.
+ */
+static const char *const csv_row_fields[] = { "vm_pid", "vm_name", "vm_state", "vcpu", "tid", "comm" };
+#define NR_CSV_ROW_FIELDS	(sizeof(csv_row_fields) / sizeof(csv_row_fields[0]))
+/* ... looked up once, by the header */
+static const struct model_field *csv_row_f[NR_CSV_ROW_FIELDS];
+
 /* The header line: the row's context, every reason field, the vCPU's and VM's columns. */
 static void csv_header(struct batch *b)
 {
-	unsigned int j;
+	const struct model_field *fs;
+	unsigned int j, n;
 
-	fputs("snapshot,start,end,vm_pid,vm_name,vm_state,vcpu,tid,comm", b->out);
-	for (j = 0; j < model_nr_reason_fields; j++)
-		fprintf(b->out, ",%s", model_reason_fields[j].name);
+	fputs("snapshot,start,end", b->out);
+	for (j = 0; j < NR_CSV_ROW_FIELDS; j++) {
+		csv_row_f[j] = model_field(csv_row_fields[j]);
+		fprintf(b->out, ",%s", csv_row_f[j]->name);
+	}
+	fs = model_fields_of(MR_REASON, &n);
+	for (j = 0; j < n; j++)
+		fprintf(b->out, ",%s", fs[j].name);
 	for (j = 0; j < VS_NR; j++)
 		fprintf(b->out, ",%s_s", model_state_name(j));
 	for (j = 0; j < TG_NR; j++)
@@ -58,18 +73,21 @@ static void csv_header(struct batch *b)
 static void csv_row(const struct batch *b, const struct vm *vm, const struct vcpu *v,
 		    const struct model_scope *cs, const struct model_reason_row *w, uint64_t end)
 {
-	const struct model *m = b->m;
-	unsigned int j;
+	const struct model_row row = { .m = b->m, .vm = vm, .v = v, .r = w };
+	const struct model_field *fs;
+	unsigned int j, n;
 
-	fprintf(b->out, "%u,%" PRIu64 ",%" PRIu64 ",%d,", b->snapshots + 1, m->interval_start, end, vm->pid);
-	escape_csv(b->out, vm->name);
-	fprintf(b->out, ",%s,%d,%d,", model_vm_state(m, vm), v->vcpu_id, v->tid);
-	escape_csv(b->out, v->comm);
-	/* a field not measured here is an empty cell (null in JSON) */
-	for (j = 0; j < model_nr_reason_fields; j++) {
+	fprintf(b->out, "%u,%" PRIu64 ",%" PRIu64, b->snapshots + 1, b->m->interval_start, end);
+	for (j = 0; j < NR_CSV_ROW_FIELDS; j++) {
 		fputc(',', b->out);
-		if (batch_field_known(b, &model_reason_fields[j]))
-			batch_machine_value(b, &model_reason_fields[j], w, escape_csv);
+		batch_machine_value(b, csv_row_f[j], &row, escape_csv);
+	}
+	/* a field not measured here is an empty cell (null in JSON) */
+	fs = model_fields_of(MR_REASON, &n);
+	for (j = 0; j < n; j++) {
+		fputc(',', b->out);
+		if (batch_field_known(b, &fs[j]))
+			batch_machine_value(b, &fs[j], &row, escape_csv);
 	}
 	csv_states(b, cs);
 	csv_groups(b, vm);

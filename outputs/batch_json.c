@@ -29,15 +29,31 @@ static bool same_group(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
+/* A VM's or vCPU's fields (kind MR_VM or MR_VCPU), each "key":value, in the table's order. */
+static void json_row_fields(const struct batch *b, enum model_row_kind kind, const struct model_row *row)
+{
+	const struct model_field *fs;
+	unsigned int j, n;
+
+	fs = model_fields_of(kind, &n);
+	for (j = 0; j < n; j++) {
+		fprintf(b->out, "%s\"%s\":", j ? "," : "", fs[j].key);
+		batch_machine_value(b, &fs[j], row, escape_json);
+	}
+}
+
 /* One reason row: every field of model_fields.h, null where the input does not measure it. */
 static void json_reason(const struct batch *b, const struct model_reason_row *w)
 {
+	const struct model_row row = { .m = b->m, .r = w };
+	const struct model_field *fs;
 	const char *group = NULL;
-	unsigned int j;
+	unsigned int j, n;
 
 	fputc('{', b->out);
-	for (j = 0; j < model_nr_reason_fields; j++) {
-		const struct model_reason_field *f = &model_reason_fields[j];
+	fs = model_fields_of(MR_REASON, &n);
+	for (j = 0; j < n; j++) {
+		const struct model_field *f = &fs[j];
 
 		if (!same_group(f->group, group)) {
 			/* the fields of a group are adjacent in the table */
@@ -53,7 +69,7 @@ static void json_reason(const struct batch *b, const struct model_reason_row *w)
 		}
 		fprintf(b->out, "\"%s\":", f->key);
 		if (batch_field_known(b, f))
-			batch_machine_value(b, f, w, escape_json);
+			batch_machine_value(b, f, &row, escape_json);
 		else
 			fputs("null", b->out);
 	}
@@ -268,9 +284,8 @@ static int json_vcpu(const struct batch *b, const struct vm *vm, const struct vc
 
 	if (model_scope_vcpu(&cs, b->m, v, false))
 		goto out;
-	fprintf(b->out, "{\"vcpu\":%d,\"tid\":%d,\"comm\":", v->vcpu_id, v->tid);
-	escape_json(b->out, v->comm);
-	fprintf(b->out, ",\"last_cpu\":%d", v->last_cpu);
+	fputc('{', b->out);
+	json_row_fields(b, MR_VCPU, &(struct model_row){ .m = b->m, .vm = vm, .v = v });
 	json_exits(b, &cs, end);
 	json_states(b, &cs);
 	json_stolen(b, v);
@@ -296,10 +311,8 @@ static int json_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 
 	if (model_scope_vm(&vs, m, vm, false))
 		goto out;
-	fprintf(b->out, "{\"pid\":%d,\"name\":", vm->pid);
-	escape_json(b->out, vm->name);
-	fprintf(b->out, ",\"state\":\"%s\",\"grouped_by\":\"%s\",\"vcpu_threads\":%d",
-		model_vm_state(m, vm), model_vm_ident(m, vm), vm->nr_vcpus);
+	fputc('{', b->out);
+	json_row_fields(b, MR_VM, &(struct model_row){ .m = m, .vm = vm });
 	json_exits(b, &vs, end);
 	json_threads(b, vm, &vs);
 	json_reasons(b, &vs);

@@ -26,7 +26,7 @@ static const struct {
 
 #define NR_TEXT_COLS	(sizeof(text_cols) / sizeof(text_cols[0]))
 
-static void text_cell(const struct batch *b, const struct model_reason_field *f, int width,
+static void text_cell(const struct batch *b, const struct model_field *f, int width,
 		      const struct model_reason_row *w)
 {
 	struct model_field_val v;
@@ -47,6 +47,9 @@ static void text_cell(const struct batch *b, const struct model_reason_field *f,
 	case MF_NUM:
 		fprintf(b->out, "%*" PRIu64, width, v.u);
 		return;
+	case MF_INT:
+		fprintf(b->out, "%*" PRId64, width, v.i);
+		return;
 	case MF_PCT:
 		fprintf(b->out, "%*.2f", width, v.d);
 		return;
@@ -66,14 +69,14 @@ static void text_cell(const struct batch *b, const struct model_reason_field *f,
 }
 
 /* Is field f in the table: one of the split's needs sched events (seconds or not). */
-static bool text_shown(const struct batch *b, const struct model_reason_field *f)
+static bool text_shown(const struct batch *b, const struct model_field *f)
 {
 	return !f->sched || (model_time_known(b->m) & TIME_SPLIT);
 }
 
 static void text_table(const struct batch *b, const struct model_scope *s, const char *indent)
 {
-	const struct model_reason_field *f[NR_TEXT_COLS];
+	const struct model_field *f[NR_TEXT_COLS];
 	const struct model_reason_row **rows;
 	unsigned int i, j, n;
 
@@ -81,7 +84,7 @@ static void text_table(const struct batch *b, const struct model_scope *s, const
 	if (!rows)
 		return;
 	for (j = 0; j < NR_TEXT_COLS; j++)
-		f[j] = model_reason_field(text_cols[j].name);
+		f[j] = model_field(text_cols[j].name);
 	fputs(indent, b->out);
 	for (j = 0; j < NR_TEXT_COLS; j++)
 		if (text_shown(b, f[j]))

@@ -173,7 +173,7 @@ def symbols(obj):
         p = line.split()
         if len(p) == 2 and p[0] == "U":
             used.add(p[1])
-        elif len(p) == 3 and p[1] in "TDRBC":
+        elif len(p) == 3 and p[1] in "TDRBCV":
             defined.add(p[2])
     return defined, used
 
@@ -198,6 +198,27 @@ def calls_case():
                 detail.append("%s -> %s: %s" % (f, g, ", ".join(sorted(s for s in uses[f]
                                                                    if owner.get(s) == g))))
     ok(not found, "no circle of files calling each other (from the objects' symbols)", "\n".join(detail))
+
+
+def libraries_case():
+    """The rooms' libraries call each other in one direction only: each is linked before the
+    ones it calls (Makefile.am's ENGINE_A), which a circle would make impossible."""
+    libs = sorted(f for f in os.listdir(BUILD) if f.startswith("lib") and f.endswith(".a"))
+    if len(libs) < 5:
+        skip("no circle of rooms' libraries", "the libraries are not built in %s" % BUILD)
+        return
+    owner, uses = {}, {}
+    for lib in libs:
+        d, u = symbols(os.path.join(BUILD, lib))
+        for s in d:
+            owner.setdefault(s, lib)
+        uses[lib] = u
+    graph = {l: {owner[s] for s in u if s in owner and owner[s] != l} for l, u in uses.items()}
+    ok(not cycles(graph), "no circle of rooms' libraries calling each other", cycles(graph))
+    order = re.search(r"^ENGINE_A = (.*)$", open(os.path.join(SRC, "Makefile.am")).read(), re.M).group(1).split()
+    late = ["%s calls %s, linked before it" % (a, b) for i, a in enumerate(order) for b in order[:i]
+            if b in graph.get(a, ())]
+    ok(not late, "ENGINE_A links each room's library before the ones it calls", late)
 
 
 def long_functions():
@@ -234,6 +255,7 @@ def main():
     includes_case()
     walls_case()
     calls_case()
+    libraries_case()
     functions_case()
     mutations_case()
     done()

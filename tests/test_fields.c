@@ -75,24 +75,35 @@ static char *print(enum batch_format fmt)
 	return text;
 }
 
-/* CSV's header: after the row's context, every field's name in the table's order. */
+/*
+ * CSV's header: the snapshot's columns, a VM's and a vCPU's fields of the
+ * table by name, then every reason field's name in the table's order.
+ */
 static void test_csv(void **state)
 {
 	char *text = print(BATCH_CSV), *line, *save = NULL, *col;
-	unsigned int i = 0, n = 0;
+	const struct model_field *rf = model_fields_of(MR_REASON, &(unsigned int){ 0 });
+	unsigned int i = 0, n = 0, nr;
 
 	(void)state;
+	model_fields_of(MR_REASON, &nr);
 	line = strtok_r(text, "\n", &save);
 	assert_non_null(line);
 	for (col = strtok_r(line, ",", &save); col; col = strtok_r(NULL, ",", &save), n++) {
-		if (n < 9)
-			continue;	/* snapshot ... comm */
-		if (i == model_nr_reason_fields)
+		if (n < 3)
+			continue;	/* snapshot, start, end */
+		if (n < 9) {
+			/* vm_pid ... comm: a VM's or vCPU's field of the table */
+			assert_non_null(model_field(col));
+			assert_true(model_field(col)->row == (n < 6 ? MR_VM : MR_VCPU));
+			continue;
+		}
+		if (i == nr)
 			break;
-		assert_string_equal(col, model_reason_fields[i].name);
+		assert_string_equal(col, rf[i].name);
 		i++;
 	}
-	assert_int_equal(i, model_nr_reason_fields);
+	assert_int_equal(i, nr);
 	assert_string_equal(col, "guest_s");	/* then the vCPU's time states */
 	free(text);
 }
@@ -139,14 +150,15 @@ static void test_json(void **state)
 {
 	char *text = print(BATCH_JSON), keys[64][100], want[100];
 	const char *r = strstr(text, "\"reasons\":[{");
-	unsigned int i, n;
+	unsigned int i, n, nr;
+	const struct model_field *rf = model_fields_of(MR_REASON, &nr);
 
 	(void)state;
 	assert_non_null(r);
 	n = json_keys(r + strlen("\"reasons\":["), keys, 64);
-	assert_int_equal(n, model_nr_reason_fields);
+	assert_int_equal(n, nr);
 	for (i = 0; i < n; i++) {
-		const struct model_reason_field *f = &model_reason_fields[i];
+		const struct model_field *f = &rf[i];
 
 		snprintf(want, sizeof(want), "%s%s%s", f->group ? f->group : "", f->group ? "." : "", f->key);
 		assert_string_equal(keys[i], want);
@@ -168,7 +180,7 @@ static void test_pane(void **state)
 
 		if (!c->field)
 			continue;
-		assert_non_null(model_reason_field(c->field));
+		assert_non_null(model_field(c->field));
 		/* the title is the table's: the pane has none of its own */
 		assert_null(c->title);
 		fields++;
@@ -178,18 +190,54 @@ static void test_pane(void **state)
 	assert_non_null(pane_reasons.field_cmp);
 }
 
-/* Names are unique: CSV's columns and the pane's names pick by them. */
+/*
+ * A VM's and a vCPU's JSON objects begin with their fields of the table,
+ * each by its key, in the table's order; CSV's VM and vCPU columns are
+ * among them.
+ */
+static void test_json_rows(void **state)
+{
+	static const struct { enum model_row_kind kind; const char *at; } objs[] = {
+		{ MR_VM, "\"vms\":[{" }, { MR_VCPU, "\"vcpus\":[{" },
+	};
+	char *text = print(BATCH_JSON);
+	unsigned int i, j, n;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		const struct model_field *fs = model_fields_of(objs[i].kind, &n);
+		const char *p = strstr(text, objs[i].at);
+
+		assert_non_null(p);
+		p += strlen(objs[i].at);
+		assert_true(n >= 3);
+		for (j = 0; j < n; j++) {
+			char want[64];
+
+			snprintf(want, sizeof(want), "\"%s\":", fs[j].key);
+			assert_memory_equal(p, want, strlen(want));
+			p = strpbrk(p + strlen(want), ",}");
+			assert_non_null(p);
+			p++;
+		}
+	}
+	free(text);
+}
+
+/* Names are unique across the whole table: CSV's columns and the pane's names pick by them. */
 static void test_unique(void **state)
 {
 	unsigned int i, j;
 
 	(void)state;
-	for (i = 0; i < model_nr_reason_fields; i++) {
-		for (j = i + 1; j < model_nr_reason_fields; j++)
-			assert_string_not_equal(model_reason_fields[i].name, model_reason_fields[j].name);
-		assert_ptr_equal(model_reason_field(model_reason_fields[i].name), &model_reason_fields[i]);
+	for (i = 0; i < model_nr_fields; i++) {
+		for (j = i + 1; j < model_nr_fields; j++)
+			assert_string_not_equal(model_fields[i].name, model_fields[j].name);
+		assert_ptr_equal(model_field(model_fields[i].name), &model_fields[i]);
+		/* each kind's fields together, in the order VM, vCPU, reason */
+		assert_true(!i || model_fields[i - 1].row <= model_fields[i].row);
 	}
-	assert_null(model_reason_field("no_such_field"));
+	assert_null(model_field("no_such_field"));
 }
 
 int main(void)
@@ -197,6 +245,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_rows),
 		cmocka_unit_test(test_pane),
 		cmocka_unit_test(test_unique),
 	};

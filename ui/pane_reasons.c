@@ -92,7 +92,7 @@ static const struct pane_col cols[NR_COLS] = {
 /* A field column's cell: "-" where the row has no value (an event's latency, no samples). */
 static void field_cell(const struct tui *t, const void *r, int col, char *buf, size_t len)
 {
-	const struct model_reason_field *f = model_reason_field(cols[col].field);
+	const struct model_field *f = model_field(cols[col].field);
 	const struct reason_row *w = r;
 	const struct model_field_val *v = &w->v[col];
 
@@ -123,7 +123,7 @@ static void field_cell(const struct tui *t, const void *r, int col, char *buf, s
 /* A field column's order: rows without a value first, then by value. */
 static int field_cmp(const void *a, const void *b, int col)
 {
-	const struct model_reason_field *f = model_reason_field(cols[col].field);
+	const struct model_field *f = model_field(cols[col].field);
 	const struct reason_row *x = a, *y = b;
 
 	if (x->has[col] != y->has[col])
@@ -139,7 +139,7 @@ static void fill_fields(struct reason_row *w, const struct model_reason_row *m)
 	int i;
 
 	for (i = 0; i < NR_COLS; i++) {
-		const struct model_reason_field *f = cols[i].field ? model_reason_field(cols[i].field) : NULL;
+		const struct model_field *f = cols[i].field ? model_field(cols[i].field) : NULL;
 
 		if (f)
 			model_reason_value(f, m, &w->v[i], &w->has[i]);

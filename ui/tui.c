@@ -46,7 +46,7 @@ void *tui_row_at(const struct pane *p, size_t i)
 /* A column's title: a field's own (model_fields.h), else the pane's. */
 const char *tui_col_title(const struct pane_col *c)
 {
-	const struct model_reason_field *f = c->field ? model_reason_field(c->field) : NULL;
+	const struct model_field *f = c->field ? model_field(c->field) : NULL;
 
 	return f ? f->title : c->title;
 }

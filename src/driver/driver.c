@@ -265,6 +265,8 @@ static void src_ident(void *ctx, int tid, struct ident_info *out)
 		drv->ops->ident(&drv->src, tid, out);
 	else
 		ident_thread(&drv->proc, tid, out);
+	/* the vCPU id its name gives, until its events say */
+	out->vcpu_id = ident_vcpu_id(out->comm);
 }
 
 static bool src_alive(void *ctx, int pid)

@@ -40,6 +40,8 @@ struct ident_info {
 	bool guessed;
 	/* in: the vCPU id its first event gives, or -1 (for the guess) */
 	int vcpu_hint;
+	/* out: the vCPU id its name gives (ident_vcpu_id(comm)), or -1 */
+	int vcpu_id;
 };
 
 typedef void (*ident_fn)(void *ctx, int tid, struct ident_info *out);

@@ -187,7 +187,7 @@ static void vcpu_promote(struct model *m, struct vcpu *v)
 /* run: the thread is known to run a vCPU (it entered or left the guest), else a VMM thread */
 static struct vcpu *vcpu_new(struct model *m, int tid, int vcpu_hint, bool run)
 {
-	struct ident_info id = { .pid = 0, .vcpu_hint = vcpu_hint };
+	struct ident_info id = { .pid = 0, .vcpu_hint = vcpu_hint, .vcpu_id = -1 };
 	struct vcpu *v;
 
 	if (m->nr_vcpus >= m->max_vcpus || by_tid_room(m))
@@ -211,7 +211,7 @@ static struct vcpu *vcpu_new(struct model *m, int tid, int vcpu_hint, bool run)
 	v->state = VS_NONE;
 	v->on_cpu = VS_HOST;
 	strlcpy(v->comm, id.comm, sizeof(v->comm));
-	v->vcpu_id = ident_vcpu_id(v->comm);
+	v->vcpu_id = id.vcpu_id;
 	RB_INSERT(vcpu_tree, &m->vcpus, v);
 	by_tid_put(m, v);
 	/* host kernel threads are listed as they are: they never run a vCPU */

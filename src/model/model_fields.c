@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The fields of a reason row, declared once (model_fields.h).  The order
- * is CSV's column order and JSON's key order; a group's fields are
- * adjacent.  Latency figures are of the exit -> entry pairs the count
- * holds; handling figures of the same pairs' time on a CPU.
+ * The fields of every row, declared once (model_fields.h): a VM's, then a
+ * vCPU thread's, then an exit reason's.  Within a kind the order is
+ * JSON's key order (and, for reasons, CSV's column order); a group's
+ * fields are adjacent.  Latency figures are of the exit -> entry pairs
+ * the count holds; handling figures of the same pairs' time on a CPU.
  */
 #include <string.h>
 
@@ -14,8 +15,24 @@ uint64_t model_quantile(const struct hist *h, double q)
 	return hist_quantile(h, q);
 }
 
+/* A reason's field: w is the row's reason figures. */
 #define GET(fn, expr) \
-	static void fn(const struct model_reason_row *w, struct model_field_val *v) { expr; }
+	static void fn(const struct model_row *row, struct model_field_val *v) \
+	{ const struct model_reason_row *w = row->r; expr; }
+/* A VM's or vCPU's field: vm and c are the row's VM and vCPU. */
+#define GET_ROW(fn, expr) \
+	static void fn(const struct model_row *row, struct model_field_val *v) \
+	{ const struct vm *vm = row->vm; const struct vcpu *c = row->v; (void)vm; (void)c; expr; }
+
+GET_ROW(get_vm_pid, v->i = vm->pid)
+GET_ROW(get_vm_name, v->s = vm->name)
+GET_ROW(get_vm_state, v->s = model_vm_state(row->m, vm))
+GET_ROW(get_vm_grouped_by, v->s = model_vm_ident(row->m, vm))
+GET_ROW(get_vm_vcpus, v->i = vm->nr_vcpus)
+GET_ROW(get_vcpu, v->i = c->vcpu_id)
+GET_ROW(get_tid, v->i = c->tid)
+GET_ROW(get_comm, v->s = c->comm)
+GET_ROW(get_last_cpu, v->i = c->last_cpu)
 
 GET(get_reason, v->s = w->r->name)
 GET(get_code, v->u = w->r->code)
@@ -46,19 +63,31 @@ GET(get_h_sum, v->u = hist_sum(&w->handling))
 GET(get_preempted, v->u = w->preempted)
 GET(get_blocked, v->u = w->blocked)
 
-#define LAT(n, t, k, fn)	{ n, "latency", n, t, k, MF_LAT, false, fn }
-#define HAND(n, t, k, fn)	{ "handling_" n, "handling", n, t, k, MF_HANDLING, true, fn }
+#define LAT(n, t, k, fn)	{ MR_REASON, n, "latency", n, t, k, MF_LAT, false, fn }
+#define HAND(n, t, k, fn)	{ MR_REASON, "handling_" n, "handling", n, t, k, MF_HANDLING, true, fn }
+/* name, its JSON key, title, kind, getter */
+#define VM(n, k, t, kind, fn)	{ MR_VM, n, NULL, k, t, kind, MF_NO_HIST, false, fn }
+#define VCPU(n, k, t, kind, fn)	{ MR_VCPU, n, NULL, k, t, kind, MF_NO_HIST, false, fn }
 
-const struct model_reason_field model_reason_fields[] = {
-	{ "reason",   NULL, "reason",   "REASON",   MF_TEXT, MF_NO_HIST, false, get_reason },
-	{ "code",     NULL, "code",     "CODE",     MF_NUM,  MF_NO_HIST, false, get_code },
-	{ "isa",      NULL, "isa",      "ISA",      MF_TEXT, MF_NO_HIST, false, get_isa },
-	{ "flags",    NULL, "flags",    "FLAGS",    MF_TEXT, MF_NO_HIST, false, get_flags },
-	{ "blocking", NULL, "blocking", "BLOCKING", MF_BOOL, MF_NO_HIST, false, get_blocking },
-	{ "count",    NULL, "count",    "COUNT",    MF_NUM,  MF_NO_HIST, false, get_count },
-	{ "pct",      NULL, "pct",      "%",        MF_PCT,  MF_NO_HIST, false, get_pct },
-	{ "total",    NULL, "total",    "TOTAL",    MF_NUM,  MF_NO_HIST, false, get_total },
-	{ "samples",  "latency", "samples", "PAIRS", MF_NUM, MF_NO_HIST, false, get_samples },
+const struct model_field model_fields[] = {
+	VM("vm_pid",        "pid",          "PID",       MF_INT,  get_vm_pid),
+	VM("vm_name",       "name",         "VM",        MF_TEXT, get_vm_name),
+	VM("vm_state",      "state",        "STATE",     MF_TEXT, get_vm_state),
+	VM("vm_grouped_by", "grouped_by",   "GROUPED BY", MF_TEXT, get_vm_grouped_by),
+	VM("vm_vcpus",      "vcpu_threads", "VCPUS",     MF_INT,  get_vm_vcpus),
+	VCPU("vcpu",        "vcpu",         "VCPU",      MF_INT,  get_vcpu),
+	VCPU("tid",         "tid",          "TID",       MF_INT,  get_tid),
+	VCPU("comm",        "comm",         "THREAD",    MF_TEXT, get_comm),
+	VCPU("last_cpu",    "last_cpu",     "CPU",       MF_INT,  get_last_cpu),
+	{ MR_REASON, "reason",   NULL, "reason",   "REASON",   MF_TEXT, MF_NO_HIST, false, get_reason },
+	{ MR_REASON, "code",     NULL, "code",     "CODE",     MF_NUM,  MF_NO_HIST, false, get_code },
+	{ MR_REASON, "isa",      NULL, "isa",      "ISA",      MF_TEXT, MF_NO_HIST, false, get_isa },
+	{ MR_REASON, "flags",    NULL, "flags",    "FLAGS",    MF_TEXT, MF_NO_HIST, false, get_flags },
+	{ MR_REASON, "blocking", NULL, "blocking", "BLOCKING", MF_BOOL, MF_NO_HIST, false, get_blocking },
+	{ MR_REASON, "count",    NULL, "count",    "COUNT",    MF_NUM,  MF_NO_HIST, false, get_count },
+	{ MR_REASON, "pct",      NULL, "pct",      "%",        MF_PCT,  MF_NO_HIST, false, get_pct },
+	{ MR_REASON, "total",    NULL, "total",    "TOTAL",    MF_NUM,  MF_NO_HIST, false, get_total },
+	{ MR_REASON, "samples",  "latency", "samples", "PAIRS", MF_NUM, MF_NO_HIST, false, get_samples },
 	LAT("min",  "MIN",   MF_TIME,      get_min),
 	LAT("mean", "MEAN",  MF_TIME_MEAN, get_mean),
 	LAT("p50",  "P50",   MF_TIME,      get_p50),
@@ -67,7 +96,7 @@ const struct model_reason_field model_reason_fields[] = {
 	LAT("p999", "P99.9", MF_TIME,      get_p999),
 	LAT("max",  "MAX",   MF_TIME,      get_max),
 	LAT("sum",  "SUM",   MF_TIME,      get_sum),
-	{ "handling_samples", "handling", "samples", "HPAIRS", MF_NUM, MF_NO_HIST, true, get_h_samples },
+	{ MR_REASON, "handling_samples", "handling", "samples", "HPAIRS", MF_NUM, MF_NO_HIST, true, get_h_samples },
 	HAND("min",  "HMIN",     MF_TIME,      get_h_min),
 	HAND("mean", "HMEAN",    MF_TIME_MEAN, get_h_mean),
 	HAND("p50",  "HAND.P50", MF_TIME,      get_h_p50),
@@ -76,33 +105,45 @@ const struct model_reason_field model_reason_fields[] = {
 	HAND("p999", "HP99.9",   MF_TIME,      get_h_p999),
 	HAND("max",  "HMAX",     MF_TIME,      get_h_max),
 	HAND("sum",  "HSUM",     MF_TIME,      get_h_sum),
-	{ "preempted_s", NULL, "preempted_s", "PREEMPTED", MF_SECS, MF_NO_HIST, true, get_preempted },
-	{ "blocked_s",   NULL, "blocked_s",   "BLOCKED",   MF_SECS, MF_NO_HIST, true, get_blocked },
+	{ MR_REASON, "preempted_s", NULL, "preempted_s", "PREEMPTED", MF_SECS, MF_NO_HIST, true, get_preempted },
+	{ MR_REASON, "blocked_s",   NULL, "blocked_s",   "BLOCKED",   MF_SECS, MF_NO_HIST, true, get_blocked },
 };
 
-const unsigned int model_nr_reason_fields = sizeof(model_reason_fields) / sizeof(model_reason_fields[0]);
+const unsigned int model_nr_fields = sizeof(model_fields) / sizeof(model_fields[0]);
 
-const struct model_reason_field *model_reason_field(const char *name)
+const struct model_field *model_fields_of(enum model_row_kind row, unsigned int *n)
+{
+	unsigned int i = 0, j;
+
+	while (i < model_nr_fields && model_fields[i].row != row)
+		i++;
+	for (j = i; j < model_nr_fields && model_fields[j].row == row; j++)
+		;
+	*n = j - i;
+	return &model_fields[i];
+}
+
+const struct model_field *model_field(const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < model_nr_reason_fields; i++)
-		if (!strcmp(model_reason_fields[i].name, name))
-			return &model_reason_fields[i];
+	for (i = 0; i < model_nr_fields; i++)
+		if (!strcmp(model_fields[i].name, name))
+			return &model_fields[i];
 	return NULL;
 }
 
-void model_reason_value(const struct model_reason_field *f, const struct model_reason_row *row,
-			struct model_field_val *v, bool *has)
+void model_field_value(const struct model_field *f, const struct model_row *row,
+		       struct model_field_val *v, bool *has)
 {
 	memset(v, 0, sizeof(*v));
 	f->get(row, v);
 	switch (f->hist) {
 	case MF_LAT:
-		*has = row->lat.samples > 0;
+		*has = row->r->lat.samples > 0;
 		break;
 	case MF_HANDLING:
-		*has = row->handling.samples > 0;
+		*has = row->r->handling.samples > 0;
 		break;
 	default:
 		*has = true;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The fields of a reason row (model_fields.c), declared once: every
- * output picks the ones it shows from this table by name, as htop's
- * screens pick from its Process_fields[].  CSV names its columns by
- * name, JSON its keys by group and key, the text tables and the screen
- * title their columns by title; the man page's OUTPUT section lists them.
+ * The fields of every row -- a VM's, a vCPU thread's, an exit reason's --
+ * declared once in one table (model_fields.c): every output picks the
+ * ones it shows from it by name, as htop's screens pick from its
+ * Process_fields[].  CSV names its columns by name, JSON its keys by
+ * group and key, the text tables and the screen title their columns by
+ * title; the man page's OUTPUT section lists them.
  */
 #ifndef KVMTOP_MODEL_FIELDS_H
 #define KVMTOP_MODEL_FIELDS_H
@@ -14,8 +15,17 @@
 
 #include "model_scope.h"
 
+/* The row a field is of.  The table holds each kind's fields together, in this order. */
+enum model_row_kind {
+	MR_VM,		/* a VM (host process) */
+	MR_VCPU,	/* one of its vCPU threads */
+	MR_REASON,	/* an exit reason, in a scope (host, VM or vCPU) */
+	MR_KINDS,
+};
+
 enum model_field_kind {
 	MF_TEXT,	/* a string */
+	MF_INT,		/* a whole number that may be negative (-1: not known) */
 	MF_BOOL,
 	MF_NUM,		/* a whole number */
 	MF_PCT,		/* a share of the scope's exits, % */
@@ -34,11 +44,21 @@ enum model_field_hist {
 struct model_field_val {
 	const char *s;
 	uint64_t u;
+	int64_t i;
 	double d;
 	bool b;
 };
 
-struct model_reason_field {
+/* What a getter reads: the row's VM, its vCPU (a vCPU's row) or its reason (a reason's row). */
+struct model_row {
+	const struct model *m;
+	const struct vm *vm;
+	const struct vcpu *v;
+	const struct model_reason_row *r;
+};
+
+struct model_field {
+	enum model_row_kind row;
 	const char *name;	/* CSV's column; the name outputs pick it by */
 	const char *group;	/* JSON: the object it is in ("latency", "handling"), NULL: the row's */
 	const char *key;	/* JSON: its key there */
@@ -46,17 +66,27 @@ struct model_reason_field {
 	enum model_field_kind kind;
 	enum model_field_hist hist;
 	bool sched;		/* measured only with sched events (model_time_known() & TIME_SPLIT) */
-	void (*get)(const struct model_reason_row *row, struct model_field_val *v);
+	void (*get)(const struct model_row *row, struct model_field_val *v);
 };
 
-extern const struct model_reason_field model_reason_fields[];
-extern const unsigned int model_nr_reason_fields;
+extern const struct model_field model_fields[];
+extern const unsigned int model_nr_fields;
 
-/* The field called name, or NULL. */
-const struct model_reason_field *model_reason_field(const char *name);
+/* The fields of one kind of row, in the table's order: *n of them. */
+const struct model_field *model_fields_of(enum model_row_kind row, unsigned int *n);
+/* The field called name (names are unique across the kinds), or NULL. */
+const struct model_field *model_field(const char *name);
 /* Its value in row; *has: the row has one (a latency figure needs samples). */
-void model_reason_value(const struct model_reason_field *f, const struct model_reason_row *row,
-			struct model_field_val *v, bool *has);
+void model_field_value(const struct model_field *f, const struct model_row *row,
+		       struct model_field_val *v, bool *has);
+/* The same for a reason row alone. */
+static inline void model_reason_value(const struct model_field *f, const struct model_reason_row *r,
+				      struct model_field_val *v, bool *has)
+{
+	struct model_row row = { .r = r };
+
+	model_field_value(f, &row, v, has);
+}
 /*
  * A histogram's quantile q as every output shows it: the one place p50,
  * p90, p99 and p99.9 come from.
