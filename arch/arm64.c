@@ -81,7 +81,7 @@ static void arm64_decode_exit(const struct field_vals *fv, struct kvm_event *ev)
 	ev->reason = (type < TYPE_NONE ? type : TYPE_LARGE) << 8 | ec;
 }
 
-static void ec_name(const struct decode_fmt *f, uint32_t ec, char *buf, size_t len)
+static void ec_name(const struct decode_syms *f, uint32_t ec, char *buf, size_t len)
 {
 	const char *s = decode_role_sym(f, FR_AUX, ec);
 
@@ -93,7 +93,7 @@ static void ec_name(const struct decode_fmt *f, uint32_t ec, char *buf, size_t l
 		snprintf(buf, len, "EC_0x%02x", ec);
 }
 
-static void arm64_reason_name(const struct decode_fmt *f, const struct field_vals *fv,
+static void arm64_reason_name(const struct decode_syms *f, const struct field_vals *fv,
 			      const struct kvm_event *ev, char *buf, size_t len)
 {
 	uint32_t type_idx = ev->reason >> 8, ec = ev->reason & 0xff;

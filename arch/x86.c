@@ -121,6 +121,15 @@ static void x86_decode_exit(const struct field_vals *fv, struct kvm_event *ev)
 		ev->reason = raw;
 		ev->flags = 0;
 	}
+	/*
+	 * Port I/O (VMX IO_INSTRUCTION, SVM IOIO): the port is info1's bits
+	 * 31:16, VMX's exit qualification and SVM's exit_info_1 alike.
+	 */
+	if (FV_HAS(fv, FR_INFO1) && ((ev->isa == ISA_VMX && ev->reason == 30) ||
+				     (ev->isa == ISA_SVM && ev->reason == 0x07b))) {
+		ev->obj_kind = KVM_OBJ_PORT;
+		ev->obj = (fv->v[FR_INFO1] >> 16) & 0xffff;
+	}
 }
 
 static int64_t x86_isa_raw(enum kvm_isa isa)

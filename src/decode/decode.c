@@ -45,6 +45,7 @@ struct decode_fmt {
 	 */
 	bool wide;
 	struct decode_tables tables;	/* the print fmt's __print_symbolic tables */
+	struct decode_syms syms;	/* the same with the fields' names, for the arch */
 	int other;
 	struct reason_cache_ent *cache;
 	unsigned int cache_size;	/* power of two */
@@ -65,13 +66,6 @@ static const struct arch_ops *const arches[] = {
 	&arch_powerpc,
 	&arch_s390,
 };
-
-const char *decode_role_sym(const struct decode_fmt *f, enum field_role role, uint64_t v)
-{
-	if (!f->f[role])
-		return NULL;
-	return decode_tables_sym(&f->tables, f->f[role]->name, false, 0, v);
-}
 
 /* --- formats --- */
 
@@ -123,6 +117,7 @@ static int bind_fields(const struct decoder *d, struct decode_fmt *f,
 		if (check_field(d, f->event, f->f[r], err, errlen))
 			return -1;
 		f->have |= 1u << r;
+		f->syms.field[r] = f->f[r]->name;
 		f->slot[f->nr_slots++] = (struct field_slot){
 			.off = f->f[r]->offset,
 			.end = f->f[r]->offset + f->f[r]->size,
@@ -152,6 +147,7 @@ static struct decode_fmt *fmt_new(struct tep_event *e, enum kvm_event_kind kind,
 	f->kind = kind;
 	f->arch = arch;
 	f->other = -1;
+	f->syms.tables = &f->tables;
 	if (decode_tables_collect(&f->tables, e)) {
 		decode_tables_free(&f->tables);
 		free(f);
@@ -671,7 +667,7 @@ static int reason_id_slow(struct decoder *d, struct decode_fmt *f,
 	int id;
 
 	if (a->reason_name) {
-		a->reason_name(f, fv, ev, buf, sizeof(buf));
+		a->reason_name(&f->syms, fv, ev, buf, sizeof(buf));
 		name = buf;
 	}
 	if (!name && a->reason_field && FV_HAS(fv, FR_REASON))
@@ -763,6 +759,29 @@ static int reason_id(struct decoder *d, struct decode_fmt *f,
 }
 
 /*
+ * A record's common_type (its event's id), and its common_pid into *tid:
+ * read in place where the recording is in host order with the standard
+ * header, else by the format's offsets.  -1: a record too short for them.
+ */
+static inline int common_type(const struct decoder *d, const struct tep_record *rec, int *tid)
+{
+	if (d->std_common && rec->size >= 8) {
+		uint16_t t16;
+		int32_t pid;
+
+		memcpy(&t16, rec->data, sizeof(t16));
+		memcpy(&pid, (const char *)rec->data + 4, sizeof(pid));
+		*tid = pid;
+		return t16;
+	}
+	if (!d->have_common || rec->size < d->type_off + d->type_size ||
+	    rec->size < d->pid_off + d->pid_size)
+		return -1;
+	*tid = (int)read_num(d, (const char *)rec->data + d->pid_off, d->pid_size);
+	return (int)read_num(d, (const char *)rec->data + d->type_off, d->type_size);
+}
+
+/*
  * Every record of every source passes here, and where this function
  * starts weighs more than most of what it does: on the AMD EPYC make
  * bench runs on, a start 16 bytes past a cache line (only code linked
@@ -774,23 +793,8 @@ int decode_record(struct decoder *d, struct tep_record *rec, struct kvm_event *e
 {
 	struct decode_fmt *f;
 	struct field_vals fv;
-	int type;
+	int type = common_type(d, rec, &ev->tid);
 
-	if (d->std_common && rec->size >= 8) {
-		uint16_t t16;
-		int32_t pid;
-
-		memcpy(&t16, rec->data, sizeof(t16));
-		memcpy(&pid, (const char *)rec->data + 4, sizeof(pid));
-		type = t16;
-		ev->tid = pid;
-	} else {
-		if (!d->have_common || rec->size < d->type_off + d->type_size ||
-		    rec->size < d->pid_off + d->pid_size)
-			return 0;
-		type = (int)read_num(d, (const char *)rec->data + d->type_off, d->type_size);
-		ev->tid = (int)read_num(d, (const char *)rec->data + d->pid_off, d->pid_size);
-	}
 	if (type < 0 || type >= d->nr_ids || !(f = d->by_id[type]))
 		return 0;
 
@@ -818,6 +822,7 @@ int decode_record(struct decoder *d, struct tep_record *rec, struct kvm_event *e
 
 	switch (f->kind) {
 	case KVM_EV_EXIT:
+		ev->obj_kind = KVM_OBJ_NONE;
 		f->arch->decode_exit(&fv, ev);
 		if (ev->mode == GUEST_MODE_UNKNOWN && f->arch->ip_halves && FV_HAS(&fv, FR_IP))
 			ev->mode = kvm_guest_mode_guess(ev->ip);

@@ -33,13 +33,23 @@ struct field_vals {
 
 #define FV_HAS(fv, role)	((fv)->have & (1u << (role)))
 
-struct decode_fmt;
+struct decode_tables;
+
+/*
+ * What an event's print fmt names: its __print_symbolic tables, and the
+ * name of the field bound to each role (NULL: none).
+ */
+struct decode_syms {
+	const struct decode_tables *tables;
+	const char *field[FR_NR];
+};
 
 /*
  * The kernel's own name of value v of the field bound to role, from the
- * __print_symbolic tables of the event's print fmt, or NULL.
+ * __print_symbolic tables of the event's print fmt, or NULL
+ * (decode_tables.c: the arch files call it, and decode.c calls them).
  */
-const char *decode_role_sym(const struct decode_fmt *f, enum field_role role, uint64_t v);
+const char *decode_role_sym(const struct decode_syms *s, enum field_role role, uint64_t v);
 
 /* A field an arch reads when it is there, and what is lost without it. */
 struct field_want {
@@ -79,7 +89,7 @@ struct arch_ops {
 	 * the name of ev's reason into buf, the format's tables first.
 	 * Without it: reason_field's table, then table_name, then UNKNOWN(n).
 	 */
-	void (*reason_name)(const struct decode_fmt *f, const struct field_vals *fv,
+	void (*reason_name)(const struct decode_syms *s, const struct field_vals *fv,
 			    const struct kvm_event *ev, char *buf, size_t len);
 	/* The vCPU waits (HLT, WFI, cede): not handling time. */
 	bool (*blocking)(enum kvm_isa isa, uint32_t code, uint32_t flags);

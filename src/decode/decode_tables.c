@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode.h"
 #include "decode_tables.h"
 
 static const char *arg_field_name(const struct tep_print_arg *a)
@@ -158,4 +159,11 @@ void decode_tables_free(struct decode_tables *f)
 	free(f->t);
 	f->t = NULL;
 	f->nr = 0;
+}
+
+const char *decode_role_sym(const struct decode_syms *s, enum field_role role, uint64_t v)
+{
+	if (!s->field[role])
+		return NULL;
+	return decode_tables_sym(s->tables, s->field[role], false, 0, v);
 }

@@ -39,6 +39,12 @@ enum kvm_isa {
 
 #define KVM_VCPU_NONE	(-1)
 
+/* What an exit touched, where its arch tells it (kvm_event.obj). */
+enum kvm_obj_kind {
+	KVM_OBJ_NONE,		/* not known */
+	KVM_OBJ_PORT,		/* x86 port I/O: the I/O port */
+};
+
 #define DECODE_OTHER_MAX	128	/* other kvm events counted apart */
 #define UEXIT_MAX		64	/* userspace exit reasons kept apart */
 
@@ -78,6 +84,8 @@ struct kvm_event {
 	uint64_t info1;		/* arch detail of an exit (x86 info1, powerpc MSR ...) */
 	uint64_t info2;
 	int ninfo;		/* how many of info1, info2 the layout has */
+	enum kvm_obj_kind obj_kind;	/* exits: what obj is, set by the arch */
+	uint64_t obj;		/* exits: the object the exit touched (a port ...) */
 	enum guest_mode mode;	/* exits: exact or inferred, see enum guest_mode */
 	int reason_id;		/* KVM_EV_EXIT: id in the reason table */
 	int other;		/* KVM_EV_OTHER: index in decode's event table */

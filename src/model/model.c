@@ -423,9 +423,8 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 	v->exits.total++;
 	m->exits.total++;
 	rs->count.total++;
-	/* x86 port I/O: the port is info1's bits 31:16 (VMX's exit qualification, SVM's exit_info_1) */
-	if (m->reasons->r[ev->reason_id].cls == RC_IO && (ev->isa == ISA_VMX || ev->isa == ISA_SVM) &&
-	    ev->ninfo && port_add(m, v->vm, (uint32_t)(ev->info1 >> 16) & 0xffff))
+	/* port I/O: the VM's ports (the arch found the port) */
+	if (ev->obj_kind == KVM_OBJ_PORT && port_add(m, v->vm, (uint32_t)ev->obj))
 		return -1;
 	if (m->ring_size) {
 		if (v->ring_head == v->ring_alloc && ring_grow(m, v))
