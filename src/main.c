@@ -113,15 +113,47 @@ static void batch_config(const struct options *o, const struct metrics_opts *mo,
 	};
 }
 
+/* --demo: kvmtop's own guest, started by the driver once tracing is on. */
+static pid_t demo_workload_start(void *ctx, char *err, size_t errlen)
+{
+	const struct options *o = ctx;
+
+	return demo_start(o->demo_vcpus, o->demo_loops, o->demo_report, err, errlen);
+}
+
+/* What the driver and the source are asked, from the command line. */
+static void driver_config(const struct options *o, struct driver_config *c, struct driver_workload *w)
+{
+	*w = (struct driver_workload){
+		.start = demo_workload_start, .ended = demo_ended, .stop = demo_stop, .ctx = (void *)o,
+	};
+	*c = (struct driver_config){
+		.delay = o->delay, .iterations = o->iterations, .summary = o->summary,
+		.ring = o->ring, .ip_slots = o->ip_slots, .max_vcpus = o->max_vcpus,
+		.thieves = o->thieves,
+		/* the metrics' stolen family counts since the start */
+		.steal_totals = o->metrics.stolen,
+		/* the metrics' host-wide latency (--metrics-latency host, the options' first) */
+		.host_latency = o->metrics.latency == 0,
+		.proc_root = o->proc_root, .notice = o->notice,
+		.workload = o->demo ? w : NULL,
+		.source = {
+			.file = o->replay, .threads = o->threads, .buffer_kb = o->buffer_kb,
+			.no_sched = o->no_sched, .debugfs_root = o->debugfs_root, .proc_root = o->proc_root,
+		},
+	};
+}
+
 /* The source the options name, into the view they ask for. */
 static int run(struct options *o)
 {
-	const struct source_ops *src = o->replay ? &source_replay :
-				       o->source == SOURCE_DEBUGFS ? &source_debugfs :
-				       o->source == SOURCE_STATS ? &source_stats : &source_trace;
+	static const char *const live_sources[] = { "trace", "debugfs", "stats" };	/* enum live_source */
+	const struct source_ops *src = o->replay ? &source_replay : source_find(live_sources[o->source]);
 	struct tui_config c = {
 		.mono = o->mono, .ascii = o->ascii, .delay = o->delay, .syms = &o->syms,
 	};
+	struct driver_workload w;
+	struct driver_config dc;
 	struct metrics_opts mo;
 	struct batch_config bc;
 	struct export e;
@@ -129,17 +161,18 @@ static int run(struct options *o)
 	struct tui t;
 	int ret;
 
+	driver_config(o, &dc, &w);
 	metrics_config(o, &mo);
 	if (o->listen) {
-		ret = driver_run(o, src, export_view(&e, o->listen, &mo));
+		ret = driver_run(&dc, src, export_view(&e, o->listen, &mo));
 		e.view.ops->stop(e.view.ctx);
 		return ret;
 	}
 	if (o->batch) {
 		batch_config(o, &mo, &bc);
-		return driver_run(o, src, batch_view_init(&b, &bc));
+		return driver_run(&dc, src, batch_view_init(&b, &bc));
 	}
-	return driver_run(o, src, tui_view(&t, &c));
+	return driver_run(&dc, src, tui_view(&t, &c));
 }
 
 int main(int argc, char **argv)

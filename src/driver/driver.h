@@ -1,11 +1,52 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The driver: source -> decoder -> model -> view, in one loop (driver.c). */
+/*
+ * The driver: a source into the decoder, the model and a view.  Which
+ * loop runs is the source's to say: live (loop_live.c: intervals of wall
+ * time) or a recording (loop_recording.c: intervals of its own time, or
+ * the screen stepping through them).  The program fills a driver_config
+ * from its command line; nothing here reads the command line itself.
+ */
 #ifndef KVMTOP_DRIVER_H
 #define KVMTOP_DRIVER_H
 
-#include "options.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
 #include "sources/source.h"
 #include "view.h"
+
+/*
+ * Something the driver starts once the source is open, so that tracing
+ * sees it from its first exit, and whose end ends a batch run: the demo
+ * guest.  The program supplies it.
+ */
+struct driver_workload {
+	/* Start it: its pid, or -1 with one line in err. */
+	pid_t (*start)(void *ctx, char *err, size_t errlen);
+	/* Has it ended by itself?  1: yes (reaped, *status set), 0: no. */
+	int (*ended)(pid_t pid, int *status);
+	/* Stop it and reap it: 0 if it ended well. */
+	int (*stop)(pid_t pid);
+	void *ctx;
+};
+
+/* What the driver is asked to do. */
+struct driver_config {
+	double delay;			/* seconds between snapshots (-d), 0: not given */
+	long long iterations;		/* snapshots to show (-n), 0: until the input ends */
+	bool summary;			/* one report of the whole input (--summary) */
+	unsigned int ring;		/* recent exits kept per vCPU, for a view that shows them */
+	unsigned int ip_slots;		/* guest IPs kept per vCPU and kind, for a view that shows them */
+	unsigned int max_vcpus;		/* threads tracked */
+	unsigned int thieves;		/* who ran while a vCPU waited: kept per vCPU */
+	bool steal_totals;		/* ... and since the start (the metrics' stolen family) */
+	bool host_latency;		/* a totals view keeps the host's latency per reason */
+	const char *proc_root;		/* whose /proc names the host's threads, NULL: /proc */
+	const char *notice;		/* one line for the screen's message line, or NULL */
+	const struct driver_workload *workload;	/* NULL: none */
+	struct source_config source;	/* what the source is asked */
+};
 
 /*
  * Run source ops into view v until the input ends, -n snapshots, a stop
@@ -13,6 +54,6 @@
  * said why, after the view gave the terminal back); 128 + a signal that
  * stopped a recording's batch output.
  */
-int driver_run(struct options *o, const struct source_ops *ops, struct view *v);
+int driver_run(const struct driver_config *c, const struct source_ops *ops, struct view *v);
 
 #endif

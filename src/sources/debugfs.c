@@ -25,7 +25,6 @@
 
 #include "debugfs.h"
 #include "ident/ident.h"
-#include "options.h"
 #include "source.h"
 
 #define DEBUGFS_DEFAULT	"/sys/kernel/debug"
@@ -370,12 +369,12 @@ void debugfs_close(struct debugfs_src *s)
 
 /* --- the source: KVM's counters in debugfs, per VM --- */
 
-static int src_open(struct source *s, const struct options *o, struct kvm_names *names,
+static int src_open(struct source *s, const struct source_config *c, struct kvm_names *names,
 		    char *err, size_t errlen)
 {
 	struct debugfs_src *ds = s->priv;
 
-	if (debugfs_open(ds, o->debugfs_root, names, err, errlen))
+	if (debugfs_open(ds, c->debugfs_root, names, err, errlen))
 		return -1;
 	if (ds->mounted_by_us)
 		fprintf(stderr, "kvmtop: debugfs was not mounted: mounted it at /sys/kernel/debug\n");
@@ -417,6 +416,7 @@ static void src_close(struct source *s)
 
 const struct source_ops source_debugfs = {
 	.name = "debugfs",
+	.select = "debugfs",
 	.priv_size = sizeof(struct debugfs_src),
 	.open = src_open,
 	.sample = src_sample,

@@ -28,7 +28,6 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "options.h"
 #include "replay.h"
 #include "replay_pages.h"
 #include "source.h"
@@ -394,21 +393,21 @@ const char *replay_comm(struct replay *r, int tid)
 
 /* --- the source: a trace-cmd recording --- */
 
-static int src_open(struct source *s, const struct options *o, struct kvm_names *names,
+static int src_open(struct source *s, const struct source_config *c, struct kvm_names *names,
 		    char *err, size_t errlen)
 {
 	struct replay *rp = s->priv;
 
 	(void)names;	/* the decoder names what the formats hold */
-	if (replay_open(rp, o->replay, err, errlen))
+	if (replay_open(rp, c->file, err, errlen))
 		return -1;
 	/* after replay_open, which starts rp afresh */
-	if (o->threads && ident_threads_load(&rp->threads, o->threads, err, errlen)) {
+	if (c->threads && ident_threads_load(&rp->threads, c->threads, err, errlen)) {
 		replay_close(rp);
 		return -1;
 	}
 	s->tep = rp->tep;
-	s->file = o->replay;
+	s->file = c->file;
 	strlcpy(s->clock, rp->clock, sizeof(s->clock));
 	s->time_unit = rp->time_unit;
 	s->ns = rp->ns;

@@ -2,9 +2,11 @@
 /*
  * A source of what kvmtop counts, behind one interface: the running
  * kernel's KVM tracepoints (trace.c), a trace-cmd recording (replay.c),
- * KVM's debugfs counters (debugfs.c), KVM's binary statistics (stats.c).  The driver (driver.c) opens one,
- * reads it in batches, asks it who a thread is, and closes it; a new
- * source is a new file with its own ops, not a branch in the driver.
+ * KVM's debugfs counters (debugfs.c), KVM's binary statistics (stats.c).
+ * The driver opens one, reads it in batches, asks it who a thread is,
+ * and closes it.  They are found by name in one table (sources.c): a new
+ * source is a new file with its own ops and a row there, not a branch in
+ * the driver or the program.
  */
 #ifndef KVMTOP_SOURCE_H
 #define KVMTOP_SOURCE_H
@@ -17,7 +19,6 @@
 #include "ident/ident.h"
 #include "decode/names.h"
 
-struct options;
 struct tep_handle;
 struct tep_record;
 
@@ -26,15 +27,27 @@ typedef int (*source_rec_fn)(struct tep_record *rec, void *ctx);
 
 struct source;
 
+/* What a source is asked to read: the program fills it from its command line. */
+struct source_config {
+	const char *file;		/* a recording (-r) */
+	const char *threads;		/* a recording's threads (--threads FILE) */
+	size_t buffer_kb;		/* tracing: per-CPU buffer, 0: sized for the tick */
+	bool no_sched;			/* tracing: no sched events */
+	const char *debugfs_root;	/* debugfs: DIR/kvm instead of the system's */
+	const char *proc_root;		/* stats: DIR laid out as /proc instead of the host's */
+};
+
 struct source_ops {
-	const char *name;	/* what the output calls it: "live", "replay", "debugfs" */
+	const char *name;	/* what the output calls it: "live", "replay", "debugfs", "stats" */
+	/* what --source picks it by ("trace", "stats" ...), NULL: not a live source (-r) */
+	const char *select;
 	size_t priv_size;	/* s->priv: zeroed by the driver before open, freed after close */
 	/*
 	 * Start: s->tep (a record source) or counters named in names, and
 	 * the clock.  Lines about what it did to the host go to stderr.
 	 * 0, or -1 with one line in err, everything undone.
 	 */
-	int (*open)(struct source *s, const struct options *o, struct kvm_names *names,
+	int (*open)(struct source *s, const struct source_config *c, struct kvm_names *names,
 		    char *err, size_t errlen);
 	/*
 	 * A record source: hand what is there (live: up to now; a
@@ -85,5 +98,10 @@ extern const struct source_ops source_trace;
 extern const struct source_ops source_replay;
 extern const struct source_ops source_debugfs;
 extern const struct source_ops source_stats;
+
+/* Every source, live ones first in --source's order, NULL-terminated (sources.c). */
+extern const struct source_ops *const sources[];
+/* The live source --source NAME picks, or NULL. */
+const struct source_ops *source_find(const char *select);
 
 #endif

@@ -42,7 +42,6 @@
 
 #include "ident/ident.h"
 #include "stats_file.h"
-#include "options.h"
 #include "source.h"
 
 #define STATS_VMS_MAX	MODEL_MAX_VCPUS
@@ -747,14 +746,14 @@ static void stats_close(struct stats_src *s)
 
 /* --- the source --- */
 
-static int src_open(struct source *src, const struct options *o, struct kvm_names *names,
+static int src_open(struct source *src, const struct source_config *c, struct kvm_names *names,
 		    char *err, size_t errlen)
 {
 	struct stats_src *s = src->priv;
 
 	s->names = names;
-	s->dir = o->proc_root != NULL;
-	ident_init(&s->proc, o->proc_root);
+	s->dir = c->proc_root != NULL;
+	ident_init(&s->proc, c->proc_root);
 	s->vals = calloc(KSTAT_DATA_MAX / 8, sizeof(*s->vals));
 	s->fds = calloc(IDENT_KVM_FDS_MAX, sizeof(*s->fds));
 	if (!s->vals || !s->fds || procs_grow(s)) {
@@ -797,6 +796,7 @@ static void src_close(struct source *src)
 
 const struct source_ops source_stats = {
 	.name = "stats",
+	.select = "stats",
 	.priv_size = sizeof(struct stats_src),
 	.open = src_open,
 	.sample = src_sample,

@@ -28,7 +28,6 @@
 #include <kbuffer.h>
 
 #include "util/clock.h"
-#include "options.h"
 #include "source.h"
 #include "trace.h"
 
@@ -576,13 +575,13 @@ void trace_close(struct trace *t)
 
 /* --- the source: the running kernel's KVM tracepoints --- */
 
-static int src_open(struct source *s, const struct options *o, struct kvm_names *names,
+static int src_open(struct source *s, const struct source_config *c, struct kvm_names *names,
 		    char *err, size_t errlen)
 {
 	struct trace *t = s->priv;
 
 	(void)names;	/* the decoder names what the formats hold */
-	if (trace_open(t, s->tick_ms, o->buffer_kb, !o->no_sched, err, errlen))
+	if (trace_open(t, s->tick_ms, c->buffer_kb, !c->no_sched, err, errlen))
 		return -1;
 	if (t->mounted_by_us)
 		fprintf(stderr, "kvmtop: tracefs was not mounted: mounted it at %s\n", t->dir);
@@ -635,6 +634,7 @@ static void src_panic(struct source *s)
 
 const struct source_ops source_trace = {
 	.name = "live",
+	.select = "trace",
 	.priv_size = sizeof(struct trace),
 	.open = src_open,
 	.read = src_read,

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What both loops share: the source opened into the decoder and the
+ * model, what it has read into them, and each snapshot handed to the
+ * view, with the notices and failures the view shows.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver_priv.h"
+#include "util/clock.h"
+
+void driver_view_off(struct driver *drv)
+{
+	if (drv->view_on)
+		drv->v->ops->stop(drv->v->ctx);
+	drv->view_on = false;
+}
+
+void driver_fail(struct driver *drv, const char *fmt, ...)
+{
+	va_list ap;
+
+	driver_view_off(drv);
+	drv->failed = true;
+	fputs("kvmtop: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void driver_notice(struct driver *drv, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	drv->v->ops->notice(drv->v->ctx, msg);
+}
+
+int driver_view_up(struct driver *drv)
+{
+	struct view_source vs = {
+		.name = drv->ops->name,
+		.file = drv->src.file,
+		.clock = drv->src.clock,
+		.time_unit = drv->src.time_unit,
+		.ns = drv->src.ns,
+		.live = drv->src.live,
+	};
+
+	if (drv->view_on)
+		return 0;
+	if (drv->v->ops->start(drv->v->ctx, &vs, drv->m)) {
+		drv->failed = true;
+		return -1;
+	}
+	drv->view_on = true;
+	/* curses may have put its own SIGINT/SIGTERM handlers in: ours again */
+	driver_handlers();
+	if (drv->d.notice[0])
+		driver_notice(drv, "%s", drv->d.notice);
+	if (drv->src.notice[0])
+		driver_notice(drv, "%s", drv->src.notice);
+	drv->src.notice[0] = '\0';	/* shown: a source may say more later (sample) */
+	if (drv->c->notice && drv->screen)
+		driver_notice(drv, "%s", drv->c->notice);
+	return 0;
+}
+
+/* Who thread tid is: the source says, else the host's /proc. */
+static void src_ident(void *ctx, int tid, struct ident_info *out)
+{
+	struct driver *drv = ctx;
+
+	if (drv->ops->ident)
+		drv->ops->ident(&drv->src, tid, out);
+	else
+		ident_thread(&drv->proc, tid, out);
+	/* the vCPU id its name gives, until its events say */
+	out->vcpu_id = ident_vcpu_id(out->comm);
+}
+
+static bool src_alive(void *ctx, int pid)
+{
+	struct driver *drv = ctx;
+
+	return ident_alive(&drv->proc, pid);
+}
+
+void driver_read_times(struct driver *drv, uint64_t now, bool new_only)
+{
+	int bad;
+
+	if (ident_sample_times(&drv->proc, drv->m, now, new_only, &bad))
+		driver_notice(drv, "%s/%d/schedstat is absent or off: a vCPU's host, VMM, halt and wait time is not measured",
+			      drv->proc.root, bad);
+}
+
+int driver_sample(struct driver *drv)
+{
+	char err[512];
+
+	if (!drv->ops->sample)
+		return 0;
+	if (drv->ops->sample(&drv->src, drv->m, err, sizeof(err))) {
+		driver_fail(drv, "%s", err);
+		return -1;
+	}
+	/* what the source found meanwhile (a VM it cannot read), once the view is up */
+	if (drv->src.notice[0] && drv->view_on) {
+		driver_notice(drv, "%s", drv->src.notice);
+		drv->src.notice[0] = '\0';
+	}
+	return 0;
+}
+
+int driver_read(struct driver *drv, source_rec_fn fn, void *ctx)
+{
+	char err[512];
+	int ret;
+
+	driver_signals_in();
+	ret = drv->ops->read(&drv->src, fn, ctx, err, sizeof(err));
+	driver_signals_out();
+	if (drv->failed)
+		return -1;
+	if (drv->nomem) {
+		driver_fail(drv, "out of memory");
+		return -1;
+	}
+	if (ret < 0) {
+		driver_fail(drv, "%s", err);
+		return -1;
+	}
+	return ret;
+}
+
+/* The model, as the view and the config ask: 0, or -1 (no memory). */
+static int model_up(struct driver *drv)
+{
+	const struct driver_config *c = drv->c;
+	struct model *m;
+
+	/* rings and IP tables only for a view that shows them */
+	m = drv->m = model_new(&drv->names, drv->v->recent ? c->ring : 0, src_ident, drv);
+	if (!m)
+		return -1;
+	m->live = drv->src.live;
+	m->ip_slots = drv->v->ips ? c->ip_slots : 0;
+	m->max_vcpus = c->max_vcpus;
+	m->max_thieves = c->thieves;
+	/* the metrics' stolen family counts since the start */
+	m->steal_totals = c->steal_totals;
+	/* the metrics' host-wide latency */
+	m->host_lat_on = drv->v->totals && c->host_latency;
+	if (drv->src.live) {
+		uint64_t now = clock_mono_ns();
+
+		m->have_time = true;
+		m->first_time = now;
+		m->interval_start = now;
+		/* threads of the host: /proc says where their time goes (not debugfs' rows) */
+		m->proc_time = !drv->ops->ident;
+	}
+	return 0;
+}
+
+int driver_open(struct driver *drv)
+{
+	char err[512];
+
+	names_init(&drv->names);
+	memset(&drv->src, 0, sizeof(drv->src));
+	drv->src.ops = drv->ops;
+	drv->src.tick_ms = drv->tick_ms;
+	drv->src.proc = &drv->proc;
+	drv->src.priv = calloc(1, drv->ops->priv_size);
+	if (!drv->src.priv)
+		goto out_nomem;
+	if (drv->ops->open(&drv->src, &drv->c->source, &drv->names, err, sizeof(err))) {
+		driver_fail(drv, "%s", err);
+		return -1;
+	}
+	drv->src_open = true;
+	if (drv->src.tep && decode_init(&drv->d, drv->src.tep, &drv->names, err, sizeof(err))) {
+		if (drv->src.file)
+			driver_fail(drv, "%s: %s", drv->src.file, err);
+		else
+			driver_fail(drv, "%s", err);
+		return -1;
+	}
+	if (model_up(drv))
+		goto out_nomem;
+	/* counters: what runs now counts from here */
+	return driver_sample(drv);
+out_nomem:
+	driver_fail(drv, "out of memory");
+	return -1;
+}
+
+void driver_close(struct driver *drv)
+{
+	model_free(drv->m);
+	drv->m = NULL;
+	decode_free(&drv->d);
+	memset(&drv->d, 0, sizeof(drv->d));
+	if (drv->src_open)
+		drv->ops->close(&drv->src);
+	drv->src_open = false;
+	free(drv->src.priv);
+	drv->src.priv = NULL;
+	drv->src.tep = NULL;
+	names_free(&drv->names);
+}
+
+/* The model brought to end and read from /proc for the snapshot: 0, or -1 (said why). */
+static int snapshot_prepare(struct driver *drv, uint64_t end)
+{
+	if (driver_sample(drv))
+		return -1;
+	/* every thread's state lasts to the snapshot's end: the states add up to it */
+	model_time_to(drv->m, end);
+	driver_read_times(drv, end, false);
+	if (ident_sample_groups(&drv->groups, &drv->proc, drv->m)) {
+		driver_fail(drv, "out of memory");
+		return -1;
+	}
+	/* VMs that ended go, once their last figures were shown */
+	if (drv->src.live)
+		model_reap(drv->m, src_alive, drv);
+	return driver_view_up(drv);
+}
+
+/*
+ * The snapshot's findings and the view's refresh, timed together for
+ * make bench: the refresh's return, or -1 with errno ENOMEM.
+ */
+static int snapshot_show(struct driver *drv, struct snapshot *s)
+{
+	uint64_t t0 = clock_mono_ns();
+	int ret;
+
+	/* the same findings for every view that shows them, from the snapshot's figures */
+	if (drv->v->findings) {
+		if (findings_eval(&drv->findings, drv->m, s->start, s->end, drv->src.ns)) {
+			errno = ENOMEM;
+			return -1;
+		}
+		s->findings = &drv->findings;
+	}
+	ret = drv->v->ops->refresh(drv->v->ctx, s);
+	t0 = clock_mono_ns() - t0;
+	drv->snap_n++;
+	drv->snap_ns += t0;
+	if (t0 > drv->snap_max_ns)
+		drv->snap_max_ns = t0;
+	return ret;
+}
+
+int driver_snapshot(struct driver *drv, uint64_t start, uint64_t end, bool at_end, uint64_t empty)
+{
+	struct snapshot s = {
+		.m = drv->m, .start = start, .end = end, .at_end = at_end, .empty = empty,
+		.interval = drv->interval, .nr_intervals = drv->nr_intervals,
+	};
+	int ret;
+
+	if (snapshot_prepare(drv, end))
+		return -1;
+	if (drv->v->totals && model_interval_end(drv->m, end))
+		goto out_nomem;
+	ret = snapshot_show(drv, &s);
+	if (ret < 0) {
+		if (errno == ENOMEM)
+			goto out_nomem;
+		driver_fail(drv, "writing the output: %s", strerror(errno));
+		return -1;
+	}
+	if (ret > 0) {
+		drv->stop = true;
+		return 1;
+	}
+	if (!at_end && !drv->v->totals && model_interval_end(drv->m, end))
+		goto out_nomem;
+	/* -n counts what is printed or drawn as time goes on, not the screen's [ ] */
+	if (drv->c->iterations && !drv->browsing &&
+	    ++drv->snapshots >= (unsigned long long)drv->c->iterations)
+		drv->done = true;
+	return 0;
+out_nomem:
+	driver_fail(drv, "out of memory");
+	return -1;
+}
+
+int driver_keys(struct driver *drv, uint64_t now)
+{
+	int act;
+
+	if (!drv->v->ops->input)
+		return 0;
+	act = drv->v->ops->input(drv->v->ctx, now);
+	/* the screen out of memory is an error (status 1), said after it is gone */
+	if (act & VIEW_NOMEM) {
+		driver_fail(drv, "out of memory");
+		return -1;
+	}
+	return act;
+}
