@@ -539,7 +539,7 @@ static void one_vm(void *ctx, int tid, struct ident_info *out)
 static void test_vmm_thread_no_vcpu_row(void **state)
 {
 	struct kvm_event e, sw;
-	struct model_scope s;
+	struct model_scope sc;
 	struct kvm_names nm;
 	struct model *m;
 	struct vcpu key = { .tid = 100 }, *v;
@@ -576,10 +576,10 @@ static void test_vmm_thread_no_vcpu_row(void **state)
 	assert_int_equal(v->vcpu_id, -1);
 	assert_int_equal(v->state, VS_NONE);
 	/* the VM's scope counts the main thread's event */
-	assert_int_equal(model_scope_vm(&s, m, vm, true), 0);
-	assert_int_equal(s.other_total[0], 1);
-	assert_int_equal(s.exits_total, 1);
-	model_scope_free(&s);
+	assert_int_equal(model_scope_vm(&sc, m, vm, true), 0);
+	assert_int_equal(sc.other_total[0], 1);
+	assert_int_equal(sc.exits_total, 1);
+	model_scope_free(&sc);
 
 	/* its first exit makes it a vCPU, and the threads' generation moves on */
 	gen = m->vcpus_gen;

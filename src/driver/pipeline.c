@@ -242,20 +242,20 @@ static int snapshot_prepare(struct driver *drv, uint64_t end)
  * The snapshot's findings and the view's refresh, timed together for
  * make bench: the refresh's return, or -1 with errno ENOMEM.
  */
-static int snapshot_show(struct driver *drv, struct snapshot *s)
+static int snapshot_show(struct driver *drv, struct snapshot *snap)
 {
 	uint64_t t0 = clock_mono_ns();
 	int ret;
 
 	/* the same findings for every view that shows them, from the snapshot's figures */
 	if (drv->v->findings) {
-		if (findings_eval(&drv->findings, drv->m, s->start, s->end, drv->src.ns)) {
+		if (findings_eval(&drv->findings, drv->m, snap->start, snap->end, drv->src.ns)) {
 			errno = ENOMEM;
 			return -1;
 		}
-		s->findings = &drv->findings;
+		snap->findings = &drv->findings;
 	}
-	ret = drv->v->ops->refresh(drv->v->ctx, s);
+	ret = drv->v->ops->refresh(drv->v->ctx, snap);
 	t0 = clock_mono_ns() - t0;
 	drv->snap_n++;
 	drv->snap_ns += t0;
@@ -266,7 +266,7 @@ static int snapshot_show(struct driver *drv, struct snapshot *s)
 
 int driver_snapshot(struct driver *drv, uint64_t start, uint64_t end, bool at_end, uint64_t empty)
 {
-	struct snapshot s = {
+	struct snapshot snap = {
 		.m = drv->m, .start = start, .end = end, .at_end = at_end, .empty = empty,
 		.interval = drv->interval, .nr_intervals = drv->nr_intervals,
 	};
@@ -276,7 +276,7 @@ int driver_snapshot(struct driver *drv, uint64_t start, uint64_t end, bool at_en
 		return -1;
 	if (drv->v->totals && model_interval_end(drv->m, end))
 		goto out_nomem;
-	ret = snapshot_show(drv, &s);
+	ret = snapshot_show(drv, &snap);
 	if (ret < 0) {
 		if (errno == ENOMEM)
 			goto out_nomem;

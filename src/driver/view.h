@@ -72,7 +72,7 @@ struct view_ops {
 	/* The source is open: 0, or -1 (said why). */
 	int (*start)(void *ctx, const struct view_source *src, const struct model *m);
 	/* Show a snapshot: 0; 1: stop, a normal end (the reader went away); -1: failed, errno says why. */
-	int (*refresh)(void *ctx, const struct snapshot *s);
+	int (*refresh)(void *ctx, const struct snapshot *snap);
 	/* Optional: fd is readable or a tick passed; handle input.  A view_action mask. */
 	int (*input)(void *ctx, uint64_t now);
 	/*

@@ -30,13 +30,13 @@
 /* Exits of class cls in scope s this interval, and the reason with most of them. */
 static uint64_t class_exits(const struct finding_in *in, enum reason_class cls, const struct reason **top)
 {
-	const struct model_scope *s = in->s;
+	const struct model_scope *sc = in->sc;
 	uint64_t n = 0, best = 0;
 	unsigned int i;
 
 	*top = NULL;
-	for (i = 0; i < s->nr; i++) {
-		const struct model_reason_row *w = &s->rows[i];
+	for (i = 0; i < sc->nr; i++) {
+		const struct model_reason_row *w = &sc->rows[i];
 
 		if (!w->r || w->r->cls != cls || !w->count)
 			continue;
@@ -56,16 +56,16 @@ static uint64_t other_count(const struct finding_in *in, const char *name)
 
 	for (i = 0; i < in->m->nr_other; i++)
 		if (in->m->names->other[i] && !strcmp(in->m->names->other[i], name))
-			return in->s->other[i];
+			return in->sc->other[i];
 	return 0;
 }
 
 /* The share of the snapshot's length a vCPU thread spent in state st, -1 if not measured. */
 static double share(const struct finding_in *in, enum vcpu_state st)
 {
-	if (!in->len || !(in->s->time_known & (1u << st)))
+	if (!in->len || !(in->sc->time_known & (1u << st)))
 		return -1;
-	return (double)in->s->time[st] / (double)in->len;
+	return (double)in->sc->time[st] / (double)in->len;
 }
 
 static int rate_of(const struct finding_in *in, uint64_t n, double *rate)
@@ -110,7 +110,7 @@ static int eval_overcommit(const struct finding_in *in, char *ev, size_t len)
 
 	if (w < WAIT_WARN)
 		return -1;
-	fmt_duration((double)in->s->time[VS_WAIT], in->secs > 0, 2, dur, sizeof(dur));
+	fmt_duration((double)in->sc->time[VS_WAIT], in->secs > 0, 2, dur, sizeof(dur));
 	thieves(in, by, sizeof(by));
 	snprintf(ev, len, "waited for a CPU %.1f %% of the snapshot (%s)%s", 100 * w, dur, by);
 	return w >= WAIT_SEVERE ? FS_SEVERE : FS_WARNING;
@@ -131,9 +131,9 @@ static int eval_legacy_io(const struct finding_in *in, char *ev, size_t len)
 	k = model_vm_ports(in->vm, port, pn, 4, &other);
 	for (i = 0; i < k && o < len; i++)
 		o += (size_t)snprintf(ev + o, len - o, "%s0x%x %" PRIu64, i ? ", " : "; ports ", port[i], pn[i]);
-	if (o < len && (in->s->time_known & (1u << VS_VMM)) && in->len)
+	if (o < len && (in->sc->time_known & (1u << VS_VMM)) && in->len)
 		snprintf(ev + o, len - o, "; the vCPUs' time in the VMM %.1f %%",
-			 100.0 * (double)in->s->time[VS_VMM] / (double)in->len / (in->vm->nr_vcpus ? in->vm->nr_vcpus : 1));
+			 100.0 * (double)in->sc->time[VS_VMM] / (double)in->len / (in->vm->nr_vcpus ? in->vm->nr_vcpus : 1));
 	return FS_WARNING;
 }
 
@@ -175,9 +175,9 @@ static int eval_halt_poll(const struct finding_in *in, char *ev, size_t len)
 
 	if (rate_of(in, n, &rate) || rate < HALT_RATE)
 		return -1;
-	for (i = 0; i < in->s->nr; i++)
-		if (in->s->rows[i].r == top)
-			w = &in->s->rows[i];
+	for (i = 0; i < in->sc->nr; i++)
+		if (in->sc->rows[i].r == top)
+			w = &in->sc->rows[i];
 	/* the latency of a halt is how long the vCPU slept: short ones are wakeups paid often */
 	if (!w || !w->lat.samples)
 		return -1;
@@ -200,8 +200,8 @@ static int eval_slow(const struct finding_in *in, char *ev, size_t len)
 
 	if (in->secs <= 0)
 		return -1;
-	for (i = 0; i < in->s->nr; i++) {
-		const struct model_reason_row *w = &in->s->rows[i];
+	for (i = 0; i < in->sc->nr; i++) {
+		const struct model_reason_row *w = &in->sc->rows[i];
 
 		if (!w->r || w->r->blocking || w->lat.samples < SLOW_PAIRS)
 			continue;
@@ -220,7 +220,7 @@ static int eval_slow(const struct finding_in *in, char *ev, size_t len)
 	o = (size_t)snprintf(ev, len, "%s: p50 %s, p99 %s over %" PRIu64 " exits", worst->r->name, a, b,
 			     worst->lat.samples);
 	sum = hist_sum(&worst->lat);
-	if (sum && (in->s->time_known & TIME_SPLIT) && o < len)
+	if (sum && (in->sc->time_known & TIME_SPLIT) && o < len)
 		snprintf(ev + o, len - o, "; their time on a CPU %.0f %%, preempted %.0f %%, blocked %.0f %%%s",
 			 100.0 * (double)hist_sum(&worst->handling) / (double)sum,
 			 100.0 * (double)worst->preempted / (double)sum, 100.0 * (double)worst->blocked / (double)sum,
@@ -240,10 +240,10 @@ static int eval_vmm(const struct finding_in *in, char *ev, size_t len)
 		return -1;
 	o = (size_t)snprintf(ev, len, "in the VMM %.1f %% of the snapshot", 100 * v);
 	for (i = 0, first = true; i < UEXIT_MAX && o < len; i++) {
-		if (!in->s->uexit[i])
+		if (!in->sc->uexit[i])
 			continue;
 		o += (size_t)snprintf(ev + o, len - o, "%s%s %" PRIu64, first ? "; userspace exits " : ", ",
-				      names_uexit(in->m->names, (int)i), in->s->uexit[i]);
+				      names_uexit(in->m->names, (int)i), in->sc->uexit[i]);
 		first = false;
 	}
 	return FS_WARNING;
@@ -368,24 +368,24 @@ static int eval_scope(struct findings *f, const struct finding_in *in, enum find
 static int eval_vm(struct findings *f, struct finding_in *in)
 {
 	const struct vcpu *v;
-	struct model_scope s;
+	struct model_scope sc;
 	int ret;
 
-	ret = model_scope_vm(&s, in->m, in->vm, false) || model_scope_summary(&s) ? -1 : 0;
-	in->s = &s;
+	ret = model_scope_vm(&sc, in->m, in->vm, false) || model_scope_summary(&sc) ? -1 : 0;
+	in->sc = &sc;
 	in->vcpu = NULL;
 	if (!ret)
 		ret = eval_scope(f, in, FSC_VM);
-	model_scope_free(&s);
+	model_scope_free(&sc);
 	MODEL_FOREACH_VCPU(v, in->vm) {
 		if (ret)
 			break;
 		in->vcpu = v;
-		ret = model_scope_vcpu(&s, in->m, v, false) || model_scope_summary(&s) ? -1 : 0;
-		in->s = &s;
+		ret = model_scope_vcpu(&sc, in->m, v, false) || model_scope_summary(&sc) ? -1 : 0;
+		in->sc = &sc;
 		if (!ret)
 			ret = eval_scope(f, in, FSC_VCPU);
-		model_scope_free(&s);
+		model_scope_free(&sc);
 	}
 	return ret;
 }
@@ -400,7 +400,7 @@ int findings_eval(struct findings *f, const struct model *m, uint64_t start, uin
 	f->severe = false;
 	in.secs = ns ? (double)in.len / 1e9 : 0;
 	ret = model_scope_host(&host, m, false);
-	in.s = &host;
+	in.sc = &host;
 	if (!ret)
 		ret = eval_scope(f, &in, FSC_HOST);
 	model_scope_free(&host);

@@ -25,7 +25,7 @@ struct finding_in {
 	const struct model *m;
 	const struct vm *vm;		/* NULL: the host's */
 	const struct vcpu *vcpu;	/* NULL: the VM's or the host's */
-	const struct model_scope *s;	/* the scope's figures, with model_scope_summary() */
+	const struct model_scope *sc;	/* the scope's figures, with model_scope_summary() */
 	uint64_t len;			/* the snapshot's length, in the time unit */
 	double secs;			/* the same in seconds, 0 when times are not ns */
 };

@@ -362,7 +362,7 @@ static int port_add(struct model *m, struct vm *vm, uint32_t port)
 		t->p[t->nr].port = port;
 		t->p[t->nr++].n = 1;
 	} else {
-		t->other++;
+		t->rest++;
 	}
 	return 0;
 }
@@ -388,13 +388,13 @@ static int port_cmp(const void *a, const void *b)
 	return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-unsigned int model_vm_ports(const struct vm *vm, uint32_t *port, uint64_t *n, unsigned int max, uint64_t *other)
+unsigned int model_vm_ports(const struct vm *vm, uint32_t *port, uint64_t *n, unsigned int max, uint64_t *rest)
 {
 	const struct model_ports *t = vm->ported ? vm->ports : NULL;
 	uint64_t pairs[MODEL_PORTS][2];
 	unsigned int i, k = t ? t->nr : 0;
 
-	*other = t ? t->other : 0;
+	*rest = t ? t->rest : 0;
 	for (i = 0; i < k; i++) {
 		pairs[i][0] = t->p[i].n;
 		pairs[i][1] = t->p[i].port;
@@ -405,7 +405,7 @@ unsigned int model_vm_ports(const struct vm *vm, uint32_t *port, uint64_t *n, un
 			n[i] = pairs[i][0];
 			port[i] = (uint32_t)pairs[i][1];
 		} else {
-			*other += pairs[i][0];
+			*rest += pairs[i][0];
 		}
 	}
 	return k < max ? k : max;
@@ -446,7 +446,7 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 		v->ring_count++;
 	}
 	v->pending = true;
-	memset(v->split, 0, sizeof(v->split));
+	memset(v->pending_states, 0, sizeof(v->pending_states));
 	v->pending_time = ev->time;
 	v->pending_reason = ev->reason_id;
 	return m->ip_slots ? feed_ip(m, v, ev) : 0;
@@ -477,10 +477,10 @@ static int feed_entry(struct model *m, struct vcpu *v, const struct kvm_event *e
 			hist_init(&sp->handling_done);
 		}
 		/* on a CPU (host or VMM), runnable off one, asleep: see model_time.c */
-		if (hist_add(&sp->handling, v->split[VS_HOST] + v->split[VS_VMM]))
+		if (hist_add(&sp->handling, v->pending_states[VS_HOST] + v->pending_states[VS_VMM]))
 			return -1;
-		sp->preempted.total += v->split[VS_WAIT];
-		sp->blocked.total += v->split[VS_HALT];
+		sp->preempted.total += v->pending_states[VS_WAIT];
+		sp->blocked.total += v->pending_states[VS_HALT];
 	}
 	/* Only exits write the ring, so the pending exit is still in its slot. */
 	if (m->ring_size)

@@ -142,7 +142,7 @@ struct vcpu {
 	int8_t on_cpu;			/* the state it left when switched out: host or VMM */
 	uint64_t state_since;
 	struct ctr time[VS_NR];		/* in the source's time unit */
-	uint64_t split[VS_NR];		/* the pending exit's time in each state */
+	uint64_t pending_states[VS_NR];	/* the pending exit's time in each state */
 	/* the same from /proc (model_time_proc): the last reading, when, and the trace's guest time then */
 	struct proc_times proc_last;
 	uint64_t proc_at;		/* 0: not read yet */
@@ -180,12 +180,12 @@ struct model_thief_who {
 
 /*
  * A vCPU's thieves: at most the model's max_thieves, the largest kept;
- * one pushed out adds its time to other.  The entries and other add up
+ * one pushed out adds its time to rest.  The entries and rest add up
  * to the wait time the sched events gave out.
  */
 struct model_steal {
 	uint64_t ns;
-	uint64_t other;
+	uint64_t rest;
 	unsigned int nr;
 	struct model_thief t[];
 };
@@ -247,10 +247,10 @@ struct vm {
 	bool ported;
 };
 
-/* A VM's port-I/O exits by port: the largest MODEL_PORTS kept, the rest other. */
+/* A VM's port-I/O exits by port: the largest MODEL_PORTS kept, the others' exits in rest. */
 #define MODEL_PORTS	16
 struct model_ports {
-	uint64_t other;
+	uint64_t rest;
 	unsigned int nr;
 	struct { uint32_t port; uint64_t n; } p[MODEL_PORTS];
 };
@@ -369,13 +369,13 @@ void model_time_to(struct model *m, uint64_t now);
 #define MODEL_THIEVES_MAX	64
 /*
  * v's thieves, most time first, into out (m->max_thieves of them): how
- * many; *other: the time of those not shown.
+ * many; *rest: the time of those not shown.
  */
 unsigned int model_steal_top(const struct model *m, const struct vcpu *v, const struct model_thief **out,
-			     uint64_t *other);
+			     uint64_t *rest);
 /* The same since the start, with m->steal_totals. */
 unsigned int model_steal_top_total(const struct model *m, const struct vcpu *v, const struct model_thief **out,
-				   uint64_t *other);
+				   uint64_t *rest);
 /* v's wait time given out this interval. */
 uint64_t model_steal_total(const struct vcpu *v);
 void model_thief_who(const struct model *m, const struct model_thief *t, struct model_thief_who *w);
@@ -423,8 +423,8 @@ typedef bool (*alive_fn)(void *ctx, int pid);
  * stopped VM's last figures are printed once, marked, and then go.
  */
 void model_reap(struct model *m, alive_fn alive, void *ctx);
-/* vm's I/O ports of this interval, most exits first, at most max: how many; *other the rest's exits. */
-unsigned int model_vm_ports(const struct vm *vm, uint32_t *port, uint64_t *n, unsigned int max, uint64_t *other);
+/* vm's I/O ports of this interval, most exits first, at most max: how many; *rest the others' exits. */
+unsigned int model_vm_ports(const struct vm *vm, uint32_t *port, uint64_t *n, unsigned int max, uint64_t *rest);
 /* The vm entry of the host kernel's threads, NULL if none raised events. */
 const struct vm *model_kernel_vm(const struct model *m);
 /*

@@ -4,47 +4,47 @@
 
 #include "model_scope.h"
 
-static int scope_init(struct model_scope *s, const struct model *m, bool cumulative)
+static int scope_init(struct model_scope *sc, const struct model *m, bool cumulative)
 {
 	const struct reason_table *rt = m->reasons;
 	unsigned int i;
 
-	memset(s, 0, sizeof(*s));
-	hist_init(&s->handling);
-	s->top = -1;
-	s->cumulative = cumulative;
-	s->nr = rt->nr;
-	s->rows = calloc(s->nr ? s->nr : 1, sizeof(*s->rows));
+	memset(sc, 0, sizeof(*sc));
+	hist_init(&sc->handling);
+	sc->top = -1;
+	sc->cumulative = cumulative;
+	sc->nr = rt->nr;
+	sc->rows = calloc(sc->nr ? sc->nr : 1, sizeof(*sc->rows));
 	/* other[] and other_total[] in one block */
-	s->other = calloc(m->nr_other ? 2 * (size_t)m->nr_other : 1, sizeof(*s->other));
-	if (!s->rows || !s->other)
+	sc->other = calloc(m->nr_other ? 2 * (size_t)m->nr_other : 1, sizeof(*sc->other));
+	if (!sc->rows || !sc->other)
 		return -1;
-	s->other_total = s->other + m->nr_other;
-	for (i = 0; i < s->nr; i++) {
-		s->rows[i].r = &rt->r[i];
-		s->rows[i].id = i;
-		hist_init(&s->rows[i].lat);
-		hist_init(&s->rows[i].handling);
+	sc->other_total = sc->other + m->nr_other;
+	for (i = 0; i < sc->nr; i++) {
+		sc->rows[i].r = &rt->r[i];
+		sc->rows[i].id = i;
+		hist_init(&sc->rows[i].lat);
+		hist_init(&sc->rows[i].handling);
 	}
 	/* the states, as the vCPU threads add them; the split whatever they are */
-	s->time_known = model_time_known(m) & TIME_SPLIT;
+	sc->time_known = model_time_known(m) & TIME_SPLIT;
 	return 0;
 }
 
-void model_scope_free(struct model_scope *s)
+void model_scope_free(struct model_scope *sc)
 {
 	unsigned int i;
 
-	for (i = 0; s->rows && i < s->nr; i++) {
-		hist_free(&s->rows[i].lat);
-		hist_free(&s->rows[i].handling);
+	for (i = 0; sc->rows && i < sc->nr; i++) {
+		hist_free(&sc->rows[i].lat);
+		hist_free(&sc->rows[i].handling);
 	}
-	free(s->rows);
-	free(s->other);
-	hist_free(&s->handling);
-	s->rows = NULL;
-	s->other = NULL;
-	s->other_total = NULL;
+	free(sc->rows);
+	free(sc->other);
+	hist_free(&sc->handling);
+	sc->rows = NULL;
+	sc->other = NULL;
+	sc->other_total = NULL;
 }
 
 static inline uint64_t ctr_get(const struct ctr *c, bool cumulative)
@@ -52,111 +52,111 @@ static inline uint64_t ctr_get(const struct ctr *c, bool cumulative)
 	return cumulative ? c->total : ctr_interval(c);
 }
 
-static int scope_add_vcpu(struct model_scope *s, const struct model *m, const struct vcpu *v)
+static int scope_add_vcpu(struct model_scope *sc, const struct model *m, const struct vcpu *v)
 {
-	bool cu = s->cumulative;
+	bool cu = sc->cumulative;
 	unsigned int i;
 	int j;
 
-	for (i = 0; i < v->nr_rs && i < s->nr; i++) {
+	for (i = 0; i < v->nr_rs && i < sc->nr; i++) {
 		const struct reason_stat *rs = v->rs[i];
 
 		if (!rs)
 			continue;
-		s->rows[i].count += ctr_get(&rs->count, cu);
-		s->rows[i].total += rs->count.total;
-		if (s->counts) {
+		sc->rows[i].count += ctr_get(&rs->count, cu);
+		sc->rows[i].total += rs->count.total;
+		if (sc->counts) {
 			if (rs->split) {
-				s->rows[i].preempted += ctr_get(&rs->split->preempted, cu);
-				s->rows[i].blocked += ctr_get(&rs->split->blocked, cu);
+				sc->rows[i].preempted += ctr_get(&rs->split->preempted, cu);
+				sc->rows[i].blocked += ctr_get(&rs->split->blocked, cu);
 			}
 			continue;
 		}
-		if (hist_merge(&s->rows[i].lat, &rs->lat))
+		if (hist_merge(&sc->rows[i].lat, &rs->lat))
 			return -1;
-		if (cu && hist_merge(&s->rows[i].lat, &rs->lat_done))
+		if (cu && hist_merge(&sc->rows[i].lat, &rs->lat_done))
 			return -1;
 		if (!rs->split)
 			continue;
-		if (hist_merge(&s->rows[i].handling, &rs->split->handling))
+		if (hist_merge(&sc->rows[i].handling, &rs->split->handling))
 			return -1;
-		if (cu && hist_merge(&s->rows[i].handling, &rs->split->handling_done))
+		if (cu && hist_merge(&sc->rows[i].handling, &rs->split->handling_done))
 			return -1;
-		s->rows[i].preempted += ctr_get(&rs->split->preempted, cu);
-		s->rows[i].blocked += ctr_get(&rs->split->blocked, cu);
+		sc->rows[i].preempted += ctr_get(&rs->split->preempted, cu);
+		sc->rows[i].blocked += ctr_get(&rs->split->blocked, cu);
 	}
 	for (j = 0; !v->vmm && j < VS_NR; j++) {
 		const struct ctr *c = model_time_ctr(m, v, j);
 
 		if (!c)
 			continue;
-		s->time[j] += ctr_get(c, cu);
-		s->time_known |= 1u << j;
+		sc->time[j] += ctr_get(c, cu);
+		sc->time_known |= 1u << j;
 	}
-	s->exits += ctr_get(&v->exits, cu);
-	s->exits_total += v->exits.total;
-	s->unmatched_exits += ctr_get(&v->unmatched_exits, cu);
-	s->unmatched_entries += ctr_get(&v->unmatched_entries, cu);
+	sc->exits += ctr_get(&v->exits, cu);
+	sc->exits_total += v->exits.total;
+	sc->unmatched_exits += ctr_get(&v->unmatched_exits, cu);
+	sc->unmatched_entries += ctr_get(&v->unmatched_entries, cu);
 	for (j = 0; j < m->nr_other; j++) {
-		s->other[j] += ctr_get(&v->other[j], cu);
-		s->other_total[j] += v->other[j].total;
+		sc->other[j] += ctr_get(&v->other[j], cu);
+		sc->other_total[j] += v->other[j].total;
 	}
 	for (j = 0; v->uexit && j < UEXIT_MAX; j++) {
-		s->uexit[j] += ctr_get(&v->uexit[j], cu);
-		s->uexit_total[j] += v->uexit[j].total;
-		s->uexits += ctr_get(&v->uexit[j], cu);
+		sc->uexit[j] += ctr_get(&v->uexit[j], cu);
+		sc->uexit_total[j] += v->uexit[j].total;
+		sc->uexits += ctr_get(&v->uexit[j], cu);
 	}
 	return 0;
 }
 
-int model_scope_host(struct model_scope *s, const struct model *m, bool cumulative)
+int model_scope_host(struct model_scope *sc, const struct model *m, bool cumulative)
 {
 	struct vcpu *v;
 
-	if (scope_init(s, m, cumulative))
+	if (scope_init(sc, m, cumulative))
 		return -1;
 	RB_FOREACH(v, vcpu_tree, (struct vcpu_tree *)&m->vcpus)
-		if (scope_add_vcpu(s, m, v))
+		if (scope_add_vcpu(sc, m, v))
 			return -1;
 	return 0;
 }
 
 /* vm's vCPU threads and, since their events are the VM's too, its VMM's threads into s */
-static int scope_add_vm(struct model_scope *s, const struct model *m, const struct vm *vm)
+static int scope_add_vm(struct model_scope *sc, const struct model *m, const struct vm *vm)
 {
 	struct vcpu *v;
 
 	TAILQ_FOREACH(v, &vm->vcpus, vm_link)
-		if (scope_add_vcpu(s, m, v))
+		if (scope_add_vcpu(sc, m, v))
 			return -1;
 	TAILQ_FOREACH(v, &vm->vmm_threads, vm_link)
-		if (scope_add_vcpu(s, m, v))
+		if (scope_add_vcpu(sc, m, v))
 			return -1;
 	return 0;
 }
 
-int model_scope_vm(struct model_scope *s, const struct model *m,
+int model_scope_vm(struct model_scope *sc, const struct model *m,
 		   const struct vm *vm, bool cumulative)
 {
-	if (scope_init(s, m, cumulative))
+	if (scope_init(sc, m, cumulative))
 		return -1;
-	return scope_add_vm(s, m, vm);
+	return scope_add_vm(sc, m, vm);
 }
 
-int model_scope_vcpu(struct model_scope *s, const struct model *m,
+int model_scope_vcpu(struct model_scope *sc, const struct model *m,
 		     const struct vcpu *v, bool cumulative)
 {
-	if (scope_init(s, m, cumulative))
+	if (scope_init(sc, m, cumulative))
 		return -1;
-	return scope_add_vcpu(s, m, v);
+	return scope_add_vcpu(sc, m, v);
 }
 
-int model_scope_vm_counts(struct model_scope *s, const struct model *m, const struct vm *vm)
+int model_scope_vm_counts(struct model_scope *sc, const struct model *m, const struct vm *vm)
 {
-	if (scope_init(s, m, true))
+	if (scope_init(sc, m, true))
 		return -1;
-	s->counts = true;
-	return scope_add_vm(s, m, vm);
+	sc->counts = true;
+	return scope_add_vm(sc, m, vm);
 }
 
 int model_host_latency(const struct model *m, struct hist *out, unsigned int nr)
@@ -187,27 +187,27 @@ int model_host_latency(const struct model *m, struct hist *out, unsigned int nr)
 	return 0;
 }
 
-int model_scope_summary(struct model_scope *s)
+int model_scope_summary(struct model_scope *sc)
 {
 	uint64_t best = 0;
 	unsigned int i;
 
-	hist_clear(&s->handling);
-	s->halted = 0;
-	s->top = -1;
-	for (i = 0; i < s->nr; i++) {
-		const struct model_reason_row *w = &s->rows[i];
+	hist_clear(&sc->handling);
+	sc->halted = 0;
+	sc->top = -1;
+	for (i = 0; i < sc->nr; i++) {
+		const struct model_reason_row *w = &sc->rows[i];
 
 		if (w->count > best) {
 			best = w->count;
-			s->top = (int)i;
+			sc->top = (int)i;
 		}
 		if (!w->r->blocking) {
-			if (hist_merge(&s->handling, &w->lat))
+			if (hist_merge(&sc->handling, &w->lat))
 				return -1;
 		} else {
-			s->halted = hist_sum(&w->lat) > UINT64_MAX - s->halted ? UINT64_MAX :
-				    s->halted + hist_sum(&w->lat);
+			sc->halted = hist_sum(&w->lat) > UINT64_MAX - sc->halted ? UINT64_MAX :
+				    sc->halted + hist_sum(&w->lat);
 		}
 	}
 	return 0;
@@ -225,15 +225,15 @@ static int row_cmp(const void *a, const void *b)
 	return x->id - y->id;
 }
 
-unsigned int model_scope_sorted(const struct model_scope *s, const struct model_reason_row **out)
+unsigned int model_scope_sorted(const struct model_scope *sc, const struct model_reason_row **out)
 {
 	unsigned int i, n = 0;
 
-	for (i = 0; i < s->nr; i++) {
-		if (!s->rows[i].total)
+	for (i = 0; i < sc->nr; i++) {
+		if (!sc->rows[i].total)
 			continue;
-		s->rows[i].scope_exits = s->exits;
-		out[n++] = &s->rows[i];
+		sc->rows[i].scope_exits = sc->exits;
+		out[n++] = &sc->rows[i];
 	}
 	qsort(out, n, sizeof(*out), row_cmp);
 	return n;

@@ -51,17 +51,17 @@ struct model_scope {
 };
 
 /* Each fills *s (zeroed first, so model_scope_free() is always safe): 0 or -1 (no memory). */
-int model_scope_host(struct model_scope *s, const struct model *m, bool cumulative);
-int model_scope_vm(struct model_scope *s, const struct model *m,
+int model_scope_host(struct model_scope *sc, const struct model *m, bool cumulative);
+int model_scope_vm(struct model_scope *sc, const struct model *m,
 		   const struct vm *vm, bool cumulative);
-int model_scope_vcpu(struct model_scope *s, const struct model *m,
+int model_scope_vcpu(struct model_scope *sc, const struct model *m,
 		     const struct vcpu *v, bool cumulative);
 /*
  * A VM's figures since start (or the last reset) without the
  * histograms (rows' lat and handling stay empty): the counters only,
  * at a fraction of the cost, for outputs that show no latency per VM.
  */
-int model_scope_vm_counts(struct model_scope *s, const struct model *m, const struct vm *vm);
+int model_scope_vm_counts(struct model_scope *sc, const struct model *m, const struct vm *vm);
 /*
  * The host's exit latency per reason id since start (or the last
  * reset), vCPUs that are gone included: out[id] for id below nr, each
@@ -80,10 +80,10 @@ unsigned int model_vcpu_reasons(const struct vcpu *v);
 /* The same vCPU's latency of reason id since start (or the last reset) into out, cleared first: 0 or -1. */
 int model_vcpu_reason_lat(const struct vcpu *v, unsigned int id, struct hist *out);
 /* handling, halted and top, from the rows: 0 or -1. */
-int model_scope_summary(struct model_scope *s);
-void model_scope_free(struct model_scope *s);
+int model_scope_summary(struct model_scope *sc);
+void model_scope_free(struct model_scope *sc);
 /* The rows that have exits since start, most exits first; out holds s->nr. */
-unsigned int model_scope_sorted(const struct model_scope *s, const struct model_reason_row **out);
+unsigned int model_scope_sorted(const struct model_scope *sc, const struct model_reason_row **out);
 
 /* The guest IPs of one kind of a VM (v NULL: all its vCPUs) or of its vCPU v, since start or reset. */
 struct model_ip_list {

@@ -21,7 +21,7 @@
  *
  * Memory: per vCPU a table of MODEL_STEAL_SLOTS(m->max_thieves) thieves,
  * four times as many as are shown, the largest kept (one pushed out adds
- * its time to "other"): the shown ones are exact while a vCPU has no more
+ * its time to the rest): the shown ones are exact while a vCPU has no more
  * thieves in an interval than the table holds, and a thief with more than
  * a quarter-share of the table's room is never pushed out.  Per CPU seen,
  * its runner and waiters.
@@ -116,12 +116,12 @@ static int give_table(struct model *m, struct model_steal **tp, int tid, const c
 	if (s->nr < MODEL_STEAL_SLOTS(m->max_thieves)) {
 		i = s->nr++;
 	} else {
-		/* the smallest makes room for a thief with more: its time is "other" */
+		/* the smallest makes room for a thief with more: its time joins the rest */
 		if (s->t[min].ns >= ns) {
-			s->other += ns;
+			s->rest += ns;
 			return 0;
 		}
-		s->other += s->t[min].ns;
+		s->rest += s->t[min].ns;
 		i = min;
 	}
 	s->t[i].tid = tid;
@@ -252,7 +252,7 @@ void model_steal_reset(struct model *m)
 	while ((v = TAILQ_FIRST(&m->stolen))) {
 		TAILQ_REMOVE(&m->stolen, v, steal_link);
 		v->stolen = false;
-		v->steal->ns = v->steal->other = 0;
+		v->steal->ns = v->steal->rest = 0;
 		v->steal->nr = 0;
 	}
 }
@@ -279,37 +279,37 @@ static int thief_cmp(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-/* Table s's thieves, most time first, the largest m->max_thieves into out: how many; *other the rest. */
+/* Table s's thieves, most time first, the largest m->max_thieves into out: how many; *rest the others' time. */
 static unsigned int top_of(const struct model *m, const struct model_steal *s, const struct model_thief **out,
-			   uint64_t *other)
+			   uint64_t *rest)
 {
 	const struct model_thief *all[MODEL_STEAL_SLOTS(MODEL_THIEVES_MAX)];
 	unsigned int i, n = s ? s->nr : 0;
 
-	*other = s ? s->other : 0;
+	*rest = s ? s->rest : 0;
 	for (i = 0; i < n; i++)
 		all[i] = &s->t[i];
 	qsort(all, n, sizeof(*all), thief_cmp);
-	/* the largest m->max_thieves are shown, the rest is other */
+	/* the largest m->max_thieves are shown, the rest is summed */
 	for (i = 0; i < n; i++) {
 		if (i < m->max_thieves)
 			out[i] = all[i];
 		else
-			*other += all[i]->ns;
+			*rest += all[i]->ns;
 	}
 	return n < m->max_thieves ? n : m->max_thieves;
 }
 
 unsigned int model_steal_top(const struct model *m, const struct vcpu *v, const struct model_thief **out,
-			     uint64_t *other)
+			     uint64_t *rest)
 {
-	return top_of(m, v->stolen ? v->steal : NULL, out, other);
+	return top_of(m, v->stolen ? v->steal : NULL, out, rest);
 }
 
 unsigned int model_steal_top_total(const struct model *m, const struct vcpu *v, const struct model_thief **out,
-				   uint64_t *other)
+				   uint64_t *rest)
 {
-	return top_of(m, v->steal_all, out, other);
+	return top_of(m, v->steal_all, out, rest);
 }
 
 uint64_t model_steal_total(const struct vcpu *v)

@@ -15,7 +15,7 @@
  * every other (total and base), so an interval's five states add up to
  * its length; model_time_to() brings every thread's current state up to
  * the snapshot's end.  While an exit is pending, its time in each state
- * is kept apart too (v->split), for the split of its latency.
+ * is kept apart too (v->pending_states), for the split of its latency.
  *
  * What the events cannot tell stays unknown: without sched_switch, the
  * time of a thread that sleeps or waits inside an exit is in "host"; the
@@ -158,7 +158,7 @@ static void spend(struct vcpu *v, uint64_t now)
 	d = now - v->state_since;
 	v->time[v->state].total += d;
 	if (v->pending)
-		v->split[v->state] += d;
+		v->pending_states[v->state] += d;
 	v->state_since = now;
 }
 

@@ -369,27 +369,27 @@ void debugfs_close(struct debugfs_src *s)
 
 /* --- the source: KVM's counters in debugfs, per VM --- */
 
-static int src_open(struct source *s, const struct source_config *c, struct kvm_names *names,
+static int src_open(struct source *src, const struct source_config *c, struct kvm_names *names,
 		    char *err, size_t errlen)
 {
-	struct debugfs_src *ds = s->priv;
+	struct debugfs_src *ds = src->priv;
 
 	if (debugfs_open(ds, c->debugfs_root, names, err, errlen))
 		return -1;
 	if (ds->mounted_by_us)
 		fprintf(stderr, "kvmtop: debugfs was not mounted: mounted it at /sys/kernel/debug\n");
-	strlcpy(s->clock, "mono", sizeof(s->clock));
-	s->time_unit = "ns";
-	s->ns = true;
-	s->live = true;
-	snprintf(s->notice, sizeof(s->notice),
+	strlcpy(src->clock, "mono", sizeof(src->clock));
+	src->time_unit = "ns";
+	src->ns = true;
+	src->live = true;
+	snprintf(src->notice, sizeof(src->notice),
 		 "reading KVM statistics from %.440s: per VM only, no latencies", ds->dir);
 	return 0;
 }
 
-static int src_sample(struct source *s, struct model *m, char *err, size_t errlen)
+static int src_sample(struct source *src, struct model *m, char *err, size_t errlen)
 {
-	struct debugfs_src *ds = s->priv;
+	struct debugfs_src *ds = src->priv;
 
 	if (!debugfs_poll(ds, m))
 		return 0;
@@ -397,9 +397,9 @@ static int src_sample(struct source *s, struct model *m, char *err, size_t errle
 	return -1;
 }
 
-static void src_ident(struct source *s, int tid, struct ident_info *out)
+static void src_ident(struct source *src, int tid, struct ident_info *out)
 {
-	ident_thread(s->proc, tid, out);
+	ident_thread(src->proc, tid, out);
 	/* a debugfs row is a whole VM, keyed by its pid: known even if /proc is not */
 	if (!out->pid) {
 		out->pid = tid;
@@ -409,9 +409,9 @@ static void src_ident(struct source *s, int tid, struct ident_info *out)
 	strlcpy(out->comm, "all vCPUs", sizeof(out->comm));
 }
 
-static void src_close(struct source *s)
+static void src_close(struct source *src)
 {
-	debugfs_close(s->priv);
+	debugfs_close(src->priv);
 }
 
 const struct source_ops source_debugfs = {

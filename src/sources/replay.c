@@ -393,10 +393,10 @@ const char *replay_comm(struct replay *r, int tid)
 
 /* --- the source: a trace-cmd recording --- */
 
-static int src_open(struct source *s, const struct source_config *c, struct kvm_names *names,
+static int src_open(struct source *src, const struct source_config *c, struct kvm_names *names,
 		    char *err, size_t errlen)
 {
-	struct replay *rp = s->priv;
+	struct replay *rp = src->priv;
 
 	(void)names;	/* the decoder names what the formats hold */
 	if (replay_open(rp, c->file, err, errlen))
@@ -406,23 +406,23 @@ static int src_open(struct source *s, const struct source_config *c, struct kvm_
 		replay_close(rp);
 		return -1;
 	}
-	s->tep = rp->tep;
-	s->file = c->file;
-	strlcpy(s->clock, rp->clock, sizeof(s->clock));
-	s->time_unit = rp->time_unit;
-	s->ns = rp->ns;
-	s->live = false;
+	src->tep = rp->tep;
+	src->file = c->file;
+	strlcpy(src->clock, rp->clock, sizeof(src->clock));
+	src->time_unit = rp->time_unit;
+	src->ns = rp->ns;
+	src->live = false;
 	return 0;
 }
 
-static int src_read(struct source *s, source_rec_fn fn, void *ctx, char *err, size_t errlen)
+static int src_read(struct source *src, source_rec_fn fn, void *ctx, char *err, size_t errlen)
 {
-	return replay_run(s->priv, fn, ctx, err, errlen);
+	return replay_run(src->priv, fn, ctx, err, errlen);
 }
 
-static void src_ident(struct source *s, int tid, struct ident_info *out)
+static void src_ident(struct source *src, int tid, struct ident_info *out)
 {
-	struct replay *rp = s->priv;
+	struct replay *rp = src->priv;
 	const char *comm = replay_comm(rp, tid);
 
 	/*
@@ -439,9 +439,9 @@ static void src_ident(struct source *s, int tid, struct ident_info *out)
 	ident_guess(tid, out->comm, out->vcpu_hint, out);
 }
 
-static void src_close(struct source *s)
+static void src_close(struct source *src)
 {
-	struct replay *rp = s->priv;
+	struct replay *rp = src->priv;
 
 	replay_close(rp);
 	ident_threads_free(rp->threads);

@@ -47,36 +47,36 @@ struct source_ops {
 	 * the clock.  Lines about what it did to the host go to stderr.
 	 * 0, or -1 with one line in err, everything undone.
 	 */
-	int (*open)(struct source *s, const struct source_config *c, struct kvm_names *names,
+	int (*open)(struct source *src, const struct source_config *c, struct kvm_names *names,
 		    char *err, size_t errlen);
 	/*
 	 * A record source: hand what is there (live: up to now; a
 	 * recording: from where the last read stopped to its end) to fn.
 	 * 0: all of it, 1: fn stopped it, -1: failed, one line in err.
 	 */
-	int (*read)(struct source *s, source_rec_fn fn, void *ctx, char *err, size_t errlen);
+	int (*read)(struct source *src, source_rec_fn fn, void *ctx, char *err, size_t errlen);
 	/*
 	 * A counter source: add to m what grew since the last call.  0, or
 	 * -1 with one line in err (no memory, a file it cannot read).
 	 */
-	int (*sample)(struct source *s, struct model *m, char *err, size_t errlen);
+	int (*sample)(struct source *src, struct model *m, char *err, size_t errlen);
 	/* Who thread (or counter row) tid is; NULL: the host's /proc says (s->proc). */
-	void (*ident)(struct source *s, int tid, struct ident_info *out);
+	void (*ident)(struct source *src, int tid, struct ident_info *out);
 	/*
 	 * Optional: the vCPU threads are now tids (ascending, host kernel
 	 * threads left out): trace what concerns them.  0; 1 when that cannot
 	 * be narrowed to them (everything is traced); -1 on error.
 	 */
-	int (*threads)(struct source *s, const int *tids, size_t n);
+	int (*threads)(struct source *src, const int *tids, size_t n);
 	/* Records were lost: grow the buffers.  Their new KiB per CPU, or 0 if they cannot. */
-	size_t (*grow)(struct source *s);
+	size_t (*grow)(struct source *src);
 	/* Undo everything open did (not after a failed open: that undid itself). */
-	void (*close)(struct source *s);
+	void (*close)(struct source *src);
 	/*
 	 * Optional: kvmtop is crashing (called from a signal handler): stop
 	 * what costs others, with async-signal-safe calls only.
 	 */
-	void (*panic)(struct source *s);
+	void (*panic)(struct source *src);
 };
 
 struct source {

@@ -575,30 +575,30 @@ void trace_close(struct trace *t)
 
 /* --- the source: the running kernel's KVM tracepoints --- */
 
-static int src_open(struct source *s, const struct source_config *c, struct kvm_names *names,
+static int src_open(struct source *src, const struct source_config *c, struct kvm_names *names,
 		    char *err, size_t errlen)
 {
-	struct trace *t = s->priv;
+	struct trace *t = src->priv;
 
 	(void)names;	/* the decoder names what the formats hold */
-	if (trace_open(t, s->tick_ms, c->buffer_kb, !c->no_sched, err, errlen))
+	if (trace_open(t, src->tick_ms, c->buffer_kb, !c->no_sched, err, errlen))
 		return -1;
 	if (t->mounted_by_us)
 		fprintf(stderr, "kvmtop: tracefs was not mounted: mounted it at %s\n", t->dir);
 	if (t->stale_removed)
 		fprintf(stderr, "kvmtop: removed %u trace instance(s) left by a kvmtop that died\n",
 			t->stale_removed);
-	s->tep = t->tep;
-	strlcpy(s->clock, t->clock, sizeof(s->clock));
-	s->time_unit = "ns";
-	s->ns = true;
-	s->live = true;
+	src->tep = t->tep;
+	strlcpy(src->clock, t->clock, sizeof(src->clock));
+	src->time_unit = "ns";
+	src->ns = true;
+	src->live = true;
 	return 0;
 }
 
-static int src_read(struct source *s, source_rec_fn fn, void *ctx, char *err, size_t errlen)
+static int src_read(struct source *src, source_rec_fn fn, void *ctx, char *err, size_t errlen)
 {
-	struct trace *t = s->priv;
+	struct trace *t = src->priv;
 
 	if (trace_drain(t, fn, ctx) == 0)
 		return 0;
@@ -606,27 +606,27 @@ static int src_read(struct source *s, source_rec_fn fn, void *ctx, char *err, si
 	return -1;
 }
 
-static int src_threads(struct source *s, const int *tids, size_t n)
+static int src_threads(struct source *src, const int *tids, size_t n)
 {
-	return trace_sched_threads(s->priv, tids, n);
+	return trace_sched_threads(src->priv, tids, n);
 }
 
-static size_t src_grow(struct source *s)
+static size_t src_grow(struct source *src)
 {
-	struct trace *t = s->priv;
+	struct trace *t = src->priv;
 
 	return trace_grow(t) ? t->buffer_kb : 0;
 }
 
-static void src_close(struct source *s)
+static void src_close(struct source *src)
 {
-	trace_close(s->priv);
+	trace_close(src->priv);
 }
 
 /* A crash: tracing off in one write (the next kvmtop removes the instance). */
-static void src_panic(struct source *s)
+static void src_panic(struct source *src)
 {
-	struct trace *t = s->priv;
+	struct trace *t = src->priv;
 
 	if (t->on_fd >= 0 && write(t->on_fd, "0", 1) != 1)
 		return;	/* nothing more to try in a crash */
