@@ -75,7 +75,7 @@ int driver_view_up(struct driver *drv)
 }
 
 /* Who thread tid is: the source says, else the host's /proc. */
-static void src_ident(void *ctx, int tid, struct ident_info *out)
+static void driver_ident(void *ctx, int tid, struct ident_info *out)
 {
 	struct driver *drv = ctx;
 
@@ -87,7 +87,7 @@ static void src_ident(void *ctx, int tid, struct ident_info *out)
 	out->vcpu_id = ident_vcpu_id(out->comm);
 }
 
-static bool src_alive(void *ctx, int pid)
+static bool driver_alive(void *ctx, int pid)
 {
 	struct driver *drv = ctx;
 
@@ -149,7 +149,7 @@ static int model_up(struct driver *drv)
 	struct model *m;
 
 	/* rings and IP tables only for a view that shows them */
-	m = drv->m = model_new(&drv->names, drv->v->recent ? c->ring : 0, src_ident, drv);
+	m = drv->m = model_new(&drv->names, drv->v->recent ? c->ring : 0, driver_ident, drv);
 	if (!m)
 		return -1;
 	m->live = drv->src.live;
@@ -234,7 +234,7 @@ static int snapshot_prepare(struct driver *drv, uint64_t end)
 	}
 	/* VMs that ended go, once their last figures were shown */
 	if (drv->src.live)
-		model_reap(drv->m, src_alive, drv);
+		model_reap(drv->m, driver_alive, drv);
 	return driver_view_up(drv);
 }
 

@@ -189,7 +189,7 @@ static int check(struct ident_threads *t, const char *path, char *err, size_t er
 }
 
 /* *p (*alloc entries of size bytes) doubled, or first entries at first: 0, or -1 (no memory) */
-static int grow(void **p, size_t *alloc, size_t first, size_t size)
+static int threads_grow(void **p, size_t *alloc, size_t first, size_t size)
 {
 	size_t a = *alloc ? *alloc * 2 : first;
 	void *n = reallocarray(*p, a, size);
@@ -242,7 +242,7 @@ static int load_line(struct load *l, char *buf, size_t n, char *err, size_t errl
 			 THREADS_MAX_LINES);
 		return -1;
 	}
-	if (t->nr_t == l->alloc_t && grow((void **)&t->t, &l->alloc_t, 1024, sizeof(*t->t)))
+	if (t->nr_t == l->alloc_t && threads_grow((void **)&t->t, &l->alloc_t, 1024, sizeof(*t->t)))
 		return -2;
 	t->t[t->nr_t++] = (struct snap_thread){ .tid = tid, .pid = pid, .line = l->line };
 	/*
@@ -251,7 +251,7 @@ static int load_line(struct load *l, char *buf, size_t n, char *err, size_t errl
 	 */
 	if (t->nr_p && t->p[t->nr_p - 1].pid == pid && (tid != pid || t->p[t->nr_p - 1].main))
 		return 0;
-	if (t->nr_p == l->alloc_p && grow((void **)&t->p, &l->alloc_p, 256, sizeof(*t->p)))
+	if (t->nr_p == l->alloc_p && threads_grow((void **)&t->p, &l->alloc_p, 256, sizeof(*t->p)))
 		return -2;
 	proc_of(&t->p[t->nr_p], p);
 	t->p[t->nr_p].pid = pid;

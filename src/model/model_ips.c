@@ -129,7 +129,7 @@ static void hash_del(struct model_ips *t, uint32_t s)
 	}
 }
 
-static int grow(struct model_ips *t)
+static int ips_grow(struct model_ips *t)
 {
 	unsigned int alloc = t->alloc ? t->alloc * 2 : IPS_FIRST_ALLOC, size = 1, i;
 	struct ip_entry *e;
@@ -178,7 +178,7 @@ int model_ips_add(struct model_ips *t, uint64_t ip, int reason_id, enum guest_mo
 			}
 		}
 	}
-	if (t->nr == t->alloc && t->alloc < t->cap && grow(t))
+	if (t->nr == t->alloc && t->alloc < t->cap && ips_grow(t))
 		return -1;
 	if (t->nr < t->alloc) {
 		/* room: a new entry, exact */

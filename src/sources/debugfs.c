@@ -228,7 +228,7 @@ out_close:
 	return -1;
 }
 
-static struct debugfs_vm *vm_find(struct debugfs_src *s, int pid, int fd)
+static struct debugfs_vm *debugfs_vm_find(struct debugfs_src *s, int pid, int fd)
 {
 	struct debugfs_vm *v;
 	unsigned int i;
@@ -327,7 +327,7 @@ int debugfs_poll(struct debugfs_src *s, struct model *m)
 		if (vfd < 0)
 			continue;
 		fresh = s->polls == 1;
-		v = vm_find(s, pid, fd);
+		v = debugfs_vm_find(s, pid, fd);
 		if (v) {
 			v->seen = true;
 			ret = poll_vm(s, m, vfd, v, fresh);
@@ -369,7 +369,7 @@ void debugfs_close(struct debugfs_src *s)
 
 /* --- the source: KVM's counters in debugfs, per VM --- */
 
-static int src_open(struct source *src, const struct source_config *c, struct kvm_names *names,
+static int debugfs_source_open(struct source *src, const struct source_config *c, struct kvm_names *names,
 		    char *err, size_t errlen)
 {
 	struct debugfs_src *ds = src->priv;
@@ -387,7 +387,7 @@ static int src_open(struct source *src, const struct source_config *c, struct kv
 	return 0;
 }
 
-static int src_sample(struct source *src, struct model *m, char *err, size_t errlen)
+static int debugfs_source_sample(struct source *src, struct model *m, char *err, size_t errlen)
 {
 	struct debugfs_src *ds = src->priv;
 
@@ -397,7 +397,7 @@ static int src_sample(struct source *src, struct model *m, char *err, size_t err
 	return -1;
 }
 
-static void src_ident(struct source *src, int tid, struct ident_info *out)
+static void debugfs_source_ident(struct source *src, int tid, struct ident_info *out)
 {
 	ident_thread(src->proc, tid, out);
 	/* a debugfs row is a whole VM, keyed by its pid: known even if /proc is not */
@@ -409,7 +409,7 @@ static void src_ident(struct source *src, int tid, struct ident_info *out)
 	strlcpy(out->comm, "all vCPUs", sizeof(out->comm));
 }
 
-static void src_close(struct source *src)
+static void debugfs_source_close(struct source *src)
 {
 	debugfs_close(src->priv);
 }
@@ -418,8 +418,8 @@ const struct source_ops source_debugfs = {
 	.name = "debugfs",
 	.select = "debugfs",
 	.priv_size = sizeof(struct debugfs_src),
-	.open = src_open,
-	.sample = src_sample,
-	.ident = src_ident,
-	.close = src_close,
+	.open = debugfs_source_open,
+	.sample = debugfs_source_sample,
+	.ident = debugfs_source_ident,
+	.close = debugfs_source_close,
 };

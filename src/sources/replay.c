@@ -393,7 +393,7 @@ const char *replay_comm(struct replay *r, int tid)
 
 /* --- the source: a trace-cmd recording --- */
 
-static int src_open(struct source *src, const struct source_config *c, struct kvm_names *names,
+static int replay_source_open(struct source *src, const struct source_config *c, struct kvm_names *names,
 		    char *err, size_t errlen)
 {
 	struct replay *rp = src->priv;
@@ -415,12 +415,12 @@ static int src_open(struct source *src, const struct source_config *c, struct kv
 	return 0;
 }
 
-static int src_read(struct source *src, source_rec_fn fn, void *ctx, char *err, size_t errlen)
+static int replay_source_read(struct source *src, source_rec_fn fn, void *ctx, char *err, size_t errlen)
 {
 	return replay_run(src->priv, fn, ctx, err, errlen);
 }
 
-static void src_ident(struct source *src, int tid, struct ident_info *out)
+static void replay_source_ident(struct source *src, int tid, struct ident_info *out)
 {
 	struct replay *rp = src->priv;
 	const char *comm = replay_comm(rp, tid);
@@ -439,7 +439,7 @@ static void src_ident(struct source *src, int tid, struct ident_info *out)
 	ident_guess(tid, out->comm, out->vcpu_hint, out);
 }
 
-static void src_close(struct source *src)
+static void replay_source_close(struct source *src)
 {
 	struct replay *rp = src->priv;
 
@@ -451,8 +451,8 @@ static void src_close(struct source *src)
 const struct source_ops source_replay = {
 	.name = "replay",
 	.priv_size = sizeof(struct replay),
-	.open = src_open,
-	.read = src_read,
-	.ident = src_ident,
-	.close = src_close,
+	.open = replay_source_open,
+	.read = replay_source_read,
+	.ident = replay_source_ident,
+	.close = replay_source_close,
 };

@@ -409,7 +409,7 @@ out_nomem:
 	return -1;
 }
 
-static struct stats_vm *vm_find(struct stats_src *s, int pid)
+static struct stats_vm *stats_vm_find(struct stats_src *s, int pid)
 {
 	struct stats_vm *vm;
 	unsigned int i;
@@ -689,7 +689,7 @@ static int procs_check(struct stats_src *s, char *err, size_t errlen)
 			continue;
 		e->next = s->polls + (++e->looks < STATS_YOUNG ? 1 : STATS_RESCAN);
 		if (ident_holds_vm(&s->proc, pid)) {
-			struct stats_vm *vm = vm_find(s, pid);
+			struct stats_vm *vm = stats_vm_find(s, pid);
 
 			if (!vm) {
 				if (s->nr_vms == STATS_VMS_MAX)
@@ -746,7 +746,7 @@ static void stats_close(struct stats_src *s)
 
 /* --- the source --- */
 
-static int src_open(struct source *src, const struct source_config *c, struct kvm_names *names,
+static int stats_source_open(struct source *src, const struct source_config *c, struct kvm_names *names,
 		    char *err, size_t errlen)
 {
 	struct stats_src *s = src->priv;
@@ -777,7 +777,7 @@ out_close:
 	return -1;
 }
 
-static int src_sample(struct source *src, struct model *m, char *err, size_t errlen)
+static int stats_source_sample(struct source *src, struct model *m, char *err, size_t errlen)
 {
 	struct stats_src *s = src->priv;
 	int ret = stats_poll(s, m, err, errlen);
@@ -789,7 +789,7 @@ static int src_sample(struct source *src, struct model *m, char *err, size_t err
 	return ret;
 }
 
-static void src_close(struct source *src)
+static void stats_source_close(struct source *src)
 {
 	stats_close(src->priv);
 }
@@ -798,7 +798,7 @@ const struct source_ops source_stats = {
 	.name = "stats",
 	.select = "stats",
 	.priv_size = sizeof(struct stats_src),
-	.open = src_open,
-	.sample = src_sample,
-	.close = src_close,
+	.open = stats_source_open,
+	.sample = stats_source_sample,
+	.close = stats_source_close,
 };

@@ -575,7 +575,7 @@ void trace_close(struct trace *t)
 
 /* --- the source: the running kernel's KVM tracepoints --- */
 
-static int src_open(struct source *src, const struct source_config *c, struct kvm_names *names,
+static int trace_source_open(struct source *src, const struct source_config *c, struct kvm_names *names,
 		    char *err, size_t errlen)
 {
 	struct trace *t = src->priv;
@@ -596,7 +596,7 @@ static int src_open(struct source *src, const struct source_config *c, struct kv
 	return 0;
 }
 
-static int src_read(struct source *src, source_rec_fn fn, void *ctx, char *err, size_t errlen)
+static int trace_source_read(struct source *src, source_rec_fn fn, void *ctx, char *err, size_t errlen)
 {
 	struct trace *t = src->priv;
 
@@ -606,25 +606,25 @@ static int src_read(struct source *src, source_rec_fn fn, void *ctx, char *err, 
 	return -1;
 }
 
-static int src_threads(struct source *src, const int *tids, size_t n)
+static int trace_source_threads(struct source *src, const int *tids, size_t n)
 {
 	return trace_sched_threads(src->priv, tids, n);
 }
 
-static size_t src_grow(struct source *src)
+static size_t trace_source_grow(struct source *src)
 {
 	struct trace *t = src->priv;
 
 	return trace_grow(t) ? t->buffer_kb : 0;
 }
 
-static void src_close(struct source *src)
+static void trace_source_close(struct source *src)
 {
 	trace_close(src->priv);
 }
 
 /* A crash: tracing off in one write (the next kvmtop removes the instance). */
-static void src_panic(struct source *src)
+static void trace_source_panic(struct source *src)
 {
 	struct trace *t = src->priv;
 
@@ -636,10 +636,10 @@ const struct source_ops source_trace = {
 	.name = "live",
 	.select = "trace",
 	.priv_size = sizeof(struct trace),
-	.open = src_open,
-	.read = src_read,
-	.threads = src_threads,
-	.grow = src_grow,
-	.close = src_close,
-	.panic = src_panic,
+	.open = trace_source_open,
+	.read = trace_source_read,
+	.threads = trace_source_threads,
+	.grow = trace_source_grow,
+	.close = trace_source_close,
+	.panic = trace_source_panic,
 };
