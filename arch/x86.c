@@ -103,6 +103,18 @@ static const char *lookup(const struct code_name *t, size_t n, uint32_t code)
 	return NULL;
 }
 
+/*
+ * A port-I/O exit's port: info1's bits 31:16, VMX's exit qualification
+ * and SVM's exit_info_1 alike.
+ */
+static void x86_port(const struct field_vals *fv, struct kvm_event *ev)
+{
+	if (FV_HAS(fv, FR_INFO1)) {
+		ev->obj_kind = KVM_OBJ_PORT;
+		ev->obj = (fv->v[FR_INFO1] >> 16) & 0xffff;
+	}
+}
+
 static void x86_decode_exit(const struct field_vals *fv, struct kvm_event *ev)
 {
 	uint32_t raw = FV_HAS(fv, FR_REASON) ? (uint32_t)fv->v[FR_REASON] : 0;
@@ -117,18 +129,13 @@ static void x86_decode_exit(const struct field_vals *fv, struct kvm_event *ev)
 	if (ev->isa == ISA_VMX) {
 		ev->reason = raw & 0xffff;
 		ev->flags = raw & 0xffff0000;
+		if (ev->reason == 30)		/* IO_INSTRUCTION */
+			x86_port(fv, ev);
 	} else {
 		ev->reason = raw;
 		ev->flags = 0;
-	}
-	/*
-	 * Port I/O (VMX IO_INSTRUCTION, SVM IOIO): the port is info1's bits
-	 * 31:16, VMX's exit qualification and SVM's exit_info_1 alike.
-	 */
-	if (FV_HAS(fv, FR_INFO1) && ((ev->isa == ISA_VMX && ev->reason == 30) ||
-				     (ev->isa == ISA_SVM && ev->reason == 0x07b))) {
-		ev->obj_kind = KVM_OBJ_PORT;
-		ev->obj = (fv->v[FR_INFO1] >> 16) & 0xffff;
+		if (ev->isa == ISA_SVM && raw == 0x07b)	/* IOIO */
+			x86_port(fv, ev);
 	}
 }
 

@@ -140,8 +140,8 @@ static __attribute__((noinline)) int feed_intervals(struct cursor *cur, const st
 	return 0;
 }
 
-/* One decoded event into the model, closing the intervals it ends: 0, 1 (stop), -1. */
-static inline int feed(struct cursor *cur, const struct kvm_event *ev)
+/* One decoded event into drv's model, closing the intervals it ends: 0, 1 (stop), -1. */
+static inline int feed(struct cursor *cur, struct driver *drv, const struct kvm_event *ev)
 {
 	int ret;
 
@@ -151,8 +151,8 @@ static inline int feed(struct cursor *cur, const struct kvm_event *ev)
 		if (ret)
 			return ret;
 	}
-	if (model_feed(cur->drv->m, ev)) {
-		cur->drv->nomem = true;
+	if (model_feed(drv->m, ev)) {
+		drv->nomem = true;
 		return -1;
 	}
 	return 0;
@@ -216,6 +216,7 @@ static int progress_start(struct cursor *cur)
 static int cursor_record(struct tep_record *rec, void *ctx)
 {
 	struct cursor *cur = ctx;
+	struct driver *drv = cur->drv;
 	struct kvm_event ev;
 	int ret;
 
@@ -227,10 +228,10 @@ static int cursor_record(struct tep_record *rec, void *ctx)
 		if (ret)
 			return ret;
 	}
-	ret = driver_decode(cur->drv, rec, &ev);
+	ret = driver_decode(drv, rec, &ev);
 	if (ret <= 0)
 		return ret;
-	return feed(cur, &ev);
+	return feed(cur, drv, &ev);
 }
 
 /* Read on to the end of the recording or of the screen's interval: 0, 1 (stop), -1 (said why). */
@@ -293,7 +294,7 @@ static int cursor_on(struct cursor *cur, long k)
 	cur->next = after(cur->next, cur->step);
 	if (cur->have_held) {
 		cur->have_held = false;
-		if (feed(cur, &cur->held) < 0)
+		if (feed(cur, drv, &cur->held) < 0)
 			return -1;
 	}
 	return 0;
