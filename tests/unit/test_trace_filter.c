@@ -2,7 +2,7 @@
 /*
  * The kernel event filters that keep live sched events to the vCPU
  * threads (trace_pid_filter): written as runs of thread ids, refused past
- * the kernel's length.  tests/test_trace_kernel.c has the running kernel
+ * the kernel's length.  tests/unit/test_trace_kernel.c has the running kernel
  * parse and apply them.
  */
 #include <setjmp.h>
