@@ -20,7 +20,7 @@
 #include "outputs/batch.h"
 #include "model/model.h"
 #include "model/model_fields.h"
-#include "ui/tui.h"
+#include "ui/tui_priv.h"	/* the reasons pane's columns */
 
 static struct kvm_event ev(enum kvm_event_kind kind, uint64_t t, int tid, int reason_id)
 {

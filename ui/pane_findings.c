@@ -10,7 +10,7 @@
 
 #include "util/escape.h"
 #include "model/findings.h"
-#include "tui.h"
+#include "tui_priv.h"
 
 struct finding_row {
 	unsigned int idx;	/* its place in the snapshot's findings */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui.h"
+#include "tui_priv.h"
 
 struct help_row {
 	int line;

@@ -12,7 +12,7 @@
 
 #include "util/escape.h"
 #include "model/model_scope.h"
-#include "tui.h"
+#include "tui_priv.h"
 
 struct ip_row {
 	uint64_t ip;

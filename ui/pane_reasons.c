@@ -7,7 +7,7 @@
 #include "util/escape.h"
 #include "model/model_fields.h"
 #include "model/model_scope.h"
-#include "tui.h"
+#include "tui_priv.h"
 
 #define BAR_BUCKETS	8	/* decades from < 1 us to >= 1 s (in the source's unit) */
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui.h"
+#include "tui_priv.h"
 
 struct recent_row {
 	uint64_t seq;		/* 0 = the oldest exit still in the ring */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "util/escape.h"
-#include "tui.h"
+#include "tui_priv.h"
 
 struct thief_row {
 	int tid;		/* -1: "other" */

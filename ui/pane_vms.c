@@ -6,7 +6,7 @@
 
 #include "util/escape.h"
 #include "model/model_scope.h"
-#include "tui.h"
+#include "tui_priv.h"
 
 struct vm_row {
 	int pid;

@@ -29,7 +29,7 @@
 #include "model/findings.h"
 #include "history.h"
 #include "model/model_fields.h"
-#include "tui.h"
+#include "tui_priv.h"
 
 /* --- panes: rows, order, selection --- */
 

@@ -25,7 +25,7 @@
 #include "util/fmt.h"
 #include "history.h"
 #include "model/model_fields.h"
-#include "tui.h"
+#include "tui_priv.h"
 
 /* --- drawing --- */
 
