@@ -124,7 +124,7 @@ static int enter(struct tui *t, const void *r)
 
 	if (!w->vm_pid || !tui_find_vm(t, w->vm_pid))
 		return 1;
-	return w->tid ? tui_push(t, &pane_reasons, w->vm_pid, w->tid) : tui_push(t, &pane_vcpus, w->vm_pid, -1);
+	return w->tid ? tui_push(t, PANE_REASONS, w->vm_pid, w->tid) : tui_push(t, PANE_VCPUS, w->vm_pid, -1);
 }
 
 static const char *empty(const struct tui *t, const struct pane *p)

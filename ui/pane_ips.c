@@ -161,7 +161,7 @@ static const char *label(const struct tui *t, const void *r, char *buf, size_t l
 static int tab(struct tui *t)
 {
 	/* the cycle of a scope's panes ends here: back to its exit reasons */
-	return tui_swap(t, &pane_reasons);
+	return tui_swap(t, PANE_REASONS);
 }
 
 static const char *empty(const struct tui *t, const struct pane *p)

@@ -295,13 +295,13 @@ static int enter(struct tui *t, const void *r)
 
 	if (p->tid < 0)
 		return 1;	/* recent exits are per vCPU */
-	return tui_push(t, &pane_recent, p->vm_pid, p->tid);
+	return tui_push(t, PANE_RECENT, p->vm_pid, p->tid);
 }
 
 static int tab(struct tui *t)
 {
 	/* a vCPU's: its recent exits, then its guest IPs; a VM's: its guest IPs */
-	return tui_swap(t, t->stack[t->depth - 1].tid < 0 ? &pane_ips : &pane_recent);
+	return tui_swap(t, t->stack[t->depth - 1].tid < 0 ? PANE_IPS : PANE_RECENT);
 }
 
 static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)

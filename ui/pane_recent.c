@@ -136,7 +136,7 @@ static const char *label(const struct tui *t, const void *r, char *buf, size_t l
 
 static int tab(struct tui *t)
 {
-	return tui_swap(t, &pane_ips);
+	return tui_swap(t, PANE_IPS);
 }
 
 static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)

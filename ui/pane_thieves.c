@@ -141,7 +141,7 @@ static int enter(struct tui *t, const void *r)
 
 	if (!w->vm_pid || !tui_find_vm(t, w->vm_pid))
 		return 1;
-	return tui_push(t, &pane_vcpus, w->vm_pid, -1);
+	return tui_push(t, PANE_VCPUS, w->vm_pid, -1);
 }
 
 static const char *empty(const struct tui *t, const struct pane *p)

@@ -229,7 +229,7 @@ static int enter(struct tui *t, const void *r)
 {
 	const struct pane *p = &t->stack[t->depth - 1];
 
-	return tui_push(t, &pane_reasons, p->vm_pid, ((const struct vcpu_row *)r)->tid);
+	return tui_push(t, PANE_REASONS, p->vm_pid, ((const struct vcpu_row *)r)->tid);
 }
 
 static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
@@ -246,7 +246,7 @@ static void title(const struct tui *t, const struct pane *p, char *buf, size_t l
 static int tab(struct tui *t)
 {
 	/* the VM's exit reasons, all vCPUs together */
-	return tui_push(t, &pane_reasons, t->stack[t->depth - 1].vm_pid, -1);
+	return tui_push(t, PANE_REASONS, t->stack[t->depth - 1].vm_pid, -1);
 }
 
 const struct pane_ops pane_vcpus = {

@@ -227,7 +227,7 @@ static const char *label(const struct tui *t, const void *r, char *buf, size_t l
 
 static int enter(struct tui *t, const void *r)
 {
-	return tui_push(t, &pane_vcpus, ((const struct vm_row *)r)->pid, -1);
+	return tui_push(t, PANE_VCPUS, ((const struct vm_row *)r)->pid, -1);
 }
 
 static int tab(struct tui *t)
@@ -236,7 +236,7 @@ static int tab(struct tui *t)
 
 	if (!w)
 		return 0;	/* no VM: nothing to open */
-	return tui_push(t, &pane_ips, w->pid, -1);
+	return tui_push(t, PANE_IPS, w->pid, -1);
 }
 
 static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)

@@ -57,6 +57,8 @@ struct history;
 
 struct tui {
 	struct view view;
+	/* every pane's ops by id (tui_panes.c): the stack opens panes through it */
+	const struct pane_ops *const *panes;
 	const struct sym_set *syms;
 	bool mono;
 	const struct model *m;

@@ -296,10 +296,10 @@ static bool hist_subject(struct tui *t, bool *vm, int *id, char *what, size_t le
 	struct pane *p = tui_top_pane(t);
 	char buf[256];
 
-	if ((p->ops == &pane_vms || p->ops == &pane_vcpus) && p->nr_order) {
+	if ((tui_pane_is(t, p, PANE_VMS) || tui_pane_is(t, p, PANE_VCPUS)) && p->nr_order) {
 		const void *r = tui_row_at(p, p->order[p->sel]);
 
-		*vm = p->ops == &pane_vms;
+		*vm = tui_pane_is(t, p, PANE_VMS);
 		*id = (int)p->ops->key(r);
 		snprintf(what, len, "%s %s", *vm ? "VM" : "vCPU", p->ops->label(t, r, buf, sizeof(buf)));
 		return true;

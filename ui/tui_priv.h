@@ -115,6 +115,14 @@ struct tui_key {
 extern const struct tui_key tui_keys[];
 extern const size_t tui_nr_keys;
 
+/* The panes, one a file; each opens another by id, through struct tui's panes. */
+enum pane_id {
+	PANE_VMS, PANE_VCPUS, PANE_REASONS, PANE_RECENT, PANE_IPS, PANE_HELP, PANE_FINDINGS,
+	PANE_THIEVES, PANE_NR
+};
+
+/* tui_panes.c: every pane by id; only it and the tests name a pane's ops */
+extern const struct pane_ops *const tui_panes[PANE_NR];
 extern const struct pane_ops pane_vms;
 extern const struct pane_ops pane_vcpus;
 extern const struct pane_ops pane_reasons;
@@ -124,34 +132,18 @@ extern const struct pane_ops pane_help;
 extern const struct pane_ops pane_findings;
 extern const struct pane_ops pane_thieves;
 
-/* ui/tui.c */
-int tui_push(struct tui *t, const struct pane_ops *ops, int vm_pid, int tid);
+/* tui_stack.c: the stack of panes */
+/* Open pane id on top, about VM vm_pid or vCPU thread tid (-1: none): 0, 1 (full), -1 (no memory). */
+int tui_push(struct tui *t, enum pane_id id, int vm_pid, int tid);
 /* Replace the top pane by another of the same scope. */
-int tui_swap(struct tui *t, const struct pane_ops *ops);
-const struct vm *tui_find_vm(const struct tui *t, int pid);
-const struct vcpu *tui_find_vcpu(const struct tui *t, int tid);
+int tui_swap(struct tui *t, enum pane_id id);
+/* Back to the pane under the top one. */
+void tui_pop(struct tui *t);
+/* Whether p is pane id. */
+bool tui_pane_is(const struct tui *t, const struct pane *p, enum pane_id id);
+struct pane *tui_top_pane(struct tui *t);
 /* The selected row of the pane shown, NULL if none. */
 const void *tui_selected(const struct tui *t);
-/* Number formats shared by the panes. */
-void tui_fmt_count(uint64_t v, char *buf, size_t len);
-void tui_fmt_rate(const struct tui *t, uint64_t n, char *buf, size_t len);
-void tui_fmt_time(const struct tui *t, double v, char *buf, size_t len);
-/* A latency, or "-" when the scope has none (have false). */
-void tui_fmt_lat(const struct tui *t, bool have, double v, char *buf, size_t len);
-void tui_fmt_pct(double v, char *buf, size_t len);
-const char *tui_reason_name(const struct tui *t, int id, char *buf, size_t len);
-
-/* A vCPU's id as every pane writes it: the number, or "?" where the event has none. */
-const char *tui_vcpu_id(int vcpu_id, char *buf, size_t len);
-
-/* --- within the screen: tui.c's pane stack, tui_draw.c, tui_keys.c --- */
-
-#define TUI_HEADER_LINES	4	/* two of figures, the pane's title, the column titles */
-
-enum { TUI_PAIR_HEAD = 1, TUI_PAIR_SEL, TUI_PAIR_WARN, TUI_PAIR_KEY, TUI_PAIR_TITLE };
-
-/* tui.c: the stack of panes */
-struct pane *tui_top_pane(struct tui *t);
 void *tui_row_at(const struct pane *p, size_t i);
 /* A column's title: a field's own (model_fields.h), else the pane's. */
 const char *tui_col_title(const struct pane_col *c);
@@ -162,10 +154,26 @@ void tui_pane_remember(struct pane *p);
 void tui_pane_free_rows(struct pane *p);
 /* Every pane of the stack from the model: 0, or -1 (no memory). */
 int tui_build_all(struct tui *t);
-/* Back to the pane under the top one. */
-void tui_pop(struct tui *t);
 /* KVMTOP_DRAW_STATS: one more timing of s, from t0. */
 void tui_stat_add(struct tui_stat *s, uint64_t t0);
+
+/* tui_fmt.c: number formats shared by the panes, and lookups in the model */
+void tui_fmt_count(uint64_t v, char *buf, size_t len);
+void tui_fmt_rate(const struct tui *t, uint64_t n, char *buf, size_t len);
+void tui_fmt_time(const struct tui *t, double v, char *buf, size_t len);
+/* A latency, or "-" when the scope has none (have false). */
+void tui_fmt_lat(const struct tui *t, bool have, double v, char *buf, size_t len);
+void tui_fmt_pct(double v, char *buf, size_t len);
+const char *tui_reason_name(const struct tui *t, int id, char *buf, size_t len);
+/* A vCPU's id as every pane writes it: the number, or "?" where the event has none. */
+const char *tui_vcpu_id(int vcpu_id, char *buf, size_t len);
+const struct vm *tui_find_vm(const struct tui *t, int pid);
+const struct vcpu *tui_find_vcpu(const struct tui *t, int tid);
+
+#define TUI_HEADER_LINES	4	/* two of figures, the pane's title, the column titles */
+
+enum { TUI_PAIR_HEAD = 1, TUI_PAIR_SEL, TUI_PAIR_WARN, TUI_PAIR_KEY, TUI_PAIR_TITLE };
+
 /* tui_draw.c: the whole screen, and KVMTOP_DRAW_STATS' file */
 void tui_draw(struct tui *t);
 void tui_write_stats(const struct tui *t);
