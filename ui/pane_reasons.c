@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Exit reasons of one vCPU, or of a whole VM: counts and exit -> entry latency. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +26,7 @@ struct reason_row {
 	uint64_t count;
 	uint64_t samples;	/* latency samples: the split has none without */
 	bool have_split;	/* with sched events (see "exit split") */
-	/* the field columns' values, and whether the row has one */
-	struct model_field_val v[NR_COLS];
-	bool has[NR_COLS];
+	struct pane_val val[NR_COLS];	/* the field columns' values */
 	unsigned char bar[BAR_BUCKETS];	/* 0..8: share of the samples per decade */
 };
 
@@ -89,64 +88,16 @@ static const struct pane_col cols[NR_COLS] = {
 	[COL_BAR]       = { "hist", "1us 1ms 1s", BAR_BUCKETS + 2, COL_LEFT, c_bar, NULL, false, 1, 0, NULL },
 };
 
-/* A field column's cell: "-" where the row has no value (an event's latency, no samples). */
-static void field_cell(const struct tui *t, const void *r, int col, char *buf, size_t len)
-{
-	const struct model_field *f = model_field(cols[col].field);
-	const struct reason_row *w = r;
-	const struct model_field_val *v = &w->v[col];
-
-	if (!w->has[col] || !f) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	switch (f->kind) {
-	case MF_NUM:
-		tui_fmt_count(v->u, buf, len);
-		break;
-	case MF_PCT:
-		tui_fmt_pct(v->d, buf, len);
-		break;
-	case MF_TIME:
-	case MF_SECS:
-		tui_fmt_lat(t, true, (double)v->u, buf, len);
-		break;
-	case MF_TIME_MEAN:
-		tui_fmt_lat(t, true, v->d, buf, len);
-		break;
-	default:
-		snprintf(buf, len, "%s", v->s ? v->s : "");
-		break;
-	}
-}
-
-/* A field column's order: rows without a value first, then by value. */
-static int field_cmp(const void *a, const void *b, int col)
-{
-	const struct model_field *f = model_field(cols[col].field);
-	const struct reason_row *x = a, *y = b;
-
-	if (x->has[col] != y->has[col])
-		return x->has[col] ? 1 : -1;
-	if (f && (f->kind == MF_PCT || f->kind == MF_TIME_MEAN))
-		return x->v[col].d < y->v[col].d ? -1 : x->v[col].d > y->v[col].d;
-	return x->v[col].u < y->v[col].u ? -1 : x->v[col].u > y->v[col].u;
-}
-
 /* Every field column of w from reason row m of its scope. */
 static void fill_fields(struct reason_row *w, const struct model_reason_row *m)
 {
+	const struct model_row row = { .r = m };
 	int i;
 
-	for (i = 0; i < NR_COLS; i++) {
-		const struct model_field *f = cols[i].field ? model_field(cols[i].field) : NULL;
-
-		if (f)
-			model_reason_value(f, m, &w->v[i], &w->has[i]);
-	}
+	tui_cols_fill(cols, NR_COLS, &row, w->val);
 	/* the split of exits that have no latency sample is not shown either */
 	for (i = COL_HAND_P50; i <= COL_BLOCKED; i++)
-		w->has[i] = w->has[i] && w->have_split && w->samples;
+		w->val[i].has = w->val[i].has && w->have_split && w->samples;
 }
 
 /* An event's row: a count and a total, nothing else. */
@@ -154,9 +105,9 @@ static void fill_event(struct reason_row *w, uint64_t count, uint64_t total)
 {
 	w->event = true;
 	w->count = count;
-	w->v[COL_COUNT].u = count;
-	w->v[COL_TOTAL].u = total;
-	w->has[COL_COUNT] = w->has[COL_TOTAL] = true;
+	w->val[COL_COUNT].v.u = count;
+	w->val[COL_TOTAL].v.u = total;
+	w->val[COL_COUNT].has = w->val[COL_TOTAL].has = true;
 }
 
 static void fill_bar(struct reason_row *w, const struct hist *h)
@@ -332,6 +283,5 @@ const struct pane_ops pane_reasons = {
 	.enter = enter,
 	.tab = tab,
 	.title = title,
-	.field_cell = field_cell,
-	.field_cmp = field_cmp,
+	.vals = offsetof(struct reason_row, val),
 };

@@ -268,10 +268,7 @@ static void draw_table(struct tui *t)
 
 			if (!show[i])
 				continue;
-			if (c->field)
-				ops->field_cell(t, r, i, buf, sizeof(buf));
-			else
-				c->cell(t, r, buf, sizeof(buf));
+			tui_col_cell(t, ops, r, i, buf, sizeof(buf));
 			put(TUI_HEADER_LINES + y, x, w, buf, c->align);
 			x += c->width + 1;
 		}

@@ -185,12 +185,10 @@ static int k_tab(struct tui *t, struct pane *p, int ch)
 
 static int k_sort(struct tui *t, struct pane *p, int ch)
 {
-	const struct pane_col *cols = p->ops->cols;
 	int by = ch == '<' ? p->ops->nr_cols - 1 : 1;
 
-	/* the next column that has an order: its own compare, or its field's */
 	p->sort = (p->sort + by) % p->ops->nr_cols;
-	while (!cols[p->sort].compare && !cols[p->sort].field)
+	while (!tui_col_sorts(&p->ops->cols[p->sort]))
 		p->sort = (p->sort + by) % p->ops->nr_cols;
 	p->invert = false;
 	tui_pane_remember(p);

@@ -12,6 +12,7 @@
 #define KVMTOP_TUI_PRIV_H
 
 #include "tui.h"
+#include "model/model_fields.h"
 
 /* cmp_<field>(): ascending order of a numeric field of a pane's row struct. */
 #define PANE_CMP(row, field) \
@@ -45,14 +46,29 @@
 
 enum col_align { COL_LEFT, COL_RIGHT };
 
+/*
+ * A field column's value in one row, taken from the model (the field's
+ * getter) when the pane builds its rows: the figures of that moment, as
+ * the pane's other columns.
+ */
+struct pane_val {
+	/* a text's s: the row's own escaped copy (tui_val_text()), never the model's */
+	struct model_field_val v;
+	bool has;	/* the row has one (a latency figure needs samples) */
+};
+
 struct pane_col {
 	const char *name;	/* for the man page and the sort line */
-	const char *title;
+	const char *title;	/* NULL for a field's column: the field's title */
 	int width;
 	enum col_align align;
-	/* The cell of row r, at most width characters (escaped already). */
+	/*
+	 * The cell of row r, at most width characters (escaped already);
+	 * NULL in a field's column shown as its kind says (tui_cols.c).
+	 */
 	void (*cell)(const struct tui *t, const void *r, char *buf, size_t len);
-	int (*compare)(const void *a, const void *b);	/* ascending */
+	/* ascending; NULL: a field's column ordered by its value, or no order (not sortable) */
+	int (*compare)(const void *a, const void *b);
 	bool descending;	/* default order when chosen */
 	int priority;		/* columns with the highest number go first when narrow */
 	/*
@@ -61,8 +77,9 @@ struct pane_col {
 	 */
 	unsigned int needs;
 	/*
-	 * A reason field (model_fields.h) by name: the title is the field's,
-	 * and the pane's field_cell and field_cmp show and order it.
+	 * A field of the table (model_fields.h) by name: the title is the
+	 * field's, the value the row's pane_val of this column (see
+	 * pane_ops.vals).
 	 */
 	const char *field;
 };
@@ -83,14 +100,15 @@ struct pane_ops {
 	int (*enter)(struct tui *t, const void *r);
 	/* Tab: replace this pane by its sibling. */
 	int (*tab)(struct tui *t);
-	/* The cell and the order of column col when it is a field's (pane_col.field). */
-	void (*field_cell)(const struct tui *t, const void *r, int col, char *buf, size_t len);
-	int (*field_cmp)(const void *a, const void *b, int col);
+	/*
+	 * A pane with field columns: where its row keeps their values,
+	 * offsetof() an array of struct pane_val, one per column.
+	 */
+	size_t vals;
 	/* Optional: what an empty pane says (without it: no events / nothing in this interval). */
 	const char *(*empty)(const struct tui *t, const struct pane *p);
 	/* A line under the header saying what the pane shows. */
 	void (*title)(const struct tui *t, const struct pane *p, char *buf, size_t len);
-	void (*free_rows)(struct pane *p);
 };
 
 /* Where a key does something (the footer shows it only there). */
@@ -145,8 +163,6 @@ struct pane *tui_top_pane(struct tui *t);
 /* The selected row of the pane shown, NULL if none. */
 const void *tui_selected(const struct tui *t);
 void *tui_row_at(const struct pane *p, size_t i);
-/* A column's title: a field's own (model_fields.h), else the pane's. */
-const char *tui_col_title(const struct pane_col *c);
 /* Filter and sort p's rows; the selection stays on the same key. */
 void tui_pane_order(struct tui *t, struct pane *p);
 /* Keep the selected row's key, to find it again after a rebuild. */
@@ -156,6 +172,23 @@ void tui_pane_free_rows(struct pane *p);
 int tui_build_all(struct tui *t);
 /* KVMTOP_DRAW_STATS: one more timing of s, from t0. */
 void tui_stat_add(struct tui_stat *s, uint64_t t0);
+
+/* tui_cols.c: a pane's columns */
+/* A column's title: a field's own (model_fields.h), else the pane's. */
+const char *tui_col_title(const struct pane_col *c);
+/* Whether < and > may sort by the column: it has a compare or a field. */
+bool tui_col_sorts(const struct pane_col *c);
+/* Column col's cell of row r, and the order of rows a, b by it (0: it has none). */
+void tui_col_cell(const struct tui *t, const struct pane_ops *ops, const void *r, int col,
+		  char *buf, size_t len);
+int tui_col_cmp(const struct pane_ops *ops, const void *a, const void *b, int col);
+/* Every field column's value in row, into vals[column]. */
+void tui_cols_fill(const struct pane_col *cols, int nr_cols, const struct model_row *row,
+		   struct pane_val *vals);
+/* A text value kept: escaped into the row's buf, which pv's s then points at. */
+const char *tui_val_text(struct pane_val *pv, char *buf, size_t len);
+/* Row r's value of field column col. */
+const struct pane_val *tui_row_val(const struct pane_ops *ops, const void *r, int col);
 
 /* tui_fmt.c: number formats shared by the panes, and lookups in the model */
 void tui_fmt_count(uint64_t v, char *buf, size_t len);

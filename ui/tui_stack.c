@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "util/clock.h"
-#include "model/model_fields.h"
 #include "tui_priv.h"
 
 struct pane *tui_top_pane(struct tui *t)
@@ -24,20 +23,12 @@ void *tui_row_at(const struct pane *p, size_t i)
 	return (char *)p->rows + i * p->ops->row_size;
 }
 
-/* A column's title: a field's own (model_fields.h), else the pane's. */
-const char *tui_col_title(const struct pane_col *c)
-{
-	const struct model_field *f = c->field ? model_field(c->field) : NULL;
-
-	return f ? f->title : c->title;
-}
-
 static int order_cmp(const void *a, const void *b, void *arg)
 {
 	const struct pane *p = arg;
 	const struct pane_col *c = &p->ops->cols[p->sort];
 	const void *x = tui_row_at(p, *(const size_t *)a), *y = tui_row_at(p, *(const size_t *)b);
-	int r = c->field ? p->ops->field_cmp(x, y, p->sort) : c->compare ? c->compare(x, y) : 0;
+	int r = tui_col_cmp(p->ops, x, y, p->sort);
 
 	if (!r) {
 		uint64_t kx = p->ops->key(x), ky = p->ops->key(y);
