@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The vCPUs of one VM: one row per vCPU thread. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,11 +9,15 @@
 #include "model/model_scope.h"
 #include "tui_priv.h"
 
+/* The pane's columns: the vCPU's id, thread, its name and last CPU fields by name (model_fields.h). */
+enum {
+	COL_VCPU, COL_TID, COL_COMM, COL_CPU, COL_EXITS, COL_TOTAL, COL_MEAN, COL_P99, COL_MAX,
+	COL_GUEST, COL_HOST, COL_VMM, COL_HALT, COL_WAIT, COL_TOP, COL_STATE, NR_COLS
+};
+
 struct vcpu_row {
-	int tid;
-	int vcpu;
-	char comm[MODEL_NAME_LEN * 4];	/* escaped */
-	int cpu;
+	struct pane_val val[NR_COLS];	/* the field columns' values */
+	char comm[MODEL_NAME_LEN * 4];	/* the thread name's, escaped */
 	uint64_t exits;
 	uint64_t total;
 	double mean;
@@ -25,9 +30,6 @@ struct vcpu_row {
 	double guest, host, vmm, halt, wait;
 };
 
-PANE_CMP(vcpu_row, tid)
-PANE_CMP(vcpu_row, vcpu)
-PANE_CMP(vcpu_row, cpu)
 PANE_CMP(vcpu_row, exits)
 PANE_CMP(vcpu_row, total)
 PANE_CMP(vcpu_row, mean)
@@ -60,41 +62,25 @@ static int cmp_top(const void *a, const void *b)
 	return ((const struct vcpu_row *)a)->top - ((const struct vcpu_row *)b)->top;
 }
 
-static int cmp_comm(const void *a, const void *b)
-{
-	return strcmp(((const struct vcpu_row *)a)->comm, ((const struct vcpu_row *)b)->comm);
-}
-
 static int cmp_state(const void *a, const void *b)
 {
 	return strcmp(((const struct vcpu_row *)a)->state, ((const struct vcpu_row *)b)->state);
 }
 
+static int row_tid(const struct vcpu_row *w)
+{
+	return (int)w->val[COL_TID].v.i;
+}
+
+static int row_vcpu(const struct vcpu_row *w)
+{
+	return (int)w->val[COL_VCPU].v.i;
+}
+
+/* The vCPU id field as every pane writes it: '?' where not known. */
 static void c_vcpu(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	const struct vcpu_row *w = r;
-
-	tui_vcpu_id(w->vcpu, buf, len);
-}
-
-static void c_tid(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	snprintf(buf, len, "%d", ((const struct vcpu_row *)r)->tid);
-}
-
-static void c_comm(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s", ((const struct vcpu_row *)r)->comm);
-}
-
-static void c_cpu(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	const struct vcpu_row *w = r;
-
-	if (w->cpu < 0)
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%d", w->cpu);
+	tui_vcpu_id(row_vcpu(r), buf, len);
 }
 
 PANE_RATE_CELL(vcpu_row, rate, exits)
@@ -117,23 +103,23 @@ static void c_state(const struct tui *t, const void *r, char *buf, size_t len)
 	snprintf(buf, len, "%s", ((const struct vcpu_row *)r)->state);
 }
 
-static const struct pane_col cols[] = {
-	{ "vcpu",    "VCPU",         5, COL_RIGHT, c_vcpu,  cmp_vcpu,  false, 9, 0, NULL },
-	{ "tid",     "TID",          8, COL_RIGHT, c_tid,   cmp_tid,   false, 8, 0, NULL },
-	{ "comm",    "THREAD",      16, COL_LEFT,  c_comm,  cmp_comm,      false, 4, 0, NULL },
-	{ "cpu",     "CPU",          4, COL_RIGHT, c_cpu,   cmp_cpu,   false, 3, 0, NULL },
-	{ "exits_s", "EXITS/s",     10, COL_RIGHT, c_rate,  cmp_exits, true,  9, 0, NULL },
-	{ "total",   "TOTAL",       10, COL_RIGHT, c_total, cmp_total, true,  5, 0, NULL },
-	{ "mean",    "LAT MEAN",     9, COL_RIGHT, c_mean,  cmp_mean,  true,  7, 0, NULL },
-	{ "p99",     "LAT P99",      9, COL_RIGHT, c_p99,   cmp_p99,   true,  7, 0, NULL },
-	{ "max",     "LAT MAX",      9, COL_RIGHT, c_max,   cmp_max,   true,  6, 0, NULL },
-	{ "guest",   "GUEST%",       6, COL_RIGHT, c_guest, cmp_guest, true,  6, 1u << VS_GUEST, NULL },
-	{ "host",    "HOST%",        6, COL_RIGHT, c_host,  cmp_host,  true,  6, 1u << VS_HOST, NULL },
-	{ "vmm",     "VMM%",         6, COL_RIGHT, c_vmm,   cmp_vmm,   true,  6, 1u << VS_VMM, NULL },
-	{ "halt",    "HALT%",        6, COL_RIGHT, c_halt,  cmp_halt,  true,  6, 1u << VS_HALT, NULL },
-	{ "wait",    "WAIT%",        6, COL_RIGHT, c_wait,  cmp_wait,  true,  7, 1u << VS_WAIT, NULL },
-	{ "top",     "TOP REASON",  20, COL_LEFT,  c_top,   cmp_top,   false, 5, 0, NULL },
-	{ "state",   "STATE",        8, COL_LEFT,  c_state, cmp_state, false, 2, 0, NULL },
+static const struct pane_col cols[NR_COLS] = {
+	[COL_VCPU]  = { "vcpu",    NULL,          5, COL_RIGHT, c_vcpu,  NULL,      false, 9, 0, "vcpu" },
+	[COL_TID]   = { "tid",     NULL,          8, COL_RIGHT, NULL,    NULL,      false, 8, 0, "tid" },
+	[COL_COMM]  = { "comm",    NULL,         16, COL_LEFT,  NULL,    NULL,      false, 4, 0, "comm" },
+	[COL_CPU]   = { "cpu",     NULL,          4, COL_RIGHT, NULL,    NULL,      false, 3, 0, "last_cpu" },
+	[COL_EXITS] = { "exits_s", "EXITS/s",    10, COL_RIGHT, c_rate,  cmp_exits, true,  9, 0, NULL },
+	[COL_TOTAL] = { "total",   "TOTAL",      10, COL_RIGHT, c_total, cmp_total, true,  5, 0, NULL },
+	[COL_MEAN]  = { "mean",    "LAT MEAN",    9, COL_RIGHT, c_mean,  cmp_mean,  true,  7, 0, NULL },
+	[COL_P99]   = { "p99",     "LAT P99",     9, COL_RIGHT, c_p99,   cmp_p99,   true,  7, 0, NULL },
+	[COL_MAX]   = { "max",     "LAT MAX",     9, COL_RIGHT, c_max,   cmp_max,   true,  6, 0, NULL },
+	[COL_GUEST] = { "guest",   "GUEST%",      6, COL_RIGHT, c_guest, cmp_guest, true,  6, 1u << VS_GUEST, NULL },
+	[COL_HOST]  = { "host",    "HOST%",       6, COL_RIGHT, c_host,  cmp_host,  true,  6, 1u << VS_HOST, NULL },
+	[COL_VMM]   = { "vmm",     "VMM%",        6, COL_RIGHT, c_vmm,   cmp_vmm,   true,  6, 1u << VS_VMM, NULL },
+	[COL_HALT]  = { "halt",    "HALT%",       6, COL_RIGHT, c_halt,  cmp_halt,  true,  6, 1u << VS_HALT, NULL },
+	[COL_WAIT]  = { "wait",    "WAIT%",       6, COL_RIGHT, c_wait,  cmp_wait,  true,  7, 1u << VS_WAIT, NULL },
+	[COL_TOP]   = { "top",     "TOP REASON", 20, COL_LEFT,  c_top,   cmp_top,   false, 5, 0, NULL },
+	[COL_STATE] = { "state",   "STATE",       8, COL_LEFT,  c_state, cmp_state, false, 2, 0, NULL },
 };
 
 /* Where the vCPU was when the figures were taken. */
@@ -186,15 +172,14 @@ static int build(struct tui *t, struct pane *p)
 		return 0;	/* the VM went away: an empty pane */
 	rows = p->rows;
 	TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
+		const struct model_row row = { .m = t->m, .vm = vm, .v = v };
 		struct vcpu_row *w = &rows[p->nr++];
 
 		if (model_scope_vcpu(&s, t->m, v, t->cumulative) ||
 		    model_scope_summary(&s))
 			goto out;
-		w->tid = v->tid;
-		w->vcpu = v->vcpu_id;
-		escape_text(v->comm, w->comm, sizeof(w->comm));
-		w->cpu = v->last_cpu;
+		tui_cols_fill(cols, NR_COLS, &row, w->val);
+		tui_val_text(&w->val[COL_COMM], w->comm, sizeof(w->comm));
 		w->exits = s.exits;
 		w->total = s.exits_total;
 		w->have_lat = s.handling.samples > 0;
@@ -214,14 +199,14 @@ out:
 
 static uint64_t key(const void *r)
 {
-	return (uint64_t)(unsigned int)((const struct vcpu_row *)r)->tid;
+	return (uint64_t)(unsigned int)row_tid(r);
 }
 
 static const char *label(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct vcpu_row *w = r;
 
-	snprintf(buf, len, "%d %d %s", w->vcpu, w->tid, w->comm);
+	snprintf(buf, len, "%d %d %s", row_vcpu(w), row_tid(w), w->comm);
 	return buf;
 }
 
@@ -229,7 +214,7 @@ static int enter(struct tui *t, const void *r)
 {
 	const struct pane *p = &t->stack[t->depth - 1];
 
-	return tui_push(t, PANE_REASONS, p->vm_pid, ((const struct vcpu_row *)r)->tid);
+	return tui_push(t, PANE_REASONS, p->vm_pid, row_tid(r));
 }
 
 static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
@@ -253,8 +238,9 @@ const struct pane_ops pane_vcpus = {
 	.name = "vCPUs",
 	.cols = cols,
 	.nr_cols = sizeof(cols) / sizeof(cols[0]),
-	.default_sort = 0,
+	.default_sort = COL_VCPU,
 	.row_size = sizeof(struct vcpu_row),
+	.vals = offsetof(struct vcpu_row, val),
 	.build = build,
 	.key = key,
 	.label = label,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The VMs pane: one row per VM (host process), the screen kvmtop opens on. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,10 +9,16 @@
 #include "model/model_scope.h"
 #include "tui_priv.h"
 
+/* The pane's columns: the VM's name, pid and vCPU threads fields by name (model_fields.h). */
+enum {
+	COL_NAME, COL_PID, COL_VCPUS, COL_EXITS, COL_TOTAL, COL_PCT, COL_MEAN, COL_P99, COL_HALTED,
+	COL_UTIL, COL_STEAL, COL_EMU, COL_EMU_WAIT, COL_VHOST, COL_VHOST_WAIT, COL_TOP, COL_UEXITS,
+	COL_EVENTS, NR_COLS
+};
+
 struct vm_row {
-	int pid;
-	char name[MODEL_NAME_LEN * 4];	/* escaped */
-	int vcpus;
+	struct pane_val val[NR_COLS];	/* the field columns' values */
+	char name[MODEL_NAME_LEN * 4];	/* the name's, escaped */
 	bool exited;
 	uint64_t exits;
 	uint64_t total;
@@ -29,8 +36,6 @@ struct vm_row {
 	double emu, emu_wait, vhost, vhost_wait;
 };
 
-PANE_CMP(vm_row, pid)
-PANE_CMP(vm_row, vcpus)
 PANE_CMP(vm_row, exits)
 PANE_CMP(vm_row, total)
 PANE_CMP(vm_row, pct)
@@ -46,31 +51,22 @@ PANE_CMP(vm_row, emu_wait)
 PANE_CMP(vm_row, vhost)
 PANE_CMP(vm_row, vhost_wait)
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(((const struct vm_row *)a)->name, ((const struct vm_row *)b)->name);
-}
-
 static int cmp_top(const void *a, const void *b)
 {
 	return ((const struct vm_row *)a)->top - ((const struct vm_row *)b)->top;
 }
 
+static int row_pid(const struct vm_row *w)
+{
+	return (int)w->val[COL_PID].v.i;
+}
+
+/* The field's name, and whether the VM has exited. */
 static void c_name(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct vm_row *w = r;
 
 	snprintf(buf, len, "%s%s", w->name, w->exited ? " (exited)" : "");
-}
-
-static void c_pid(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	snprintf(buf, len, "%d", ((const struct vm_row *)r)->pid);
-}
-
-static void c_vcpus(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	snprintf(buf, len, "%d", ((const struct vm_row *)r)->vcpus);
 }
 
 PANE_RATE_CELL(vm_row, rate, exits)
@@ -125,26 +121,26 @@ PANE_RATE_CELL(vm_row, uexits, uexits)
 
 PANE_RATE_CELL(vm_row, events, events)
 
-static const struct pane_col cols[] = {
-	{ "name",     "VM",          20, COL_LEFT,  c_name,   cmp_name,   false, 9, 0, NULL },
-	{ "pid",      "PID",          8, COL_RIGHT, c_pid,    cmp_pid,    false, 8, 0, NULL },
-	{ "vcpus",    "VCPUS",        5, COL_RIGHT, c_vcpus,  cmp_vcpus,  true,  4, 0, NULL },
-	{ "exits_s",  "EXITS/s",     10, COL_RIGHT, c_rate,   cmp_exits,  true,  9, 0, NULL },
-	{ "total",    "TOTAL",       10, COL_RIGHT, c_total,  cmp_total,  true,  5, 0, NULL },
-	{ "pct",      "%HOST",        6, COL_RIGHT, c_pct,    cmp_pct,    true,  6, 0, NULL },
-	{ "mean",     "LAT MEAN",     9, COL_RIGHT, c_mean,   cmp_mean,   true,  7, 0, NULL },
-	{ "p99",      "LAT P99",      9, COL_RIGHT, c_p99,    cmp_p99,    true,  7, 0, NULL },
-	{ "halted",   "HALT%",        6, COL_RIGHT, c_halted, cmp_halted, true,  3, 0, NULL },
-	{ "util",     "UTIL%",        6, COL_RIGHT, c_util,   cmp_util,   true,  6,
-	  1u << VS_GUEST | 1u << VS_HOST, NULL },
-	{ "steal",    "STEAL%",       6, COL_RIGHT, c_steal,  cmp_steal,  true,  7, 1u << VS_WAIT, NULL },
-	{ "emu",      "EMU%",         6, COL_RIGHT, c_emu,    cmp_emu,    true,  3, TIME_GROUPS, NULL },
-	{ "emu_wait", "EMU WT%",      7, COL_RIGHT, c_emu_wait, cmp_emu_wait, true, 2, TIME_GROUPS, NULL },
-	{ "vhost",    "VHOST%",       6, COL_RIGHT, c_vhost,  cmp_vhost,  true,  3, TIME_GROUPS, NULL },
-	{ "vhost_wait", "VH WT%",     6, COL_RIGHT, c_vhost_wait, cmp_vhost_wait, true, 2, TIME_GROUPS, NULL },
-	{ "top",      "TOP REASON",  16, COL_LEFT,  c_top,    cmp_top,    false, 5, 0, NULL },
-	{ "uexits_s", "UEXITS/s",     9, COL_RIGHT, c_uexits, cmp_uexits, true,  6, 0, NULL },
-	{ "events_s", "EVENTS/s",     9, COL_RIGHT, c_events, cmp_events, true,  6, 0, NULL },
+static const struct pane_col cols[NR_COLS] = {
+	[COL_NAME]   = { "name",     NULL,          20, COL_LEFT,  c_name,   NULL,       false, 9, 0, "vm_name" },
+	[COL_PID]    = { "pid",      NULL,           8, COL_RIGHT, NULL,     NULL,       false, 8, 0, "vm_pid" },
+	[COL_VCPUS]  = { "vcpus",    NULL,           5, COL_RIGHT, NULL,     NULL,       true,  4, 0, "vm_vcpus" },
+	[COL_EXITS]  = { "exits_s",  "EXITS/s",     10, COL_RIGHT, c_rate,   cmp_exits,  true,  9, 0, NULL },
+	[COL_TOTAL]  = { "total",    "TOTAL",       10, COL_RIGHT, c_total,  cmp_total,  true,  5, 0, NULL },
+	[COL_PCT]    = { "pct",      "%HOST",        6, COL_RIGHT, c_pct,    cmp_pct,    true,  6, 0, NULL },
+	[COL_MEAN]   = { "mean",     "LAT MEAN",     9, COL_RIGHT, c_mean,   cmp_mean,   true,  7, 0, NULL },
+	[COL_P99]    = { "p99",      "LAT P99",      9, COL_RIGHT, c_p99,    cmp_p99,    true,  7, 0, NULL },
+	[COL_HALTED] = { "halted",   "HALT%",        6, COL_RIGHT, c_halted, cmp_halted, true,  3, 0, NULL },
+	[COL_UTIL]   = { "util",     "UTIL%",        6, COL_RIGHT, c_util,   cmp_util,   true,  6,
+			 1u << VS_GUEST | 1u << VS_HOST, NULL },
+	[COL_STEAL]  = { "steal",    "STEAL%",       6, COL_RIGHT, c_steal,  cmp_steal,  true,  7, 1u << VS_WAIT, NULL },
+	[COL_EMU]    = { "emu",      "EMU%",         6, COL_RIGHT, c_emu,    cmp_emu,    true,  3, TIME_GROUPS, NULL },
+	[COL_EMU_WAIT] = { "emu_wait", "EMU WT%",    7, COL_RIGHT, c_emu_wait, cmp_emu_wait, true, 2, TIME_GROUPS, NULL },
+	[COL_VHOST]  = { "vhost",    "VHOST%",       6, COL_RIGHT, c_vhost,  cmp_vhost,  true,  3, TIME_GROUPS, NULL },
+	[COL_VHOST_WAIT] = { "vhost_wait", "VH WT%", 6, COL_RIGHT, c_vhost_wait, cmp_vhost_wait, true, 2, TIME_GROUPS, NULL },
+	[COL_TOP]    = { "top",      "TOP REASON",  16, COL_LEFT,  c_top,    cmp_top,    false, 5, 0, NULL },
+	[COL_UEXITS] = { "uexits_s", "UEXITS/s",     9, COL_RIGHT, c_uexits, cmp_uexits, true,  6, 0, NULL },
+	[COL_EVENTS] = { "events_s", "EVENTS/s",     9, COL_RIGHT, c_events, cmp_events, true,  6, 0, NULL },
 };
 
 static int build(struct tui *t, struct pane *p)
@@ -166,15 +162,15 @@ static int build(struct tui *t, struct pane *p)
 	p->nr = 0;
 	/* not the host kernel's threads: host work, not a VM */
 	MODEL_FOREACH_VM(vm, t->m) {
+		const struct model_row row = { .m = t->m, .vm = vm };
 		struct vm_row *w;
 
 		w = &rows[p->nr++];
 		if (model_scope_vm(&s, t->m, vm, t->cumulative) ||
 		    model_scope_summary(&s))
 			goto out;
-		w->pid = vm->pid;
-		escape_text(vm->name, w->name, sizeof(w->name));
-		w->vcpus = vm->nr_vcpus;
+		tui_cols_fill(cols, NR_COLS, &row, w->val);
+		tui_val_text(&w->val[COL_NAME], w->name, sizeof(w->name));
 		w->exited = vm->exited;
 		w->exits = s.exits;
 		w->total = s.exits_total;
@@ -214,20 +210,20 @@ out:
 
 static uint64_t key(const void *r)
 {
-	return (uint64_t)(unsigned int)((const struct vm_row *)r)->pid;
+	return (uint64_t)(unsigned int)row_pid(r);
 }
 
 static const char *label(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct vm_row *w = r;
 
-	snprintf(buf, len, "%s %d", w->name, w->pid);
+	snprintf(buf, len, "%s %d", w->name, row_pid(w));
 	return buf;
 }
 
 static int enter(struct tui *t, const void *r)
 {
-	return tui_push(t, PANE_VCPUS, ((const struct vm_row *)r)->pid, -1);
+	return tui_push(t, PANE_VCPUS, row_pid(r), -1);
 }
 
 static int tab(struct tui *t)
@@ -236,7 +232,7 @@ static int tab(struct tui *t)
 
 	if (!w)
 		return 0;	/* no VM: nothing to open */
-	return tui_push(t, PANE_IPS, w->pid, -1);
+	return tui_push(t, PANE_IPS, row_pid(w), -1);
 }
 
 static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
@@ -257,8 +253,9 @@ const struct pane_ops pane_vms = {
 	.name = "VMs",
 	.cols = cols,
 	.nr_cols = sizeof(cols) / sizeof(cols[0]),
-	.default_sort = 3,
+	.default_sort = COL_EXITS,
 	.row_size = sizeof(struct vm_row),
+	.vals = offsetof(struct vm_row, val),
 	.build = build,
 	.key = key,
 	.label = label,
