@@ -14,31 +14,32 @@
 #include "tui.h"
 #include "model/model_fields.h"
 
-/* cmp_<field>(): ascending order of a numeric field of a pane's row struct. */
-#define PANE_CMP(row, field) \
-	static int cmp_##field(const void *a, const void *b) \
+/* <pane>_cmp_<field>(): ascending order of a numeric field of a pane's row struct. */
+#define PANE_CMP(pane, row, field) \
+	static int pane##_cmp_##field(const void *a, const void *b) \
 	{ \
 		const struct row *x = a, *y = b; \
 		return x->field < y->field ? -1 : x->field > y->field; \
 	}
 
 /*
- * c_<name>(): the cell of a count, a rate (per second of the figures'
- * span) or a latency field of a pane's row struct; a latency is "-" when
- * the row's scope has no exit -> entry pair (its have_lat is false).
+ * <pane>_c_<name>(): the cell of a count, a rate (per second of the
+ * figures' span) or a latency field of a pane's row struct; a latency is
+ * "-" when the row's scope has no exit -> entry pair (its have_lat is
+ * false).
  */
-#define PANE_COUNT_CELL(row, name, field) \
-	static void c_##name(const struct tui *t, const void *r, char *buf, size_t len) \
+#define PANE_COUNT_CELL(pane, row, name, field) \
+	static void pane##_c_##name(const struct tui *t, const void *r, char *buf, size_t len) \
 	{ \
 		tui_fmt_count(((const struct row *)r)->field, buf, len); \
 	}
-#define PANE_RATE_CELL(row, name, field) \
-	static void c_##name(const struct tui *t, const void *r, char *buf, size_t len) \
+#define PANE_RATE_CELL(pane, row, name, field) \
+	static void pane##_c_##name(const struct tui *t, const void *r, char *buf, size_t len) \
 	{ \
 		tui_fmt_rate(t, ((const struct row *)r)->field, buf, len); \
 	}
-#define PANE_LAT_CELL(row, field) \
-	static void c_##field(const struct tui *t, const void *r, char *buf, size_t len) \
+#define PANE_LAT_CELL(pane, row, field) \
+	static void pane##_c_##field(const struct tui *t, const void *r, char *buf, size_t len) \
 	{ \
 		const struct row *w = r; \
 		tui_fmt_lat(t, w->have_lat, (double)w->field, buf, len); \

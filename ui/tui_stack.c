@@ -104,7 +104,7 @@ void tui_pane_free_rows(struct pane *p)
 	p->nr = p->nr_order = 0;
 }
 
-static int pane_build(struct tui *t, struct pane *p)
+static int build_pane(struct tui *t, struct pane *p)
 {
 	if (p->rows)
 		tui_pane_remember(p);
@@ -126,7 +126,7 @@ int tui_build_all(struct tui *t)
 	int i;
 
 	for (i = 0; i < t->depth; i++)
-		if (pane_build(t, &t->stack[i]))
+		if (build_pane(t, &t->stack[i]))
 			return -1;
 	if (t->stats_file)
 		tui_stat_add(&t->st_build, t0);
@@ -149,7 +149,7 @@ int tui_push(struct tui *t, enum pane_id id, int vm_pid, int tid)
 	p->vm_pid = vm_pid;
 	p->tid = tid;
 	t->filter[0] = '\0';
-	return pane_build(t, p);
+	return build_pane(t, p);
 }
 
 int tui_swap(struct tui *t, enum pane_id id)
