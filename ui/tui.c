@@ -24,8 +24,6 @@
 #include "history.h"
 #include "tui_priv.h"
 
-/* --- the view --- */
-
 /* "replay NAME" and its directory apart: the header cuts the directory first. */
 static void name_source(struct tui *t, const struct view_source *src)
 {

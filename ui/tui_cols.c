@@ -45,7 +45,8 @@ const char *tui_val_text(struct pane_val *pv, char *buf, size_t len)
 	return buf;
 }
 
-const struct pane_val *tui_row_val(const struct pane_ops *ops, const void *r, int col)
+/* Row r's value of field column col. */
+static const struct pane_val *row_val(const struct pane_ops *ops, const void *r, int col)
 {
 	return (const struct pane_val *)((const char *)r + ops->vals) + col;
 }
@@ -114,7 +115,7 @@ void tui_col_cell(const struct tui *t, const struct pane_ops *ops, const void *r
 	if (c->cell)
 		c->cell(t, r, buf, len);
 	else if (c->field)
-		field_cell(t, model_field(c->field), tui_row_val(ops, r, col), buf, len);
+		field_cell(t, model_field(c->field), row_val(ops, r, col), buf, len);
 	else
 		buf[0] = '\0';
 }
@@ -126,6 +127,6 @@ int tui_col_cmp(const struct pane_ops *ops, const void *a, const void *b, int co
 	if (c->compare)
 		return c->compare(a, b);
 	if (c->field)
-		return field_cmp(model_field(c->field), tui_row_val(ops, a, col), tui_row_val(ops, b, col));
+		return field_cmp(model_field(c->field), row_val(ops, a, col), row_val(ops, b, col));
 	return 0;
 }

@@ -6,25 +6,15 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <langinfo.h>
-#include <locale.h>
-#include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include <wchar.h>
 
 #include <curses.h>
 
 #include "util/clock.h"
-#include "util/escape.h"
-#include "util/fmt.h"
 #include "history.h"
-#include "model/model_fields.h"
 #include "tui_priv.h"
 
 /* --- drawing --- */

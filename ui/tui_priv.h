@@ -6,7 +6,20 @@
  * move, sort, filter and drill down over those rows without rebuilding
  * them, so a key never changes a figure.  Each pane declares its columns
  * once, in a table of {name, title, width, format, compare, default
- * order, priority}, like htop's Process_fields[].
+ * order, priority}, like htop's Process_fields[]; a column may be a
+ * field of the model's one table (model_fields.h), picked by name.
+ *
+ * The files, each calling only those under it:
+ *
+ *   tui.c          the view: start, refresh, input, progress, stop
+ *   tui_draw.c     the screen drawn: header, table, history strip, footer
+ *   tui_panes.c    every pane by id, the one file that names them
+ *   pane_*.c       one pane each; they open each other by id (tui_push)
+ *   tui_keys.c     the key table and its handlers (pane_help.c lists it)
+ *   tui_stack.c    the stack of panes: open, back, build, order, select
+ *   tui_cols.c     a column's title, cell and order; field columns
+ *   tui_fmt.c      number formats, lookups in the model
+ *   history.c      the snapshots the H strip draws (tui.c, tui_draw.c)
  */
 #ifndef KVMTOP_TUI_PRIV_H
 #define KVMTOP_TUI_PRIV_H
@@ -188,8 +201,6 @@ void tui_cols_fill(const struct pane_col *cols, int nr_cols, const struct model_
 		   struct pane_val *vals);
 /* A text value kept: escaped into the row's buf, which pv's s then points at. */
 const char *tui_val_text(struct pane_val *pv, char *buf, size_t len);
-/* Row r's value of field column col. */
-const struct pane_val *tui_row_val(const struct pane_ops *ops, const void *r, int col);
 
 /* tui_fmt.c: number formats shared by the panes, and lookups in the model */
 void tui_fmt_count(uint64_t v, char *buf, size_t len);
