@@ -9,7 +9,7 @@
 #include "model/model_scope.h"
 #include "tui_priv.h"
 
-/* The pane's columns: the vCPU's id, thread, its name and last CPU fields by name (model_fields.h). */
+/* The pane's columns; vcpu, tid, comm and cpu are fields of the table (model_fields.h), by name. */
 enum {
 	VCPUS_VCPU, VCPUS_TID, VCPUS_COMM, VCPUS_CPU, VCPUS_EXITS, VCPUS_TOTAL, VCPUS_MEAN,
 	VCPUS_P99, VCPUS_MAX, VCPUS_GUEST, VCPUS_HOST, VCPUS_VMM, VCPUS_HALT, VCPUS_WAIT,
@@ -18,7 +18,7 @@ enum {
 
 struct vcpu_row {
 	struct pane_val val[VCPUS_NR_COLS];	/* the field columns' values */
-	char comm[MODEL_NAME_LEN * 4];	/* the thread name's, escaped */
+	char comm[MODEL_NAME_LEN * 4];	/* comm's value, escaped (tui_val_text()) */
 	uint64_t exits;
 	uint64_t total;
 	double mean;

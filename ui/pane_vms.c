@@ -9,7 +9,7 @@
 #include "model/model_scope.h"
 #include "tui_priv.h"
 
-/* The pane's columns: the VM's name, pid and vCPU threads fields by name (model_fields.h). */
+/* The pane's columns; name, pid and vcpus are fields of the table (model_fields.h), by name. */
 enum {
 	VMS_NAME, VMS_PID, VMS_VCPUS, VMS_EXITS, VMS_TOTAL, VMS_PCT, VMS_MEAN, VMS_P99, VMS_HALTED,
 	VMS_UTIL, VMS_STEAL, VMS_EMU, VMS_EMU_WAIT, VMS_VHOST, VMS_VHOST_WAIT, VMS_TOP, VMS_UEXITS,
@@ -18,7 +18,7 @@ enum {
 
 struct vm_row {
 	struct pane_val val[VMS_NR_COLS];	/* the field columns' values */
-	char name[MODEL_NAME_LEN * 4];	/* the name's, escaped */
+	char name[MODEL_NAME_LEN * 4];	/* vm_name's value, escaped (tui_val_text()) */
 	bool exited;
 	uint64_t exits;
 	uint64_t total;
