@@ -10,7 +10,7 @@
 
 #include "util/escape.h"
 #include "model/findings.h"
-#include "tui.h"
+#include "tui_priv.h"
 
 struct finding_row {
 	unsigned int idx;	/* its place in the snapshot's findings */
@@ -23,46 +23,46 @@ struct finding_row {
 	const char *remedy;	/* its rule's, a constant */
 };
 
-PANE_CMP(finding_row, severity)
+PANE_CMP(findings, finding_row, severity)
 
-static int cmp_rule(const void *a, const void *b)
+static int findings_cmp_rule(const void *a, const void *b)
 {
 	return strcmp(((const struct finding_row *)a)->rule, ((const struct finding_row *)b)->rule);
 }
 
-static int cmp_where(const void *a, const void *b)
+static int findings_cmp_where(const void *a, const void *b)
 {
 	return strcmp(((const struct finding_row *)a)->where, ((const struct finding_row *)b)->where);
 }
 
-static void c_severity(const struct tui *t, const void *r, char *buf, size_t len)
+static void findings_c_severity(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", finding_severity_name(((const struct finding_row *)r)->severity));
 }
 
-static void c_rule(const struct tui *t, const void *r, char *buf, size_t len)
+static void findings_c_rule(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", ((const struct finding_row *)r)->rule);
 }
 
-static void c_where(const struct tui *t, const void *r, char *buf, size_t len)
+static void findings_c_where(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", ((const struct finding_row *)r)->where);
 }
 
-static void c_evidence(const struct tui *t, const void *r, char *buf, size_t len)
+static void findings_c_evidence(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", ((const struct finding_row *)r)->evidence);
 }
 
-static const struct pane_col cols[] = {
-	{ "severity", "SEVERITY", 8, COL_LEFT, c_severity, cmp_severity, true, 9, 0, NULL },
-	{ "rule", "FINDING", 12, COL_LEFT, c_rule, cmp_rule, false, 8, 0, NULL },
-	{ "where", "WHERE", 34, COL_LEFT, c_where, cmp_where, false, 7, 0, NULL },
-	{ "evidence", "EVIDENCE", 120, COL_LEFT, c_evidence, NULL, false, 6, 0, NULL },
+static const struct pane_col findings_cols[] = {
+	{ "severity", "SEVERITY", 8,   COL_LEFT, findings_c_severity, findings_cmp_severity, true,  9, 0, NULL },
+	{ "rule",     "FINDING",  12,  COL_LEFT, findings_c_rule,     findings_cmp_rule,     false, 8, 0, NULL },
+	{ "where",    "WHERE",    34,  COL_LEFT, findings_c_where,    findings_cmp_where,    false, 7, 0, NULL },
+	{ "evidence", "EVIDENCE", 120, COL_LEFT, findings_c_evidence, NULL,                  false, 6, 0, NULL },
 };
 
-static void where(const struct finding *f, struct finding_row *w)
+static void findings_where(const struct finding *f, struct finding_row *w)
 {
 	char name[MODEL_NAME_LEN * 4];
 
@@ -80,7 +80,7 @@ static void where(const struct finding *f, struct finding_row *w)
 	}
 }
 
-static int build(struct tui *t, struct pane *p)
+static int findings_build(struct tui *t, struct pane *p)
 {
 	const struct findings *fs = t->findings;
 	struct finding_row *rows;
@@ -98,18 +98,18 @@ static int build(struct tui *t, struct pane *p)
 		w->severity = f->severity;
 		snprintf(w->rule, sizeof(w->rule), "%s", f->rule->id);
 		w->remedy = f->rule->remedy;
-		where(f, w);
+		findings_where(f, w);
 		escape_text(f->evidence, w->evidence, sizeof(w->evidence));
 	}
 	return 0;
 }
 
-static uint64_t key(const void *r)
+static uint64_t findings_key(const void *r)
 {
 	return ((const struct finding_row *)r)->idx;
 }
 
-static const char *label(const struct tui *t, const void *r, char *buf, size_t len)
+static const char *findings_label(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct finding_row *w = r;
 
@@ -118,22 +118,22 @@ static const char *label(const struct tui *t, const void *r, char *buf, size_t l
 }
 
 /* Enter: the VM's vCPUs, or the vCPU's exit reasons */
-static int enter(struct tui *t, const void *r)
+static int findings_enter(struct tui *t, const void *r)
 {
 	const struct finding_row *w = r;
 
 	if (!w->vm_pid || !tui_find_vm(t, w->vm_pid))
 		return 1;
-	return w->tid ? tui_push(t, &pane_reasons, w->vm_pid, w->tid) : tui_push(t, &pane_vcpus, w->vm_pid, -1);
+	return w->tid ? tui_push(t, PANE_REASONS, w->vm_pid, w->tid) : tui_push(t, PANE_VCPUS, w->vm_pid, -1);
 }
 
-static const char *empty(const struct tui *t, const struct pane *p)
+static const char *findings_empty(const struct tui *t, const struct pane *p)
 {
 	return t->findings ? "no finding: nothing this snapshot's figures show is wrong" :
 			     "findings come with the first snapshot";
 }
 
-static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
+static void findings_title(const struct tui *t, const struct pane *p, char *buf, size_t len)
 {
 	const struct finding_row *r = tui_selected(t);
 
@@ -146,14 +146,14 @@ static void title(const struct tui *t, const struct pane *p, char *buf, size_t l
 
 const struct pane_ops pane_findings = {
 	.name = "findings",
-	.cols = cols,
-	.nr_cols = sizeof(cols) / sizeof(cols[0]),
+	.cols = findings_cols,
+	.nr_cols = sizeof(findings_cols) / sizeof(findings_cols[0]),
 	.default_sort = 0,
 	.row_size = sizeof(struct finding_row),
-	.build = build,
-	.key = key,
-	.label = label,
-	.enter = enter,
-	.empty = empty,
-	.title = title,
+	.build = findings_build,
+	.key = findings_key,
+	.label = findings_label,
+	.enter = findings_enter,
+	.empty = findings_empty,
+	.title = findings_title,
 };

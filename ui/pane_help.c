@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui.h"
+#include "tui_priv.h"
 
 struct help_row {
 	int line;
@@ -16,7 +16,7 @@ struct help_row {
 	const char *text;
 };
 
-static const struct help_row help[] = {
+static const struct help_row help_columns[] = {
 	{ 0, "EXITS/s", "exits per second over the interval; TOTAL since start or the last reset" },
 	{ 0, "LAT", "exit-handling latency: exit -> next entry of the same vCPU, non-blocking exits only" },
 	{ 0, "HALT%", "share of the interval x vCPUs spent in blocking exits (HLT, WFI, cede)" },
@@ -28,29 +28,29 @@ static const struct help_row help[] = {
 	{ 0, "MODE", "guest kernel or user: exact (powerpc MSR, s390 PSW), '?' inferred from the address's half" },
 };
 
-static void c_key(const struct tui *t, const void *r, char *buf, size_t len)
+static void help_c_key(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", ((const struct help_row *)r)->key);
 }
 
-static void c_text(const struct tui *t, const void *r, char *buf, size_t len)
+static void help_c_text(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", ((const struct help_row *)r)->text);
 }
 
-static int cmp_line(const void *a, const void *b)
+static int help_cmp_line(const void *a, const void *b)
 {
 	return ((const struct help_row *)a)->line - ((const struct help_row *)b)->line;
 }
 
-static const struct pane_col cols[] = {
-	{ "key",  "KEY",         26, COL_LEFT, c_key,  cmp_line, false, 9, 0, NULL },
-	{ "text", "WHAT IT DOES", 90, COL_LEFT, c_text, cmp_line, false, 8, 0, NULL },
+static const struct pane_col help_cols[] = {
+	{ "key",  "KEY",          26, COL_LEFT, help_c_key,  help_cmp_line, false, 9, 0, NULL },
+	{ "text", "WHAT IT DOES", 90, COL_LEFT, help_c_text, help_cmp_line, false, 8, 0, NULL },
 };
 
-static int build(struct tui *t, struct pane *p)
+static int help_build(struct tui *t, struct pane *p)
 {
-	size_t nr_help = sizeof(help) / sizeof(help[0]), n = tui_nr_keys + 1 + nr_help, i;
+	size_t nr_help = sizeof(help_columns) / sizeof(help_columns[0]), n = tui_nr_keys + 1 + nr_help, i;
 	struct help_row *rows = calloc(n, sizeof(*rows));
 
 	if (!rows)
@@ -62,7 +62,7 @@ static int build(struct tui *t, struct pane *p)
 	}
 	rows[i].key = rows[i].text = "";
 	for (i = 0; i < nr_help; i++)
-		rows[tui_nr_keys + 1 + i] = help[i];
+		rows[tui_nr_keys + 1 + i] = help_columns[i];
 	for (i = 0; i < n; i++)
 		rows[i].line = (int)i;
 	p->rows = rows;
@@ -70,12 +70,12 @@ static int build(struct tui *t, struct pane *p)
 	return 0;
 }
 
-static uint64_t key(const void *r)
+static uint64_t help_key(const void *r)
 {
 	return (uint64_t)((const struct help_row *)r)->line;
 }
 
-static const char *label(const struct tui *t, const void *r, char *buf, size_t len)
+static const char *help_label(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct help_row *w = r;
 
@@ -83,19 +83,19 @@ static const char *label(const struct tui *t, const void *r, char *buf, size_t l
 	return buf;
 }
 
-static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
+static void help_title(const struct tui *t, const struct pane *p, char *buf, size_t len)
 {
 	snprintf(buf, len, "Help: kvmtop keys and columns (man kvmtop for more); Esc goes back");
 }
 
 const struct pane_ops pane_help = {
 	.name = "help",
-	.cols = cols,
-	.nr_cols = sizeof(cols) / sizeof(cols[0]),
+	.cols = help_cols,
+	.nr_cols = sizeof(help_cols) / sizeof(help_cols[0]),
 	.default_sort = 0,
 	.row_size = sizeof(struct help_row),
-	.build = build,
-	.key = key,
-	.label = label,
-	.title = title,
+	.build = help_build,
+	.key = help_key,
+	.label = help_label,
+	.title = help_title,
 };

@@ -12,7 +12,7 @@
 
 #include "util/escape.h"
 #include "model/model_scope.h"
-#include "tui.h"
+#include "tui_priv.h"
 
 struct ip_row {
 	uint64_t ip;
@@ -26,41 +26,41 @@ struct ip_row {
 	char sym[256];		/* escaped */
 };
 
-PANE_CMP(ip_row, count)
-PANE_CMP(ip_row, err)
-PANE_CMP(ip_row, ip)
-PANE_CMP(ip_row, reason)
-PANE_CMP(ip_row, mode)
+PANE_CMP(ips, ip_row, count)
+PANE_CMP(ips, ip_row, err)
+PANE_CMP(ips, ip_row, ip)
+PANE_CMP(ips, ip_row, reason)
+PANE_CMP(ips, ip_row, mode)
 
-static int cmp_sym(const void *a, const void *b)
+static int ips_cmp_sym(const void *a, const void *b)
 {
 	return strcmp(((const struct ip_row *)a)->sym, ((const struct ip_row *)b)->sym);
 }
 
-PANE_COUNT_CELL(ip_row, count, count)
-PANE_COUNT_CELL(ip_row, err, err)
+PANE_COUNT_CELL(ips, ip_row, count, count)
+PANE_COUNT_CELL(ips, ip_row, err, err)
 
-static void c_pct(const struct tui *t, const void *r, char *buf, size_t len)
+static void ips_c_pct(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	tui_fmt_pct(((const struct ip_row *)r)->pct, buf, len);
 }
 
-static void c_mode(const struct tui *t, const void *r, char *buf, size_t len)
+static void ips_c_mode(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", kvm_guest_mode_label(((const struct ip_row *)r)->mode));
 }
 
-static void c_ip(const struct tui *t, const void *r, char *buf, size_t len)
+static void ips_c_ip(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "0x%" PRIx64, ((const struct ip_row *)r)->ip);
 }
 
-static void c_reason(const struct tui *t, const void *r, char *buf, size_t len)
+static void ips_c_reason(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	tui_reason_name(t, ((const struct ip_row *)r)->reason, buf, len);
 }
 
-static void c_sym(const struct tui *t, const void *r, char *buf, size_t len)
+static void ips_c_sym(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct ip_row *w = r;
 
@@ -72,17 +72,17 @@ static void c_sym(const struct tui *t, const void *r, char *buf, size_t len)
 		snprintf(buf, len, "%s", w->sym);
 }
 
-static const struct pane_col cols[] = {
-	{ "count",  "COUNT",       9, COL_RIGHT, c_count,  cmp_count,  true,  9, 0, NULL },
-	{ "pct",    "%",           5, COL_RIGHT, c_pct,    cmp_count,  true,  8, 0, NULL },
-	{ "err",    "ERR",         7, COL_RIGHT, c_err,    cmp_err,    true,  3, 0, NULL },
-	{ "mode",   "MODE",        7, COL_LEFT,  c_mode,   cmp_mode,   false, 6, 0, NULL },
-	{ "ip",     "GUEST IP",   18, COL_RIGHT, c_ip,     cmp_ip,     false, 7, 0, NULL },
-	{ "reason", "REASON",     20, COL_LEFT,  c_reason, cmp_reason, false, 5, 0, NULL },
-	{ "symbol", "SYMBOL",     48, COL_LEFT,  c_sym,    cmp_sym,    false, 8, 0, NULL },
+static const struct pane_col ips_cols[] = {
+	{ "count",  "COUNT",    9,  COL_RIGHT, ips_c_count,  ips_cmp_count,  true,  9, 0, NULL },
+	{ "pct",    "%",        5,  COL_RIGHT, ips_c_pct,    ips_cmp_count,  true,  8, 0, NULL },
+	{ "err",    "ERR",      7,  COL_RIGHT, ips_c_err,    ips_cmp_err,    true,  3, 0, NULL },
+	{ "mode",   "MODE",     7,  COL_LEFT,  ips_c_mode,   ips_cmp_mode,   false, 6, 0, NULL },
+	{ "ip",     "GUEST IP", 18, COL_RIGHT, ips_c_ip,     ips_cmp_ip,     false, 7, 0, NULL },
+	{ "reason", "REASON",   20, COL_LEFT,  ips_c_reason, ips_cmp_reason, false, 5, 0, NULL },
+	{ "symbol", "SYMBOL",   48, COL_LEFT,  ips_c_sym,    ips_cmp_sym,    false, 8, 0, NULL },
 };
 
-static int build(struct tui *t, struct pane *p)
+static int ips_build(struct tui *t, struct pane *p)
 {
 	const struct vm *vm = tui_find_vm(t, p->vm_pid);
 	const struct vcpu *v = p->tid >= 0 ? tui_find_vcpu(t, p->tid) : NULL;
@@ -140,7 +140,7 @@ out:
 	return ret;
 }
 
-static uint64_t key(const void *r)
+static uint64_t ips_key(const void *r)
 {
 	const struct ip_row *w = r;
 
@@ -148,7 +148,7 @@ static uint64_t key(const void *r)
 	return w->ip ^ ((uint64_t)(uint32_t)w->reason << 48) ^ (uint64_t)w->mode << 44;
 }
 
-static const char *label(const struct tui *t, const void *r, char *buf, size_t len)
+static const char *ips_label(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct ip_row *w = r;
 	char name[96];
@@ -158,13 +158,13 @@ static const char *label(const struct tui *t, const void *r, char *buf, size_t l
 	return buf;
 }
 
-static int tab(struct tui *t)
+static int ips_tab(struct tui *t)
 {
 	/* the cycle of a scope's panes ends here: back to its exit reasons */
-	return tui_swap(t, &pane_reasons);
+	return tui_swap(t, PANE_REASONS);
 }
 
-static const char *empty(const struct tui *t, const struct pane *p)
+static const char *ips_empty(const struct tui *t, const struct pane *p)
 {
 	const struct vm *vm = tui_find_vm(t, p->vm_pid);
 	const struct vcpu *v = p->tid >= 0 ? tui_find_vcpu(t, p->tid) : NULL;
@@ -187,7 +187,7 @@ static const char *empty(const struct tui *t, const struct pane *p)
 	return "no exit sites: no synchronous exit with a guest IP yet; t shows the time samples";
 }
 
-static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
+static void ips_title(const struct tui *t, const struct pane *p, char *buf, size_t len)
 {
 	const struct vm *vm = tui_find_vm(t, p->vm_pid);
 	const struct vcpu *v = p->tid >= 0 ? tui_find_vcpu(t, p->tid) : NULL;
@@ -216,14 +216,14 @@ static void title(const struct tui *t, const struct pane *p, char *buf, size_t l
 
 const struct pane_ops pane_ips = {
 	.name = "IPs",
-	.cols = cols,
-	.nr_cols = sizeof(cols) / sizeof(cols[0]),
+	.cols = ips_cols,
+	.nr_cols = sizeof(ips_cols) / sizeof(ips_cols[0]),
 	.default_sort = 0,
 	.row_size = sizeof(struct ip_row),
-	.build = build,
-	.key = key,
-	.label = label,
-	.tab = tab,
-	.empty = empty,
-	.title = title,
+	.build = ips_build,
+	.key = ips_key,
+	.label = ips_label,
+	.tab = ips_tab,
+	.empty = ips_empty,
+	.title = ips_title,
 };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Exit reasons of one vCPU, or of a whole VM: counts and exit -> entry latency. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,14 +8,15 @@
 #include "util/escape.h"
 #include "model/model_fields.h"
 #include "model/model_scope.h"
-#include "tui.h"
+#include "tui_priv.h"
 
 #define BAR_BUCKETS	8	/* decades from < 1 us to >= 1 s (in the source's unit) */
 
 /* The pane's columns: reason fields by name (model_fields.h), the rate and the bar its own. */
 enum {
-	COL_REASON, COL_COUNT, COL_RATE, COL_PCT, COL_TOTAL, COL_MIN, COL_MEAN, COL_P50, COL_P99,
-	COL_MAX, COL_HAND_P50, COL_PREEMPTED, COL_BLOCKED, COL_BAR, NR_COLS
+	REASONS_REASON, REASONS_COUNT, REASONS_RATE, REASONS_PCT, REASONS_TOTAL, REASONS_MIN,
+	REASONS_MEAN, REASONS_P50, REASONS_P99, REASONS_MAX, REASONS_HAND_P50, REASONS_PREEMPTED,
+	REASONS_BLOCKED, REASONS_BAR, REASONS_NR_COLS
 };
 
 struct reason_row {
@@ -25,30 +27,28 @@ struct reason_row {
 	uint64_t count;
 	uint64_t samples;	/* latency samples: the split has none without */
 	bool have_split;	/* with sched events (see "exit split") */
-	/* the field columns' values, and whether the row has one */
-	struct model_field_val v[NR_COLS];
-	bool has[NR_COLS];
+	struct pane_val val[REASONS_NR_COLS];	/* the field columns' values */
 	unsigned char bar[BAR_BUCKETS];	/* 0..8: share of the samples per decade */
 };
 
-static int cmp_name(const void *a, const void *b)
+static int reasons_cmp_name(const void *a, const void *b)
 {
 	return strcmp(((const struct reason_row *)a)->name, ((const struct reason_row *)b)->name);
 }
 
-static void c_name(const struct tui *t, const void *r, char *buf, size_t len)
+static void reasons_c_name(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct reason_row *w = r;
 
 	snprintf(buf, len, "%s%s", w->name, w->blocking ? " (blocks)" : w->event ? " (event)" : "");
 }
 
-PANE_CMP(reason_row, count)
+PANE_CMP(reasons, reason_row, count)
 
-PANE_RATE_CELL(reason_row, rate, count)
+PANE_RATE_CELL(reasons, reason_row, rate, count)
 
 /* One character per decade, its height the share of samples there. */
-static void c_bar(const struct tui *t, const void *r, char *buf, size_t len)
+static void reasons_c_bar(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	static const char *const utf8[] = { " ", "\u2581", "\u2582", "\u2583", "\u2584",
 					    "\u2585", "\u2586", "\u2587", "\u2588" };
@@ -72,94 +72,46 @@ static void c_bar(const struct tui *t, const void *r, char *buf, size_t len)
 	buf[o] = '\0';
 }
 
-static const struct pane_col cols[NR_COLS] = {
-	[COL_REASON]    = { "reason", "REASON", 28, COL_LEFT, c_name, cmp_name, false, 9, 0, NULL },
-	[COL_COUNT]     = { "count", NULL, 9, COL_RIGHT, NULL, NULL, true, 8, 0, "count" },
-	[COL_RATE]      = { "rate", "RATE/s", 9, COL_RIGHT, c_rate, cmp_count, true, 5, 0, NULL },
-	[COL_PCT]       = { "pct", NULL, 6, COL_RIGHT, NULL, NULL, true, 7, 0, "pct" },
-	[COL_TOTAL]     = { "total", NULL, 10, COL_RIGHT, NULL, NULL, true, 3, 0, "total" },
-	[COL_MIN]       = { "min", NULL, 8, COL_RIGHT, NULL, NULL, true, 2, 0, "min" },
-	[COL_MEAN]      = { "mean", NULL, 8, COL_RIGHT, NULL, NULL, true, 6, 0, "mean" },
-	[COL_P50]       = { "p50", NULL, 8, COL_RIGHT, NULL, NULL, true, 4, 0, "p50" },
-	[COL_P99]       = { "p99", NULL, 8, COL_RIGHT, NULL, NULL, true, 6, 0, "p99" },
-	[COL_MAX]       = { "max", NULL, 8, COL_RIGHT, NULL, NULL, true, 4, 0, "max" },
-	[COL_HAND_P50]  = { "handling_p50", NULL, 8, COL_RIGHT, NULL, NULL, true, 5, TIME_SPLIT, "handling_p50" },
-	[COL_PREEMPTED] = { "preempted_s", NULL, 9, COL_RIGHT, NULL, NULL, true, 5, TIME_SPLIT, "preempted_s" },
-	[COL_BLOCKED]   = { "blocked_s", NULL, 8, COL_RIGHT, NULL, NULL, true, 4, TIME_SPLIT, "blocked_s" },
-	[COL_BAR]       = { "hist", "1us 1ms 1s", BAR_BUCKETS + 2, COL_LEFT, c_bar, NULL, false, 1, 0, NULL },
+static const struct pane_col reasons_cols[REASONS_NR_COLS] = {
+	[REASONS_REASON] =    { "reason",       "REASON",     28,              COL_LEFT,  reasons_c_name, reasons_cmp_name,  false, 9, 0,          NULL },
+	[REASONS_COUNT] =     { "count",        NULL,         9,               COL_RIGHT, NULL,           NULL,              true,  8, 0,          "count" },
+	[REASONS_RATE] =      { "rate",         "RATE/s",     9,               COL_RIGHT, reasons_c_rate, reasons_cmp_count, true,  5, 0,          NULL },
+	[REASONS_PCT] =       { "pct",          NULL,         6,               COL_RIGHT, NULL,           NULL,              true,  7, 0,          "pct" },
+	[REASONS_TOTAL] =     { "total",        NULL,         10,              COL_RIGHT, NULL,           NULL,              true,  3, 0,          "total" },
+	[REASONS_MIN] =       { "min",          NULL,         8,               COL_RIGHT, NULL,           NULL,              true,  2, 0,          "min" },
+	[REASONS_MEAN] =      { "mean",         NULL,         8,               COL_RIGHT, NULL,           NULL,              true,  6, 0,          "mean" },
+	[REASONS_P50] =       { "p50",          NULL,         8,               COL_RIGHT, NULL,           NULL,              true,  4, 0,          "p50" },
+	[REASONS_P99] =       { "p99",          NULL,         8,               COL_RIGHT, NULL,           NULL,              true,  6, 0,          "p99" },
+	[REASONS_MAX] =       { "max",          NULL,         8,               COL_RIGHT, NULL,           NULL,              true,  4, 0,          "max" },
+	[REASONS_HAND_P50] =  { "handling_p50", NULL,         8,               COL_RIGHT, NULL,           NULL,              true,  5, TIME_SPLIT, "handling_p50" },
+	[REASONS_PREEMPTED] = { "preempted_s",  NULL,         9,               COL_RIGHT, NULL,           NULL,              true,  5, TIME_SPLIT, "preempted_s" },
+	[REASONS_BLOCKED] =   { "blocked_s",    NULL,         8,               COL_RIGHT, NULL,           NULL,              true,  4, TIME_SPLIT, "blocked_s" },
+	[REASONS_BAR] =       { "hist",         "1us 1ms 1s", BAR_BUCKETS + 2, COL_LEFT,  reasons_c_bar,  NULL,              false, 1, 0,          NULL },
 };
 
-/* A field column's cell: "-" where the row has no value (an event's latency, no samples). */
-static void field_cell(const struct tui *t, const void *r, int col, char *buf, size_t len)
-{
-	const struct model_field *f = model_field(cols[col].field);
-	const struct reason_row *w = r;
-	const struct model_field_val *v = &w->v[col];
-
-	if (!w->has[col] || !f) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	switch (f->kind) {
-	case MF_NUM:
-		tui_fmt_count(v->u, buf, len);
-		break;
-	case MF_PCT:
-		tui_fmt_pct(v->d, buf, len);
-		break;
-	case MF_TIME:
-	case MF_SECS:
-		tui_fmt_lat(t, true, (double)v->u, buf, len);
-		break;
-	case MF_TIME_MEAN:
-		tui_fmt_lat(t, true, v->d, buf, len);
-		break;
-	default:
-		snprintf(buf, len, "%s", v->s ? v->s : "");
-		break;
-	}
-}
-
-/* A field column's order: rows without a value first, then by value. */
-static int field_cmp(const void *a, const void *b, int col)
-{
-	const struct model_field *f = model_field(cols[col].field);
-	const struct reason_row *x = a, *y = b;
-
-	if (x->has[col] != y->has[col])
-		return x->has[col] ? 1 : -1;
-	if (f && (f->kind == MF_PCT || f->kind == MF_TIME_MEAN))
-		return x->v[col].d < y->v[col].d ? -1 : x->v[col].d > y->v[col].d;
-	return x->v[col].u < y->v[col].u ? -1 : x->v[col].u > y->v[col].u;
-}
-
 /* Every field column of w from reason row m of its scope. */
-static void fill_fields(struct reason_row *w, const struct model_reason_row *m)
+static void reasons_fill_fields(struct reason_row *w, const struct model_reason_row *m)
 {
+	const struct model_row row = { .r = m };
 	int i;
 
-	for (i = 0; i < NR_COLS; i++) {
-		const struct model_field *f = cols[i].field ? model_field(cols[i].field) : NULL;
-
-		if (f)
-			model_reason_value(f, m, &w->v[i], &w->has[i]);
-	}
+	tui_cols_fill(reasons_cols, REASONS_NR_COLS, &row, w->val);
 	/* the split of exits that have no latency sample is not shown either */
-	for (i = COL_HAND_P50; i <= COL_BLOCKED; i++)
-		w->has[i] = w->has[i] && w->have_split && w->samples;
+	for (i = REASONS_HAND_P50; i <= REASONS_BLOCKED; i++)
+		w->val[i].has = w->val[i].has && w->have_split && w->samples;
 }
 
 /* An event's row: a count and a total, nothing else. */
-static void fill_event(struct reason_row *w, uint64_t count, uint64_t total)
+static void reasons_fill_event(struct reason_row *w, uint64_t count, uint64_t total)
 {
 	w->event = true;
 	w->count = count;
-	w->v[COL_COUNT].u = count;
-	w->v[COL_TOTAL].u = total;
-	w->has[COL_COUNT] = w->has[COL_TOTAL] = true;
+	w->val[REASONS_COUNT].v.u = count;
+	w->val[REASONS_TOTAL].v.u = total;
+	w->val[REASONS_COUNT].has = w->val[REASONS_TOTAL].has = true;
 }
 
-static void fill_bar(struct reason_row *w, const struct hist *h)
+static void reasons_fill_bar(struct reason_row *w, const struct hist *h)
 {
 	/* upper bounds of the decades, in ns: <1us, <10us ... <1s, >=1s */
 	static const double edge[BAR_BUCKETS - 1] = { 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
@@ -182,7 +134,7 @@ static void fill_bar(struct reason_row *w, const struct hist *h)
 }
 
 /* One more row: rows hold the exit reasons, the events come after. */
-static int grow(struct pane *p, struct reason_row **rows)
+static int reasons_grow(struct pane *p, struct reason_row **rows)
 {
 	struct reason_row *n = reallocarray(p->rows, p->nr + 1, sizeof(*n));
 
@@ -194,7 +146,7 @@ static int grow(struct pane *p, struct reason_row **rows)
 }
 
 /* The rows of the scope's exit reasons, most exits first: 0, or -1 (no memory). */
-static int build_reasons(struct pane *p, const struct model_scope *s)
+static int reasons_build_reasons(struct pane *p, const struct model_scope *s)
 {
 	const struct model_reason_row **sorted = calloc(s->nr ? s->nr : 1, sizeof(*sorted));
 	struct reason_row *rows = calloc(s->nr ? s->nr : 1, sizeof(*rows));
@@ -218,16 +170,16 @@ static int build_reasons(struct pane *p, const struct model_scope *s)
 		w->count = m->count;
 		w->samples = m->lat.samples;
 		w->have_split = s->time_known & TIME_SPLIT;
-		fill_fields(w, m);
+		reasons_fill_fields(w, m);
 		if (w->samples)
-			fill_bar(w, &m->lat);
+			reasons_fill_bar(w, &m->lat);
 	}
 	free(sorted);
 	return 0;
 }
 
 /* Then the other events and the exits to userspace: counts, no latency.  0, or -1. */
-static int build_events(struct tui *t, struct pane *p, const struct model_scope *s)
+static int reasons_build_events(struct tui *t, struct pane *p, const struct model_scope *s)
 {
 	struct reason_row *rows = p->rows, *w;
 	char name[NAMES_UEXIT_LEN * 4];
@@ -236,28 +188,28 @@ static int build_events(struct tui *t, struct pane *p, const struct model_scope 
 	for (i = 0; i < (unsigned int)t->m->nr_other; i++) {
 		if (!s->other[i])
 			continue;
-		if (grow(p, &rows))
+		if (reasons_grow(p, &rows))
 			return -1;
 		w = &rows[p->nr++];
 		w->id = REASON_MAX + (int)i;
 		escape_text(t->m->names->other[i], w->name, sizeof(w->name));
-		fill_event(w, s->other[i], s->other_total[i]);
+		reasons_fill_event(w, s->other[i], s->other_total[i]);
 	}
 	for (i = 0; i < UEXIT_MAX; i++) {
 		if (!s->uexit[i])
 			continue;
-		if (grow(p, &rows))
+		if (reasons_grow(p, &rows))
 			return -1;
 		w = &rows[p->nr++];
 		w->id = REASON_MAX + DECODE_OTHER_MAX + (int)i;
 		snprintf(w->name, sizeof(w->name), "userspace %s",
 			 escape_text(names_uexit(t->m->names, (int)i), name, sizeof(name)));
-		fill_event(w, s->uexit[i], s->uexit_total[i]);
+		reasons_fill_event(w, s->uexit[i], s->uexit_total[i]);
 	}
 	return 0;
 }
 
-static int build(struct tui *t, struct pane *p)
+static int reasons_build(struct tui *t, struct pane *p)
 {
 	const struct vcpu *v = p->tid >= 0 ? tui_find_vcpu(t, p->tid) : NULL;
 	const struct vm *vm = p->tid < 0 ? tui_find_vm(t, p->vm_pid) : NULL;
@@ -273,38 +225,38 @@ static int build(struct tui *t, struct pane *p)
 	}
 	ret = v ? model_scope_vcpu(&s, t->m, v, t->cumulative) : model_scope_vm(&s, t->m, vm, t->cumulative);
 	if (!ret)
-		ret = build_reasons(p, &s) ?: build_events(t, p, &s);
+		ret = reasons_build_reasons(p, &s) ?: reasons_build_events(t, p, &s);
 	model_scope_free(&s);
 	return ret;
 }
 
-static uint64_t key(const void *r)
+static uint64_t reasons_key(const void *r)
 {
 	return (uint64_t)((const struct reason_row *)r)->id;
 }
 
-static const char *label(const struct tui *t, const void *r, char *buf, size_t len)
+static const char *reasons_label(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", ((const struct reason_row *)r)->name);
 	return buf;
 }
 
-static int enter(struct tui *t, const void *r)
+static int reasons_enter(struct tui *t, const void *r)
 {
 	const struct pane *p = &t->stack[t->depth - 1];
 
 	if (p->tid < 0)
 		return 1;	/* recent exits are per vCPU */
-	return tui_push(t, &pane_recent, p->vm_pid, p->tid);
+	return tui_push(t, PANE_RECENT, p->vm_pid, p->tid);
 }
 
-static int tab(struct tui *t)
+static int reasons_tab(struct tui *t)
 {
 	/* a vCPU's: its recent exits, then its guest IPs; a VM's: its guest IPs */
-	return tui_swap(t, t->stack[t->depth - 1].tid < 0 ? &pane_ips : &pane_recent);
+	return tui_swap(t, t->stack[t->depth - 1].tid < 0 ? PANE_IPS : PANE_RECENT);
 }
 
-static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
+static void reasons_title(const struct tui *t, const struct pane *p, char *buf, size_t len)
 {
 	char name[MODEL_NAME_LEN * 4] = "?", id[16];
 	const struct vm *vm = tui_find_vm(t, p->vm_pid);
@@ -322,16 +274,15 @@ static void title(const struct tui *t, const struct pane *p, char *buf, size_t l
 
 const struct pane_ops pane_reasons = {
 	.name = "reasons",
-	.cols = cols,
-	.nr_cols = sizeof(cols) / sizeof(cols[0]),
+	.cols = reasons_cols,
+	.nr_cols = sizeof(reasons_cols) / sizeof(reasons_cols[0]),
 	.default_sort = 1,
 	.row_size = sizeof(struct reason_row),
-	.build = build,
-	.key = key,
-	.label = label,
-	.enter = enter,
-	.tab = tab,
-	.title = title,
-	.field_cell = field_cell,
-	.field_cmp = field_cmp,
+	.build = reasons_build,
+	.key = reasons_key,
+	.label = reasons_label,
+	.enter = reasons_enter,
+	.tab = reasons_tab,
+	.title = reasons_title,
+	.vals = offsetof(struct reason_row, val),
 };

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui.h"
+#include "tui_priv.h"
 
 struct recent_row {
 	uint64_t seq;		/* 0 = the oldest exit still in the ring */
@@ -20,15 +20,15 @@ struct recent_row {
 	int cpu;
 };
 
-PANE_CMP(recent_row, seq)
-PANE_CMP(recent_row, ip)
-PANE_CMP(recent_row, latency)
-PANE_CMP(recent_row, reason)
-PANE_CMP(recent_row, cpu)
-PANE_CMP(recent_row, info1)
-PANE_CMP(recent_row, mode)
+PANE_CMP(recent, recent_row, seq)
+PANE_CMP(recent, recent_row, ip)
+PANE_CMP(recent, recent_row, latency)
+PANE_CMP(recent, recent_row, reason)
+PANE_CMP(recent, recent_row, cpu)
+PANE_CMP(recent, recent_row, info1)
+PANE_CMP(recent, recent_row, mode)
 
-static void c_time(const struct tui *t, const void *r, char *buf, size_t len)
+static void recent_c_time(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct recent_row *w = r;
 	uint64_t first = t->m->first_time;
@@ -40,22 +40,22 @@ static void c_time(const struct tui *t, const void *r, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64, w->time >= first ? w->time - first : 0);
 }
 
-static void c_cpu(const struct tui *t, const void *r, char *buf, size_t len)
+static void recent_c_cpu(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%d", ((const struct recent_row *)r)->cpu);
 }
 
-static void c_reason(const struct tui *t, const void *r, char *buf, size_t len)
+static void recent_c_reason(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	tui_reason_name(t, ((const struct recent_row *)r)->reason, buf, len);
 }
 
-static void c_ip(const struct tui *t, const void *r, char *buf, size_t len)
+static void recent_c_ip(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "0x%" PRIx64, ((const struct recent_row *)r)->ip);
 }
 
-static void c_lat(const struct tui *t, const void *r, char *buf, size_t len)
+static void recent_c_lat(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct recent_row *w = r;
 
@@ -66,7 +66,7 @@ static void c_lat(const struct tui *t, const void *r, char *buf, size_t len)
 }
 
 /* The exit's arch detail in hex, as the kernel prints it: x86 "info1 info2" ... */
-static void c_info(const struct tui *t, const void *r, char *buf, size_t len)
+static void recent_c_info(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct recent_row *w = r;
 
@@ -78,22 +78,22 @@ static void c_info(const struct tui *t, const void *r, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-static void c_mode(const struct tui *t, const void *r, char *buf, size_t len)
+static void recent_c_mode(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", kvm_guest_mode_label(((const struct recent_row *)r)->mode));
 }
 
-static const struct pane_col cols[] = {
-	{ "time",    "TIME s",      14, COL_RIGHT, c_time,   cmp_seq,     true,  9, 0, NULL },
-	{ "cpu",     "CPU",          4, COL_RIGHT, c_cpu,    cmp_cpu,     false, 4, 0, NULL },
-	{ "reason",  "REASON",      28, COL_LEFT,  c_reason, cmp_reason,  false, 8, 0, NULL },
-	{ "ip",      "GUEST IP",    18, COL_RIGHT, c_ip,     cmp_ip,      false, 6, 0, NULL },
-	{ "latency", "LATENCY",     10, COL_RIGHT, c_lat,    cmp_latency, true,  7, 0, NULL },
-	{ "mode",    "MODE",         7, COL_LEFT,  c_mode,   cmp_mode,    false, 2, 0, NULL },
-	{ "info",    "INFO",        33, COL_LEFT,  c_info,   cmp_info1,   false, 3, 0, NULL },
+static const struct pane_col recent_cols[] = {
+	{ "time",    "TIME s",   14, COL_RIGHT, recent_c_time,   recent_cmp_seq,     true,  9, 0, NULL },
+	{ "cpu",     "CPU",      4,  COL_RIGHT, recent_c_cpu,    recent_cmp_cpu,     false, 4, 0, NULL },
+	{ "reason",  "REASON",   28, COL_LEFT,  recent_c_reason, recent_cmp_reason,  false, 8, 0, NULL },
+	{ "ip",      "GUEST IP", 18, COL_RIGHT, recent_c_ip,     recent_cmp_ip,      false, 6, 0, NULL },
+	{ "latency", "LATENCY",  10, COL_RIGHT, recent_c_lat,    recent_cmp_latency, true,  7, 0, NULL },
+	{ "mode",    "MODE",     7,  COL_LEFT,  recent_c_mode,   recent_cmp_mode,    false, 2, 0, NULL },
+	{ "info",    "INFO",     33, COL_LEFT,  recent_c_info,   recent_cmp_info1,   false, 3, 0, NULL },
 };
 
-static int build(struct tui *t, struct pane *p)
+static int recent_build(struct tui *t, struct pane *p)
 {
 	const struct vcpu *v = tui_find_vcpu(t, p->tid);
 	unsigned int n = v ? model_recent_nr(v) : 0, i;
@@ -120,12 +120,12 @@ static int build(struct tui *t, struct pane *p)
 	return 0;
 }
 
-static uint64_t key(const void *r)
+static uint64_t recent_key(const void *r)
 {
 	return ((const struct recent_row *)r)->seq;
 }
 
-static const char *label(const struct tui *t, const void *r, char *buf, size_t len)
+static const char *recent_label(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct recent_row *w = r;
 	char name[96];
@@ -134,12 +134,12 @@ static const char *label(const struct tui *t, const void *r, char *buf, size_t l
 	return buf;
 }
 
-static int tab(struct tui *t)
+static int recent_tab(struct tui *t)
 {
-	return tui_swap(t, &pane_ips);
+	return tui_swap(t, PANE_IPS);
 }
 
-static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
+static void recent_title(const struct tui *t, const struct pane *p, char *buf, size_t len)
 {
 	const struct vcpu *v = tui_find_vcpu(t, p->tid);
 	char id[16];
@@ -150,13 +150,13 @@ static void title(const struct tui *t, const struct pane *p, char *buf, size_t l
 
 const struct pane_ops pane_recent = {
 	.name = "recent",
-	.cols = cols,
-	.nr_cols = sizeof(cols) / sizeof(cols[0]),
+	.cols = recent_cols,
+	.nr_cols = sizeof(recent_cols) / sizeof(recent_cols[0]),
 	.default_sort = 0,
 	.row_size = sizeof(struct recent_row),
-	.build = build,
-	.key = key,
-	.label = label,
-	.tab = tab,
-	.title = title,
+	.build = recent_build,
+	.key = recent_key,
+	.label = recent_label,
+	.tab = recent_tab,
+	.title = recent_title,
 };

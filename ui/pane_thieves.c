@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "util/escape.h"
-#include "tui.h"
+#include "tui_priv.h"
 
 struct thief_row {
 	int tid;		/* -1: "other" */
@@ -20,26 +20,26 @@ struct thief_row {
 	int vm_pid;		/* another VM's thread: its VM, 0: none */
 };
 
-PANE_CMP(thief_row, ns)
-PANE_CMP(thief_row, tid)
-PANE_CMP(thief_row, pid)
+PANE_CMP(thieves, thief_row, ns)
+PANE_CMP(thieves, thief_row, tid)
+PANE_CMP(thieves, thief_row, pid)
 
-static int cmp_who(const void *a, const void *b)
+static int thieves_cmp_who(const void *a, const void *b)
 {
 	return strcmp(((const struct thief_row *)a)->who, ((const struct thief_row *)b)->who);
 }
 
-static void c_time(const struct tui *t, const void *r, char *buf, size_t len)
+static void thieves_c_time(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	tui_fmt_time(t, (double)((const struct thief_row *)r)->ns, buf, len);
 }
 
-static void c_pct(const struct tui *t, const void *r, char *buf, size_t len)
+static void thieves_c_pct(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	tui_fmt_pct(((const struct thief_row *)r)->pct, buf, len);
 }
 
-static void c_tid(const struct tui *t, const void *r, char *buf, size_t len)
+static void thieves_c_tid(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct thief_row *w = r;
 
@@ -49,7 +49,7 @@ static void c_tid(const struct tui *t, const void *r, char *buf, size_t len)
 		snprintf(buf, len, "%d", w->tid);
 }
 
-static void c_pid(const struct tui *t, const void *r, char *buf, size_t len)
+static void thieves_c_pid(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct thief_row *w = r;
 
@@ -59,20 +59,20 @@ static void c_pid(const struct tui *t, const void *r, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-static void c_who(const struct tui *t, const void *r, char *buf, size_t len)
+static void thieves_c_who(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", ((const struct thief_row *)r)->who);
 }
 
-static const struct pane_col cols[] = {
-	{ "time", "STOLEN", 9, COL_RIGHT, c_time, cmp_ns, true, 9, 0, NULL },
-	{ "pct", "% WAIT", 6, COL_RIGHT, c_pct, cmp_ns, true, 8, 0, NULL },
-	{ "tid", "TID", 8, COL_RIGHT, c_tid, cmp_tid, false, 6, 0, NULL },
-	{ "pid", "PID", 8, COL_RIGHT, c_pid, cmp_pid, false, 5, 0, NULL },
-	{ "who", "WHO", 48, COL_LEFT, c_who, cmp_who, false, 7, 0, NULL },
+static const struct pane_col thieves_cols[] = {
+	{ "time", "STOLEN", 9,  COL_RIGHT, thieves_c_time, thieves_cmp_ns,  true,  9, 0, NULL },
+	{ "pct",  "% WAIT", 6,  COL_RIGHT, thieves_c_pct,  thieves_cmp_ns,  true,  8, 0, NULL },
+	{ "tid",  "TID",    8,  COL_RIGHT, thieves_c_tid,  thieves_cmp_tid, false, 6, 0, NULL },
+	{ "pid",  "PID",    8,  COL_RIGHT, thieves_c_pid,  thieves_cmp_pid, false, 5, 0, NULL },
+	{ "who",  "WHO",    48, COL_LEFT,  thieves_c_who,  thieves_cmp_who, false, 7, 0, NULL },
 };
 
-static void fill(const struct tui *t, const struct model_thief *th, uint64_t total, struct thief_row *w)
+static void thieves_fill(const struct tui *t, const struct model_thief *th, uint64_t total, struct thief_row *w)
 {
 	char name[MODEL_NAME_LEN * 4];
 	struct model_thief_who who;
@@ -95,7 +95,7 @@ static void fill(const struct tui *t, const struct model_thief *th, uint64_t tot
 	}
 }
 
-static int build(struct tui *t, struct pane *p)
+static int thieves_build(struct tui *t, struct pane *p)
 {
 	const struct vcpu *v = tui_find_vcpu(t, p->tid);
 	const struct model_thief *th[MODEL_THIEVES_MAX];
@@ -111,7 +111,7 @@ static int build(struct tui *t, struct pane *p)
 	if (!rows)
 		return -1;
 	for (i = 0; i < n; i++)
-		fill(t, th[i], total, &rows[p->nr++]);
+		thieves_fill(t, th[i], total, &rows[p->nr++]);
 	if (other) {
 		struct thief_row *w = &rows[p->nr++];
 
@@ -123,34 +123,34 @@ static int build(struct tui *t, struct pane *p)
 	return 0;
 }
 
-static uint64_t key(const void *r)
+static uint64_t thieves_key(const void *r)
 {
 	return (uint64_t)(unsigned int)((const struct thief_row *)r)->tid;
 }
 
-static const char *label(const struct tui *t, const void *r, char *buf, size_t len)
+static const char *thieves_label(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", ((const struct thief_row *)r)->who);
 	return buf;
 }
 
 /* Enter on another VM's thread: that VM's vCPUs */
-static int enter(struct tui *t, const void *r)
+static int thieves_enter(struct tui *t, const void *r)
 {
 	const struct thief_row *w = r;
 
 	if (!w->vm_pid || !tui_find_vm(t, w->vm_pid))
 		return 1;
-	return tui_push(t, &pane_vcpus, w->vm_pid, -1);
+	return tui_push(t, PANE_VCPUS, w->vm_pid, -1);
 }
 
-static const char *empty(const struct tui *t, const struct pane *p)
+static const char *thieves_empty(const struct tui *t, const struct pane *p)
 {
 	return t->m->max_thieves ? "it did not wait for a CPU in this interval (or sched events are off)" :
 				   "--thieves 0: no thieves are kept";
 }
 
-static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
+static void thieves_title(const struct tui *t, const struct pane *p, char *buf, size_t len)
 {
 	const struct vcpu *v = tui_find_vcpu(t, p->tid);
 	char id[16];
@@ -161,14 +161,14 @@ static void title(const struct tui *t, const struct pane *p, char *buf, size_t l
 
 const struct pane_ops pane_thieves = {
 	.name = "thieves",
-	.cols = cols,
-	.nr_cols = sizeof(cols) / sizeof(cols[0]),
+	.cols = thieves_cols,
+	.nr_cols = sizeof(thieves_cols) / sizeof(thieves_cols[0]),
 	.default_sort = 0,
 	.row_size = sizeof(struct thief_row),
-	.build = build,
-	.key = key,
-	.label = label,
-	.enter = enter,
-	.empty = empty,
-	.title = title,
+	.build = thieves_build,
+	.key = thieves_key,
+	.label = thieves_label,
+	.enter = thieves_enter,
+	.empty = thieves_empty,
+	.title = thieves_title,
 };

@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The vCPUs of one VM: one row per vCPU thread. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/escape.h"
 #include "model/model_scope.h"
-#include "tui.h"
+#include "tui_priv.h"
+
+/* The pane's columns; vcpu, tid, comm and cpu are fields of the table (model_fields.h), by name. */
+enum {
+	VCPUS_VCPU, VCPUS_TID, VCPUS_COMM, VCPUS_CPU, VCPUS_EXITS, VCPUS_TOTAL, VCPUS_MEAN,
+	VCPUS_P99, VCPUS_MAX, VCPUS_GUEST, VCPUS_HOST, VCPUS_VMM, VCPUS_HALT, VCPUS_WAIT,
+	VCPUS_TOP, VCPUS_STATE, VCPUS_NR_COLS
+};
 
 struct vcpu_row {
-	int tid;
-	int vcpu;
-	char comm[MODEL_NAME_LEN * 4];	/* escaped */
-	int cpu;
+	struct pane_val val[VCPUS_NR_COLS];	/* the field columns' values */
+	char comm[MODEL_NAME_LEN * 4];	/* comm's value, escaped (tui_val_text()) */
 	uint64_t exits;
 	uint64_t total;
 	double mean;
@@ -25,23 +31,20 @@ struct vcpu_row {
 	double guest, host, vmm, halt, wait;
 };
 
-PANE_CMP(vcpu_row, tid)
-PANE_CMP(vcpu_row, vcpu)
-PANE_CMP(vcpu_row, cpu)
-PANE_CMP(vcpu_row, exits)
-PANE_CMP(vcpu_row, total)
-PANE_CMP(vcpu_row, mean)
-PANE_CMP(vcpu_row, p99)
-PANE_CMP(vcpu_row, max)
-PANE_CMP(vcpu_row, guest)
-PANE_CMP(vcpu_row, host)
-PANE_CMP(vcpu_row, vmm)
-PANE_CMP(vcpu_row, halt)
-PANE_CMP(vcpu_row, wait)
+PANE_CMP(vcpus, vcpu_row, exits)
+PANE_CMP(vcpus, vcpu_row, total)
+PANE_CMP(vcpus, vcpu_row, mean)
+PANE_CMP(vcpus, vcpu_row, p99)
+PANE_CMP(vcpus, vcpu_row, max)
+PANE_CMP(vcpus, vcpu_row, guest)
+PANE_CMP(vcpus, vcpu_row, host)
+PANE_CMP(vcpus, vcpu_row, vmm)
+PANE_CMP(vcpus, vcpu_row, halt)
+PANE_CMP(vcpus, vcpu_row, wait)
 
-/* c_<state>(): a time state's share, "-" where the input does not measure it */
+/* vcpus_c_<state>(): a time state's share, "-" where the input does not measure it */
 #define SHARE_CELL(field) \
-	static void c_##field(const struct tui *t, const void *r, char *buf, size_t len) \
+	static void vcpus_c_##field(const struct tui *t, const void *r, char *buf, size_t len) \
 	{ \
 		double v = ((const struct vcpu_row *)r)->field; \
 		if (v < 0) \
@@ -55,89 +58,73 @@ SHARE_CELL(vmm)
 SHARE_CELL(halt)
 SHARE_CELL(wait)
 
-static int cmp_top(const void *a, const void *b)
+static int vcpus_cmp_top(const void *a, const void *b)
 {
 	return ((const struct vcpu_row *)a)->top - ((const struct vcpu_row *)b)->top;
 }
 
-static int cmp_comm(const void *a, const void *b)
-{
-	return strcmp(((const struct vcpu_row *)a)->comm, ((const struct vcpu_row *)b)->comm);
-}
-
-static int cmp_state(const void *a, const void *b)
+static int vcpus_cmp_state(const void *a, const void *b)
 {
 	return strcmp(((const struct vcpu_row *)a)->state, ((const struct vcpu_row *)b)->state);
 }
 
-static void c_vcpu(const struct tui *t, const void *r, char *buf, size_t len)
+static int vcpus_row_tid(const struct vcpu_row *w)
 {
-	const struct vcpu_row *w = r;
-
-	tui_vcpu_id(w->vcpu, buf, len);
+	return (int)w->val[VCPUS_TID].v.i;
 }
 
-static void c_tid(const struct tui *t, const void *r, char *buf, size_t len)
+static int vcpus_row_vcpu(const struct vcpu_row *w)
 {
-	snprintf(buf, len, "%d", ((const struct vcpu_row *)r)->tid);
+	return (int)w->val[VCPUS_VCPU].v.i;
 }
 
-static void c_comm(const struct tui *t, const void *r, char *buf, size_t len)
+/* The vCPU id field as every pane writes it: '?' where not known. */
+static void vcpus_c_vcpu(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s", ((const struct vcpu_row *)r)->comm);
+	tui_vcpu_id(vcpus_row_vcpu(r), buf, len);
 }
 
-static void c_cpu(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	const struct vcpu_row *w = r;
+PANE_RATE_CELL(vcpus, vcpu_row, rate, exits)
 
-	if (w->cpu < 0)
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%d", w->cpu);
-}
+PANE_COUNT_CELL(vcpus, vcpu_row, total, total)
 
-PANE_RATE_CELL(vcpu_row, rate, exits)
+PANE_LAT_CELL(vcpus, vcpu_row, mean)
 
-PANE_COUNT_CELL(vcpu_row, total, total)
+PANE_LAT_CELL(vcpus, vcpu_row, p99)
 
-PANE_LAT_CELL(vcpu_row, mean)
+PANE_LAT_CELL(vcpus, vcpu_row, max)
 
-PANE_LAT_CELL(vcpu_row, p99)
-
-PANE_LAT_CELL(vcpu_row, max)
-
-static void c_top(const struct tui *t, const void *r, char *buf, size_t len)
+static void vcpus_c_top(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	tui_reason_name(t, ((const struct vcpu_row *)r)->top, buf, len);
 }
 
-static void c_state(const struct tui *t, const void *r, char *buf, size_t len)
+static void vcpus_c_state(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", ((const struct vcpu_row *)r)->state);
 }
 
-static const struct pane_col cols[] = {
-	{ "vcpu",    "VCPU",         5, COL_RIGHT, c_vcpu,  cmp_vcpu,  false, 9, 0, NULL },
-	{ "tid",     "TID",          8, COL_RIGHT, c_tid,   cmp_tid,   false, 8, 0, NULL },
-	{ "comm",    "THREAD",      16, COL_LEFT,  c_comm,  cmp_comm,      false, 4, 0, NULL },
-	{ "cpu",     "CPU",          4, COL_RIGHT, c_cpu,   cmp_cpu,   false, 3, 0, NULL },
-	{ "exits_s", "EXITS/s",     10, COL_RIGHT, c_rate,  cmp_exits, true,  9, 0, NULL },
-	{ "total",   "TOTAL",       10, COL_RIGHT, c_total, cmp_total, true,  5, 0, NULL },
-	{ "mean",    "LAT MEAN",     9, COL_RIGHT, c_mean,  cmp_mean,  true,  7, 0, NULL },
-	{ "p99",     "LAT P99",      9, COL_RIGHT, c_p99,   cmp_p99,   true,  7, 0, NULL },
-	{ "max",     "LAT MAX",      9, COL_RIGHT, c_max,   cmp_max,   true,  6, 0, NULL },
-	{ "guest",   "GUEST%",       6, COL_RIGHT, c_guest, cmp_guest, true,  6, 1u << VS_GUEST, NULL },
-	{ "host",    "HOST%",        6, COL_RIGHT, c_host,  cmp_host,  true,  6, 1u << VS_HOST, NULL },
-	{ "vmm",     "VMM%",         6, COL_RIGHT, c_vmm,   cmp_vmm,   true,  6, 1u << VS_VMM, NULL },
-	{ "halt",    "HALT%",        6, COL_RIGHT, c_halt,  cmp_halt,  true,  6, 1u << VS_HALT, NULL },
-	{ "wait",    "WAIT%",        6, COL_RIGHT, c_wait,  cmp_wait,  true,  7, 1u << VS_WAIT, NULL },
-	{ "top",     "TOP REASON",  20, COL_LEFT,  c_top,   cmp_top,   false, 5, 0, NULL },
-	{ "state",   "STATE",        8, COL_LEFT,  c_state, cmp_state, false, 2, 0, NULL },
+static const struct pane_col vcpus_cols[VCPUS_NR_COLS] = {
+	[VCPUS_VCPU] =  { "vcpu",    NULL,         5,  COL_RIGHT, vcpus_c_vcpu,  NULL,            false, 9, 0,              "vcpu" },
+	[VCPUS_TID] =   { "tid",     NULL,         8,  COL_RIGHT, NULL,          NULL,            false, 8, 0,              "tid" },
+	[VCPUS_COMM] =  { "comm",    NULL,         16, COL_LEFT,  NULL,          NULL,            false, 4, 0,              "comm" },
+	[VCPUS_CPU] =   { "cpu",     NULL,         4,  COL_RIGHT, NULL,          NULL,            false, 3, 0,              "last_cpu" },
+	[VCPUS_EXITS] = { "exits_s", "EXITS/s",    10, COL_RIGHT, vcpus_c_rate,  vcpus_cmp_exits, true,  9, 0,              NULL },
+	[VCPUS_TOTAL] = { "total",   "TOTAL",      10, COL_RIGHT, vcpus_c_total, vcpus_cmp_total, true,  5, 0,              NULL },
+	[VCPUS_MEAN] =  { "mean",    "LAT MEAN",   9,  COL_RIGHT, vcpus_c_mean,  vcpus_cmp_mean,  true,  7, 0,              NULL },
+	[VCPUS_P99] =   { "p99",     "LAT P99",    9,  COL_RIGHT, vcpus_c_p99,   vcpus_cmp_p99,   true,  7, 0,              NULL },
+	[VCPUS_MAX] =   { "max",     "LAT MAX",    9,  COL_RIGHT, vcpus_c_max,   vcpus_cmp_max,   true,  6, 0,              NULL },
+	[VCPUS_GUEST] = { "guest",   "GUEST%",     6,  COL_RIGHT, vcpus_c_guest, vcpus_cmp_guest, true,  6, 1u << VS_GUEST, NULL },
+	[VCPUS_HOST] =  { "host",    "HOST%",      6,  COL_RIGHT, vcpus_c_host,  vcpus_cmp_host,  true,  6, 1u << VS_HOST,  NULL },
+	[VCPUS_VMM] =   { "vmm",     "VMM%",       6,  COL_RIGHT, vcpus_c_vmm,   vcpus_cmp_vmm,   true,  6, 1u << VS_VMM,   NULL },
+	[VCPUS_HALT] =  { "halt",    "HALT%",      6,  COL_RIGHT, vcpus_c_halt,  vcpus_cmp_halt,  true,  6, 1u << VS_HALT,  NULL },
+	[VCPUS_WAIT] =  { "wait",    "WAIT%",      6,  COL_RIGHT, vcpus_c_wait,  vcpus_cmp_wait,  true,  7, 1u << VS_WAIT,  NULL },
+	[VCPUS_TOP] =   { "top",     "TOP REASON", 20, COL_LEFT,  vcpus_c_top,   vcpus_cmp_top,   false, 5, 0,              NULL },
+	[VCPUS_STATE] = { "state",   "STATE",      8,  COL_LEFT,  vcpus_c_state, vcpus_cmp_state, false, 2, 0,              NULL },
 };
 
 /* Where the vCPU was when the figures were taken. */
-static const char *state(const struct tui *t, const struct vcpu *v)
+static const char *vcpus_state(const struct tui *t, const struct vcpu *v)
 {
 	bool blocking;
 
@@ -151,7 +138,7 @@ static const char *state(const struct tui *t, const struct vcpu *v)
 	return blocking ? "halted" : "host";
 }
 
-static double share(const struct tui *t, const struct model_scope *s, enum vcpu_state st)
+static double vcpus_share(const struct tui *t, const struct model_scope *s, enum vcpu_state st)
 {
 	uint64_t span = t->end > t->start ? t->end - t->start : 0;
 
@@ -160,16 +147,16 @@ static double share(const struct tui *t, const struct model_scope *s, enum vcpu_
 	return 100.0 * (double)s->time[st] / (double)span;
 }
 
-static void shares(const struct tui *t, const struct model_scope *s, struct vcpu_row *w)
+static void vcpus_shares(const struct tui *t, const struct model_scope *s, struct vcpu_row *w)
 {
-	w->guest = share(t, s, VS_GUEST);
-	w->host = share(t, s, VS_HOST);
-	w->vmm = share(t, s, VS_VMM);
-	w->halt = share(t, s, VS_HALT);
-	w->wait = share(t, s, VS_WAIT);
+	w->guest = vcpus_share(t, s, VS_GUEST);
+	w->host = vcpus_share(t, s, VS_HOST);
+	w->vmm = vcpus_share(t, s, VS_VMM);
+	w->halt = vcpus_share(t, s, VS_HALT);
+	w->wait = vcpus_share(t, s, VS_WAIT);
 }
 
-static int build(struct tui *t, struct pane *p)
+static int vcpus_build(struct tui *t, struct pane *p)
 {
 	const struct vm *vm = tui_find_vm(t, p->vm_pid);
 	const struct vcpu *v;
@@ -186,15 +173,14 @@ static int build(struct tui *t, struct pane *p)
 		return 0;	/* the VM went away: an empty pane */
 	rows = p->rows;
 	TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
+		const struct model_row row = { .m = t->m, .vm = vm, .v = v };
 		struct vcpu_row *w = &rows[p->nr++];
 
 		if (model_scope_vcpu(&s, t->m, v, t->cumulative) ||
 		    model_scope_summary(&s))
 			goto out;
-		w->tid = v->tid;
-		w->vcpu = v->vcpu_id;
-		escape_text(v->comm, w->comm, sizeof(w->comm));
-		w->cpu = v->last_cpu;
+		tui_cols_fill(vcpus_cols, VCPUS_NR_COLS, &row, w->val);
+		tui_val_text(&w->val[VCPUS_COMM], w->comm, sizeof(w->comm));
 		w->exits = s.exits;
 		w->total = s.exits_total;
 		w->have_lat = s.handling.samples > 0;
@@ -202,8 +188,8 @@ static int build(struct tui *t, struct pane *p)
 		w->p99 = hist_quantile(&s.handling, 0.99);
 		w->max = s.handling.max;
 		w->top = s.top;
-		w->state = state(t, v);
-		shares(t, &s, w);
+		w->state = vcpus_state(t, v);
+		vcpus_shares(t, &s, w);
 		model_scope_free(&s);
 	}
 	ret = 0;
@@ -212,27 +198,27 @@ out:
 	return ret;
 }
 
-static uint64_t key(const void *r)
+static uint64_t vcpus_key(const void *r)
 {
-	return (uint64_t)(unsigned int)((const struct vcpu_row *)r)->tid;
+	return (uint64_t)(unsigned int)vcpus_row_tid(r);
 }
 
-static const char *label(const struct tui *t, const void *r, char *buf, size_t len)
+static const char *vcpus_label(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct vcpu_row *w = r;
 
-	snprintf(buf, len, "%d %d %s", w->vcpu, w->tid, w->comm);
+	snprintf(buf, len, "%d %d %s", vcpus_row_vcpu(w), vcpus_row_tid(w), w->comm);
 	return buf;
 }
 
-static int enter(struct tui *t, const void *r)
+static int vcpus_enter(struct tui *t, const void *r)
 {
 	const struct pane *p = &t->stack[t->depth - 1];
 
-	return tui_push(t, &pane_reasons, p->vm_pid, ((const struct vcpu_row *)r)->tid);
+	return tui_push(t, PANE_REASONS, p->vm_pid, vcpus_row_tid(r));
 }
 
-static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
+static void vcpus_title(const struct tui *t, const struct pane *p, char *buf, size_t len)
 {
 	const struct vm *vm = tui_find_vm(t, p->vm_pid);
 	char name[MODEL_NAME_LEN * 4] = "?";
@@ -243,23 +229,24 @@ static void title(const struct tui *t, const struct pane *p, char *buf, size_t l
 		 name, p->vm_pid, vm ? "" : ", gone");
 }
 
-static int tab(struct tui *t)
+static int vcpus_tab(struct tui *t)
 {
 	/* the VM's exit reasons, all vCPUs together */
-	return tui_push(t, &pane_reasons, t->stack[t->depth - 1].vm_pid, -1);
+	return tui_push(t, PANE_REASONS, t->stack[t->depth - 1].vm_pid, -1);
 }
 
 const struct pane_ops pane_vcpus = {
 	.name = "vCPUs",
-	.cols = cols,
-	.nr_cols = sizeof(cols) / sizeof(cols[0]),
-	.default_sort = 0,
+	.cols = vcpus_cols,
+	.nr_cols = sizeof(vcpus_cols) / sizeof(vcpus_cols[0]),
+	.default_sort = VCPUS_VCPU,
 	.row_size = sizeof(struct vcpu_row),
-	.build = build,
-	.key = key,
-	.label = label,
-	.enter = enter,
-	.tab = tab,
-	.title = title,
+	.vals = offsetof(struct vcpu_row, val),
+	.build = vcpus_build,
+	.key = vcpus_key,
+	.label = vcpus_label,
+	.enter = vcpus_enter,
+	.tab = vcpus_tab,
+	.title = vcpus_title,
 };
 

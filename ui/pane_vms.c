@@ -1,17 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The VMs pane: one row per VM (host process), the screen kvmtop opens on. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/escape.h"
 #include "model/model_scope.h"
-#include "tui.h"
+#include "tui_priv.h"
+
+/* The pane's columns; name, pid and vcpus are fields of the table (model_fields.h), by name. */
+enum {
+	VMS_NAME, VMS_PID, VMS_VCPUS, VMS_EXITS, VMS_TOTAL, VMS_PCT, VMS_MEAN, VMS_P99, VMS_HALTED,
+	VMS_UTIL, VMS_STEAL, VMS_EMU, VMS_EMU_WAIT, VMS_VHOST, VMS_VHOST_WAIT, VMS_TOP, VMS_UEXITS,
+	VMS_EVENTS, VMS_NR_COLS
+};
 
 struct vm_row {
-	int pid;
-	char name[MODEL_NAME_LEN * 4];	/* escaped */
-	int vcpus;
+	struct pane_val val[VMS_NR_COLS];	/* the field columns' values */
+	char name[MODEL_NAME_LEN * 4];	/* vm_name's value, escaped (tui_val_text()) */
 	bool exited;
 	uint64_t exits;
 	uint64_t total;
@@ -29,64 +36,53 @@ struct vm_row {
 	double emu, emu_wait, vhost, vhost_wait;
 };
 
-PANE_CMP(vm_row, pid)
-PANE_CMP(vm_row, vcpus)
-PANE_CMP(vm_row, exits)
-PANE_CMP(vm_row, total)
-PANE_CMP(vm_row, pct)
-PANE_CMP(vm_row, mean)
-PANE_CMP(vm_row, p99)
-PANE_CMP(vm_row, halted)
-PANE_CMP(vm_row, uexits)
-PANE_CMP(vm_row, events)
-PANE_CMP(vm_row, util)
-PANE_CMP(vm_row, steal)
-PANE_CMP(vm_row, emu)
-PANE_CMP(vm_row, emu_wait)
-PANE_CMP(vm_row, vhost)
-PANE_CMP(vm_row, vhost_wait)
+PANE_CMP(vms, vm_row, exits)
+PANE_CMP(vms, vm_row, total)
+PANE_CMP(vms, vm_row, pct)
+PANE_CMP(vms, vm_row, mean)
+PANE_CMP(vms, vm_row, p99)
+PANE_CMP(vms, vm_row, halted)
+PANE_CMP(vms, vm_row, uexits)
+PANE_CMP(vms, vm_row, events)
+PANE_CMP(vms, vm_row, util)
+PANE_CMP(vms, vm_row, steal)
+PANE_CMP(vms, vm_row, emu)
+PANE_CMP(vms, vm_row, emu_wait)
+PANE_CMP(vms, vm_row, vhost)
+PANE_CMP(vms, vm_row, vhost_wait)
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(((const struct vm_row *)a)->name, ((const struct vm_row *)b)->name);
-}
-
-static int cmp_top(const void *a, const void *b)
+static int vms_cmp_top(const void *a, const void *b)
 {
 	return ((const struct vm_row *)a)->top - ((const struct vm_row *)b)->top;
 }
 
-static void c_name(const struct tui *t, const void *r, char *buf, size_t len)
+static int vms_row_pid(const struct vm_row *w)
+{
+	return (int)w->val[VMS_PID].v.i;
+}
+
+/* The field's name, and whether the VM has exited. */
+static void vms_c_name(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct vm_row *w = r;
 
 	snprintf(buf, len, "%s%s", w->name, w->exited ? " (exited)" : "");
 }
 
-static void c_pid(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	snprintf(buf, len, "%d", ((const struct vm_row *)r)->pid);
-}
+PANE_RATE_CELL(vms, vm_row, rate, exits)
 
-static void c_vcpus(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	snprintf(buf, len, "%d", ((const struct vm_row *)r)->vcpus);
-}
+PANE_COUNT_CELL(vms, vm_row, total, total)
 
-PANE_RATE_CELL(vm_row, rate, exits)
-
-PANE_COUNT_CELL(vm_row, total, total)
-
-static void c_pct(const struct tui *t, const void *r, char *buf, size_t len)
+static void vms_c_pct(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	tui_fmt_pct(((const struct vm_row *)r)->pct, buf, len);
 }
 
-PANE_LAT_CELL(vm_row, mean)
+PANE_LAT_CELL(vms, vm_row, mean)
 
-PANE_LAT_CELL(vm_row, p99)
+PANE_LAT_CELL(vms, vm_row, p99)
 
-static void c_halted(const struct tui *t, const void *r, char *buf, size_t len)
+static void vms_c_halted(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct vm_row *w = r;
 
@@ -96,18 +92,18 @@ static void c_halted(const struct tui *t, const void *r, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-static void c_util(const struct tui *t, const void *r, char *buf, size_t len)
+static void vms_c_util(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	tui_fmt_pct(((const struct vm_row *)r)->util, buf, len);
 }
 
-static void c_steal(const struct tui *t, const void *r, char *buf, size_t len)
+static void vms_c_steal(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	tui_fmt_pct(((const struct vm_row *)r)->steal, buf, len);
 }
 
 #define GROUP_CELL(field)							\
-static void c_##field(const struct tui *t, const void *r, char *buf, size_t len)	\
+static void vms_c_##field(const struct tui *t, const void *r, char *buf, size_t len)	\
 {										\
 	tui_fmt_pct(((const struct vm_row *)r)->field, buf, len);		\
 }
@@ -116,38 +112,37 @@ GROUP_CELL(emu_wait)
 GROUP_CELL(vhost)
 GROUP_CELL(vhost_wait)
 
-static void c_top(const struct tui *t, const void *r, char *buf, size_t len)
+static void vms_c_top(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	tui_reason_name(t, ((const struct vm_row *)r)->top, buf, len);
 }
 
-PANE_RATE_CELL(vm_row, uexits, uexits)
+PANE_RATE_CELL(vms, vm_row, uexits, uexits)
 
-PANE_RATE_CELL(vm_row, events, events)
+PANE_RATE_CELL(vms, vm_row, events, events)
 
-static const struct pane_col cols[] = {
-	{ "name",     "VM",          20, COL_LEFT,  c_name,   cmp_name,   false, 9, 0, NULL },
-	{ "pid",      "PID",          8, COL_RIGHT, c_pid,    cmp_pid,    false, 8, 0, NULL },
-	{ "vcpus",    "VCPUS",        5, COL_RIGHT, c_vcpus,  cmp_vcpus,  true,  4, 0, NULL },
-	{ "exits_s",  "EXITS/s",     10, COL_RIGHT, c_rate,   cmp_exits,  true,  9, 0, NULL },
-	{ "total",    "TOTAL",       10, COL_RIGHT, c_total,  cmp_total,  true,  5, 0, NULL },
-	{ "pct",      "%HOST",        6, COL_RIGHT, c_pct,    cmp_pct,    true,  6, 0, NULL },
-	{ "mean",     "LAT MEAN",     9, COL_RIGHT, c_mean,   cmp_mean,   true,  7, 0, NULL },
-	{ "p99",      "LAT P99",      9, COL_RIGHT, c_p99,    cmp_p99,    true,  7, 0, NULL },
-	{ "halted",   "HALT%",        6, COL_RIGHT, c_halted, cmp_halted, true,  3, 0, NULL },
-	{ "util",     "UTIL%",        6, COL_RIGHT, c_util,   cmp_util,   true,  6,
-	  1u << VS_GUEST | 1u << VS_HOST, NULL },
-	{ "steal",    "STEAL%",       6, COL_RIGHT, c_steal,  cmp_steal,  true,  7, 1u << VS_WAIT, NULL },
-	{ "emu",      "EMU%",         6, COL_RIGHT, c_emu,    cmp_emu,    true,  3, TIME_GROUPS, NULL },
-	{ "emu_wait", "EMU WT%",      7, COL_RIGHT, c_emu_wait, cmp_emu_wait, true, 2, TIME_GROUPS, NULL },
-	{ "vhost",    "VHOST%",       6, COL_RIGHT, c_vhost,  cmp_vhost,  true,  3, TIME_GROUPS, NULL },
-	{ "vhost_wait", "VH WT%",     6, COL_RIGHT, c_vhost_wait, cmp_vhost_wait, true, 2, TIME_GROUPS, NULL },
-	{ "top",      "TOP REASON",  16, COL_LEFT,  c_top,    cmp_top,    false, 5, 0, NULL },
-	{ "uexits_s", "UEXITS/s",     9, COL_RIGHT, c_uexits, cmp_uexits, true,  6, 0, NULL },
-	{ "events_s", "EVENTS/s",     9, COL_RIGHT, c_events, cmp_events, true,  6, 0, NULL },
+static const struct pane_col vms_cols[VMS_NR_COLS] = {
+	[VMS_NAME] =       { "name",       NULL,         20, COL_LEFT,  vms_c_name,       NULL,               false, 9, 0,                              "vm_name" },
+	[VMS_PID] =        { "pid",        NULL,         8,  COL_RIGHT, NULL,             NULL,               false, 8, 0,                              "vm_pid" },
+	[VMS_VCPUS] =      { "vcpus",      NULL,         5,  COL_RIGHT, NULL,             NULL,               true,  4, 0,                              "vm_vcpus" },
+	[VMS_EXITS] =      { "exits_s",    "EXITS/s",    10, COL_RIGHT, vms_c_rate,       vms_cmp_exits,      true,  9, 0,                              NULL },
+	[VMS_TOTAL] =      { "total",      "TOTAL",      10, COL_RIGHT, vms_c_total,      vms_cmp_total,      true,  5, 0,                              NULL },
+	[VMS_PCT] =        { "pct",        "%HOST",      6,  COL_RIGHT, vms_c_pct,        vms_cmp_pct,        true,  6, 0,                              NULL },
+	[VMS_MEAN] =       { "mean",       "LAT MEAN",   9,  COL_RIGHT, vms_c_mean,       vms_cmp_mean,       true,  7, 0,                              NULL },
+	[VMS_P99] =        { "p99",        "LAT P99",    9,  COL_RIGHT, vms_c_p99,        vms_cmp_p99,        true,  7, 0,                              NULL },
+	[VMS_HALTED] =     { "halted",     "HALT%",      6,  COL_RIGHT, vms_c_halted,     vms_cmp_halted,     true,  3, 0,                              NULL },
+	[VMS_UTIL] =       { "util",       "UTIL%",      6,  COL_RIGHT, vms_c_util,       vms_cmp_util,       true,  6, 1u << VS_GUEST | 1u << VS_HOST, NULL },
+	[VMS_STEAL] =      { "steal",      "STEAL%",     6,  COL_RIGHT, vms_c_steal,      vms_cmp_steal,      true,  7, 1u << VS_WAIT,                  NULL },
+	[VMS_EMU] =        { "emu",        "EMU%",       6,  COL_RIGHT, vms_c_emu,        vms_cmp_emu,        true,  3, TIME_GROUPS,                    NULL },
+	[VMS_EMU_WAIT] =   { "emu_wait",   "EMU WT%",    7,  COL_RIGHT, vms_c_emu_wait,   vms_cmp_emu_wait,   true,  2, TIME_GROUPS,                    NULL },
+	[VMS_VHOST] =      { "vhost",      "VHOST%",     6,  COL_RIGHT, vms_c_vhost,      vms_cmp_vhost,      true,  3, TIME_GROUPS,                    NULL },
+	[VMS_VHOST_WAIT] = { "vhost_wait", "VH WT%",     6,  COL_RIGHT, vms_c_vhost_wait, vms_cmp_vhost_wait, true,  2, TIME_GROUPS,                    NULL },
+	[VMS_TOP] =        { "top",        "TOP REASON", 16, COL_LEFT,  vms_c_top,        vms_cmp_top,        false, 5, 0,                              NULL },
+	[VMS_UEXITS] =     { "uexits_s",   "UEXITS/s",   9,  COL_RIGHT, vms_c_uexits,     vms_cmp_uexits,     true,  6, 0,                              NULL },
+	[VMS_EVENTS] =     { "events_s",   "EVENTS/s",   9,  COL_RIGHT, vms_c_events,     vms_cmp_events,     true,  6, 0,                              NULL },
 };
 
-static int build(struct tui *t, struct pane *p)
+static int vms_build(struct tui *t, struct pane *p)
 {
 	struct model_scope s;
 	struct vm_row *rows;
@@ -166,15 +161,15 @@ static int build(struct tui *t, struct pane *p)
 	p->nr = 0;
 	/* not the host kernel's threads: host work, not a VM */
 	MODEL_FOREACH_VM(vm, t->m) {
+		const struct model_row row = { .m = t->m, .vm = vm };
 		struct vm_row *w;
 
 		w = &rows[p->nr++];
 		if (model_scope_vm(&s, t->m, vm, t->cumulative) ||
 		    model_scope_summary(&s))
 			goto out;
-		w->pid = vm->pid;
-		escape_text(vm->name, w->name, sizeof(w->name));
-		w->vcpus = vm->nr_vcpus;
+		tui_cols_fill(vms_cols, VMS_NR_COLS, &row, w->val);
+		tui_val_text(&w->val[VMS_NAME], w->name, sizeof(w->name));
 		w->exited = vm->exited;
 		w->exits = s.exits;
 		w->total = s.exits_total;
@@ -212,40 +207,40 @@ out:
 	return ret;
 }
 
-static uint64_t key(const void *r)
+static uint64_t vms_key(const void *r)
 {
-	return (uint64_t)(unsigned int)((const struct vm_row *)r)->pid;
+	return (uint64_t)(unsigned int)vms_row_pid(r);
 }
 
-static const char *label(const struct tui *t, const void *r, char *buf, size_t len)
+static const char *vms_label(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct vm_row *w = r;
 
-	snprintf(buf, len, "%s %d", w->name, w->pid);
+	snprintf(buf, len, "%s %d", w->name, vms_row_pid(w));
 	return buf;
 }
 
-static int enter(struct tui *t, const void *r)
+static int vms_enter(struct tui *t, const void *r)
 {
-	return tui_push(t, &pane_vcpus, ((const struct vm_row *)r)->pid, -1);
+	return tui_push(t, PANE_VCPUS, vms_row_pid(r), -1);
 }
 
-static int tab(struct tui *t)
+static int vms_tab(struct tui *t)
 {
 	const struct vm_row *w = tui_selected(t);
 
 	if (!w)
 		return 0;	/* no VM: nothing to open */
-	return tui_push(t, &pane_ips, w->pid, -1);
+	return tui_push(t, PANE_IPS, vms_row_pid(w), -1);
 }
 
-static void title(const struct tui *t, const struct pane *p, char *buf, size_t len)
+static void vms_title(const struct tui *t, const struct pane *p, char *buf, size_t len)
 {
 	snprintf(buf, len, "VMs (%zu): Enter shows a VM's vCPUs, Tab its guest IPs", p->nr);
 }
 
 /* A live host without VMs is the first thing many see: say how to see something. */
-static const char *empty(const struct tui *t, const struct pane *p)
+static const char *vms_empty(const struct tui *t, const struct pane *p)
 {
 	(void)p;
 	if (t->live && RB_EMPTY(&t->m->vms))
@@ -255,15 +250,16 @@ static const char *empty(const struct tui *t, const struct pane *p)
 
 const struct pane_ops pane_vms = {
 	.name = "VMs",
-	.cols = cols,
-	.nr_cols = sizeof(cols) / sizeof(cols[0]),
-	.default_sort = 3,
+	.cols = vms_cols,
+	.nr_cols = sizeof(vms_cols) / sizeof(vms_cols[0]),
+	.default_sort = VMS_EXITS,
 	.row_size = sizeof(struct vm_row),
-	.build = build,
-	.key = key,
-	.label = label,
-	.enter = enter,
-	.tab = tab,
-	.title = title,
-	.empty = empty,
+	.vals = offsetof(struct vm_row, val),
+	.build = vms_build,
+	.key = vms_key,
+	.label = vms_label,
+	.enter = vms_enter,
+	.tab = vms_tab,
+	.title = vms_title,
+	.empty = vms_empty,
 };

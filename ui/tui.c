@@ -1,200 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
-#define _GNU_SOURCE	/* qsort_r */
 /*
- * The screen: a stack of panes (VMs -> vCPUs -> reasons -> recent exits)
- * as the driver's view.  Drawn by tui_draw.c, keys in tui_keys.c, number
- * formats in tui_fmt.c, one pane per file.  Restored on every way out
- * (the drivers call tui_stop through the view's ops, also on errors and
- * signals, which the drivers turn into a normal return).
+ * The screen as the driver's view: start, refresh, input, progress,
+ * notice, stop.  Its stack of panes (VMs -> vCPUs -> reasons -> recent
+ * exits) is in tui_stack.c, every pane by id in tui_panes.c, one pane per
+ * file; drawn by tui_draw.c, keys in tui_keys.c, number formats in
+ * tui_fmt.c.  Restored on every way out (the drivers call tui_stop
+ * through the view's ops, also on errors and signals, which the drivers
+ * turn into a normal return).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <langinfo.h>
 #include <locale.h>
-#include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <wchar.h>
 
 #include <curses.h>
 
-#include "util/clock.h"
 #include "util/escape.h"
-#include "util/fmt.h"
 #include "model/findings.h"
 #include "history.h"
-#include "model/model_fields.h"
-#include "tui.h"
-
-/* --- panes: rows, order, selection --- */
-
-struct pane *tui_top_pane(struct tui *t)
-{
-	return &t->stack[t->depth - 1];
-}
-
-void *tui_row_at(const struct pane *p, size_t i)
-{
-	return (char *)p->rows + i * p->ops->row_size;
-}
-
-/* A column's title: a field's own (model_fields.h), else the pane's. */
-const char *tui_col_title(const struct pane_col *c)
-{
-	const struct model_field *f = c->field ? model_field(c->field) : NULL;
-
-	return f ? f->title : c->title;
-}
-
-static int order_cmp(const void *a, const void *b, void *arg)
-{
-	const struct pane *p = arg;
-	const struct pane_col *c = &p->ops->cols[p->sort];
-	const void *x = tui_row_at(p, *(const size_t *)a), *y = tui_row_at(p, *(const size_t *)b);
-	int r = c->field ? p->ops->field_cmp(x, y, p->sort) : c->compare ? c->compare(x, y) : 0;
-
-	if (!r) {
-		uint64_t kx = p->ops->key(x), ky = p->ops->key(y);
-
-		r = kx < ky ? -1 : kx > ky;
-	}
-	/* ties too, so I gives exactly the reverse */
-	return c->descending != p->invert ? -r : r;
-}
-
-void tui_stat_add(struct tui_stat *s, uint64_t t0)
-{
-	uint64_t d = clock_mono_ns() - t0;
-
-	s->n++;
-	s->sum_ns += d;
-	if (d > s->max_ns)
-		s->max_ns = d;
-}
-
-const void *tui_selected(const struct tui *t)
-{
-	const struct pane *p = &t->stack[t->depth - 1];
-
-	return t->depth && p->nr_order ? tui_row_at(p, p->order[p->sel]) : NULL;
-}
-
-/* Filter and sort the rows; the selection stays on the same key. */
-void tui_pane_order(struct tui *t, struct pane *p)
-{
-	uint64_t t0 = t->stats_file ? clock_mono_ns() : 0;
-	char buf[512];
-	size_t i;
-
-	p->nr_order = 0;
-	for (i = 0; i < p->nr; i++) {
-		if (t->filter[0] && !strcasestr(p->ops->label(t, tui_row_at(p, i), buf, sizeof(buf)), t->filter))
-			continue;
-		p->order[p->nr_order++] = i;
-	}
-	qsort_r(p->order, p->nr_order, sizeof(*p->order), order_cmp, p);
-	if (p->have_sel) {
-		for (i = 0; i < p->nr_order; i++)
-			if (p->ops->key(tui_row_at(p, p->order[i])) == p->sel_key) {
-				p->sel = i;
-				break;
-			}
-	}
-	if (p->sel >= p->nr_order)
-		p->sel = p->nr_order ? p->nr_order - 1 : 0;
-	if (t->stats_file)
-		tui_stat_add(&t->st_sort, t0);
-}
-
-void tui_pane_remember(struct pane *p)
-{
-	p->have_sel = p->nr_order > 0;
-	if (p->have_sel)
-		p->sel_key = p->ops->key(tui_row_at(p, p->order[p->sel]));
-}
-
-void tui_pane_free_rows(struct pane *p)
-{
-	free(p->rows);
-	free(p->order);
-	p->rows = NULL;
-	p->order = NULL;
-	p->nr = p->nr_order = 0;
-}
-
-static int pane_build(struct tui *t, struct pane *p)
-{
-	if (p->rows)
-		tui_pane_remember(p);
-	tui_pane_free_rows(p);
-	if (!t->m)
-		return 0;
-	if (p->ops->build(t, p))
-		return -1;
-	p->order = calloc(p->nr ? p->nr : 1, sizeof(*p->order));
-	if (!p->order)
-		return -1;
-	tui_pane_order(t, p);
-	return 0;
-}
-
-int tui_build_all(struct tui *t)
-{
-	uint64_t t0 = t->stats_file ? clock_mono_ns() : 0;
-	int i;
-
-	for (i = 0; i < t->depth; i++)
-		if (pane_build(t, &t->stack[i]))
-			return -1;
-	if (t->stats_file)
-		tui_stat_add(&t->st_build, t0);
-	return 0;
-}
-
-int tui_push(struct tui *t, const struct pane_ops *ops, int vm_pid, int tid)
-{
-	struct pane *p;
-
-	if (t->depth == TUI_STACK)
-		return 1;
-	if (t->depth)
-		tui_pane_remember(tui_top_pane(t));
-	p = &t->stack[t->depth++];
-	memset(p, 0, sizeof(*p));
-	p->ops = ops;
-	p->sort = ops->default_sort;
-	p->vm_pid = vm_pid;
-	p->tid = tid;
-	t->filter[0] = '\0';
-	return pane_build(t, p);
-}
-
-int tui_swap(struct tui *t, const struct pane_ops *ops)
-{
-	struct pane *p = tui_top_pane(t);
-	int vm_pid = p->vm_pid, tid = p->tid;
-
-	tui_pane_free_rows(p);
-	t->depth--;
-	return tui_push(t, ops, vm_pid, tid);
-}
-
-void tui_pop(struct tui *t)
-{
-	if (t->depth <= 1)
-		return;
-	tui_pane_free_rows(tui_top_pane(t));
-	t->depth--;
-	t->filter[0] = '\0';
-	tui_pane_order(t, tui_top_pane(t));
-}
-
-/* --- the view --- */
+#include "tui_priv.h"
 
 /* "replay NAME" and its directory apart: the header cuts the directory first. */
 static void name_source(struct tui *t, const struct view_source *src)
@@ -298,7 +126,7 @@ static int tui_start(void *ctx, const struct view_source *src, const struct mode
 		init_pair(TUI_PAIR_TITLE, COLOR_GREEN, -1);
 	}
 	t->hist = history_new();
-	if (!t->hist || tui_push(t, &pane_vms, -1, -1))
+	if (!t->hist || tui_push(t, PANE_VMS, -1, -1))
 		return -1;
 	tui_draw(t);
 	return 0;
@@ -333,9 +161,9 @@ static int tui_refresh(void *ctx, const struct snapshot *s)
 	t->nr_intervals = s->nr_intervals;
 	/* a severe finding: the findings pane is where the screen lands, once, until a key */
 	if (s->findings && s->findings->severe && !t->findings_landed && !t->keyed &&
-	    tui_top_pane(t)->ops != &pane_findings) {
+	    !tui_pane_is(t, tui_top_pane(t), PANE_FINDINGS)) {
 		t->findings_landed = true;
-		if (tui_push(t, &pane_findings, -1, -1) < 0) {
+		if (tui_push(t, PANE_FINDINGS, -1, -1) < 0) {
 			errno = ENOMEM;
 			return -1;
 		}
@@ -457,6 +285,7 @@ struct view *tui_view(struct tui *t, const struct tui_config *c)
 	const char *cs;
 
 	memset(t, 0, sizeof(*t));
+	t->panes = tui_panes;
 	setlocale(LC_ALL, "");
 	cs = nl_langinfo(CODESET);
 	t->utf8 = cs && !strcmp(cs, "UTF-8") && !c->ascii;
@@ -470,33 +299,4 @@ struct view *tui_view(struct tui *t, const struct tui_config *c)
 	if (t->stats_file && !t->stats_file[0])
 		t->stats_file = NULL;
 	return &t->view;
-}
-
-void tui_keys_help(FILE *f)
-{
-	char all[2048] = "Keys on the screen:", item[160];
-	const char *s = all, *sp;
-	size_t i;
-	int col = 0;
-
-	for (i = 0; i < tui_nr_keys; i++) {
-		snprintf(item, sizeof(item), " %s %s%s", tui_keys[i].label, tui_keys[i].brief,
-			 i + 1 < tui_nr_keys ? "," : ".");
-		strlcat(all, item, sizeof(all));
-	}
-	/* words, wrapped before column 77 */
-	while (*s) {
-		size_t w;
-
-		sp = strchr(s, ' ');
-		w = sp ? (size_t)(sp - s) : strlen(s);
-		if (col && col + 1 + (int)w > 76) {
-			fputc('\n', f);
-			col = 0;
-		}
-		fprintf(f, "%s%.*s", col ? " " : "", (int)w, s);
-		col += (col ? 1 : 0) + (int)w;
-		s += w + (sp ? 1 : 0);
-	}
-	fputc('\n', f);
 }

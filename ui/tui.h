@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The interactive screen.  It only reads the model (through
- * model_scope) and never touches tracefs, recordings or the decoder:
- * the driver (src/driver/) feeds it snapshots through struct view.
+ * The interactive screen, as the program sees it: what the command line
+ * says of it (struct tui_config), the screen itself (struct tui, which
+ * the program keeps) and the driver's view of it (tui_view()).  It only
+ * reads the model (through model_scope) and never touches tracefs,
+ * recordings or the decoder: the driver (src/driver/) feeds it snapshots
+ * through struct view.
  *
- * A pane is a table of rows built from the model at each refresh; keys
- * move, sort, filter and drill down over those rows without rebuilding
- * them, so a key never changes a figure.  Each pane declares its columns
- * once, in a table of {name, title, width, format, compare, default
- * order, priority}, like htop's Process_fields[].
+ * What the screen's own files share (panes, columns, keys, drawing) is
+ * in tui_priv.h, not here.
  */
 #ifndef KVMTOP_TUI_H
 #define KVMTOP_TUI_H
@@ -24,88 +24,7 @@
 #include "sym/sym.h"
 #include "driver/view.h"
 
-struct tui;
-struct pane;
-
-/* cmp_<field>(): ascending order of a numeric field of a pane's row struct. */
-#define PANE_CMP(row, field) \
-	static int cmp_##field(const void *a, const void *b) \
-	{ \
-		const struct row *x = a, *y = b; \
-		return x->field < y->field ? -1 : x->field > y->field; \
-	}
-
-/*
- * c_<name>(): the cell of a count, a rate (per second of the figures'
- * span) or a latency field of a pane's row struct; a latency is "-" when
- * the row's scope has no exit -> entry pair (its have_lat is false).
- */
-#define PANE_COUNT_CELL(row, name, field) \
-	static void c_##name(const struct tui *t, const void *r, char *buf, size_t len) \
-	{ \
-		tui_fmt_count(((const struct row *)r)->field, buf, len); \
-	}
-#define PANE_RATE_CELL(row, name, field) \
-	static void c_##name(const struct tui *t, const void *r, char *buf, size_t len) \
-	{ \
-		tui_fmt_rate(t, ((const struct row *)r)->field, buf, len); \
-	}
-#define PANE_LAT_CELL(row, field) \
-	static void c_##field(const struct tui *t, const void *r, char *buf, size_t len) \
-	{ \
-		const struct row *w = r; \
-		tui_fmt_lat(t, w->have_lat, (double)w->field, buf, len); \
-	}
-
-enum col_align { COL_LEFT, COL_RIGHT };
-
-struct pane_col {
-	const char *name;	/* for the man page and the sort line */
-	const char *title;
-	int width;
-	enum col_align align;
-	/* The cell of row r, at most width characters (escaped already). */
-	void (*cell)(const struct tui *t, const void *r, char *buf, size_t len);
-	int (*compare)(const void *a, const void *b);	/* ascending */
-	bool descending;	/* default order when chosen */
-	int priority;		/* columns with the highest number go first when narrow */
-	/*
-	 * Time states (1 << VS_x) the input must measure for the column to
-	 * be shown at all (model_time_known()); 0: always.
-	 */
-	unsigned int needs;
-	/*
-	 * A reason field (model_fields.h) by name: the title is the field's,
-	 * and the pane's field_cell and field_cmp show and order it.
-	 */
-	const char *field;
-};
-
-struct pane_ops {
-	const char *name;		/* "VMs", "vCPUs" ... */
-	const struct pane_col *cols;
-	int nr_cols;
-	int default_sort;
-	size_t row_size;
-	/* Fill p->rows from the model: 0, or -1 (no memory). */
-	int (*build)(struct tui *t, struct pane *p);
-	/* What the selection follows across refreshes and re-sorting. */
-	uint64_t (*key)(const void *r);
-	/* Text '/' filters on. */
-	const char *(*label)(const struct tui *t, const void *r, char *buf, size_t len);
-	/* Enter on row r: push the next pane (0), or nothing to open (1), -1: no memory. */
-	int (*enter)(struct tui *t, const void *r);
-	/* Tab: replace this pane by its sibling. */
-	int (*tab)(struct tui *t);
-	/* The cell and the order of column col when it is a field's (pane_col.field). */
-	void (*field_cell)(const struct tui *t, const void *r, int col, char *buf, size_t len);
-	int (*field_cmp)(const void *a, const void *b, int col);
-	/* Optional: what an empty pane says (without it: no events / nothing in this interval). */
-	const char *(*empty)(const struct tui *t, const struct pane *p);
-	/* A line under the header saying what the pane shows. */
-	void (*title)(const struct tui *t, const struct pane *p, char *buf, size_t len);
-	void (*free_rows)(struct pane *p);
-};
+struct pane_ops;
 
 struct pane {
 	const struct pane_ops *ops;
@@ -138,6 +57,8 @@ struct history;
 
 struct tui {
 	struct view view;
+	/* every pane's ops by id (tui_panes.c): the stack opens panes through it */
+	const struct pane_ops *const *panes;
 	const struct sym_set *syms;
 	bool mono;
 	const struct model *m;
@@ -188,88 +109,9 @@ struct tui {
 	struct tui_stat { uint64_t n, sum_ns, max_ns; } st_draw, st_build, st_sort;
 };
 
-/* Where a key does something (the footer shows it only there). */
-#define TUI_LIVE	1u
-#define TUI_REPLAY	2u
-#define TUI_ANY		(TUI_LIVE | TUI_REPLAY)
-#define TUI_KEY_CODES	6
-
-/* A key of the screen: the help pane, the footer and --help read this table. */
-struct tui_key {
-	const char *label;		/* "q F10": as the help, the man page and --help name it */
-	const char *brief;		/* --help: "quit" */
-	const char *help;		/* the help pane: what it does */
-	const char *footer_key;		/* the footer: "q" "Quit", NULL: not there */
-	const char *footer;
-	unsigned int where;		/* TUI_LIVE, TUI_REPLAY */
-	int codes[TUI_KEY_CODES];	/* what getch() returns for it, 0 after the last */
-	int (*fn)(struct tui *t, struct pane *p, int ch);	/* a view_action mask */
-	bool in_help;			/* works in the help pane (else any key goes back) */
-};
-
-extern const struct tui_key tui_keys[];
-extern const size_t tui_nr_keys;
-/* The "Keys on the screen:" lines of --help. */
-void tui_keys_help(FILE *f);
-
-extern const struct pane_ops pane_vms;
-extern const struct pane_ops pane_vcpus;
-extern const struct pane_ops pane_reasons;
-extern const struct pane_ops pane_recent;
-extern const struct pane_ops pane_ips;
-extern const struct pane_ops pane_help;
-extern const struct pane_ops pane_findings;
-extern const struct pane_ops pane_thieves;
-
-/* ui/tui.c */
-int tui_push(struct tui *t, const struct pane_ops *ops, int vm_pid, int tid);
-/* Replace the top pane by another of the same scope. */
-int tui_swap(struct tui *t, const struct pane_ops *ops);
-const struct vm *tui_find_vm(const struct tui *t, int pid);
-const struct vcpu *tui_find_vcpu(const struct tui *t, int tid);
-/* The selected row of the pane shown, NULL if none. */
-const void *tui_selected(const struct tui *t);
-/* Number formats shared by the panes. */
-void tui_fmt_count(uint64_t v, char *buf, size_t len);
-void tui_fmt_rate(const struct tui *t, uint64_t n, char *buf, size_t len);
-void tui_fmt_time(const struct tui *t, double v, char *buf, size_t len);
-/* A latency, or "-" when the scope has none (have false). */
-void tui_fmt_lat(const struct tui *t, bool have, double v, char *buf, size_t len);
-void tui_fmt_pct(double v, char *buf, size_t len);
-const char *tui_reason_name(const struct tui *t, int id, char *buf, size_t len);
-
 /* t as the driver's view: the screen, configured by c. */
 struct view *tui_view(struct tui *t, const struct tui_config *c);
-
-/* A vCPU's id as every pane writes it: the number, or "?" where the event has none. */
-const char *tui_vcpu_id(int vcpu_id, char *buf, size_t len);
-
-/* --- within the screen: tui.c's pane stack, tui_draw.c, tui_keys.c --- */
-
-#define TUI_HEADER_LINES	4	/* two of figures, the pane's title, the column titles */
-
-enum { TUI_PAIR_HEAD = 1, TUI_PAIR_SEL, TUI_PAIR_WARN, TUI_PAIR_KEY, TUI_PAIR_TITLE };
-
-/* tui.c: the stack of panes */
-struct pane *tui_top_pane(struct tui *t);
-void *tui_row_at(const struct pane *p, size_t i);
-/* A column's title: a field's own (model_fields.h), else the pane's. */
-const char *tui_col_title(const struct pane_col *c);
-/* Filter and sort p's rows; the selection stays on the same key. */
-void tui_pane_order(struct tui *t, struct pane *p);
-/* Keep the selected row's key, to find it again after a rebuild. */
-void tui_pane_remember(struct pane *p);
-void tui_pane_free_rows(struct pane *p);
-/* Every pane of the stack from the model: 0, or -1 (no memory). */
-int tui_build_all(struct tui *t);
-/* Back to the pane under the top one. */
-void tui_pop(struct tui *t);
-/* KVMTOP_DRAW_STATS: one more timing of s, from t0. */
-void tui_stat_add(struct tui_stat *s, uint64_t t0);
-/* tui_draw.c: the whole screen, and KVMTOP_DRAW_STATS' file */
-void tui_draw(struct tui *t);
-void tui_write_stats(const struct tui *t);
-/* tui_keys.c: key ch (tui_keys[]): a view_action mask, or -1 (no memory) */
-int tui_key(struct tui *t, int ch);
+/* The "Keys on the screen:" lines of --help. */
+void tui_keys_help(FILE *f);
 
 #endif

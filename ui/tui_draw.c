@@ -6,26 +6,16 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <langinfo.h>
-#include <locale.h>
-#include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include <wchar.h>
 
 #include <curses.h>
 
 #include "util/clock.h"
-#include "util/escape.h"
-#include "util/fmt.h"
 #include "history.h"
-#include "model/model_fields.h"
-#include "tui.h"
+#include "tui_priv.h"
 
 /* --- drawing --- */
 
@@ -268,10 +258,7 @@ static void draw_table(struct tui *t)
 
 			if (!show[i])
 				continue;
-			if (c->field)
-				ops->field_cell(t, r, i, buf, sizeof(buf));
-			else
-				c->cell(t, r, buf, sizeof(buf));
+			tui_col_cell(t, ops, r, i, buf, sizeof(buf));
 			put(TUI_HEADER_LINES + y, x, w, buf, c->align);
 			x += c->width + 1;
 		}
@@ -296,10 +283,10 @@ static bool hist_subject(struct tui *t, bool *vm, int *id, char *what, size_t le
 	struct pane *p = tui_top_pane(t);
 	char buf[256];
 
-	if ((p->ops == &pane_vms || p->ops == &pane_vcpus) && p->nr_order) {
+	if ((tui_pane_is(t, p, PANE_VMS) || tui_pane_is(t, p, PANE_VCPUS)) && p->nr_order) {
 		const void *r = tui_row_at(p, p->order[p->sel]);
 
-		*vm = p->ops == &pane_vms;
+		*vm = tui_pane_is(t, p, PANE_VMS);
 		*id = (int)p->ops->key(r);
 		snprintf(what, len, "%s %s", *vm ? "VM" : "vCPU", p->ops->label(t, r, buf, sizeof(buf)));
 		return true;

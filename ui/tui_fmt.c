@@ -7,7 +7,7 @@
 
 #include "util/escape.h"
 #include "util/fmt.h"
-#include "tui.h"
+#include "tui_priv.h"
 
 /* --- formats --- */
 

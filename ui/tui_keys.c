@@ -1,27 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The screen's keys: each a handler, in the one table of them (tui_keys[]), as htop's. */
-#include <errno.h>
-#include <inttypes.h>
-#include <langinfo.h>
-#include <locale.h>
-#include <math.h>
-#include <poll.h>
-#include <signal.h>
+/*
+ * The screen's keys: each a handler, in the one table of them (tui_keys[]),
+ * as htop's; the key of the moment dispatched (tui_key()), and --help's
+ * list of them (tui_keys_help()).  Below the help pane, which lists them.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-#include <wchar.h>
 
 #include <curses.h>
 
-#include "util/clock.h"
-#include "util/escape.h"
-#include "util/fmt.h"
 #include "history.h"
-#include "model/model_fields.h"
-#include "tui.h"
+#include "tui_priv.h"
 
 /* --- keys --- */
 
@@ -184,7 +174,7 @@ static int k_sort(struct tui *t, struct pane *p, int ch)
 	int by = ch == '<' ? p->ops->nr_cols - 1 : 1;
 
 	p->sort = (p->sort + by) % p->ops->nr_cols;
-	while (!p->ops->cols[p->sort].compare)
+	while (!tui_col_sorts(&p->ops->cols[p->sort]))
 		p->sort = (p->sort + by) % p->ops->nr_cols;
 	p->invert = false;
 	tui_pane_remember(p);
@@ -243,7 +233,7 @@ static int k_cumulative(struct tui *t, struct pane *p, int ch)
 
 static int k_ip_kind(struct tui *t, struct pane *p, int ch)
 {
-	if (p->ops != &pane_ips) {
+	if (!tui_pane_is(t, p, PANE_IPS)) {
 		snprintf(t->msg, sizeof(t->msg), "t switches the guest IPs (Tab from the exit reasons) between time samples and exit sites");
 		return 0;
 	}
@@ -255,7 +245,7 @@ static int k_by_sym(struct tui *t, struct pane *p, int ch)
 {
 	const struct vm *vm;
 
-	if (p->ops != &pane_ips) {
+	if (!tui_pane_is(t, p, PANE_IPS)) {
 		snprintf(t->msg, sizeof(t->msg), "g groups the guest IPs (Tab from the exit reasons) by symbol");
 		return 0;
 	}
@@ -284,9 +274,9 @@ static int k_history(struct tui *t, struct pane *p, int ch)
 
 static int k_findings(struct tui *t, struct pane *p, int ch)
 {
-	if (p->ops == &pane_findings)
+	if (tui_pane_is(t, p, PANE_FINDINGS))
 		return 0;
-	return tui_push(t, &pane_findings, -1, -1) < 0 ? VIEW_NOMEM : 0;
+	return tui_push(t, PANE_FINDINGS, -1, -1) < 0 ? VIEW_NOMEM : 0;
 }
 
 /* s: who ran while a vCPU waited, of the selected vCPU (vCPUs pane) or of the pane's vCPU */
@@ -294,21 +284,21 @@ static int k_thieves(struct tui *t, struct pane *p, int ch)
 {
 	int tid = p->tid;
 
-	if (p->ops == &pane_vcpus) {
+	if (tui_pane_is(t, p, PANE_VCPUS)) {
 		const void *r = tui_selected(t);
 
 		tid = r ? (int)p->ops->key(r) : -1;
 	}
-	if (tid < 0 || p->ops == &pane_thieves) {
+	if (tid < 0 || tui_pane_is(t, p, PANE_THIEVES)) {
 		snprintf(t->msg, sizeof(t->msg), "s shows who ran while a vCPU waited: select a vCPU first");
 		return 0;
 	}
-	return tui_push(t, &pane_thieves, p->vm_pid, tid) < 0 ? VIEW_NOMEM : 0;
+	return tui_push(t, PANE_THIEVES, p->vm_pid, tid) < 0 ? VIEW_NOMEM : 0;
 }
 
 static int k_help(struct tui *t, struct pane *p, int ch)
 {
-	return tui_push(t, &pane_help, -1, -1) < 0 ? VIEW_NOMEM : 0;
+	return tui_push(t, PANE_HELP, -1, -1) < 0 ? VIEW_NOMEM : 0;
 }
 
 static int k_quit(struct tui *t, struct pane *p, int ch)
@@ -387,10 +377,39 @@ int tui_key(struct tui *t, int ch)
 	t->notice[0] = '\0';
 	k = find_key(ch);
 	/* in the help, the keys that move and quit work; any other goes back */
-	if (p->ops == &pane_help && (!k || !k->in_help)) {
+	if (tui_pane_is(t, p, PANE_HELP) && (!k || !k->in_help)) {
 		tui_pop(t);
 		return 0;
 	}
 	return k ? k->fn(t, p, ch) : 0;
 }
 
+/* The "Keys on the screen:" lines of --help, wrapped. */
+void tui_keys_help(FILE *f)
+{
+	char all[2048] = "Keys on the screen:", item[160];
+	const char *s = all, *sp;
+	size_t i;
+	int col = 0;
+
+	for (i = 0; i < tui_nr_keys; i++) {
+		snprintf(item, sizeof(item), " %s %s%s", tui_keys[i].label, tui_keys[i].brief,
+			 i + 1 < tui_nr_keys ? "," : ".");
+		strlcat(all, item, sizeof(all));
+	}
+	/* words, wrapped before column 77 */
+	while (*s) {
+		size_t w;
+
+		sp = strchr(s, ' ');
+		w = sp ? (size_t)(sp - s) : strlen(s);
+		if (col && col + 1 + (int)w > 76) {
+			fputc('\n', f);
+			col = 0;
+		}
+		fprintf(f, "%s%.*s", col ? " " : "", (int)w, s);
+		col += (col ? 1 : 0) + (int)w;
+		s += w + (sp ? 1 : 0);
+	}
+	fputc('\n', f);
+}

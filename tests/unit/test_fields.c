@@ -20,7 +20,7 @@
 #include "outputs/batch.h"
 #include "model/model.h"
 #include "model/model_fields.h"
-#include "ui/tui.h"
+#include "ui/tui_priv.h"	/* the panes' columns */
 
 static struct kvm_event ev(enum kvm_event_kind kind, uint64_t t, int tid, int reason_id)
 {
@@ -168,26 +168,35 @@ static void test_json(void **state)
 	free(text);
 }
 
-/* The reasons pane's field columns: each a field of the table, titled by it. */
+/*
+ * The panes' field columns: each a field of the table, of the pane's kind
+ * of row, titled by it; the reasons pane's and the VMs' and vCPUs' own.
+ */
 static void test_pane(void **state)
 {
-	unsigned int fields = 0;
+	static const struct { enum pane_id id; enum model_row_kind kind; unsigned int min; } panes[] = {
+		{ PANE_REASONS, MR_REASON, 10 }, { PANE_VMS, MR_VM, 3 }, { PANE_VCPUS, MR_VCPU, 4 },
+	};
+	unsigned int k, fields;
 	int i;
 
 	(void)state;
-	for (i = 0; i < pane_reasons.nr_cols; i++) {
-		const struct pane_col *c = &pane_reasons.cols[i];
+	for (k = 0; k < sizeof(panes) / sizeof(panes[0]); k++) {
+		const struct pane_ops *ops = tui_panes[panes[k].id];
 
-		if (!c->field)
-			continue;
-		assert_non_null(model_field(c->field));
-		/* the title is the table's: the pane has none of its own */
-		assert_null(c->title);
-		fields++;
+		for (i = 0, fields = 0; i < ops->nr_cols; i++) {
+			const struct pane_col *c = &ops->cols[i];
+
+			if (!c->field)
+				continue;
+			assert_non_null(model_field(c->field));
+			assert_int_equal(model_field(c->field)->row, panes[k].kind);
+			/* the title is the table's: the pane has none of its own */
+			assert_null(c->title);
+			fields++;
+		}
+		assert_true(fields >= panes[k].min);
 	}
-	assert_true(fields >= 10);
-	assert_non_null(pane_reasons.field_cell);
-	assert_non_null(pane_reasons.field_cmp);
 }
 
 /*

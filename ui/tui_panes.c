@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every pane by its id: the one file that names each pane's ops.  The
+ * screen hands this table to the stack (struct tui's panes, set by
+ * tui_view()), and a pane opens another by id through it, so the panes
+ * never name each other and the calls between the screen's files go one
+ * way.
+ */
+#include "tui_priv.h"
+
+const struct pane_ops *const tui_panes[PANE_NR] = {
+	[PANE_VMS]	= &pane_vms,
+	[PANE_VCPUS]	= &pane_vcpus,
+	[PANE_REASONS]	= &pane_reasons,
+	[PANE_RECENT]	= &pane_recent,
+	[PANE_IPS]	= &pane_ips,
+	[PANE_HELP]	= &pane_help,
+	[PANE_FINDINGS]	= &pane_findings,
+	[PANE_THIEVES]	= &pane_thieves,
+};

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the screen's files share, and nothing outside ui/ needs.
+ *
+ * A pane is a table of rows built from the model at each refresh; keys
+ * move, sort, filter and drill down over those rows without rebuilding
+ * them, so a key never changes a figure.  Each pane declares its columns
+ * once, in a table of {name, title, width, format, compare, default
+ * order, priority}, like htop's Process_fields[]; a column may be a
+ * field of the model's one table (model_fields.h), picked by name.
+ *
+ * The files, each calling only those under it:
+ *
+ *   tui.c          the view: start, refresh, input, progress, stop
+ *   tui_draw.c     the screen drawn: header, table, history strip, footer
+ *   tui_panes.c    every pane by id, the one file that names them
+ *   pane_*.c       one pane each; they open each other by id (tui_push)
+ *   tui_keys.c     the key table and its handlers (pane_help.c lists it)
+ *   tui_stack.c    the stack of panes: open, back, build, order, select
+ *   tui_cols.c     a column's title, cell and order; field columns
+ *   tui_fmt.c      number formats, lookups in the model
+ *   history.c      the snapshots the H strip draws (tui.c, tui_draw.c)
+ */
+#ifndef KVMTOP_TUI_PRIV_H
+#define KVMTOP_TUI_PRIV_H
+
+#include "tui.h"
+#include "model/model_fields.h"
+
+/* <pane>_cmp_<field>(): ascending order of a numeric field of a pane's row struct. */
+#define PANE_CMP(pane, row, field) \
+	static int pane##_cmp_##field(const void *a, const void *b) \
+	{ \
+		const struct row *x = a, *y = b; \
+		return x->field < y->field ? -1 : x->field > y->field; \
+	}
+
+/*
+ * <pane>_c_<name>(): the cell of a count, a rate (per second of the
+ * figures' span) or a latency field of a pane's row struct; a latency is
+ * "-" when the row's scope has no exit -> entry pair (its have_lat is
+ * false).
+ */
+#define PANE_COUNT_CELL(pane, row, name, field) \
+	static void pane##_c_##name(const struct tui *t, const void *r, char *buf, size_t len) \
+	{ \
+		tui_fmt_count(((const struct row *)r)->field, buf, len); \
+	}
+#define PANE_RATE_CELL(pane, row, name, field) \
+	static void pane##_c_##name(const struct tui *t, const void *r, char *buf, size_t len) \
+	{ \
+		tui_fmt_rate(t, ((const struct row *)r)->field, buf, len); \
+	}
+#define PANE_LAT_CELL(pane, row, field) \
+	static void pane##_c_##field(const struct tui *t, const void *r, char *buf, size_t len) \
+	{ \
+		const struct row *w = r; \
+		tui_fmt_lat(t, w->have_lat, (double)w->field, buf, len); \
+	}
+
+enum col_align { COL_LEFT, COL_RIGHT };
+
+/*
+ * A field column's value in one row, taken from the model (the field's
+ * getter) when the pane builds its rows: the figures of that moment, as
+ * the pane's other columns.
+ */
+struct pane_val {
+	/* a text's s: the row's own escaped copy (tui_val_text()), never the model's */
+	struct model_field_val v;
+	bool has;	/* the row has one (a latency figure needs samples) */
+};
+
+struct pane_col {
+	const char *name;	/* for the man page and the sort line */
+	const char *title;	/* NULL for a field's column: the field's title */
+	int width;
+	enum col_align align;
+	/*
+	 * The cell of row r, at most width characters (escaped already);
+	 * NULL in a field's column shown as its kind says (tui_cols.c).
+	 */
+	void (*cell)(const struct tui *t, const void *r, char *buf, size_t len);
+	/* ascending; NULL: a field's column ordered by its value, or no order (not sortable) */
+	int (*compare)(const void *a, const void *b);
+	bool descending;	/* default order when chosen */
+	int priority;		/* columns with the highest number go first when narrow */
+	/*
+	 * Time states (1 << VS_x) the input must measure for the column to
+	 * be shown at all (model_time_known()); 0: always.
+	 */
+	unsigned int needs;
+	/*
+	 * A field of the table (model_fields.h) by name: the title is the
+	 * field's, the value the row's pane_val of this column (see
+	 * pane_ops.vals).
+	 */
+	const char *field;
+};
+
+struct pane_ops {
+	const char *name;		/* "VMs", "vCPUs" ... */
+	const struct pane_col *cols;
+	int nr_cols;
+	int default_sort;
+	size_t row_size;
+	/* Fill p->rows from the model: 0, or -1 (no memory). */
+	int (*build)(struct tui *t, struct pane *p);
+	/* What the selection follows across refreshes and re-sorting. */
+	uint64_t (*key)(const void *r);
+	/* Text '/' filters on. */
+	const char *(*label)(const struct tui *t, const void *r, char *buf, size_t len);
+	/* Enter on row r: push the next pane (0), or nothing to open (1), -1: no memory. */
+	int (*enter)(struct tui *t, const void *r);
+	/* Tab: replace this pane by its sibling. */
+	int (*tab)(struct tui *t);
+	/*
+	 * A pane with field columns: where its row keeps their values,
+	 * offsetof() an array of struct pane_val, one per column.
+	 */
+	size_t vals;
+	/* Optional: what an empty pane says (without it: no events / nothing in this interval). */
+	const char *(*empty)(const struct tui *t, const struct pane *p);
+	/* A line under the header saying what the pane shows. */
+	void (*title)(const struct tui *t, const struct pane *p, char *buf, size_t len);
+};
+
+/* Where a key does something (the footer shows it only there). */
+#define TUI_LIVE	1u
+#define TUI_REPLAY	2u
+#define TUI_ANY		(TUI_LIVE | TUI_REPLAY)
+#define TUI_KEY_CODES	6
+
+/* A key of the screen: the help pane, the footer and --help read this table. */
+struct tui_key {
+	const char *label;		/* "q F10": as the help, the man page and --help name it */
+	const char *brief;		/* --help: "quit" */
+	const char *help;		/* the help pane: what it does */
+	const char *footer_key;		/* the footer: "q" "Quit", NULL: not there */
+	const char *footer;
+	unsigned int where;		/* TUI_LIVE, TUI_REPLAY */
+	int codes[TUI_KEY_CODES];	/* what getch() returns for it, 0 after the last */
+	int (*fn)(struct tui *t, struct pane *p, int ch);	/* a view_action mask */
+	bool in_help;			/* works in the help pane (else any key goes back) */
+};
+
+extern const struct tui_key tui_keys[];
+extern const size_t tui_nr_keys;
+
+/* The panes, one a file; each opens another by id, through struct tui's panes. */
+enum pane_id {
+	PANE_VMS, PANE_VCPUS, PANE_REASONS, PANE_RECENT, PANE_IPS, PANE_HELP, PANE_FINDINGS,
+	PANE_THIEVES, PANE_NR
+};
+
+/* tui_panes.c: every pane by id; only it and the tests name a pane's ops */
+extern const struct pane_ops *const tui_panes[PANE_NR];
+extern const struct pane_ops pane_vms;
+extern const struct pane_ops pane_vcpus;
+extern const struct pane_ops pane_reasons;
+extern const struct pane_ops pane_recent;
+extern const struct pane_ops pane_ips;
+extern const struct pane_ops pane_help;
+extern const struct pane_ops pane_findings;
+extern const struct pane_ops pane_thieves;
+
+/* tui_stack.c: the stack of panes */
+/* Open pane id on top, about VM vm_pid or vCPU thread tid (-1: none): 0, 1 (full), -1 (no memory). */
+int tui_push(struct tui *t, enum pane_id id, int vm_pid, int tid);
+/* Replace the top pane by another of the same scope. */
+int tui_swap(struct tui *t, enum pane_id id);
+/* Back to the pane under the top one. */
+void tui_pop(struct tui *t);
+/* Whether p is pane id. */
+bool tui_pane_is(const struct tui *t, const struct pane *p, enum pane_id id);
+struct pane *tui_top_pane(struct tui *t);
+/* The selected row of the pane shown, NULL if none. */
+const void *tui_selected(const struct tui *t);
+void *tui_row_at(const struct pane *p, size_t i);
+/* Filter and sort p's rows; the selection stays on the same key. */
+void tui_pane_order(struct tui *t, struct pane *p);
+/* Keep the selected row's key, to find it again after a rebuild. */
+void tui_pane_remember(struct pane *p);
+void tui_pane_free_rows(struct pane *p);
+/* Every pane of the stack from the model: 0, or -1 (no memory). */
+int tui_build_all(struct tui *t);
+/* KVMTOP_DRAW_STATS: one more timing of s, from t0. */
+void tui_stat_add(struct tui_stat *s, uint64_t t0);
+
+/* tui_cols.c: a pane's columns */
+/* A column's title: a field's own (model_fields.h), else the pane's. */
+const char *tui_col_title(const struct pane_col *c);
+/* Whether < and > may sort by the column: it has a compare or a field. */
+bool tui_col_sorts(const struct pane_col *c);
+/* Column col's cell of row r, and the order of rows a, b by it (0: it has none). */
+void tui_col_cell(const struct tui *t, const struct pane_ops *ops, const void *r, int col,
+		  char *buf, size_t len);
+int tui_col_cmp(const struct pane_ops *ops, const void *a, const void *b, int col);
+/* Every field column's value in row, into vals[column]. */
+void tui_cols_fill(const struct pane_col *cols, int nr_cols, const struct model_row *row,
+		   struct pane_val *vals);
+/* A text value kept: escaped into the row's buf, which pv's s then points at. */
+const char *tui_val_text(struct pane_val *pv, char *buf, size_t len);
+
+/* tui_fmt.c: number formats shared by the panes, and lookups in the model */
+void tui_fmt_count(uint64_t v, char *buf, size_t len);
+void tui_fmt_rate(const struct tui *t, uint64_t n, char *buf, size_t len);
+void tui_fmt_time(const struct tui *t, double v, char *buf, size_t len);
+/* A latency, or "-" when the scope has none (have false). */
+void tui_fmt_lat(const struct tui *t, bool have, double v, char *buf, size_t len);
+void tui_fmt_pct(double v, char *buf, size_t len);
+const char *tui_reason_name(const struct tui *t, int id, char *buf, size_t len);
+/* A vCPU's id as every pane writes it: the number, or "?" where the event has none. */
+const char *tui_vcpu_id(int vcpu_id, char *buf, size_t len);
+const struct vm *tui_find_vm(const struct tui *t, int pid);
+const struct vcpu *tui_find_vcpu(const struct tui *t, int tid);
+
+#define TUI_HEADER_LINES	4	/* two of figures, the pane's title, the column titles */
+
+enum { TUI_PAIR_HEAD = 1, TUI_PAIR_SEL, TUI_PAIR_WARN, TUI_PAIR_KEY, TUI_PAIR_TITLE };
+
+/* tui_draw.c: the whole screen, and KVMTOP_DRAW_STATS' file */
+void tui_draw(struct tui *t);
+void tui_write_stats(const struct tui *t);
+/* tui_keys.c: key ch (tui_keys[]): a view_action mask, or -1 (no memory) */
+int tui_key(struct tui *t, int ch);
+
+#endif

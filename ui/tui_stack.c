@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE	/* qsort_r, strcasestr */
+/*
+ * The stack of panes (VMs -> vCPUs -> reasons -> recent exits): each
+ * pane's rows, their order and the selection; opening a pane, going
+ * back.  Below every pane, the keys and the drawing: a pane opens
+ * another by its id (enum pane_id) through the table the screen was
+ * given (struct tui's panes, tui_panes.c), never by naming it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/clock.h"
+#include "tui_priv.h"
+
+struct pane *tui_top_pane(struct tui *t)
+{
+	return &t->stack[t->depth - 1];
+}
+
+void *tui_row_at(const struct pane *p, size_t i)
+{
+	return (char *)p->rows + i * p->ops->row_size;
+}
+
+static int order_cmp(const void *a, const void *b, void *arg)
+{
+	const struct pane *p = arg;
+	const struct pane_col *c = &p->ops->cols[p->sort];
+	const void *x = tui_row_at(p, *(const size_t *)a), *y = tui_row_at(p, *(const size_t *)b);
+	int r = tui_col_cmp(p->ops, x, y, p->sort);
+
+	if (!r) {
+		uint64_t kx = p->ops->key(x), ky = p->ops->key(y);
+
+		r = kx < ky ? -1 : kx > ky;
+	}
+	/* ties too, so I gives exactly the reverse */
+	return c->descending != p->invert ? -r : r;
+}
+
+void tui_stat_add(struct tui_stat *s, uint64_t t0)
+{
+	uint64_t d = clock_mono_ns() - t0;
+
+	s->n++;
+	s->sum_ns += d;
+	if (d > s->max_ns)
+		s->max_ns = d;
+}
+
+bool tui_pane_is(const struct tui *t, const struct pane *p, enum pane_id id)
+{
+	return p->ops == t->panes[id];
+}
+
+const void *tui_selected(const struct tui *t)
+{
+	const struct pane *p = &t->stack[t->depth - 1];
+
+	return t->depth && p->nr_order ? tui_row_at(p, p->order[p->sel]) : NULL;
+}
+
+/* Filter and sort the rows; the selection stays on the same key. */
+void tui_pane_order(struct tui *t, struct pane *p)
+{
+	uint64_t t0 = t->stats_file ? clock_mono_ns() : 0;
+	char buf[512];
+	size_t i;
+
+	p->nr_order = 0;
+	for (i = 0; i < p->nr; i++) {
+		if (t->filter[0] && !strcasestr(p->ops->label(t, tui_row_at(p, i), buf, sizeof(buf)), t->filter))
+			continue;
+		p->order[p->nr_order++] = i;
+	}
+	qsort_r(p->order, p->nr_order, sizeof(*p->order), order_cmp, p);
+	if (p->have_sel) {
+		for (i = 0; i < p->nr_order; i++)
+			if (p->ops->key(tui_row_at(p, p->order[i])) == p->sel_key) {
+				p->sel = i;
+				break;
+			}
+	}
+	if (p->sel >= p->nr_order)
+		p->sel = p->nr_order ? p->nr_order - 1 : 0;
+	if (t->stats_file)
+		tui_stat_add(&t->st_sort, t0);
+}
+
+void tui_pane_remember(struct pane *p)
+{
+	p->have_sel = p->nr_order > 0;
+	if (p->have_sel)
+		p->sel_key = p->ops->key(tui_row_at(p, p->order[p->sel]));
+}
+
+void tui_pane_free_rows(struct pane *p)
+{
+	free(p->rows);
+	free(p->order);
+	p->rows = NULL;
+	p->order = NULL;
+	p->nr = p->nr_order = 0;
+}
+
+static int build_pane(struct tui *t, struct pane *p)
+{
+	if (p->rows)
+		tui_pane_remember(p);
+	tui_pane_free_rows(p);
+	if (!t->m)
+		return 0;
+	if (p->ops->build(t, p))
+		return -1;
+	p->order = calloc(p->nr ? p->nr : 1, sizeof(*p->order));
+	if (!p->order)
+		return -1;
+	tui_pane_order(t, p);
+	return 0;
+}
+
+int tui_build_all(struct tui *t)
+{
+	uint64_t t0 = t->stats_file ? clock_mono_ns() : 0;
+	int i;
+
+	for (i = 0; i < t->depth; i++)
+		if (build_pane(t, &t->stack[i]))
+			return -1;
+	if (t->stats_file)
+		tui_stat_add(&t->st_build, t0);
+	return 0;
+}
+
+int tui_push(struct tui *t, enum pane_id id, int vm_pid, int tid)
+{
+	const struct pane_ops *ops = t->panes[id];
+	struct pane *p;
+
+	if (t->depth == TUI_STACK)
+		return 1;
+	if (t->depth)
+		tui_pane_remember(tui_top_pane(t));
+	p = &t->stack[t->depth++];
+	memset(p, 0, sizeof(*p));
+	p->ops = ops;
+	p->sort = ops->default_sort;
+	p->vm_pid = vm_pid;
+	p->tid = tid;
+	t->filter[0] = '\0';
+	return build_pane(t, p);
+}
+
+int tui_swap(struct tui *t, enum pane_id id)
+{
+	struct pane *p = tui_top_pane(t);
+	int vm_pid = p->vm_pid, tid = p->tid;
+
+	tui_pane_free_rows(p);
+	t->depth--;
+	return tui_push(t, id, vm_pid, tid);
+}
+
+void tui_pop(struct tui *t)
+{
+	if (t->depth <= 1)
+		return;
+	tui_pane_free_rows(tui_top_pane(t));
+	t->depth--;
+	t->filter[0] = '\0';
+	tui_pane_order(t, tui_top_pane(t));
+}
