@@ -12,6 +12,7 @@
 #ifndef KVMTOP_HIST_H
 #define KVMTOP_HIST_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
 
