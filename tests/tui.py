@@ -199,11 +199,19 @@ def replay_case(dat, label):
        "%s: q leaves a clean shell (exit 0, nothing left on screen)" % label, "\n".join(lines))
 
 
+def help_drawn(lines):
+    """The help pane drawn to its end.  curses sends a redraw in many small writes, top line first
+    and the footer last, and tmux shows what has come so far: the title "Help:" is on screen before
+    the rows under it.  The footer's "sort key" (the help's own sort column; the VMs pane's footer
+    names another) is written last, so once it is there the whole pane is."""
+    return has("Help:")(lines) and bool(lines) and lines[-1].rstrip().endswith(" sort key")
+
+
 def help_case(dat):
     start(["-r", dat])
     vms_pane()
     keys("h")
-    lines = wait_for(has("Help:"))
+    lines = wait_for(help_drawn)
     text = "\n".join(lines)
     ok(all(k in text for k in ("Enter", "Tab", "q F10", "h ? F1", "/")), "help: h shows the keys", text)
     man = open(os.path.join(os.environ.get("KVMTOP_FORMATS", "tests/formats"), "..", "..", "man",
