@@ -655,6 +655,18 @@ def kvmtop_pid():
     return int(kids[0]) if kids else None
 
 
+def proc_stat(pid):
+    """/proc/PID/stat of process pid, or None once it is gone.  Opened and read without a check
+    before: kvmtop's parent, the pane's shell, dies with the terminal, and whoever inherits kvmtop
+    may reap it at any moment, between a check that the file exists and its open
+    (FileNotFoundError) or between the open and the read (ProcessLookupError, ESRCH)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+
+
 def signal_case(dat):
     """SIGTERM ends the screen cleanly; a terminal that goes away ends kvmtop."""
     start(["-r", dat])
@@ -671,22 +683,24 @@ def signal_case(dat):
     pid = kvmtop_pid()
     tmux("kill-server")
     SOCK[0] = None
-    gone = False
+    gone, stat = False, None
     # an ASan build takes a while to exit (LeakSanitizer's scan), the longer on a loaded machine
     for _ in range(600 if sanitized() else 150):
-        if not pid or not os.path.exists("/proc/%d" % pid) or \
-                open("/proc/%d/stat" % pid).read().split()[2] == "Z":
+        stat = proc_stat(pid) if pid else None
+        if stat is None or stat.split()[2] == "Z":
             gone = True
             break
         time.sleep(0.1)
     ok(pid and gone, "signals: when the terminal goes away kvmtop ends (no spinning on a dead tty)",
-       "pid %s still there: %s" % (pid, open("/proc/%d/stat" % pid).read()[:120]
-                                   if pid and os.path.exists("/proc/%d" % pid) else ""))
+       "pid %s still there: %s" % (pid, (stat or "")[:120]))
     if pid and not gone:
         # not left to spin under the tests after this one (seen: LeakSanitizer's exit-time
         # stop-the-world hung, its tracer in wait4, kvmtop in sched_yield at 100% of a CPU)
         subprocess.run(["pkill", "-KILL", "-P", str(pid)])
-        os.kill(pid, signal.SIGKILL)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass    # it ended, and was reaped, since the last look
 
 
 def crash_case(dat):
