@@ -45,6 +45,27 @@ def snapshot(p, secs=20):
     return None
 
 
+def now_ns():
+    """CLOCK_MONOTONIC in ns: the time base of a live snapshot's start and end (kvmtop's trace
+    clock is "mono")."""
+    return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+
+
+def snapshots_since(p, t, n, edge):
+    """The next n snapshots, the first of them the first whose edge ("start" or "end") is at t or
+    later: the ones before it are dropped, however many kvmtop printed before this test read on
+    (in the emulated host on a loaded machine, several).  None for each that did not come, all
+    n when t is None (the moment never came)."""
+    out = []
+    while t is not None and len(out) < n:
+        j = snapshot(p)
+        if j is None:
+            break
+        if out or j[edge] >= t:
+            out.append(j)
+    return out + [None] * (n - len(out))
+
+
 def mine(j, tid):
     c = next((c for vm in j["vms"] for c in vm["vcpus"] if c["tid"] == tid), None)
     f = [f for f in j.get("findings", []) if f["rule"] == "overcommit" and f["tid"] == tid]
@@ -62,20 +83,27 @@ def main():
         cpu = min(os.sched_getaffinity(0))
         if tid:
             os.sched_setaffinity(tid, {cpu})
-        hog = subprocess.Popen(["taskset", "-c", str(cpu), "sh", "-c", "while :; do :; done"])
-        # the snapshot already printed, and the one the hog started in (as taskset, then sh)
-        snapshot(p)
-        snapshot(p)
-        with_hog = [snapshot(p) for _ in range(3)]
+        # the hog says when its loop starts (echo and : are sh's builtins: it stays one process,
+        # sh): exec'ing taskset, then sh, can take seconds in the emulated host on a loaded
+        # machine, so neither the hog's start nor a count of snapshots says when it spins
+        hog = subprocess.Popen(["taskset", "-c", str(cpu), "sh", "-c", "echo spins; while :; do :; done"],
+                               stdout=subprocess.PIPE)
+        spins = now_ns() if select.select([hog.stdout], [], [], 60)[0] and hog.stdout.readline() else None
+        # judged: the snapshots that start with the hog spinning, not those before or the one it began in
+        with_hog = snapshots_since(p, spins, 3, "start")
         hog.kill()
         hog.wait()
-        after = [snapshot(p) for _ in range(3)]
+        # from the snapshot the hog ended in, which may still show it
+        after = snapshots_since(p, now_ns(), 3, "end")
     finally:
         if hog and hog.poll() is None:
             hog.kill()
+        if hog:
+            hog.wait()
+            hog.stdout.close()
         p.terminate()
         p.wait(timeout=30)
-    bad = []
+    bad = [] if spins else ["the hog did not say that it spins within 60 s"]
     for j in with_hog:
         c, f = mine(j, tid) if j and tid else (None, [])
         s = (c or {}).get("stolen_by") or [{}]

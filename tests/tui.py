@@ -199,11 +199,19 @@ def replay_case(dat, label):
        "%s: q leaves a clean shell (exit 0, nothing left on screen)" % label, "\n".join(lines))
 
 
+def help_drawn(lines):
+    """The help pane drawn to its end.  curses sends a redraw in many small writes, top line first
+    and the footer last, and tmux shows what has come so far: the title "Help:" is on screen before
+    the rows under it.  The footer's "sort key" (the help's own sort column; the VMs pane's footer
+    names another) is written last, so once it is there the whole pane is."""
+    return has("Help:")(lines) and bool(lines) and lines[-1].rstrip().endswith(" sort key")
+
+
 def help_case(dat):
     start(["-r", dat])
     vms_pane()
     keys("h")
-    lines = wait_for(has("Help:"))
+    lines = wait_for(help_drawn)
     text = "\n".join(lines)
     ok(all(k in text for k in ("Enter", "Tab", "q F10", "h ? F1", "/")), "help: h shows the keys", text)
     man = open(os.path.join(os.environ.get("KVMTOP_FORMATS", "tests/formats"), "..", "..", "man",
@@ -647,6 +655,18 @@ def kvmtop_pid():
     return int(kids[0]) if kids else None
 
 
+def proc_stat(pid):
+    """/proc/PID/stat of process pid, or None once it is gone.  Opened and read without a check
+    before: kvmtop's parent, the pane's shell, dies with the terminal, and whoever inherits kvmtop
+    may reap it at any moment, between a check that the file exists and its open
+    (FileNotFoundError) or between the open and the read (ProcessLookupError, ESRCH)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+
+
 def signal_case(dat):
     """SIGTERM ends the screen cleanly; a terminal that goes away ends kvmtop."""
     start(["-r", dat])
@@ -663,22 +683,24 @@ def signal_case(dat):
     pid = kvmtop_pid()
     tmux("kill-server")
     SOCK[0] = None
-    gone = False
+    gone, stat = False, None
     # an ASan build takes a while to exit (LeakSanitizer's scan), the longer on a loaded machine
     for _ in range(600 if sanitized() else 150):
-        if not pid or not os.path.exists("/proc/%d" % pid) or \
-                open("/proc/%d/stat" % pid).read().split()[2] == "Z":
+        stat = proc_stat(pid) if pid else None
+        if stat is None or stat.split()[2] == "Z":
             gone = True
             break
         time.sleep(0.1)
     ok(pid and gone, "signals: when the terminal goes away kvmtop ends (no spinning on a dead tty)",
-       "pid %s still there: %s" % (pid, open("/proc/%d/stat" % pid).read()[:120]
-                                   if pid and os.path.exists("/proc/%d" % pid) else ""))
+       "pid %s still there: %s" % (pid, (stat or "")[:120]))
     if pid and not gone:
         # not left to spin under the tests after this one (seen: LeakSanitizer's exit-time
         # stop-the-world hung, its tracer in wait4, kvmtop in sched_yield at 100% of a CPU)
         subprocess.run(["pkill", "-KILL", "-P", str(pid)])
-        os.kill(pid, signal.SIGKILL)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass    # it ended, and was reaped, since the last look
 
 
 def crash_case(dat):
