@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "batch.h"
+#include "batch_priv.h"
 #include "util/escape.h"
 
 /* The thread's time in each state, seconds; empty where not measured. */

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "batch.h"
+#include "batch_priv.h"
 
 int batch_file_check(const struct batch *b)
 {

@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 
-#include "batch.h"
+#include "batch_priv.h"
 #include "util/escape.h"
 
 /* "VM web (pid 123) vCPU 1 (tid 456)", "VM web (pid 123)" or "host" */

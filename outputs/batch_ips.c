@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
+#include "batch_priv.h"
 #include "util/escape.h"
 #include "model/model_scope.h"
 

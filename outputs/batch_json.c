@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
+#include "batch_priv.h"
 #include "util/escape.h"
 
 static void json_rate(const struct batch *b, uint64_t n, uint64_t end)

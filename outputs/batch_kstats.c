@@ -9,7 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "batch.h"
+#include "batch_priv.h"
 #include "util/escape.h"
 
 static const struct kstat_table *table(const struct batch *b, enum kstat_scope sc)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
+#include "batch_priv.h"
 #include "util/escape.h"
 #include "util/fmt.h"
 

@@ -66,7 +66,7 @@ MUTATIONS = [
     ("intervals: the first interval one microsecond long",
      [("src/driver/driver.c", "drv->next = after(ev->time, drv->step);", "drv->next = after(ev->time, drv->step + 1000);")]),
     ("rates: per second of twice the interval",
-     [("outputs/batch.c", "return b->ns ? (double)t / 1e9 : 0.0;", "return b->ns ? (double)t / 0.5e9 : 0.0;")]),
+     [("outputs/batch_common.c", "return b->ns ? (double)t / 1e9 : 0.0;", "return b->ns ? (double)t / 0.5e9 : 0.0;")]),
     ("escaping: ESC reaches the terminal",
      [("src/util/escape.c", "if (n == 1 && *p >= 0x20 && *p != 0x7f && *p != '\\\\') {",
        "if (n == 1 && (*p >= 0x20 || *p == 0x1b) && *p != 0x7f && *p != '\\\\') {")]),
