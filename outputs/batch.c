@@ -1,45 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Batch output as a view of the driver's snapshots: each snapshot goes to
- * its format's printer (batch_text.c, batch_csv.c, batch_json.c,
- * batch_ips.c for folded stacks, batch_file.c for the metrics formats);
- * what the formats share is below them, in batch_common.c.
+ * Batch output as a view of the driver's snapshots, and the table of its
+ * formats: each snapshot goes to its format's printer (batch_text.c,
+ * batch_csv.c, batch_json.c, batch_ips.c for folded stacks,
+ * batch_findings.c, batch_file.c for the metrics formats), and the
+ * format's row says what the driver works out for it.  What the formats
+ * share is below them, in batch_common.c.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "batch.h"
 #include "batch_priv.h"
 
+/*
+ * The formats, in -o's order: the first is the default.  A new format is
+ * its file with its row (and the row's declaration in batch_priv.h), a
+ * line here, and its file in Makefile.am.
+ */
+static const struct batch_format *const batch_formats[] = {
+	&batch_format_text,
+	&batch_format_csv,
+	&batch_format_json,
+	&batch_format_folded,
+	&batch_format_prometheus,
+	&batch_format_openmetrics,
+	&batch_format_findings,
+};
+
+#define NR_BATCH_FORMATS	(sizeof(batch_formats) / sizeof(batch_formats[0]))
+
+const struct batch_format *batch_format_at(unsigned int i)
+{
+	return i < NR_BATCH_FORMATS ? batch_formats[i] : NULL;
+}
+
+const struct batch_format *batch_format_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_BATCH_FORMATS; i++)
+		if (!strcmp(batch_formats[i]->name, name))
+			return batch_formats[i];
+	return NULL;
+}
+
 int batch_print(struct batch *b, uint64_t end)
 {
-	int ret;
+	int ret = b->fmt->print(b, end);
 
-	switch (b->fmt) {
-	case BATCH_PROMETHEUS:
-	case BATCH_OPENMETRICS:
-		ret = batch_file_metrics(b);
-		break;
-	case BATCH_CSV:
-		ret = batch_csv_print(b, end);
-		break;
-	case BATCH_JSON:
-		ret = batch_json_print(b, end);
-		break;
-	case BATCH_FOLDED:
-		ret = batch_ips_folded(b);
-		break;
-	case BATCH_FINDINGS:
-		ret = batch_findings_print(b, end);
-		break;
-	default:
-		ret = batch_text_print(b, end);
-		break;
-	}
 	fflush(b->out);
 	b->snapshots++;
 	return ret;
@@ -60,8 +70,7 @@ static int view_start(void *ctx, const struct view_source *src, const struct mod
 	/* a recording without -d: one report of all of it */
 	if (!src->live && !b->delay)
 		b->summary = true;
-	/* --output: can a file be made beside it?  Said now, not at the first snapshot */
-	return b->output ? batch_file_check(b) : 0;
+	return b->fmt->start ? b->fmt->start(b) : 0;
 }
 
 static int view_refresh(void *ctx, const struct snapshot *s)
@@ -108,7 +117,7 @@ struct view *batch_view_init(struct batch *b, const struct batch_config *c)
 {
 	memset(b, 0, sizeof(*b));
 	b->out = stdout;
-	b->fmt = c->fmt;
+	b->fmt = c->fmt ? c->fmt : batch_formats[0];
 	b->summary = c->summary;
 	b->delay = c->delay;
 	b->metrics = c->metrics;
@@ -118,10 +127,9 @@ struct view *batch_view_init(struct batch *b, const struct batch_config *c)
 	b->folded_kind = c->folded_kind;
 	b->iterations = c->iterations;
 	view_init(&b->view, &batch_view_ops, b, -1);
-	/* text, JSON and -o findings show them; the rest are not worked out for nothing */
-	b->view.findings = b->fmt == BATCH_TEXT || b->fmt == BATCH_JSON || b->fmt == BATCH_FINDINGS;
-	b->view.totals = b->fmt == BATCH_PROMETHEUS || b->fmt == BATCH_OPENMETRICS;
-	/* the guest IPs are in text, JSON and folded stacks */
-	b->view.ips = b->fmt == BATCH_TEXT || b->fmt == BATCH_JSON || b->fmt == BATCH_FOLDED;
+	/* what the format shows is worked out, nothing more */
+	b->view.findings = b->fmt->findings;
+	b->view.totals = b->fmt->totals;
+	b->view.ips = b->fmt->ips;
 	return &b->view;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The snapshot's findings (findings.h) in batch output: a "findings:"
- * block in text (and alone with -o findings), a "findings" array in JSON.
+ * block in text (and alone: the format -o findings), a "findings" array
+ * in JSON.
  */
 #include <stdio.h>
 
@@ -91,7 +92,7 @@ void batch_findings_json(const struct batch *b)
 }
 
 /* -o findings: each snapshot's findings alone. */
-int batch_findings_print(struct batch *b, uint64_t end)
+static int findings_print(struct batch *b, uint64_t end)
 {
 	if (b->snapshots)
 		fputc('\n', b->out);
@@ -102,3 +103,9 @@ int batch_findings_print(struct batch *b, uint64_t end)
 	batch_findings_text(b, true);
 	return 0;
 }
+
+const struct batch_format batch_format_findings = {
+	.name = "findings",
+	.print = findings_print,
+	.findings = true,
+};

@@ -220,7 +220,7 @@ out:
 	return ret;
 }
 
-int batch_ips_folded(const struct batch *b)
+static int folded_print(struct batch *b, uint64_t end)
 {
 	const struct vm *vm;
 	const struct vcpu *v;
@@ -247,3 +247,12 @@ int batch_ips_folded(const struct batch *b)
 			b->folded_kind == IP_TIME ? "; --ip-kind exit writes the exit sites" : "");
 	return 0;
 }
+
+/* -o folded: the guest IPs alone, once, so live it is one report (-n N with -d: the last). */
+const struct batch_format batch_format_folded = {
+	.name = "folded",
+	.print = folded_print,
+	.ips = true,
+	.ips_only = true,
+	.one_report = true,
+};

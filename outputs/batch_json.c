@@ -334,7 +334,7 @@ out:
 	return ret;
 }
 
-int batch_json_print(struct batch *b, uint64_t end)
+static int json_print(struct batch *b, uint64_t end)
 {
 	struct model_scope host;
 	const struct vm *vm;
@@ -368,3 +368,10 @@ out:
 	model_scope_free(&host);
 	return ret;
 }
+
+const struct batch_format batch_format_json = {
+	.name = "json",
+	.print = json_print,
+	.findings = true,
+	.ips = true,
+};

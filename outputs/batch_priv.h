@@ -39,26 +39,30 @@ int batch_kernel(const struct batch *b,
  */
 bool batch_steal_known(const struct batch *b);
 
-/* The formats: each prints the interval [m->interval_start, end]; 0 or -1 (no memory). */
-int batch_text_print(struct batch *b, uint64_t end);
-int batch_csv_print(struct batch *b, uint64_t end);
-int batch_json_print(struct batch *b, uint64_t end);
+/*
+ * The formats' rows, each in its file, listed by batch.c's table; each
+ * prints the interval [m->interval_start, end].
+ */
+extern const struct batch_format batch_format_text;
+extern const struct batch_format batch_format_csv;
+extern const struct batch_format batch_format_json;
+extern const struct batch_format batch_format_folded;		/* batch_ips.c */
+extern const struct batch_format batch_format_prometheus;	/* batch_file.c */
+extern const struct batch_format batch_format_openmetrics;	/* batch_file.c */
+extern const struct batch_format batch_format_findings;
 /*
  * batch_findings.c: the snapshot's findings in text (always: "none" too),
- * in JSON (its "findings" key), alone (-o findings).
+ * in JSON (its "findings" key); -o findings is its row.
  */
 void batch_findings_text(const struct batch *b, bool always);
 void batch_findings_json(const struct batch *b);
-int batch_findings_print(struct batch *b, uint64_t end);
-/* batch_file.c: the metrics formats, to stdout or --output FILE; 0, or -1 with errno. */
-int batch_file_metrics(struct batch *b);
-/* Can --output's file be made beside it?  0, or -1 (said why). */
-int batch_file_check(const struct batch *b);
-/* batch_ips.c: the guest IPs of a VM (v NULL) or a vCPU; 0 or -1 (no memory). */
+/*
+ * batch_ips.c: the guest IPs of a VM (v NULL) or a vCPU in text and JSON;
+ * 0 or -1 (no memory).  -o folded is its row.
+ */
 int batch_ips_text(const struct batch *b, const struct vm *vm, const struct vcpu *v,
 		   const char *indent);
 int batch_ips_json(const struct batch *b, const struct vm *vm, const struct vcpu *v);
-int batch_ips_folded(const struct batch *b);
 /*
  * batch_kstats.c: KVM's binary statistics of a VM (v NULL) or a vCPU:
  * JSON's "kvm_stats" object (nothing without any), the snapshot's

@@ -308,7 +308,7 @@ out:
 	return ret;
 }
 
-int batch_text_print(struct batch *b, uint64_t end)
+static int text_print(struct batch *b, uint64_t end)
 {
 	struct model_scope host;
 	const struct vm *vm;
@@ -329,3 +329,10 @@ out:
 	model_scope_free(&host);
 	return ret;
 }
+
+const struct batch_format batch_format_text = {
+	.name = "text",
+	.print = text_print,
+	.findings = true,
+	.ips = true,
+};

@@ -99,14 +99,14 @@ static void metrics_config(const struct options *o, struct metrics_opts *mo)
 /* What batch output is asked for on the command line. */
 static void batch_config(const struct options *o, const struct metrics_opts *mo, struct batch_config *c)
 {
-	static const enum batch_format fmts[] = {
-		[OPT_FMT_TEXT] = BATCH_TEXT, [OPT_FMT_CSV] = BATCH_CSV, [OPT_FMT_JSON] = BATCH_JSON,
-		[OPT_FMT_FOLDED] = BATCH_FOLDED, [OPT_FMT_PROMETHEUS] = BATCH_PROMETHEUS,
-		[OPT_FMT_OPENMETRICS] = BATCH_OPENMETRICS, [OPT_FMT_FINDINGS] = BATCH_FINDINGS,
+	static const char *const fmts[] = {
+		[OPT_FMT_TEXT] = "text", [OPT_FMT_CSV] = "csv", [OPT_FMT_JSON] = "json",
+		[OPT_FMT_FOLDED] = "folded", [OPT_FMT_PROMETHEUS] = "prometheus",
+		[OPT_FMT_OPENMETRICS] = "openmetrics", [OPT_FMT_FINDINGS] = "findings",
 	};
 
 	*c = (struct batch_config){
-		.fmt = fmts[o->fmt], .summary = o->summary, .delay = o->delay,
+		.fmt = batch_format_find(fmts[o->fmt]), .summary = o->summary, .delay = o->delay,
 		.iterations = o->iterations, .syms = &o->syms,
 		.ip_top = o->ip_slots ? o->ip_top : 0, .folded_kind = o->ip_kind,
 		.metrics = mo, .output = o->output,

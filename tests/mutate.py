@@ -170,7 +170,7 @@ MUTATIONS = [
     ("views: recent-exit rings kept for a view that shows none",
      [("src/driver/driver.c", "drv->v->recent ? drv->o->ring : 0", "drv->o->ring")]),
     ("views: guest IP tables kept for CSV and the metrics formats",
-     [("outputs/batch.c", "b->view.ips = b->fmt == BATCH_TEXT ||", "b->view.ips = 1 ||")]),
+     [("outputs/batch.c", "b->view.ips = b->fmt->ips;", "b->view.ips = true;")]),
     ("views: the screen keeps no recent exits",
      [("ui/tui.c", "\t.recent = true,\n", "")]),
     ("decode: the common fields read in place on a file of the other byte order",
