@@ -57,7 +57,7 @@ int batch_print(struct batch *b, uint64_t end)
 
 /* --- the view: batch output as the driver's snapshots come --- */
 
-static int view_start(void *ctx, const struct view_source *src, const struct model *m)
+static int batch_view_start(void *ctx, const struct view_source *src, const struct model *m)
 {
 	struct batch *b = ctx;
 
@@ -73,7 +73,7 @@ static int view_start(void *ctx, const struct view_source *src, const struct mod
 	return b->fmt->start ? b->fmt->start(b) : 0;
 }
 
-static int view_refresh(void *ctx, const struct snapshot *s)
+static int batch_view_refresh(void *ctx, const struct snapshot *s)
 {
 	struct batch *b = ctx;
 
@@ -92,13 +92,13 @@ static int view_refresh(void *ctx, const struct snapshot *s)
 	return errno == EPIPE ? 1 : -1;
 }
 
-static void view_notice(void *ctx, const char *msg)
+static void batch_view_notice(void *ctx, const char *msg)
 {
 	(void)ctx;
 	fprintf(stderr, "kvmtop: %s\n", msg);
 }
 
-static void view_stop(void *ctx)
+static void batch_view_stop(void *ctx)
 {
 	(void)ctx;
 }
@@ -107,10 +107,10 @@ static const struct view_ops batch_view_ops = {
 	.name = "batch",
 	.findings = true,
 	.ips = true,
-	.start = view_start,
-	.refresh = view_refresh,
-	.notice = view_notice,
-	.stop = view_stop,
+	.start = batch_view_start,
+	.refresh = batch_view_refresh,
+	.notice = batch_view_notice,
+	.stop = batch_view_stop,
 };
 
 struct view *batch_view_init(struct batch *b, const struct batch_config *c)

@@ -10,7 +10,7 @@
 #include "util/escape.h"
 
 /* "VM web (pid 123) vCPU 1 (tid 456)", "VM web (pid 123)" or "host" */
-static const char *where(const struct finding *f, char *buf, size_t len)
+static const char *findings_where(const struct finding *f, char *buf, size_t len)
 {
 	char name[256];
 
@@ -44,13 +44,13 @@ void batch_findings_text(const struct batch *b, bool always)
 		const struct finding *f = &fs->f[i];
 
 		fprintf(b->out, "  [%s] %s, %s: %s\n", finding_severity_name(f->severity), f->rule->id,
-			where(f, at, sizeof(at)), escape_text(f->evidence, ev, sizeof(ev)));
+			findings_where(f, at, sizeof(at)), escape_text(f->evidence, ev, sizeof(ev)));
 		fprintf(b->out, "    %s\n    remedy: %s\n", f->rule->finding, f->rule->remedy);
 	}
 }
 
 /* A string or null. */
-static void json_str(const struct batch *b, const char *s)
+static void findings_json_str(const struct batch *b, const char *s)
 {
 	if (s)
 		escape_json(b->out, s);
@@ -71,7 +71,7 @@ void batch_findings_json(const struct batch *b)
 
 		fprintf(b->out, "%s{\"rule\":\"%s\",\"severity\":\"%s\",\"vm\":", i ? "," : "", f->rule->id,
 			finding_severity_name(f->severity));
-		json_str(b, f->vm ? f->vm->name : NULL);
+		findings_json_str(b, f->vm ? f->vm->name : NULL);
 		if (f->vm)
 			fprintf(b->out, ",\"pid\":%d", f->vm->pid);
 		else
@@ -81,11 +81,11 @@ void batch_findings_json(const struct batch *b)
 		else
 			fputs(",\"vcpu\":null,\"tid\":null", b->out);
 		fputs(",\"finding\":", b->out);
-		json_str(b, f->rule->finding);
+		findings_json_str(b, f->rule->finding);
 		fputs(",\"evidence\":", b->out);
-		json_str(b, f->evidence);
+		findings_json_str(b, f->evidence);
 		fputs(",\"remedy\":", b->out);
-		json_str(b, f->rule->remedy);
+		findings_json_str(b, f->rule->remedy);
 		fputc('}', b->out);
 	}
 	fputc(']', b->out);

@@ -573,7 +573,7 @@ static void globals(struct out *o, int vms)
 }
 
 /* The families' HELP and TYPE (and UNIT: OpenMetrics) lines, format om, into f. */
-static void header(FILE *f, const struct family *fm, bool om)
+static void family_header(FILE *f, const struct family *fm, bool om)
 {
 	bool counter = !strcmp(fm->type, "counter");
 
@@ -639,7 +639,7 @@ int metrics_doc(struct metrics_doc *d, const struct model *m, const struct metri
 		for (i = 0; i < FAM_NR; i++) {
 			fflush(hf);
 			off[k][i] = hl;
-			header(hf, &families[i], k);
+			family_header(hf, &families[i], k);
 		}
 	}
 	fflush(hf);
