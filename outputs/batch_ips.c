@@ -172,26 +172,26 @@ static void folded_frame(char *out, size_t len, const char *s)
 }
 
 /* One vCPU's stacks, summed by symbol: the number of lines, or -1. */
-static long folded_vcpu(const struct batch *b, const struct vcpu *v, const struct sym_table *st,
-			const char *vm_frame)
+static long folded_vcpu(const struct batch *b, const struct vm *vm, const struct vcpu *v,
+			const struct sym_table *st, const char *vm_frame)
 {
-	const struct model_ips *t = v->ips[b->folded_kind];
 	char vcpu[32], sym[512], symf[512], reason[128];
-	struct folded_stack *fr;
+	struct folded_stack *fr = NULL;
+	struct model_ip_list l;
 	size_t i, n = 0;
 	long lines = 0, ret = -1;
 
-	if (!t || !t->nr)
-		return 0;
-	fr = calloc(t->nr, sizeof(*fr));
+	if (model_scope_ips(&l, vm, v, b->folded_kind))
+		goto out;
+	fr = calloc(l.nr ? l.nr : 1, sizeof(*fr));
 	if (!fr)
-		return -1;
+		goto out;
 	if (v->vcpu_id >= 0)
 		snprintf(vcpu, sizeof(vcpu), "vcpu%d", v->vcpu_id);
 	else
 		snprintf(vcpu, sizeof(vcpu), "tid%d", v->tid);
-	for (i = 0; i < t->nr; i++) {
-		const struct ip_entry *e = &t->e[i];
+	for (i = 0; i < l.nr; i++) {
+		const struct ip_entry *e = &l.e[i];
 
 		sym_ip(st, e->ip, false, sym, sizeof(sym));
 		folded_frame(symf, sizeof(symf), sym);
@@ -217,6 +217,7 @@ out:
 	for (i = 0; i < n; i++)
 		free(fr[i].stack);
 	free(fr);
+	model_ip_list_free(&l);
 	return ret;
 }
 
@@ -235,7 +236,7 @@ static int folded_print(struct batch *b, uint64_t end)
 
 		folded_frame(vm_frame, sizeof(vm_frame), vm->name);
 		MODEL_FOREACH_VCPU(v, vm) {
-			n = folded_vcpu(b, v, st, vm_frame);
+			n = folded_vcpu(b, vm, v, st, vm_frame);
 			if (n < 0)
 				return -1;
 			lines += n;

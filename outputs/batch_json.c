@@ -307,6 +307,7 @@ static int json_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 	const struct model *m = b->m;
 	const struct vcpu *v;
 	struct model_scope vs;
+	const char *sep = "";
 	int ret = -1;
 
 	if (model_scope_vm(&vs, m, vm, false))
@@ -322,8 +323,8 @@ static int json_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 		goto out;
 	fputs(",\"vcpus\":[", b->out);
 	MODEL_FOREACH_VCPU(v, vm) {
-		if (v != TAILQ_FIRST(&vm->vcpus))
-			fputc(',', b->out);
+		fputs(sep, b->out);
+		sep = ",";
 		if (json_vcpu(b, vm, v, end))
 			goto out;
 	}

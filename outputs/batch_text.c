@@ -213,7 +213,8 @@ static void text_header(const struct batch *b, const struct model_scope *host, u
 		fprintf(b->out, ", dropped (over %u threads) %" PRIu64, m->max_vcpus,
 			ctr_interval(&m->dropped));
 	fputc('\n', b->out);
-	if (RB_EMPTY(&m->vcpus))
+	/* no thread at all, not a VM's, not a VMM's, not the host kernel's */
+	if (!m->nr_vcpus)
 		fprintf(b->out, "no KVM events\n");
 }
 
