@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "batch_priv.h"
+#include "util/escape.h"
 
 double batch_seconds(const struct batch *b, uint64_t end)
 {
@@ -64,6 +65,28 @@ void batch_machine_value(const struct batch *b, const struct model_field *f,
 	case MF_SECS:
 		fprintf(b->out, "%.9f", (double)v.u / 1e9);
 		return;
+	}
+}
+
+const char *batch_text_field(const char *name, const struct model_row *row, char *buf, size_t len)
+{
+	const struct model_field *f = model_field(name);
+	struct model_field_val v;
+	bool has;
+
+	model_field_value(f, row, &v, &has);
+	switch (f->kind) {
+	case MF_TEXT:
+		return escape_text(v.s, buf, len);
+	case MF_INT:
+		snprintf(buf, len, "%" PRId64, v.i);
+		return buf;
+	case MF_BOOL:
+		snprintf(buf, len, "%s", v.b ? "yes" : "no");
+		return buf;
+	default:
+		snprintf(buf, len, "%" PRIu64, v.u);
+		return buf;
 	}
 }
 

@@ -26,6 +26,11 @@ const struct model_reason_row **batch_rows(const struct model_scope *s, unsigned
 void batch_machine_value(const struct batch *b, const struct model_field *f,
 			 const struct model_row *row, void (*esc)(FILE *f, const char *s));
 /*
+ * A VM's or vCPU's field called name (model_fields.h) as text writes it,
+ * into buf: a whole number, or a string escaped (escape.h).  buf.
+ */
+const char *batch_text_field(const char *name, const struct model_row *row, char *buf, size_t len);
+/*
  * The host kernel's threads that raised KVM events (kworker, kdamond ...):
  * host work, in the host's figures, never a VM.  print writes them when
  * there are any.  0 or -1 (no memory).
