@@ -2,8 +2,10 @@
 /*
  * Batch output: a snapshot of the model as text (a table per scope, like
  * perf kvm stat report), CSV (one row per VM, vCPU and reason), JSON
- * Lines (one object per snapshot), or the sampled guest IPs as folded
- * stacks for flame graphs.  The schema is in man/kvmtop.1.
+ * Lines (one object per snapshot), the sampled guest IPs as folded
+ * stacks for flame graphs, the findings alone, or the totals as
+ * Prometheus or OpenMetrics metrics; one table of the formats, looked up
+ * by name.  The schema is in man/kvmtop.1.
  */
 #ifndef KVMTOP_BATCH_H
 #define KVMTOP_BATCH_H
@@ -20,20 +22,33 @@
 #include "sym/sym.h"
 #include "driver/view.h"
 
-enum batch_format {
-	BATCH_TEXT,
-	BATCH_CSV,
-	BATCH_JSON,
-	BATCH_FOLDED,	/* one report: the guest IPs as 'vm;vcpu;mode;symbol count' */
-	BATCH_PROMETHEUS,	/* the totals as Prometheus text format 0.0.4 (metrics.c) */
-	BATCH_OPENMETRICS,	/* the same as OpenMetrics 1.0 */
-	BATCH_FINDINGS,		/* each snapshot's findings alone */
+struct batch;
+
+/*
+ * A batch format, -o NAME: its row is in its own file (batch_text.c,
+ * batch_csv.c ...), and batch.c's table lists the rows in -o's order.
+ * Besides its printer, what it needs of the run and what may go with it
+ * on the command line (main.c tells options.c).
+ */
+struct batch_format {
+	const char *name;
+	/* One snapshot, the interval [m->interval_start, end]: 0, or -1 (errno, 0: no memory). */
+	int (*print)(struct batch *b, uint64_t end);
+	/* At the input's start, NULL: nothing.  0, or -1 (said why). */
+	int (*start)(const struct batch *b);
+	bool findings;		/* it shows the findings: the driver evaluates them */
+	bool ips;		/* it shows the guest IPs: their tables are kept */
+	bool totals;		/* it prints the totals since the start only (the metrics) */
+	bool output;		/* --output FILE: it writes FILE instead of stdout */
+	bool metrics_opts;	/* it takes the --metrics-* options */
+	bool ips_only;		/* it writes the guest IPs alone: --ip-slots 0 leaves it nothing */
+	bool one_report;	/* it writes one report, the last: live with -d, -n says which */
 };
 
 struct batch {
 	struct view view;	/* the driver's handle on it: batch_view_init */
 	FILE *out;
-	enum batch_format fmt;
+	const struct batch_format *fmt;
 	const struct model *m;
 	const char *source;	/* "replay" or "live" */
 	const char *file;	/* replay: the recording */
@@ -59,7 +74,7 @@ struct batch {
 
 /* What batch output is asked for: main.c fills it from the command line. */
 struct batch_config {
-	enum batch_format fmt;
+	const struct batch_format *fmt;	/* NULL: the default (the table's first) */
 	bool summary;			/* --summary */
 	double delay;			/* -d, 0: not given */
 	long long iterations;		/* -n */
@@ -70,71 +85,13 @@ struct batch_config {
 	const char *output;		/* --output FILE, NULL: stdout */
 };
 
+/* The formats in -o's order, the default first: the i-th, NULL past the last. */
+const struct batch_format *batch_format_at(unsigned int i);
+/* The format -o name asks for, NULL: none is called so. */
+const struct batch_format *batch_format_find(const char *name);
 /* b as a view of the driver's snapshots, printing to stdout as c says: its view. */
 struct view *batch_view_init(struct batch *b, const struct batch_config *c);
 /* Print the interval [m->interval_start, end]. 0 or -1 (no memory). */
 int batch_print(struct batch *b, uint64_t end);
-
-/* What the formats share (batch.c). */
-/* The snapshot's length in seconds, 0 when times are not ns. */
-double batch_seconds(const struct batch *b, uint64_t end);
-/*
- * Is reason field f measured for this input?  A field of the exits'
- * split needs sched events, a sum of seconds ns times.  CSV leaves a
- * field that is not empty, JSON writes null: both carry every field.
- */
-bool batch_field_known(const struct batch *b, const struct model_field *f);
-/* s's rows with exits since start, most first (free() them): NULL when out of memory. */
-const struct model_reason_row **batch_rows(const struct model_scope *s, unsigned int *n);
-/* Field f of row as CSV and JSON write it: a number, or a string through esc. */
-void batch_machine_value(const struct batch *b, const struct model_field *f,
-			 const struct model_row *row, void (*esc)(FILE *f, const char *s));
-/*
- * The host kernel's threads that raised KVM events (kworker, kdamond ...):
- * host work, in the host's figures, never a VM.  print writes them when
- * there are any.  0 or -1 (no memory).
- */
-int batch_kernel(const struct batch *b,
-		 void (*print)(const struct batch *b, const struct vm *k, const struct model_scope *s));
-
-/*
- * Are a vCPU's thieves measured: its wait time from the sched events (not
- * /proc, which says how long, not who)?
- */
-bool batch_steal_known(const struct batch *b);
-
-/* The formats: each prints the interval [m->interval_start, end]; 0 or -1 (no memory). */
-int batch_text_print(struct batch *b, uint64_t end);
-int batch_csv_print(struct batch *b, uint64_t end);
-int batch_json_print(struct batch *b, uint64_t end);
-/*
- * batch_findings.c: the snapshot's findings in text (always: "none" too),
- * in JSON (its "findings" key), alone (-o findings).
- */
-void batch_findings_text(const struct batch *b, bool always);
-void batch_findings_json(const struct batch *b);
-int batch_findings_print(struct batch *b, uint64_t end);
-/* batch_file.c: the metrics formats, to stdout or --output FILE; 0, or -1 with errno. */
-int batch_file_metrics(struct batch *b);
-/* Can --output's file be made beside it?  0, or -1 (said why). */
-int batch_file_check(const struct batch *b);
-/* batch_ips.c: the guest IPs of a VM (v NULL) or a vCPU; 0 or -1 (no memory). */
-int batch_ips_text(const struct batch *b, const struct vm *vm, const struct vcpu *v,
-		   const char *indent);
-int batch_ips_json(const struct batch *b, const struct vm *vm, const struct vcpu *v);
-int batch_ips_folded(const struct batch *b);
-/*
- * batch_kstats.c: KVM's binary statistics of a VM (v NULL) or a vCPU:
- * JSON's "kvm_stats" object (nothing without any), the snapshot's
- * "kvm_stats_info" (each one's kind and unit), CSV's kvm_NAME and
- * kvm_vm_NAME columns (those known when the header is written), text's
- * "kvm stats:" line (the scalars not zero).
- */
-void batch_kstats_json(const struct batch *b, const struct vm *vm, const struct vcpu *v);
-void batch_kstats_json_info(const struct batch *b);
-void batch_kstats_csv_header(struct batch *b);
-void batch_kstats_csv(const struct batch *b, const struct vm *vm, const struct vcpu *v);
-void batch_kstats_text(const struct batch *b, const struct vm *vm, const struct vcpu *v,
-		       const char *indent);
 
 #endif

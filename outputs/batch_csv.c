@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "batch.h"
+#include "batch_priv.h"
 #include "util/escape.h"
 
 /* The thread's time in each state, seconds; empty where not measured. */
@@ -117,7 +117,7 @@ out:
 	return ret;
 }
 
-int batch_csv_print(struct batch *b, uint64_t end)
+static int csv_print(struct batch *b, uint64_t end)
 {
 	const struct vcpu *v;
 	const struct vm *vm;
@@ -130,3 +130,8 @@ int batch_csv_print(struct batch *b, uint64_t end)
 				return -1;
 	return 0;
 }
+
+const struct batch_format batch_format_csv = {
+	.name = "csv",
+	.print = csv_print,
+};

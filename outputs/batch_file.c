@@ -11,13 +11,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "batch.h"
+#include "batch_priv.h"
 
-int batch_file_check(const struct batch *b)
+/* --output: can a file be made beside it?  Said at the start, not at the first snapshot. */
+static int file_start(const struct batch *b)
 {
 	char tmp[4200];
 	int fd;
 
+	if (!b->output)
+		return 0;
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", b->output);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
@@ -33,12 +36,11 @@ int batch_file_check(const struct batch *b)
  * The metrics formats: to stdout, or with --output into a new file in
  * FILE's directory renamed over FILE, so a reader (node_exporter's
  * textfile collector) sees the old document or the new, never half.
- * 0, or -1 with errno.
+ * om: OpenMetrics, else the text format 0.0.4.  0, or -1 with errno.
  */
-int batch_file_metrics(struct batch *b)
+static int file_metrics(struct batch *b, bool om)
 {
 	struct metrics_opts o = *b->metrics;
-	bool om = b->fmt == BATCH_OPENMETRICS;
 	char tmp[4200];
 	FILE *f;
 	int fd, ret;
@@ -81,3 +83,30 @@ int batch_file_metrics(struct batch *b)
 	return ret;
 }
 
+static int file_prometheus(struct batch *b, uint64_t end)
+{
+	return file_metrics(b, false);
+}
+
+static int file_openmetrics(struct batch *b, uint64_t end)
+{
+	return file_metrics(b, true);
+}
+
+const struct batch_format batch_format_prometheus = {
+	.name = "prometheus",
+	.print = file_prometheus,
+	.start = file_start,
+	.totals = true,
+	.output = true,
+	.metrics_opts = true,
+};
+
+const struct batch_format batch_format_openmetrics = {
+	.name = "openmetrics",
+	.print = file_openmetrics,
+	.start = file_start,
+	.totals = true,
+	.output = true,
+	.metrics_opts = true,
+};

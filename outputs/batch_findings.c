@@ -1,28 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The snapshot's findings (findings.h) in batch output: a "findings:"
- * block in text (and alone with -o findings), a "findings" array in JSON.
+ * block in text (and alone: the format -o findings), a "findings" array
+ * in JSON.
  */
 #include <stdio.h>
 
-#include "batch.h"
+#include "batch_priv.h"
 #include "util/escape.h"
 
-/* "VM web (pid 123) vCPU 1 (tid 456)", "VM web (pid 123)" or "host" */
-static const char *where(const struct finding *f, char *buf, size_t len)
+/* "VM web (pid 123) vCPU 1 (tid 456)", "VM web (pid 123)" or "host": the fields by name */
+static const char *findings_where(const struct batch *b, const struct finding *f, char *buf, size_t len)
 {
-	char name[256];
+	const struct model_row row = { .m = b->m, .vm = f->vm, .v = f->vcpu };
+	char name[256], pid[24], id[24], tid[24];
 
 	if (!f->vm) {
 		snprintf(buf, len, "host");
 		return buf;
 	}
-	escape_text(f->vm->name, name, sizeof(name));
+	batch_text_field("vm_name", &row, name, sizeof(name));
+	batch_text_field("vm_pid", &row, pid, sizeof(pid));
 	if (f->vcpu)
-		snprintf(buf, len, "VM %s (pid %d) vCPU %d (tid %d)", name, f->vm->pid, f->vcpu->vcpu_id,
-			 f->vcpu->tid);
+		snprintf(buf, len, "VM %s (pid %s) vCPU %s (tid %s)", name, pid,
+			 batch_text_field("vcpu", &row, id, sizeof(id)),
+			 batch_text_field("tid", &row, tid, sizeof(tid)));
 	else
-		snprintf(buf, len, "VM %s (pid %d)", name, f->vm->pid);
+		snprintf(buf, len, "VM %s (pid %s)", name, pid);
 	return buf;
 }
 
@@ -43,16 +47,27 @@ void batch_findings_text(const struct batch *b, bool always)
 		const struct finding *f = &fs->f[i];
 
 		fprintf(b->out, "  [%s] %s, %s: %s\n", finding_severity_name(f->severity), f->rule->id,
-			where(f, at, sizeof(at)), escape_text(f->evidence, ev, sizeof(ev)));
+			findings_where(b, f, at, sizeof(at)), escape_text(f->evidence, ev, sizeof(ev)));
 		fprintf(b->out, "    %s\n    remedy: %s\n", f->rule->finding, f->rule->remedy);
 	}
 }
 
 /* A string or null. */
-static void json_str(const struct batch *b, const char *s)
+static void findings_json_str(const struct batch *b, const char *s)
 {
 	if (s)
 		escape_json(b->out, s);
+	else
+		fputs("null", b->out);
+}
+
+/* ,"key": and the field called name of row (model_fields.h), or null where the finding has none. */
+static void findings_json_field(const struct batch *b, const char *key, const char *name,
+				const struct model_row *row, bool has)
+{
+	fprintf(b->out, ",\"%s\":", key);
+	if (has)
+		batch_machine_value(b, model_field(name), row, escape_json);
 	else
 		fputs("null", b->out);
 }
@@ -67,31 +82,27 @@ void batch_findings_json(const struct batch *b)
 	fputs(",\"findings\":[", b->out);
 	for (i = 0; i < fs->nr; i++) {
 		const struct finding *f = &fs->f[i];
+		const struct model_row row = { .m = b->m, .vm = f->vm, .v = f->vcpu };
 
-		fprintf(b->out, "%s{\"rule\":\"%s\",\"severity\":\"%s\",\"vm\":", i ? "," : "", f->rule->id,
+		fprintf(b->out, "%s{\"rule\":\"%s\",\"severity\":\"%s\"", i ? "," : "", f->rule->id,
 			finding_severity_name(f->severity));
-		json_str(b, f->vm ? f->vm->name : NULL);
-		if (f->vm)
-			fprintf(b->out, ",\"pid\":%d", f->vm->pid);
-		else
-			fputs(",\"pid\":null", b->out);
-		if (f->vcpu)
-			fprintf(b->out, ",\"vcpu\":%d,\"tid\":%d", f->vcpu->vcpu_id, f->vcpu->tid);
-		else
-			fputs(",\"vcpu\":null,\"tid\":null", b->out);
+		findings_json_field(b, "vm", "vm_name", &row, f->vm != NULL);
+		findings_json_field(b, "pid", "vm_pid", &row, f->vm != NULL);
+		findings_json_field(b, "vcpu", "vcpu", &row, f->vcpu != NULL);
+		findings_json_field(b, "tid", "tid", &row, f->vcpu != NULL);
 		fputs(",\"finding\":", b->out);
-		json_str(b, f->rule->finding);
+		findings_json_str(b, f->rule->finding);
 		fputs(",\"evidence\":", b->out);
-		json_str(b, f->evidence);
+		findings_json_str(b, f->evidence);
 		fputs(",\"remedy\":", b->out);
-		json_str(b, f->rule->remedy);
+		findings_json_str(b, f->rule->remedy);
 		fputc('}', b->out);
 	}
 	fputc(']', b->out);
 }
 
 /* -o findings: each snapshot's findings alone. */
-int batch_findings_print(struct batch *b, uint64_t end)
+static int findings_print(struct batch *b, uint64_t end)
 {
 	if (b->snapshots)
 		fputc('\n', b->out);
@@ -102,3 +113,9 @@ int batch_findings_print(struct batch *b, uint64_t end)
 	batch_findings_text(b, true);
 	return 0;
 }
+
+const struct batch_format batch_format_findings = {
+	.name = "findings",
+	.print = findings_print,
+	.findings = true,
+};

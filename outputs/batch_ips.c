@@ -12,22 +12,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
+#include "batch_priv.h"
 #include "util/escape.h"
 #include "model/model_scope.h"
 
-static const char *const kind_name[IP_KINDS] = { "time", "exit" };
-static const char *const kind_title[IP_KINDS] = {
+static const char *const ips_kind_name[IP_KINDS] = { "time", "exit" };
+static const char *const ips_kind_title[IP_KINDS] = {
 	"time samples (asynchronous exits: where the guest runs)",
 	"exit sites (synchronous exits: what makes the guest exit)",
 };
 
-static const struct sym_table *vm_syms(const struct batch *b, const struct vm *vm)
+static const struct sym_table *ips_syms(const struct batch *b, const struct vm *vm)
 {
 	return sym_set_find(b->syms, vm->pid, vm->name);
 }
 
-static const char *reason_name(const struct batch *b, int id)
+static const char *ips_reason_name(const struct batch *b, int id)
 {
 	return id >= 0 && (unsigned int)id < b->m->reasons->nr ? b->m->reasons->r[id].name : "?";
 }
@@ -37,7 +37,7 @@ static const char *reason_name(const struct batch *b, int id)
 int batch_ips_text(const struct batch *b, const struct vm *vm, const struct vcpu *v,
 		   const char *indent)
 {
-	const struct sym_table *st = vm_syms(b, vm);
+	const struct sym_table *st = ips_syms(b, vm);
 	char sym[512], esc[512];
 	int k;
 
@@ -55,7 +55,7 @@ int batch_ips_text(const struct batch *b, const struct vm *vm, const struct vcpu
 			model_ip_list_free(&l);
 			continue;
 		}
-		fprintf(b->out, "%sguest IPs, %s: %" PRIu64 " since start%s\n", indent, kind_title[k],
+		fprintf(b->out, "%sguest IPs, %s: %" PRIu64 " since start%s\n", indent, ips_kind_title[k],
 			l.samples, l.replaced ? " (tables full: a count may overstate by its ERR)" : "");
 		fprintf(b->out, "%s  %9s %6s %9s %-7s %18s %s%s\n", indent, "COUNT", "%", "ERR", "MODE",
 			"GUEST IP", k == IP_EXIT ? "REASON                         " : "", "SYMBOL");
@@ -67,7 +67,7 @@ int batch_ips_text(const struct batch *b, const struct vm *vm, const struct vcpu
 				kvm_guest_mode_label(e->mode), e->ip);
 			if (k == IP_EXIT)
 				fprintf(b->out, "%-30s ",
-					escape_text(reason_name(b, e->reason_id), esc, sizeof(esc)));
+					escape_text(ips_reason_name(b, e->reason_id), esc, sizeof(esc)));
 			sym_ip(st, e->ip, true, sym, sizeof(sym));
 			fprintf(b->out, "%s\n", st ? escape_text(sym, esc, sizeof(esc)) : "-");
 		}
@@ -80,7 +80,7 @@ int batch_ips_text(const struct batch *b, const struct vm *vm, const struct vcpu
 
 int batch_ips_json(const struct batch *b, const struct vm *vm, const struct vcpu *v)
 {
-	const struct sym_table *st = vm_syms(b, vm);
+	const struct sym_table *st = ips_syms(b, vm);
 	struct model_ip_list l[IP_KINDS];
 	bool first = true;
 	char sym[512];
@@ -100,7 +100,7 @@ int batch_ips_json(const struct batch *b, const struct vm *vm, const struct vcpu
 			const struct ip_entry *e = &l[k].e[i];
 
 			fprintf(b->out, "%s{\"kind\":\"%s\",\"ip\":%" PRIu64 ",\"sym\":", first ? "" : ",",
-				kind_name[k], e->ip);
+				ips_kind_name[k], e->ip);
 			if (sym_ip(st, e->ip, true, sym, sizeof(sym)) < 0)
 				fputs("null", b->out);
 			else
@@ -109,7 +109,7 @@ int batch_ips_json(const struct batch *b, const struct vm *vm, const struct vcpu
 				kvm_guest_mode_name(e->mode), kvm_guest_mode_inferred(e->mode) ? "true" : "false");
 			if (k == IP_EXIT) {
 				fputs(",\"reason\":", b->out);
-				escape_json(b->out, reason_name(b, e->reason_id));
+				escape_json(b->out, ips_reason_name(b, e->reason_id));
 			}
 			fprintf(b->out, ",\"count\":%" PRIu64 ",\"error\":%" PRIu64 "}", e->count, e->err);
 			first = false;
@@ -125,14 +125,14 @@ out:
 
 /* --- folded stacks --- */
 
-struct frame {
+struct folded_stack {
 	char *stack;
 	uint64_t count;
 };
 
-static int frame_cmp(const void *a, const void *b)
+static int folded_stack_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct frame *)a)->stack, ((const struct frame *)b)->stack);
+	return strcmp(((const struct folded_stack *)a)->stack, ((const struct folded_stack *)b)->stack);
 }
 
 /*
@@ -172,38 +172,38 @@ static void folded_frame(char *out, size_t len, const char *s)
 }
 
 /* One vCPU's stacks, summed by symbol: the number of lines, or -1. */
-static long folded_vcpu(const struct batch *b, const struct vcpu *v, const struct sym_table *st,
-			const char *vm_frame)
+static long folded_vcpu(const struct batch *b, const struct vm *vm, const struct vcpu *v,
+			const struct sym_table *st, const char *vm_frame)
 {
-	const struct model_ips *t = v->ips[b->folded_kind];
 	char vcpu[32], sym[512], symf[512], reason[128];
-	struct frame *fr;
+	struct folded_stack *fr = NULL;
+	struct model_ip_list l;
 	size_t i, n = 0;
 	long lines = 0, ret = -1;
 
-	if (!t || !t->nr)
-		return 0;
-	fr = calloc(t->nr, sizeof(*fr));
+	if (model_scope_ips(&l, vm, v, b->folded_kind))
+		goto out;
+	fr = calloc(l.nr ? l.nr : 1, sizeof(*fr));
 	if (!fr)
-		return -1;
+		goto out;
 	if (v->vcpu_id >= 0)
 		snprintf(vcpu, sizeof(vcpu), "vcpu%d", v->vcpu_id);
 	else
 		snprintf(vcpu, sizeof(vcpu), "tid%d", v->tid);
-	for (i = 0; i < t->nr; i++) {
-		const struct ip_entry *e = &t->e[i];
+	for (i = 0; i < l.nr; i++) {
+		const struct ip_entry *e = &l.e[i];
 
 		sym_ip(st, e->ip, false, sym, sizeof(sym));
 		folded_frame(symf, sizeof(symf), sym);
 		if (b->folded_kind == IP_EXIT)
-			folded_frame(reason, sizeof(reason), reason_name(b, e->reason_id));
+			folded_frame(reason, sizeof(reason), ips_reason_name(b, e->reason_id));
 		if (asprintf(&fr[n].stack, "%s;%s;%s;%s%s%s", vm_frame, vcpu, kvm_guest_mode_name(e->mode),
 			     b->folded_kind == IP_EXIT ? reason : "", b->folded_kind == IP_EXIT ? ";" : "",
 			     symf) < 0)
 			goto out;
 		fr[n++].count = e->count;
 	}
-	qsort(fr, n, sizeof(*fr), frame_cmp);
+	qsort(fr, n, sizeof(*fr), folded_stack_cmp);
 	for (i = 0; i < n; i++) {
 		uint64_t c = fr[i].count;
 
@@ -217,10 +217,11 @@ out:
 	for (i = 0; i < n; i++)
 		free(fr[i].stack);
 	free(fr);
+	model_ip_list_free(&l);
 	return ret;
 }
 
-int batch_ips_folded(const struct batch *b)
+static int folded_print(struct batch *b, uint64_t end)
 {
 	const struct vm *vm;
 	const struct vcpu *v;
@@ -231,11 +232,11 @@ int batch_ips_folded(const struct batch *b)
 	if (!b->summary && !b->at_end && !(b->iterations && b->snapshots + 1 >= b->iterations))
 		return 0;
 	MODEL_FOREACH_VM(vm, b->m) {
-		const struct sym_table *st = vm_syms(b, vm);
+		const struct sym_table *st = ips_syms(b, vm);
 
 		folded_frame(vm_frame, sizeof(vm_frame), vm->name);
 		MODEL_FOREACH_VCPU(v, vm) {
-			n = folded_vcpu(b, v, st, vm_frame);
+			n = folded_vcpu(b, vm, v, st, vm_frame);
 			if (n < 0)
 				return -1;
 			lines += n;
@@ -247,3 +248,12 @@ int batch_ips_folded(const struct batch *b)
 			b->folded_kind == IP_TIME ? "; --ip-kind exit writes the exit sites" : "");
 	return 0;
 }
+
+/* -o folded: the guest IPs alone, once, so live it is one report (-n N with -d: the last). */
+const struct batch_format batch_format_folded = {
+	.name = "folded",
+	.print = folded_print,
+	.ips = true,
+	.ips_only = true,
+	.one_report = true,
+};

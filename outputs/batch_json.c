@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
+#include "batch_priv.h"
 #include "util/escape.h"
 
 static void json_rate(const struct batch *b, uint64_t n, uint64_t end)
@@ -307,6 +307,7 @@ static int json_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 	const struct model *m = b->m;
 	const struct vcpu *v;
 	struct model_scope vs;
+	const char *sep = "";
 	int ret = -1;
 
 	if (model_scope_vm(&vs, m, vm, false))
@@ -322,8 +323,8 @@ static int json_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 		goto out;
 	fputs(",\"vcpus\":[", b->out);
 	MODEL_FOREACH_VCPU(v, vm) {
-		if (v != TAILQ_FIRST(&vm->vcpus))
-			fputc(',', b->out);
+		fputs(sep, b->out);
+		sep = ",";
 		if (json_vcpu(b, vm, v, end))
 			goto out;
 	}
@@ -334,7 +335,7 @@ out:
 	return ret;
 }
 
-int batch_json_print(struct batch *b, uint64_t end)
+static int json_print(struct batch *b, uint64_t end)
 {
 	struct model_scope host;
 	const struct vm *vm;
@@ -368,3 +369,10 @@ out:
 	model_scope_free(&host);
 	return ret;
 }
+
+const struct batch_format batch_format_json = {
+	.name = "json",
+	.print = json_print,
+	.findings = true,
+	.ips = true,
+};

@@ -9,16 +9,16 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "batch.h"
+#include "batch_priv.h"
 #include "util/escape.h"
 
-static const struct kstat_table *table(const struct batch *b, enum kstat_scope sc)
+static const struct kstat_table *kstats_table(const struct batch *b, enum kstat_scope sc)
 {
 	return &b->m->names->kstats[sc];
 }
 
 /* Value j of d in a row c of nr slots (0 where the row has none yet). */
-static uint64_t kst_val(const struct kstat_desc *d, const struct ctr *c, unsigned int nr,
+static uint64_t kstats_val(const struct kstat_desc *d, const struct ctr *c, unsigned int nr,
 			unsigned int j)
 {
 	if (d->slot + j >= nr)
@@ -26,14 +26,14 @@ static uint64_t kst_val(const struct kstat_desc *d, const struct ctr *c, unsigne
 	return kstat_grows(d) ? ctr_interval(&c[d->slot + j]) : c[d->slot + j].total;
 }
 
-static void row(const struct vm *vm, const struct vcpu *v, const struct ctr **c, unsigned int *nr)
+static void kstats_row(const struct vm *vm, const struct vcpu *v, const struct ctr **c, unsigned int *nr)
 {
 	*c = model_kstats(vm, v, nr);
 }
 
 /* --- JSON --- */
 
-static void json_hist(const struct batch *b, const struct kstat_desc *d, const struct ctr *c,
+static void kstats_json_hist(const struct batch *b, const struct kstat_desc *d, const struct ctr *c,
 		      unsigned int nr)
 {
 	char ub[64];
@@ -46,23 +46,23 @@ static void json_hist(const struct batch *b, const struct kstat_desc *d, const s
 		uint64_t le = kstat_bucket_le(d, j);
 
 		if (le == UINT64_MAX)
-			fprintf(b->out, "%s[null,%" PRIu64 "]", j ? "," : "", kst_val(d, c, nr, j));
+			fprintf(b->out, "%s[null,%" PRIu64 "]", j ? "," : "", kstats_val(d, c, nr, j));
 		else
 			fprintf(b->out, "%s[%" PRIu64 ",%" PRIu64 "]", j ? "," : "", le,
-				kst_val(d, c, nr, j));
+				kstats_val(d, c, nr, j));
 	}
 	fputs("]}", b->out);
 }
 
 void batch_kstats_json(const struct batch *b, const struct vm *vm, const struct vcpu *v)
 {
-	const struct kstat_table *t = table(b, v ? KSTAT_VCPU : KSTAT_VM);
+	const struct kstat_table *t = kstats_table(b, v ? KSTAT_VCPU : KSTAT_VM);
 	const struct ctr *c;
 	unsigned int i, nr;
 
 	if (!t->nr)
 		return;
-	row(vm, v, &c, &nr);
+	kstats_row(vm, v, &c, &nr);
 	fputs(",\"kvm_stats\":{", b->out);
 	for (i = 0; i < t->nr; i++) {
 		const struct kstat_desc *d = &t->d[i];
@@ -72,9 +72,9 @@ void batch_kstats_json(const struct batch *b, const struct vm *vm, const struct 
 		escape_json(b->out, d->name);
 		fputc(':', b->out);
 		if (kstat_is_hist(d))
-			json_hist(b, d, c, nr);
+			kstats_json_hist(b, d, c, nr);
 		else
-			fprintf(b->out, "%" PRIu64, kst_val(d, c, nr, 0));
+			fprintf(b->out, "%" PRIu64, kstats_val(d, c, nr, 0));
 	}
 	fputc('}', b->out);
 }
@@ -86,11 +86,11 @@ void batch_kstats_json_info(const struct batch *b)
 	unsigned int i;
 	int sc;
 
-	if (!table(b, KSTAT_VM)->nr && !table(b, KSTAT_VCPU)->nr)
+	if (!kstats_table(b, KSTAT_VM)->nr && !kstats_table(b, KSTAT_VCPU)->nr)
 		return;
 	fputs(",\"kvm_stats_info\":{", b->out);
 	for (sc = 0; sc < KSTAT_SCOPES; sc++) {
-		const struct kstat_table *t = table(b, sc);
+		const struct kstat_table *t = kstats_table(b, sc);
 
 		fprintf(b->out, "%s\"%s\":{", sc ? "," : "", scope_name[sc]);
 		for (i = 0; i < t->nr; i++) {
@@ -113,7 +113,7 @@ void batch_kstats_csv_header(struct batch *b)
 	unsigned int i;
 
 	for (sc = KSTAT_VCPU; sc >= KSTAT_VM; sc--) {
-		const struct kstat_table *t = table(b, sc);
+		const struct kstat_table *t = kstats_table(b, sc);
 
 		b->csv_kstats[sc] = t->nr;
 		for (i = 0; i < t->nr; i++) {
@@ -132,18 +132,18 @@ void batch_kstats_csv(const struct batch *b, const struct vm *vm, const struct v
 	unsigned int i, j;
 
 	for (sc = KSTAT_VCPU; sc >= KSTAT_VM; sc--) {
-		const struct kstat_table *t = table(b, sc);
+		const struct kstat_table *t = kstats_table(b, sc);
 		const struct ctr *c;
 		unsigned int nr;
 
-		row(vm, sc == KSTAT_VCPU ? v : NULL, &c, &nr);
+		kstats_row(vm, sc == KSTAT_VCPU ? v : NULL, &c, &nr);
 		for (i = 0; i < b->csv_kstats[sc]; i++) {
 			const struct kstat_desc *d = &t->d[i];
 
 			fputc(',', b->out);
 			/* a histogram: its buckets' counts, space-separated, in bucket order */
 			for (j = 0; j < (kstat_is_hist(d) ? d->size : 1u); j++)
-				fprintf(b->out, "%s%" PRIu64, j ? " " : "", kst_val(d, c, nr, j));
+				fprintf(b->out, "%s%" PRIu64, j ? " " : "", kstats_val(d, c, nr, j));
 		}
 	}
 }
@@ -153,17 +153,17 @@ void batch_kstats_csv(const struct batch *b, const struct vm *vm, const struct v
 void batch_kstats_text(const struct batch *b, const struct vm *vm, const struct vcpu *v,
 		       const char *indent)
 {
-	const struct kstat_table *t = table(b, v ? KSTAT_VCPU : KSTAT_VM);
+	const struct kstat_table *t = kstats_table(b, v ? KSTAT_VCPU : KSTAT_VM);
 	char esc[KSTAT_NAME_LEN * 4];
 	const struct ctr *c;
 	unsigned int i, nr, n = 0;
 
-	row(vm, v, &c, &nr);
+	kstats_row(vm, v, &c, &nr);
 	for (i = 0; i < t->nr; i++) {
 		const struct kstat_desc *d = &t->d[i];
 		uint64_t val;
 
-		if (kstat_is_hist(d) || !(val = kst_val(d, c, nr, 0)))
+		if (kstat_is_hist(d) || !(val = kstats_val(d, c, nr, 0)))
 			continue;
 		if (!n++)
 			fprintf(b->out, "%skvm stats:", indent);

@@ -2,14 +2,15 @@
 /*
  * Batch output as text: a header per snapshot, then per VM and per vCPU
  * thread a table of exit reasons, like perf kvm stat report.  The table's
- * columns are reason fields (model_fields.h) picked by name, with widths.
+ * columns are reason fields (model_fields.h) picked by name, with widths;
+ * a VM's and a vCPU's heading names its fields the same way.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
+#include "batch_priv.h"
 #include "util/escape.h"
 #include "util/fmt.h"
 
@@ -213,7 +214,8 @@ static void text_header(const struct batch *b, const struct model_scope *host, u
 		fprintf(b->out, ", dropped (over %u threads) %" PRIu64, m->max_vcpus,
 			ctr_interval(&m->dropped));
 	fputc('\n', b->out);
-	if (RB_EMPTY(&m->vcpus))
+	/* no thread at all, not a VM's, not a VMM's, not the host kernel's */
+	if (!m->nr_vcpus)
 		fprintf(b->out, "no KVM events\n");
 }
 
@@ -255,16 +257,19 @@ static void text_stolen(const struct batch *b, const struct vcpu *v)
 /* One vCPU thread of vm: 0 or -1 (no memory). */
 static int text_vcpu(const struct batch *b, const struct vm *vm, const struct vcpu *v, uint64_t end)
 {
+	const struct model_row row = { .m = b->m, .vm = vm, .v = v };
+	char id[24], tid[24], comm[256], cpu[24];
 	struct model_scope cs;
-	char esc[256];
 	int ret = -1;
 
 	if (model_scope_vcpu(&cs, b->m, v, false))
 		goto out;
-	fprintf(b->out, "\n  vCPU %d (tid %d \"%s\", last on CPU %d): %" PRIu64
+	fprintf(b->out, "\n  vCPU %s (tid %s \"%s\", last on CPU %s): %" PRIu64
 		" exits, unmatched exits %" PRIu64 ", unmatched entries %" PRIu64 "\n",
-		v->vcpu_id, v->tid, escape_text(v->comm, esc, sizeof(esc)),
-		v->last_cpu, cs.exits, cs.unmatched_exits, cs.unmatched_entries);
+		batch_text_field("vcpu", &row, id, sizeof(id)), batch_text_field("tid", &row, tid, sizeof(tid)),
+		batch_text_field("comm", &row, comm, sizeof(comm)),
+		batch_text_field("last_cpu", &row, cpu, sizeof(cpu)),
+		cs.exits, cs.unmatched_exits, cs.unmatched_entries);
 	text_states(b, &cs, end, "    ");
 	text_stolen(b, v);
 	if (cs.exits_total)
@@ -280,18 +285,21 @@ out:
 /* One VM and its vCPU threads: 0 or -1 (no memory). */
 static int text_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 {
+	const struct model_row row = { .m = b->m, .vm = vm };
+	char name[256], pid[24], vcpus[24], rate[48];
 	const struct vcpu *v;
 	struct model_scope vs;
-	char esc[256], rate[48];
 	int ret = -1;
 
 	if (model_scope_vm(&vs, b->m, vm, false))
 		goto out;
 	text_rate(b, vs.exits, end, rate, sizeof(rate));
-	fprintf(b->out, "\nVM %s (pid %d%s%s): %" PRIu64 " exits%s, %d vCPU threads\n",
-		escape_text(vm->name, esc, sizeof(esc)), vm->pid,
+	fprintf(b->out, "\nVM %s (pid %s%s%s): %" PRIu64 " exits%s, %s vCPU threads\n",
+		batch_text_field("vm_name", &row, name, sizeof(name)),
+		batch_text_field("vm_pid", &row, pid, sizeof(pid)),
 		vm->guessed ? ", guessed: no --threads" : "",
-		vm->exited ? ", exited" : "", vs.exits, rate, vm->nr_vcpus);
+		vm->exited ? ", exited" : "", vs.exits, rate,
+		batch_text_field("vm_vcpus", &row, vcpus, sizeof(vcpus)));
 	text_groups(b, vm, end);
 	if (vs.exits_total)
 		text_table(b, &vs, "  ");
@@ -308,7 +316,7 @@ out:
 	return ret;
 }
 
-int batch_text_print(struct batch *b, uint64_t end)
+static int text_print(struct batch *b, uint64_t end)
 {
 	struct model_scope host;
 	const struct vm *vm;
@@ -329,3 +337,10 @@ out:
 	model_scope_free(&host);
 	return ret;
 }
+
+const struct batch_format batch_format_text = {
+	.name = "text",
+	.print = text_print,
+	.findings = true,
+	.ips = true,
+};

@@ -262,7 +262,7 @@ static struct MHD_Daemon *start_on(struct export *e, const struct sockaddr *sa, 
 				MHD_OPTION_END);
 }
 
-static int view_start(void *ctx, const struct view_source *src, const struct model *m)
+static int export_view_start(void *ctx, const struct view_source *src, const struct model *m)
 {
 	struct export *e = ctx;
 	struct sockaddr_storage ss;
@@ -292,7 +292,7 @@ static int view_start(void *ctx, const struct view_source *src, const struct mod
 	return 0;
 }
 
-static int view_refresh(void *ctx, const struct snapshot *s)
+static int export_view_refresh(void *ctx, const struct snapshot *s)
 {
 	struct export *e = ctx;
 	struct doc *d = calloc(1, sizeof(*d)), *old;
@@ -314,13 +314,13 @@ static int view_refresh(void *ctx, const struct snapshot *s)
 	return 0;
 }
 
-static void view_notice(void *ctx, const char *msg)
+static void export_view_notice(void *ctx, const char *msg)
 {
 	(void)ctx;
 	fprintf(stderr, "kvmtop: %s\n", msg);
 }
 
-static void view_stop(void *ctx)
+static void export_view_stop(void *ctx)
 {
 	struct export *e = ctx;
 
@@ -333,10 +333,10 @@ static void view_stop(void *ctx)
 
 static const struct view_ops export_view_ops = {
 	.name = "exporter",
-	.start = view_start,
-	.refresh = view_refresh,
-	.notice = view_notice,
-	.stop = view_stop,
+	.start = export_view_start,
+	.refresh = export_view_refresh,
+	.notice = export_view_notice,
+	.stop = export_view_stop,
 };
 
 struct view *export_view(struct export *e, const char *addr, const struct metrics_opts *mo)

@@ -24,6 +24,7 @@
 
 #include "config.h"
 #include "metrics.h"
+#include "model/model_fields.h"
 #include "model/model_scope.h"
 
 enum fam_id {
@@ -176,6 +177,22 @@ static void seconds(FILE *f, uint64_t ns)
 }
 
 /*
+ * The labels of a VM's series, in their order: each the value of a VM's
+ * field of the table (model_fields.h), by name.  A vCPU's series add
+ * vcpu, its "vcpu" field, or "tid" and its "tid" field where the index
+ * is not known or another thread of the VM has it (vcpu_label).
+ */
+static const struct {
+	const char *label;
+	const char *field;
+} metrics_vm_labels[] = {
+	{ "vm", "vm_name" },
+	{ "pid", "vm_pid" },
+};
+
+#define NR_METRICS_VM_LABELS	(sizeof(metrics_vm_labels) / sizeof(metrics_vm_labels[0]))
+
+/*
  * A VM's and a reason's labels are escaped once, not on each of a
  * histogram's 23 lines: 1,000 VMs of 20 reasons are 460,000 lines.
  */
@@ -189,6 +206,9 @@ struct out {
 	const struct model *m;
 	char vm[LABELS_LEN];	/* {vm="...",pid="N" of the VM being written */
 	char le[METRICS_MAX_LE][32];	/* ,le="0.0000025"} */
+	/* the fields the labels are of, looked up once */
+	const struct model_field *vm_f[NR_METRICS_VM_LABELS];
+	const struct model_field *vcpu_f, *tid_f;
 };
 
 /* pre, s escaped, then post, into buf: a NUL-terminated string ("" if it did not fit). */
@@ -204,6 +224,58 @@ static void labels_of(char *buf, size_t len, const char *pre, const char *s, con
 	fputs(post, f);
 	if (fputc('\0', f) == EOF || fclose(f))
 		buf[0] = '\0';
+}
+
+/* The fields the VM's and vCPU's labels are of, by name (model_fields.h). */
+static void label_fields(struct out *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_METRICS_VM_LABELS; i++)
+		o->vm_f[i] = model_field(metrics_vm_labels[i].field);
+	o->vcpu_f = model_field("vcpu");
+	o->tid_f = model_field("tid");
+}
+
+/* Field mf of row as a label's value: a whole number, or a string escaped. */
+static void field_label(FILE *f, const struct model_field *mf, const struct model_row *row)
+{
+	struct model_field_val v;
+	bool has;
+
+	model_field_value(mf, row, &v, &has);
+	switch (mf->kind) {
+	case MF_TEXT:
+		label_value(f, v.s);
+		break;
+	case MF_INT:
+		fprintf(f, "%" PRId64, v.i);
+		break;
+	default:
+		fprintf(f, "%" PRIu64, v.u);
+		break;
+	}
+}
+
+/* {vm="...",pid="..." of vm into o->vm, escaped once ("" if it did not fit). */
+static void vm_labels_of(struct out *o, const struct vm *vm)
+{
+	const struct model_row row = { .m = o->m, .vm = vm };
+	FILE *f = fmemopen(o->vm, sizeof(o->vm), "w");
+	unsigned int i;
+	bool cut;
+
+	o->vm[0] = '\0';
+	if (!f)
+		return;
+	for (i = 0; i < NR_METRICS_VM_LABELS; i++) {
+		fprintf(f, "%s%s=\"", i ? "," : "{", metrics_vm_labels[i].label);
+		field_label(f, o->vm_f[i], &row);
+		fputc('"', f);
+	}
+	cut = fputc('\0', f) == EOF;
+	if (fclose(f) || cut)
+		o->vm[0] = '\0';
 }
 
 /* {vm="...",pid="..." (the caller closes the brace): the VM's, escaped once */
@@ -249,12 +321,21 @@ static void value(FILE *f, uint64_t v)
 }
 
 /* The vcpu label: its index, or "tidT" when unknown or when another thread of the VM has it. */
-static void vcpu_label(FILE *f, const struct vcpu *v, bool dup)
+static void vcpu_label(const struct out *o, FILE *f, const struct vcpu *v, bool dup)
 {
-	if (v->vcpu_id >= 0 && !dup)
-		fprintf(f, ",vcpu=\"%d\"", v->vcpu_id);
-	else
-		fprintf(f, ",vcpu=\"tid%d\"", v->tid);
+	const struct model_row row = { .m = o->m, .vm = v->vm, .v = v };
+	struct model_field_val id;
+	bool has;
+
+	model_field_value(o->vcpu_f, &row, &id, &has);
+	fputs(",vcpu=\"", f);
+	if (id.i >= 0 && !dup) {
+		field_label(f, o->vcpu_f, &row);
+	} else {
+		fputs("tid", f);
+		field_label(f, o->tid_f, &row);
+	}
+	fputc('"', f);
 }
 
 /* One histogram h of the latency family, labelled "{" pre (whose first label has no comma) ",reason=...". */
@@ -365,7 +446,7 @@ static int vcpu_latency(struct out *o, const struct vm *vm)
 			break;
 		}
 		fputs(vm_pre(o), f);
-		vcpu_label(f, v, vcpu_dup(v, seen));
+		vcpu_label(o, f, v, vcpu_dup(v, seen));
 		if (fputc('\0', f) == EOF || fclose(f))
 			pre[0] = '\0';
 		for (i = 0; pre[0] && i < model_vcpu_reasons(v); i++) {
@@ -401,7 +482,7 @@ static void per_vcpu(struct out *o, const struct vm *vm)
 				continue;
 			fputs("kvmtop_exits_total", o->f[FAM_EXITS]);
 			vm_labels(o, o->f[FAM_EXITS]);
-			vcpu_label(o->f[FAM_EXITS], v, dup);
+			vcpu_label(o, o->f[FAM_EXITS], v, dup);
 			reason_labels(o->f[FAM_EXITS], &m->reasons->r[i]);
 			fprintf(o->f[FAM_EXITS], "} %" PRIu64 "\n", n);
 		}
@@ -412,7 +493,7 @@ static void per_vcpu(struct out *o, const struct vm *vm)
 				continue;
 			fputs("kvmtop_vcpu_seconds_total", o->f[FAM_VCPU_SECONDS]);
 			vm_labels(o, o->f[FAM_VCPU_SECONDS]);
-			vcpu_label(o->f[FAM_VCPU_SECONDS], v, dup);
+			vcpu_label(o, o->f[FAM_VCPU_SECONDS], v, dup);
 			fprintf(o->f[FAM_VCPU_SECONDS], ",state=\"%s\"} ", model_state_name(j));
 			seconds(o->f[FAM_VCPU_SECONDS], c->total);
 			fputc('\n', o->f[FAM_VCPU_SECONDS]);
@@ -440,7 +521,7 @@ static void stolen(struct out *o, const struct vm *vm)
 				break;
 			fputs("kvmtop_vcpu_stolen_seconds_total", f);
 			vm_labels(o, f);
-			vcpu_label(f, v, false);
+			vcpu_label(o, f, v, false);
 			if (i == n) {
 				fputs(",thief=\"other\",thief_tid=\"\",thief_pid=\"\",thief_vm=\"\",thief_vcpu=\"\"} ", f);
 				seconds(f, other);
@@ -477,12 +558,7 @@ static int one_vm(struct out *o, const struct vm *vm)
 		model_scope_free(&s);
 		return -1;
 	}
-	{
-		char pid[32];
-
-		snprintf(pid, sizeof(pid), "\",pid=\"%d\"", vm->pid);
-		labels_of(o->vm, sizeof(o->vm), "{vm=\"", vm->name, pid);
-	}
+	vm_labels_of(o, vm);
 	for (i = 0; i < s.nr; i++) {
 		const struct model_reason_row *w = &s.rows[i];
 
@@ -573,7 +649,7 @@ static void globals(struct out *o, int vms)
 }
 
 /* The families' HELP and TYPE (and UNIT: OpenMetrics) lines, format om, into f. */
-static void header(FILE *f, const struct family *fm, bool om)
+static void family_header(FILE *f, const struct family *fm, bool om)
 {
 	bool counter = !strcmp(fm->type, "counter");
 
@@ -604,6 +680,7 @@ int metrics_doc(struct metrics_doc *d, const struct model *m, const struct metri
 	int i, k, vms = 0, ret = -1;
 
 	memset(d, 0, sizeof(*d));
+	label_fields(&out);
 	for (i = 0; i < FAM_NR; i++) {
 		out.f[i] = open_memstream(&out.buf[i], &out.len[i]);
 		if (!out.f[i])
@@ -639,7 +716,7 @@ int metrics_doc(struct metrics_doc *d, const struct model *m, const struct metri
 		for (i = 0; i < FAM_NR; i++) {
 			fflush(hf);
 			off[k][i] = hl;
-			header(hf, &families[i], k);
+			family_header(hf, &families[i], k);
 		}
 	}
 	fflush(hf);

@@ -96,17 +96,25 @@ static void metrics_config(const struct options *o, struct metrics_opts *mo)
 	}
 }
 
+/* -o's i-th format for the command line: the outputs' row, and what options.c checks of it. */
+static int format_choice(unsigned int i, struct opt_format *f)
+{
+	const struct batch_format *b = batch_format_at(i);
+
+	if (!b)
+		return -1;
+	*f = (struct opt_format){
+		.name = b->name, .output = b->output, .metrics_opts = b->metrics_opts,
+		.ips_only = b->ips_only, .one_report = b->one_report,
+	};
+	return 0;
+}
+
 /* What batch output is asked for on the command line. */
 static void batch_config(const struct options *o, const struct metrics_opts *mo, struct batch_config *c)
 {
-	static const enum batch_format fmts[] = {
-		[OPT_FMT_TEXT] = BATCH_TEXT, [OPT_FMT_CSV] = BATCH_CSV, [OPT_FMT_JSON] = BATCH_JSON,
-		[OPT_FMT_FOLDED] = BATCH_FOLDED, [OPT_FMT_PROMETHEUS] = BATCH_PROMETHEUS,
-		[OPT_FMT_OPENMETRICS] = BATCH_OPENMETRICS, [OPT_FMT_FINDINGS] = BATCH_FINDINGS,
-	};
-
 	*c = (struct batch_config){
-		.fmt = fmts[o->fmt], .summary = o->summary, .delay = o->delay,
+		.fmt = batch_format_find(o->fmt.name), .summary = o->summary, .delay = o->delay,
 		.iterations = o->iterations, .syms = &o->syms,
 		.ip_top = o->ip_slots ? o->ip_top : 0, .folded_kind = o->ip_kind,
 		.metrics = mo, .output = o->output,
@@ -184,6 +192,7 @@ int main(int argc, char **argv)
 	/* the demo guest's own process: see demo.h */
 	if (argc > 1 && !strcmp(argv[1], "--demo-guest"))
 		return demo_guest_main(argc, argv);
+	options_formats(format_choice);
 	options_parse(argc, argv, &o, tui_keys_help);
 	if (o.demo && demo_without_kvm(&o)) {
 		sym_set_free(&o.syms);

@@ -62,9 +62,6 @@ static int set_delay(struct options *o, const struct opt_def *d, const char *arg
 	return 0;
 }
 
-static const char *const formats[] = {		/* enum opt_format */
-	"text", "csv", "json", "folded", "prometheus", "openmetrics", "findings", NULL,
-};
 static const char *const sources[] = { "trace", "debugfs", "stats", NULL };	/* enum live_source */
 static const char *const ip_kinds[] = { "time", "exit", NULL };			/* enum ip_kind */
 
@@ -159,6 +156,70 @@ static int set_help(struct options *o, const struct opt_def *d, const char *arg,
 	exit(0);
 }
 
+/* Append item to buf as the i-th of n in a list: "a", then sep before each, last before the last. */
+static void list_item(char *buf, size_t len, unsigned int i, unsigned int n, const char *prefix,
+		      const char *item, const char *sep, const char *last)
+{
+	size_t used = strlen(buf);
+
+	snprintf(buf + used, len - used, "%s%s%s", !i ? "" : i + 1 < n ? sep : last, prefix, item);
+}
+
+static opt_format_fn format_at;	/* -o's formats (options_formats) */
+
+/*
+ * The names of -o's formats that pick takes (all: NULL), after what buf
+ * holds: each after prefix ("-o "), sep between them, last before the
+ * last ("a, b or c").  buf.
+ */
+static const char *format_names(char *buf, size_t len, bool (*pick)(const struct opt_format *f),
+				const char *prefix, const char *sep, const char *last)
+{
+	struct opt_format f;
+	unsigned int i, k = 0, n = 0;
+
+	for (i = 0; format_at && !format_at(i, &f); i++)
+		n += !pick || pick(&f);
+	for (i = 0; format_at && !format_at(i, &f); i++)
+		if (!pick || pick(&f))
+			list_item(buf, len, k++, n, prefix, f.name, sep, last);
+	return buf;
+}
+
+static bool takes_output(const struct opt_format *f)
+{
+	return f->output;
+}
+
+static bool takes_metrics(const struct opt_format *f)
+{
+	return f->metrics_opts;
+}
+
+/* -o NAME: one of the formats main.c gave. */
+static int set_format(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	struct opt_format f;
+	unsigned int i;
+
+	o->fmt_given = true;
+	for (i = 0; format_at && !format_at(i, &f); i++) {
+		if (!strcmp(arg, f.name)) {
+			o->fmt = f;
+			return 0;
+		}
+	}
+	snprintf(err, len, "unknown %s '%s' (", d->what, arg);
+	format_names(err, len, NULL, "", ", ", " or ");
+	strlcat(err, ")", len);
+	return -1;
+}
+
+void options_formats(opt_format_fn fn)
+{
+	format_at = fn;
+}
+
 static const struct opt_def opts[] = {
 	{ "batch", 'b', NULL, OPT_FLAG, F(batch),
 	  .help = "batch mode: print snapshots instead of the screen" },
@@ -175,7 +236,7 @@ static const struct opt_def opts[] = {
 	  .help = "one snapshot every SECS seconds (live: of wall time,\n"
 		  "default 3; with -r: of recording time, and without\n"
 		  "-d a replay prints one summary)" },
-	{ "format", 'o', "FMT", OPT_CHOICE, F(fmt), .choices = formats, .what = "output format",
+	{ "format", 'o', "FMT", OPT_CALL, .set = set_format, .what = "output format",
 	  .help = "text (default), csv, json (JSON Lines), folded\n"
 		  "(guest IPs as 'vm;vcpu;mode;symbol count' lines for\n"
 		  "flamegraph.pl or speedscope, written once, at the end),\n"
@@ -362,8 +423,8 @@ static int take(struct options *o, const struct opt_def *d, const char *arg, cha
 {
 	char *field = (char *)o + d->off;
 	const char *errstr;
+	unsigned int i, n;
 	long long v;
-	int i;
 
 	switch (d->kind) {
 	case OPT_FLAG:
@@ -383,14 +444,15 @@ static int take(struct options *o, const struct opt_def *d, const char *arg, cha
 	case OPT_CHOICE:
 		for (i = 0; d->choices[i]; i++) {
 			if (!strcmp(arg, d->choices[i])) {
-				*(int *)field = i;
+				*(int *)field = (int)i;
 				return 0;
 			}
 		}
-		snprintf(err, len, "unknown %s '%s' (%s", d->what, arg, d->choices[0]);
-		for (i = 1; d->choices[i]; i++)
-			snprintf(err + strlen(err), len - strlen(err), "%s%s",
-				 d->choices[i + 1] ? ", " : " or ", d->choices[i]);
+		snprintf(err, len, "unknown %s '%s' (", d->what, arg);
+		for (n = 0; d->choices[n]; n++)
+			;
+		for (i = 0; i < n; i++)
+			list_item(err, len, i, n, "", d->choices[i], ", ", " or ");
 		strlcat(err, ")", len);
 		return -1;
 	case OPT_CALL:
@@ -402,6 +464,8 @@ static int take(struct options *o, const struct opt_def *d, const char *arg, cha
 /* Options that cannot go together, or need another. */
 static void check_combinations(struct options *o)
 {
+	char list[256] = "";
+
 	if (o->summary && (o->iterations || o->delay))
 		die_usage("%s: --summary is one report; it takes no -n or -d", "--summary");
 	if (o->demo && o->replay)
@@ -412,10 +476,11 @@ static void check_combinations(struct options *o)
 		die_usage("--source, --debugfs and --proc choose a live source; they cannot go with -r");
 	if (o->listen && (o->batch || o->fmt_given))
 		die_usage("--listen serves metrics instead of printing: not with -b or -o");
-	if (o->output && o->fmt != OPT_FMT_PROMETHEUS && o->fmt != OPT_FMT_OPENMETRICS)
-		die_usage("--output goes with -o prometheus or -o openmetrics");
-	if (o->metrics_given && !o->listen && o->fmt != OPT_FMT_PROMETHEUS && o->fmt != OPT_FMT_OPENMETRICS)
-		die_usage("--metrics-* options go with --listen or -o prometheus|openmetrics");
+	if (o->output && !o->fmt.output)
+		die_usage("--output goes with %s", format_names(list, sizeof(list), takes_output, "-o ", ", ", " or "));
+	if (o->metrics_given && !o->listen && !o->fmt.metrics_opts)
+		die_usage("--metrics-* options go with --listen or -o %s",
+			  format_names(list, sizeof(list), takes_metrics, "", "|", "|"));
 	if (o->threads && !o->replay)
 		die_usage("--threads names a recording's threads: it goes with -r");
 	if (o->debugfs_root && o->source != SOURCE_DEBUGFS)
@@ -427,11 +492,11 @@ static void check_combinations(struct options *o)
 			  sources[o->source]);
 	if (!o->demo && (o->demo_loops || o->demo_report))
 		die_usage("--demo-loops and --demo-report go with --demo");
-	if (o->fmt == OPT_FMT_FOLDED && !o->ip_slots)
-		die_usage("-o folded writes the guest IPs: --ip-slots 0 keeps none");
-	if (o->fmt == OPT_FMT_FOLDED && !o->replay && !o->iterations && !o->summary) {
+	if (o->fmt.ips_only && !o->ip_slots)
+		die_usage("-o %s writes the guest IPs: --ip-slots 0 keeps none", o->fmt.name);
+	if (o->fmt.one_report && !o->replay && !o->iterations && !o->summary) {
 		if (o->delay)
-			die_usage("-o folded writes one report: with -d, give -n N (the last is written)");
+			die_usage("-o %s writes one report: with -d, give -n N (the last is written)", o->fmt.name);
 		/* live: until SIGINT/SIGTERM/SIGHUP or the demo guest ends */
 		o->summary = true;
 	}
@@ -446,7 +511,8 @@ void options_parse(int argc, char **argv, struct options *o, void (*keys)(FILE *
 
 	keys_help = keys;
 	memset(o, 0, sizeof(*o));
-	o->fmt = OPT_FMT_TEXT;
+	if (format_at)
+		format_at(0, &o->fmt);
 	o->ring = MODEL_RING_DEFAULT;
 	o->max_vcpus = MODEL_MAX_VCPUS;
 	o->thieves = MODEL_THIEVES_DEFAULT;
@@ -475,8 +541,6 @@ void options_parse(int argc, char **argv, struct options *o, void (*keys)(FILE *
 				break;
 		if (idx == (int)NR_OPTS)
 			die_usage("unknown option '%s'", argv[optind - 1]);
-		if (opts[idx].off == F(fmt) && opts[idx].kind == OPT_CHOICE)
-			o->fmt_given = true;
 		if (opts[idx].off == F(source) && opts[idx].kind == OPT_CHOICE)
 			o->source_given = true;
 		if (take(o, &opts[idx], optarg, err, sizeof(err))) {

@@ -11,16 +11,20 @@
 #include "model/model_ips.h"
 #include "sym/sym.h"
 
-/* -o: what batch output prints (main.c hands it to the outputs). */
-enum opt_format {
-	OPT_FMT_TEXT,
-	OPT_FMT_CSV,
-	OPT_FMT_JSON,
-	OPT_FMT_FOLDED,
-	OPT_FMT_PROMETHEUS,
-	OPT_FMT_OPENMETRICS,
-	OPT_FMT_FINDINGS,
+/*
+ * -o's formats, from the outputs' table: main.c gives them (this file
+ * includes no printer), each one's name and what may go with it.
+ */
+struct opt_format {
+	const char *name;
+	bool output;		/* --output FILE goes with it */
+	bool metrics_opts;	/* so do the --metrics-* options */
+	bool ips_only;		/* it writes the guest IPs alone: not with --ip-slots 0 */
+	bool one_report;	/* it writes one report: live with -d, -n says which */
 };
+
+/* The i-th of -o's formats into *f, the default first: 0, or -1 past the last. */
+typedef int (*opt_format_fn)(unsigned int i, struct opt_format *f);
 
 #define OPT_MAX_LE	32	/* --metrics-buckets: bounds at most */
 
@@ -44,7 +48,7 @@ struct options {
 	bool summary;
 	long long iterations;	/* 0: until the input ends */
 	double delay;		/* seconds, 0: not given */
-	enum opt_format fmt;
+	struct opt_format fmt;	/* -o's, or the default */
 	bool fmt_given;
 	bool source_given;	/* --source was given: never changed for the host */
 	const char *replay;
@@ -82,5 +86,7 @@ struct options {
  * --version print and exit 0.
  */
 void options_parse(int argc, char **argv, struct options *o, void (*keys_help)(FILE *f));
+/* -o's formats, given before options_parse(); without them -o takes none. */
+void options_formats(opt_format_fn fn);
 
 #endif

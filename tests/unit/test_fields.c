@@ -37,9 +37,10 @@ static struct kvm_event ev(enum kvm_event_kind kind, uint64_t t, int tid, int re
 	return e;
 }
 
-/* One snapshot of a model of one vCPU thread with two reasons, in format fmt: the text (free it). */
-static char *print(enum batch_format fmt)
+/* One snapshot of a model of one vCPU thread with two reasons, in format -o name: the text (free it). */
+static char *print(const char *name)
 {
+	const struct batch_format *fmt = batch_format_find(name);
 	struct view_source src = { .name = "replay", .clock = "local", .time_unit = "ns", .ns = true };
 	struct batch_config c = { .fmt = fmt };
 	struct metrics_opts mo;
@@ -51,6 +52,7 @@ static char *print(enum batch_format fmt)
 	size_t len = 0;
 	int io, hlt;
 
+	assert_non_null(fmt);
 	metrics_opts_init(&mo);
 	c.metrics = &mo;
 	names_init(&nm);
@@ -81,7 +83,7 @@ static char *print(enum batch_format fmt)
  */
 static void test_csv(void **state)
 {
-	char *text = print(BATCH_CSV), *line, *save = NULL, *col;
+	char *text = print("csv"), *line, *save = NULL, *col;
 	const struct model_field *rf = model_fields_of(MR_REASON, &(unsigned int){ 0 });
 	unsigned int i = 0, n = 0, nr;
 
@@ -148,7 +150,7 @@ static unsigned int json_keys(const char *p, char keys[][100], unsigned int max)
 /* A JSON reason object: every field of the table, as group.key, in its order. */
 static void test_json(void **state)
 {
-	char *text = print(BATCH_JSON), keys[64][100], want[100];
+	char *text = print("json"), keys[64][100], want[100];
 	const char *r = strstr(text, "\"reasons\":[{");
 	unsigned int i, n, nr;
 	const struct model_field *rf = model_fields_of(MR_REASON, &nr);
@@ -209,7 +211,7 @@ static void test_json_rows(void **state)
 	static const struct { enum model_row_kind kind; const char *at; } objs[] = {
 		{ MR_VM, "\"vms\":[{" }, { MR_VCPU, "\"vcpus\":[{" },
 	};
-	char *text = print(BATCH_JSON);
+	char *text = print("json");
 	unsigned int i, j, n;
 
 	(void)state;

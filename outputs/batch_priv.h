@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Batch output's insides, shared by the files of outputs/ only (batch.h
+ * is what the program and the tests see).  The files call downwards:
+ * batch.c (the view and the formats' table) calls the formats, the
+ * formats call the pieces they print (findings, guest IPs, KVM's
+ * statistics) and batch_common.c, which calls none of them.
+ */
+#ifndef KVMTOP_BATCH_PRIV_H
+#define KVMTOP_BATCH_PRIV_H
+
+#include "batch.h"
+
+/* batch_common.c: what the formats share. */
+/* The snapshot's length in seconds, 0 when times are not ns. */
+double batch_seconds(const struct batch *b, uint64_t end);
+/*
+ * Is reason field f measured for this input?  A field of the exits'
+ * split needs sched events, a sum of seconds ns times.  CSV leaves a
+ * field that is not empty, JSON writes null: both carry every field.
+ */
+bool batch_field_known(const struct batch *b, const struct model_field *f);
+/* s's rows with exits since start, most first (free() them): NULL when out of memory. */
+const struct model_reason_row **batch_rows(const struct model_scope *s, unsigned int *n);
+/* Field f of row as CSV and JSON write it: a number, or a string through esc. */
+void batch_machine_value(const struct batch *b, const struct model_field *f,
+			 const struct model_row *row, void (*esc)(FILE *f, const char *s));
+/*
+ * A VM's or vCPU's field called name (model_fields.h) as text writes it,
+ * into buf: a whole number, or a string escaped (escape.h).  buf.
+ */
+const char *batch_text_field(const char *name, const struct model_row *row, char *buf, size_t len);
+/*
+ * The host kernel's threads that raised KVM events (kworker, kdamond ...):
+ * host work, in the host's figures, never a VM.  print writes them when
+ * there are any.  0 or -1 (no memory).
+ */
+int batch_kernel(const struct batch *b,
+		 void (*print)(const struct batch *b, const struct vm *k, const struct model_scope *s));
+
+/*
+ * Are a vCPU's thieves measured: its wait time from the sched events (not
+ * /proc, which says how long, not who)?
+ */
+bool batch_steal_known(const struct batch *b);
+
+/*
+ * The formats' rows, each in its file, listed by batch.c's table; each
+ * prints the interval [m->interval_start, end].
+ */
+extern const struct batch_format batch_format_text;
+extern const struct batch_format batch_format_csv;
+extern const struct batch_format batch_format_json;
+extern const struct batch_format batch_format_folded;		/* batch_ips.c */
+extern const struct batch_format batch_format_prometheus;	/* batch_file.c */
+extern const struct batch_format batch_format_openmetrics;	/* batch_file.c */
+extern const struct batch_format batch_format_findings;
+/*
+ * batch_findings.c: the snapshot's findings in text (always: "none" too),
+ * in JSON (its "findings" key); -o findings is its row.
+ */
+void batch_findings_text(const struct batch *b, bool always);
+void batch_findings_json(const struct batch *b);
+/*
+ * batch_ips.c: the guest IPs of a VM (v NULL) or a vCPU in text and JSON;
+ * 0 or -1 (no memory).  -o folded is its row.
+ */
+int batch_ips_text(const struct batch *b, const struct vm *vm, const struct vcpu *v,
+		   const char *indent);
+int batch_ips_json(const struct batch *b, const struct vm *vm, const struct vcpu *v);
+/*
+ * batch_kstats.c: KVM's binary statistics of a VM (v NULL) or a vCPU:
+ * JSON's "kvm_stats" object (nothing without any), the snapshot's
+ * "kvm_stats_info" (each one's kind and unit), CSV's kvm_NAME and
+ * kvm_vm_NAME columns (those known when the header is written), text's
+ * "kvm stats:" line (the scalars not zero).
+ */
+void batch_kstats_json(const struct batch *b, const struct vm *vm, const struct vcpu *v);
+void batch_kstats_json_info(const struct batch *b);
+void batch_kstats_csv_header(struct batch *b);
+void batch_kstats_csv(const struct batch *b, const struct vm *vm, const struct vcpu *v);
+void batch_kstats_text(const struct batch *b, const struct vm *vm, const struct vcpu *v,
+		       const char *indent);
+
+#endif
