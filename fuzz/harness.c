@@ -41,6 +41,7 @@
 #include "ident/ident.h"
 #include "sources/stats_file.h"
 #include "options.h"
+#include "tables.h"
 #include "sym/sym.h"
 
 #define INPUT_MAX	(1 << 20)
@@ -201,6 +202,7 @@ static int fuzz_options(const char *path)
 	/* usage errors go to stderr and exit 2: quiet them */
 	if (!freopen("/dev/null", "w", stderr) || !freopen("/dev/null", "w", stdout))
 		return 0;
+	options_tables();
 	options_parse(argc, argv, &o, NULL);
 	sym_set_free(&o.syms);
 	free(buf);

@@ -73,15 +73,15 @@ static int batch_view_start(void *ctx, const struct view_source *src, const stru
 	return b->fmt->start ? b->fmt->start(b) : 0;
 }
 
-static int batch_view_refresh(void *ctx, const struct snapshot *s)
+static int batch_view_refresh(void *ctx, const struct snapshot *snap)
 {
 	struct batch *b = ctx;
 
-	b->at_end = s->at_end;
-	b->empty = s->empty;
-	b->findings = s->findings;
+	b->at_end = snap->at_end;
+	b->empty = snap->empty;
+	b->findings = snap->findings;
 	errno = 0;
-	if (batch_print(b, s->end)) {
+	if (batch_print(b, snap->end)) {
 		if (!errno)
 			errno = ENOMEM;
 		return -1;

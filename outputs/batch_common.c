@@ -27,11 +27,11 @@ bool batch_field_known(const struct batch *b, const struct model_field *f)
 	return f->kind != MF_SECS || b->ns;
 }
 
-const struct model_reason_row **batch_rows(const struct model_scope *s, unsigned int *n)
+const struct model_reason_row **batch_rows(const struct model_scope *sc, unsigned int *n)
 {
-	const struct model_reason_row **rows = calloc(s->nr ? s->nr : 1, sizeof(*rows));
+	const struct model_reason_row **rows = calloc(sc->nr ? sc->nr : 1, sizeof(*rows));
 
-	*n = rows ? model_scope_sorted(s, rows) : 0;
+	*n = rows ? model_scope_sorted(sc, rows) : 0;
 	return rows;
 }
 
@@ -98,18 +98,18 @@ bool batch_steal_known(const struct batch *b)
 }
 
 int batch_kernel(const struct batch *b,
-		 void (*print)(const struct batch *b, const struct vm *k, const struct model_scope *s))
+		 void (*print)(const struct batch *b, const struct vm *k, const struct model_scope *sc))
 {
 	const struct vm *k = model_kernel_vm(b->m);
-	struct model_scope s;
+	struct model_scope sc;
 
 	if (!k)
 		return 0;
-	if (model_scope_vm(&s, b->m, k, false)) {
-		model_scope_free(&s);
+	if (model_scope_vm(&sc, b->m, k, false)) {
+		model_scope_free(&sc);
 		return -1;
 	}
-	print(b, k, &s);
-	model_scope_free(&s);
+	print(b, k, &sc);
+	model_scope_free(&sc);
 	return 0;
 }

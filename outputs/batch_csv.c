@@ -14,14 +14,14 @@
 #include "util/escape.h"
 
 /* The thread's time in each state, seconds; empty where not measured. */
-static void csv_states(const struct batch *b, const struct model_scope *s)
+static void csv_states(const struct batch *b, const struct model_scope *sc)
 {
 	int j;
 
 	for (j = 0; j < VS_NR; j++) {
 		fputc(',', b->out);
-		if (b->ns && (s->time_known & (1u << j)))
-			fprintf(b->out, "%.9f", (double)s->time[j] / 1e9);
+		if (b->ns && (sc->time_known & (1u << j)))
+			fprintf(b->out, "%.9f", (double)sc->time[j] / 1e9);
 	}
 }
 

@@ -76,13 +76,13 @@ static void json_reason(const struct batch *b, const struct model_reason_row *w)
 	fputs(group ? "}}" : "}", b->out);
 }
 
-static void json_reasons(const struct batch *b, const struct model_scope *s)
+static void json_reasons(const struct batch *b, const struct model_scope *sc)
 {
 	const struct model_reason_row **rows;
 	unsigned int i, n;
 
 	fputs("\"reasons\":[", b->out);
-	rows = batch_rows(s, &n);
+	rows = batch_rows(sc, &n);
 	for (i = 0; rows && i < n; i++) {
 		if (i)
 			fputc(',', b->out);
@@ -92,28 +92,28 @@ static void json_reasons(const struct batch *b, const struct model_scope *s)
 	free(rows);
 }
 
-static void json_events(const struct batch *b, const struct model_scope *s)
+static void json_events(const struct batch *b, const struct model_scope *sc)
 {
 	bool any = false;
 	int j;
 
 	fputs(",\"events\":{", b->out);
 	for (j = 0; j < b->m->nr_other; j++) {
-		if (!s->other[j])
+		if (!sc->other[j])
 			continue;
 		fprintf(b->out, "%s", any ? "," : "");
 		escape_json(b->out, b->m->names->other[j]);
-		fprintf(b->out, ":%" PRIu64, s->other[j]);
+		fprintf(b->out, ":%" PRIu64, sc->other[j]);
 		any = true;
 	}
 	fputs("},\"userspace_exits\":{", b->out);
 	any = false;
 	for (j = 0; j < UEXIT_MAX; j++) {
-		if (!s->uexit[j])
+		if (!sc->uexit[j])
 			continue;
 		fprintf(b->out, "%s", any ? "," : "");
 		escape_json(b->out, names_uexit(b->m->names, j));
-		fprintf(b->out, ":%" PRIu64, s->uexit[j]);
+		fprintf(b->out, ":%" PRIu64, sc->uexit[j]);
 		any = true;
 	}
 	fputc('}', b->out);
@@ -124,24 +124,24 @@ static void json_events(const struct batch *b, const struct model_scope *s)
  * the snapshot, and where each figure comes from; nothing when none is
  * measured or times are not ns.
  */
-static void json_states(const struct batch *b, const struct model_scope *s)
+static void json_states(const struct batch *b, const struct model_scope *sc)
 {
 	const char *sep = "";
 	int j;
 
-	if (!b->ns || !s->time_known)
+	if (!b->ns || !sc->time_known)
 		return;
 	fputs("\"time_s\":{", b->out);
 	for (j = 0; j < VS_NR; j++) {
-		if (!(s->time_known & (1u << j)))
+		if (!(sc->time_known & (1u << j)))
 			continue;
-		fprintf(b->out, "%s\"%s\":%.9f", sep, model_state_name(j), (double)s->time[j] / 1e9);
+		fprintf(b->out, "%s\"%s\":%.9f", sep, model_state_name(j), (double)sc->time[j] / 1e9);
 		sep = ",";
 	}
 	fputs("},\"time_source\":{", b->out);
 	sep = "";
 	for (j = 0; j < VS_NR; j++) {
-		if (!(s->time_known & (1u << j)))
+		if (!(sc->time_known & (1u << j)))
 			continue;
 		fprintf(b->out, "%s\"%s\":\"%s\"", sep, model_state_name(j),
 			model_time_source(b->m, j));
@@ -155,7 +155,7 @@ static void json_states(const struct batch *b, const struct model_scope *s)
  * known), the VMM's own and the vhost workers (live): how many, their
  * time on a CPU and waiting for one.  Nothing when none is measured.
  */
-static void json_threads(const struct batch *b, const struct vm *vm, const struct model_scope *s)
+static void json_threads(const struct batch *b, const struct vm *vm, const struct model_scope *sc)
 {
 	unsigned int need = 1u << VS_GUEST | 1u << VS_HOST | 1u << VS_WAIT;
 	const char *sep = "";
@@ -165,13 +165,13 @@ static void json_threads(const struct batch *b, const struct vm *vm, const struc
 		return;
 	for (g = 0; g < TG_NR && !vm->groups[g].known; g++)
 		;
-	if ((s->time_known & need) != need && g == TG_NR)
+	if ((sc->time_known & need) != need && g == TG_NR)
 		return;
 	fputs("\"threads\":{", b->out);
-	if ((s->time_known & need) == need) {
+	if ((sc->time_known & need) == need) {
 		fprintf(b->out, "\"vcpu\":{\"count\":%d,\"run_s\":%.9f,\"wait_s\":%.9f}",
-			vm->nr_vcpus, (double)(s->time[VS_GUEST] + s->time[VS_HOST] + s->time[VS_VMM]) / 1e9,
-			(double)s->time[VS_WAIT] / 1e9);
+			vm->nr_vcpus, (double)(sc->time[VS_GUEST] + sc->time[VS_HOST] + sc->time[VS_VMM]) / 1e9,
+			(double)sc->time[VS_WAIT] / 1e9);
 		sep = ",";
 	}
 	for (g = 0; g < TG_NR; g++) {
@@ -181,8 +181,8 @@ static void json_threads(const struct batch *b, const struct vm *vm, const struc
 			continue;
 		fprintf(b->out, "%s\"%s\":{\"count\":%d,\"run_s\":%.9f,\"wait_s\":%.9f}", sep,
 			model_group_name(g), gs->count,
-			(double)model_group_ns(vm, g, false, s->cumulative) / 1e9,
-			(double)model_group_ns(vm, g, true, s->cumulative) / 1e9);
+			(double)model_group_ns(vm, g, false, sc->cumulative) / 1e9,
+			(double)model_group_ns(vm, g, true, sc->cumulative) / 1e9);
 		sep = ",";
 	}
 	fputs("},", b->out);
@@ -197,7 +197,7 @@ static void json_stolen(const struct batch *b, const struct vcpu *v)
 	const struct model_thief *t[b->m->max_thieves ? b->m->max_thieves : 1];
 	struct model_thief_who w;
 	unsigned int i, n;
-	uint64_t other;
+	uint64_t rest;
 
 	fputs("\"stolen_by\":", b->out);
 	if (!b->ns || !batch_steal_known(b)) {
@@ -205,7 +205,7 @@ static void json_stolen(const struct batch *b, const struct vcpu *v)
 		return;
 	}
 	fputc('[', b->out);
-	n = model_steal_top(b->m, v, t, &other);
+	n = model_steal_top(b->m, v, t, &rest);
 	for (i = 0; i < n; i++) {
 		model_thief_who(b->m, t[i], &w);
 		fprintf(b->out, "%s{\"seconds\":%.9f,\"pid\":", i ? "," : "", (double)t[i]->ns / 1e9);
@@ -226,17 +226,17 @@ static void json_stolen(const struct batch *b, const struct vcpu *v)
 		else
 			fputs("null}", b->out);
 	}
-	if (other)
+	if (rest)
 		fprintf(b->out, "%s{\"seconds\":%.9f,\"pid\":null,\"tid\":null,\"comm\":\"other\","
-			"\"vm\":null,\"vcpu\":null}", n ? "," : "", (double)other / 1e9);
+			"\"vm\":null,\"vcpu\":null}", n ? "," : "", (double)rest / 1e9);
 	fputs("],", b->out);
 }
 
 /* In JSON: the host's kernel_threads object. */
-static void json_kernel(const struct batch *b, const struct vm *k, const struct model_scope *s)
+static void json_kernel(const struct batch *b, const struct vm *k, const struct model_scope *sc)
 {
 	fprintf(b->out, ",\"kernel_threads\":{\"count\":%d", k->nr_vcpus);
-	json_events(b, s);
+	json_events(b, sc);
 	fputc('}', b->out);
 }
 
@@ -267,13 +267,13 @@ static void json_header(const struct batch *b, uint64_t end)
 }
 
 /* A scope's exits, their rate and its unmatched events. */
-static void json_exits(const struct batch *b, const struct model_scope *s, uint64_t end)
+static void json_exits(const struct batch *b, const struct model_scope *sc, uint64_t end)
 {
 	fprintf(b->out, ",\"exits\":%" PRIu64 ",\"exits_total\":%" PRIu64 ",\"exits_per_s\":",
-		s->exits, s->exits_total);
-	json_rate(b, s->exits, end);
+		sc->exits, sc->exits_total);
+	json_rate(b, sc->exits, end);
 	fprintf(b->out, ",\"unmatched_exits\":%" PRIu64 ",\"unmatched_entries\":%" PRIu64 ",",
-		s->unmatched_exits, s->unmatched_entries);
+		sc->unmatched_exits, sc->unmatched_entries);
 }
 
 /* One vCPU thread of vm: 0 or -1 (no memory). */

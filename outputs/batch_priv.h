@@ -21,7 +21,7 @@ double batch_seconds(const struct batch *b, uint64_t end);
  */
 bool batch_field_known(const struct batch *b, const struct model_field *f);
 /* s's rows with exits since start, most first (free() them): NULL when out of memory. */
-const struct model_reason_row **batch_rows(const struct model_scope *s, unsigned int *n);
+const struct model_reason_row **batch_rows(const struct model_scope *sc, unsigned int *n);
 /* Field f of row as CSV and JSON write it: a number, or a string through esc. */
 void batch_machine_value(const struct batch *b, const struct model_field *f,
 			 const struct model_row *row, void (*esc)(FILE *f, const char *s));
@@ -36,7 +36,7 @@ const char *batch_text_field(const char *name, const struct model_row *row, char
  * there are any.  0 or -1 (no memory).
  */
 int batch_kernel(const struct batch *b,
-		 void (*print)(const struct batch *b, const struct vm *k, const struct model_scope *s));
+		 void (*print)(const struct batch *b, const struct vm *k, const struct model_scope *sc));
 
 /*
  * Are a vCPU's thieves measured: its wait time from the sched events (not

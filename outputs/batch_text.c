@@ -75,13 +75,13 @@ static bool text_shown(const struct batch *b, const struct model_field *f)
 	return !f->sched || (model_time_known(b->m) & TIME_SPLIT);
 }
 
-static void text_table(const struct batch *b, const struct model_scope *s, const char *indent)
+static void text_table(const struct batch *b, const struct model_scope *sc, const char *indent)
 {
 	const struct model_field *f[NR_TEXT_COLS];
 	const struct model_reason_row **rows;
 	unsigned int i, j, n;
 
-	rows = batch_rows(s, &n);
+	rows = batch_rows(sc, &n);
 	if (!rows)
 		return;
 	for (j = 0; j < NR_TEXT_COLS; j++)
@@ -104,22 +104,22 @@ static void text_table(const struct batch *b, const struct model_scope *s, const
 	free(rows);
 }
 
-static void text_states(const struct batch *b, const struct model_scope *s, uint64_t end,
+static void text_states(const struct batch *b, const struct model_scope *sc, uint64_t end,
 			const char *indent)
 {
 	uint64_t len = end > b->m->interval_start ? end - b->m->interval_start : 0;
 	int j;
 
-	if (!s->time_known || !len)
+	if (!sc->time_known || !len)
 		return;
 	fprintf(b->out, "%stime:", indent);
 	for (j = 0; j < VS_NR; j++)
-		if (s->time_known & (1u << j))
-			fprintf(b->out, " %s %.1f%%", model_state_name(j), 100.0 * (double)s->time[j] / (double)len);
+		if (sc->time_known & (1u << j))
+			fprintf(b->out, " %s %.1f%%", model_state_name(j), 100.0 * (double)sc->time[j] / (double)len);
 	fputc('\n', b->out);
 }
 
-static void text_events(const struct batch *b, const struct model_scope *s, const char *indent);
+static void text_events(const struct batch *b, const struct model_scope *sc, const char *indent);
 
 /* A VM's emulator and vhost threads: how many, % of one CPU on a CPU and waiting for one. */
 static void text_groups(const struct batch *b, const struct vm *vm, uint64_t end)
@@ -143,23 +143,23 @@ static void text_groups(const struct batch *b, const struct vm *vm, uint64_t end
 }
 
 /* In text: one heading, their events. */
-static void text_kernel(const struct batch *b, const struct vm *k, const struct model_scope *s)
+static void text_kernel(const struct batch *b, const struct vm *k, const struct model_scope *sc)
 {
 	fprintf(b->out, "host kernel threads (not VMs): %d\n", k->nr_vcpus);
-	text_events(b, s, "  ");
+	text_events(b, sc, "  ");
 }
 
-static void text_events(const struct batch *b, const struct model_scope *s, const char *indent)
+static void text_events(const struct batch *b, const struct model_scope *sc, const char *indent)
 {
 	char name[128];
 	bool any = false;
 	int j;
 
 	for (j = 0; j < b->m->nr_other; j++) {
-		if (!s->other[j])
+		if (!sc->other[j])
 			continue;
 		fprintf(b->out, "%s%s %" PRIu64, any ? ", " : indent,
-			escape_text(b->m->names->other[j], name, sizeof(name)), s->other[j]);
+			escape_text(b->m->names->other[j], name, sizeof(name)), sc->other[j]);
 		any = true;
 	}
 	if (!any)
@@ -167,11 +167,11 @@ static void text_events(const struct batch *b, const struct model_scope *s, cons
 	fputc('\n', b->out);
 	any = false;
 	for (j = 0; j < UEXIT_MAX; j++) {
-		if (!s->uexit[j])
+		if (!sc->uexit[j])
 			continue;
 		fprintf(b->out, "%s%s%s %" PRIu64, any ? ", " : indent,
 			any ? "" : "userspace exits: ",
-			escape_text(names_uexit(b->m->names, j), name, sizeof(name)), s->uexit[j]);
+			escape_text(names_uexit(b->m->names, j), name, sizeof(name)), sc->uexit[j]);
 		any = true;
 	}
 	if (any)
@@ -226,12 +226,12 @@ static void text_stolen(const struct batch *b, const struct vcpu *v)
 	char esc[256], dur[32];
 	struct model_thief_who w;
 	unsigned int i, n;
-	uint64_t other;
+	uint64_t rest;
 
 	if (!batch_steal_known(b))
 		return;
-	n = model_steal_top(b->m, v, t, &other);
-	if (!n && !other)
+	n = model_steal_top(b->m, v, t, &rest);
+	if (!n && !rest)
 		return;
 	fputs("    stolen by:", b->out);
 	for (i = 0; i < n; i++) {
@@ -247,8 +247,8 @@ static void text_stolen(const struct batch *b, const struct vcpu *v)
 		else
 			fprintf(b->out, "%s %s (tid %d) %s", i ? "," : "", esc, t[i]->tid, dur);
 	}
-	if (other) {
-		fmt_duration((double)other, b->ns, 2, dur, sizeof(dur));
+	if (rest) {
+		fmt_duration((double)rest, b->ns, 2, dur, sizeof(dur));
 		fprintf(b->out, "%s other %s", n ? "," : "", dur);
 	}
 	fputc('\n', b->out);

@@ -292,12 +292,12 @@ static int export_view_start(void *ctx, const struct view_source *src, const str
 	return 0;
 }
 
-static int export_view_refresh(void *ctx, const struct snapshot *s)
+static int export_view_refresh(void *ctx, const struct snapshot *snap)
 {
 	struct export *e = ctx;
 	struct doc *d = calloc(1, sizeof(*d)), *old;
 
-	(void)s;
+	(void)snap;
 	if (!d || metrics_doc(&d->md, e->m, &e->mo)) {
 		free(d);
 		errno = ENOMEM;

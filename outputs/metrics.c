@@ -511,20 +511,20 @@ static void stolen(struct out *o, const struct vm *vm)
 	struct model_thief_who w;
 	const struct vcpu *v;
 	unsigned int i, n;
-	uint64_t other;
+	uint64_t rest;
 	FILE *f = o->f[FAM_STOLEN];
 
 	MODEL_FOREACH_VCPU(v, vm) {
-		n = model_steal_top_total(m, v, t, &other);
+		n = model_steal_top_total(m, v, t, &rest);
 		for (i = 0; i <= n; i++) {
-			if (i == n && !other)
+			if (i == n && !rest)
 				break;
 			fputs("kvmtop_vcpu_stolen_seconds_total", f);
 			vm_labels(o, f);
 			vcpu_label(o, f, v, false);
 			if (i == n) {
 				fputs(",thief=\"other\",thief_tid=\"\",thief_pid=\"\",thief_vm=\"\",thief_vcpu=\"\"} ", f);
-				seconds(f, other);
+				seconds(f, rest);
 				fputc('\n', f);
 				continue;
 			}
@@ -549,18 +549,18 @@ static void stolen(struct out *o, const struct vm *vm)
 static int one_vm(struct out *o, const struct vm *vm)
 {
 	const struct model *m = o->m;
-	struct model_scope s;
+	struct model_scope sc;
 	unsigned int i;
 	int j;
 
 	/* the VM's histograms cost a merge per vCPU and reason: only where they are shown */
-	if (o->o->latency == ML_VM ? model_scope_vm(&s, m, vm, true) : model_scope_vm_counts(&s, m, vm)) {
-		model_scope_free(&s);
+	if (o->o->latency == ML_VM ? model_scope_vm(&sc, m, vm, true) : model_scope_vm_counts(&sc, m, vm)) {
+		model_scope_free(&sc);
 		return -1;
 	}
 	vm_labels_of(o, vm);
-	for (i = 0; i < s.nr; i++) {
-		const struct model_reason_row *w = &s.rows[i];
+	for (i = 0; i < sc.nr; i++) {
+		const struct model_reason_row *w = &sc.rows[i];
 
 		if (!w->total)
 			continue;
@@ -575,7 +575,7 @@ static int one_vm(struct out *o, const struct vm *vm)
 			latency(o, vm_pre(o), w->r, &w->lat);
 	}
 	if (o->o->latency == ML_VCPU && o->o->ns && vcpu_latency(o, vm)) {
-		model_scope_free(&s);
+		model_scope_free(&sc);
 		return -1;
 	}
 	if (o->o->stolen && o->o->ns)
@@ -584,34 +584,34 @@ static int one_vm(struct out *o, const struct vm *vm)
 		per_vcpu(o, vm);
 	} else if (o->o->ns) {
 		for (j = 0; j < VS_NR; j++) {
-			if (!(s.time_known & (1u << j)))
+			if (!(sc.time_known & (1u << j)))
 				continue;
 			fputs("kvmtop_vcpu_seconds_total", o->f[FAM_VCPU_SECONDS]);
 			vm_labels(o, o->f[FAM_VCPU_SECONDS]);
 			fprintf(o->f[FAM_VCPU_SECONDS], ",state=\"%s\"} ", model_state_name(j));
-			seconds(o->f[FAM_VCPU_SECONDS], s.time[j]);
+			seconds(o->f[FAM_VCPU_SECONDS], sc.time[j]);
 			fputc('\n', o->f[FAM_VCPU_SECONDS]);
 		}
 	}
 	for (j = 0; j < m->nr_other; j++) {
-		if (!s.other_total[j])
+		if (!sc.other_total[j])
 			continue;
 		fputs("kvmtop_events_total", o->f[FAM_EVENTS]);
 		vm_labels(o, o->f[FAM_EVENTS]);
 		fputs(",event=\"", o->f[FAM_EVENTS]);
 		label_value(o->f[FAM_EVENTS], m->names->other[j] ? m->names->other[j] : "?");
-		fprintf(o->f[FAM_EVENTS], "\"} %" PRIu64 "\n", s.other_total[j]);
+		fprintf(o->f[FAM_EVENTS], "\"} %" PRIu64 "\n", sc.other_total[j]);
 	}
 	for (j = 0; j < UEXIT_MAX; j++) {
-		if (!s.uexit_total[j])
+		if (!sc.uexit_total[j])
 			continue;
 		fputs("kvmtop_userspace_exits_total", o->f[FAM_UEXITS]);
 		vm_labels(o, o->f[FAM_UEXITS]);
 		fputs(",reason=\"", o->f[FAM_UEXITS]);
 		label_value(o->f[FAM_UEXITS], names_uexit(m->names, j));
-		fprintf(o->f[FAM_UEXITS], "\"} %" PRIu64 "\n", s.uexit_total[j]);
+		fprintf(o->f[FAM_UEXITS], "\"} %" PRIu64 "\n", sc.uexit_total[j]);
 	}
-	model_scope_free(&s);
+	model_scope_free(&sc);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "outputs/export.h"
 #include "model/model.h"
 #include "options.h"
+#include "tables.h"
 #include "sources/replay.h"
 #include "sources/source.h"
 #include "sources/trace.h"
@@ -67,7 +68,7 @@ static void source_for_host(struct options *o)
 	static char line[256];
 	char mod[32];
 
-	if (o->replay || o->source != SOURCE_TRACE || !trace_exitless_kvm(NULL, mod, sizeof(mod)))
+	if (o->replay || strcmp(o->source, "trace") || !trace_exitless_kvm(NULL, mod, sizeof(mod)))
 		return;
 	if (o->source_given) {
 		snprintf(line, sizeof(line), "this host's KVM (%s) traces no VM exits (no kvm_exit, kvm_entry): "
@@ -75,7 +76,7 @@ static void source_for_host(struct options *o)
 	} else {
 		snprintf(line, sizeof(line), "this host's KVM (%s) traces no VM exits (no kvm_exit, kvm_entry): "
 			 "these are KVM's statistics (--source stats)", mod);
-		o->source = SOURCE_STATS;
+		o->source = "stats";
 	}
 	fprintf(stderr, "kvmtop: %s\n", line);
 	if (!o->notice)
@@ -94,20 +95,6 @@ static void metrics_config(const struct options *o, struct metrics_opts *mo)
 		memcpy(mo->le_ns, o->metrics.le_ns, o->metrics.nr_le * sizeof(mo->le_ns[0]));
 		mo->nr_le = o->metrics.nr_le;
 	}
-}
-
-/* -o's i-th format for the command line: the outputs' row, and what options.c checks of it. */
-static int format_choice(unsigned int i, struct opt_format *f)
-{
-	const struct batch_format *b = batch_format_at(i);
-
-	if (!b)
-		return -1;
-	*f = (struct opt_format){
-		.name = b->name, .output = b->output, .metrics_opts = b->metrics_opts,
-		.ips_only = b->ips_only, .one_report = b->one_report,
-	};
-	return 0;
 }
 
 /* What batch output is asked for on the command line. */
@@ -155,8 +142,7 @@ static void driver_config(const struct options *o, struct driver_config *c, stru
 /* The source the options name, into the view they ask for. */
 static int run(struct options *o)
 {
-	static const char *const live_sources[] = { "trace", "debugfs", "stats" };	/* enum live_source */
-	const struct source_ops *src = o->replay ? &source_replay : source_find(live_sources[o->source]);
+	const struct source_ops *src = o->replay ? &source_replay : source_find(o->source);
 	struct tui_config c = {
 		.mono = o->mono, .ascii = o->ascii, .delay = o->delay, .syms = &o->syms,
 	};
@@ -192,7 +178,7 @@ int main(int argc, char **argv)
 	/* the demo guest's own process: see demo.h */
 	if (argc > 1 && !strcmp(argv[1], "--demo-guest"))
 		return demo_guest_main(argc, argv);
-	options_formats(format_choice);
+	options_tables();
 	options_parse(argc, argv, &o, tui_keys_help);
 	if (o.demo && demo_without_kvm(&o)) {
 		sym_set_free(&o.syms);

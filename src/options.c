@@ -62,7 +62,6 @@ static int set_delay(struct options *o, const struct opt_def *d, const char *arg
 	return 0;
 }
 
-static const char *const sources[] = { "trace", "debugfs", "stats", NULL };	/* enum live_source */
 static const char *const ip_kinds[] = { "time", "exit", NULL };			/* enum ip_kind */
 
 static int set_syms(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
@@ -220,6 +219,32 @@ void options_formats(opt_format_fn fn)
 	format_at = fn;
 }
 
+static const char *const *source_names;	/* --source's, the default first (options_sources) */
+
+/* --source NAME: one of the live sources main.c gave. */
+static int set_source(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	unsigned int i, n;
+
+	o->source_given = true;
+	for (n = 0; source_names && source_names[n]; n++) {
+		if (!strcmp(arg, source_names[n])) {
+			o->source = source_names[n];
+			return 0;
+		}
+	}
+	snprintf(err, len, "unknown %s '%s' (", d->what, arg);
+	for (i = 0; i < n; i++)
+		list_item(err, len, i, n, "", source_names[i], ", ", " or ");
+	strlcat(err, ")", len);
+	return -1;
+}
+
+void options_sources(const char *const *names)
+{
+	source_names = names;
+}
+
 static const struct opt_def opts[] = {
 	{ "batch", 'b', NULL, OPT_FLAG, F(batch),
 	  .help = "batch mode: print snapshots instead of the screen" },
@@ -269,7 +294,7 @@ static const struct opt_def opts[] = {
 	  .help = "live: do not trace the vCPU threads' context switches\n"
 		  "(each exit's split is then unknown; their time states\n"
 		  "come from /proc's schedstat and stat)" },
-	{ "source", 0, "SRC", OPT_CHOICE, F(source), .choices = sources, .what = "source",
+	{ "source", 0, "SRC", OPT_CALL, .set = set_source, .what = "source",
 	  .help = "live: where the figures come from:\n"
 		  "trace (default): the KVM tracepoints: every exit,\n"
 		  "  its reason, latency, guest IP; costs each exit\n"
@@ -472,7 +497,7 @@ static void check_combinations(struct options *o)
 		die_usage("--demo watches a live guest; it cannot go with -r");
 	if (!o->batch && (o->fmt_given || o->summary))
 		die_usage("-o and --summary are for batch output: add -b");
-	if (o->replay && (o->source != SOURCE_TRACE || o->debugfs_root || o->proc_root))
+	if (o->replay && (strcmp(o->source, "trace") || o->debugfs_root || o->proc_root))
 		die_usage("--source, --debugfs and --proc choose a live source; they cannot go with -r");
 	if (o->listen && (o->batch || o->fmt_given))
 		die_usage("--listen serves metrics instead of printing: not with -b or -o");
@@ -483,13 +508,13 @@ static void check_combinations(struct options *o)
 			  format_names(list, sizeof(list), takes_metrics, "", "|", "|"));
 	if (o->threads && !o->replay)
 		die_usage("--threads names a recording's threads: it goes with -r");
-	if (o->debugfs_root && o->source != SOURCE_DEBUGFS)
+	if (o->debugfs_root && strcmp(o->source, "debugfs"))
 		die_usage("--debugfs goes with --source debugfs");
-	if (o->proc_root && o->source != SOURCE_STATS)
+	if (o->proc_root && strcmp(o->source, "stats"))
 		die_usage("--proc goes with --source stats");
-	if (o->source != SOURCE_TRACE && (o->buffer_kb || o->no_sched))
+	if (strcmp(o->source, "trace") && (o->buffer_kb || o->no_sched))
 		die_usage("--buffer-kb and --no-sched are for tracing; --source %s does not trace",
-			  sources[o->source]);
+			  o->source);
 	if (!o->demo && (o->demo_loops || o->demo_report))
 		die_usage("--demo-loops and --demo-report go with --demo");
 	if (o->fmt.ips_only && !o->ip_slots)
@@ -511,6 +536,8 @@ void options_parse(int argc, char **argv, struct options *o, void (*keys)(FILE *
 
 	keys_help = keys;
 	memset(o, 0, sizeof(*o));
+	/* the first live source main.c gave: the KVM tracepoints */
+	o->source = source_names && source_names[0] ? source_names[0] : "trace";
 	if (format_at)
 		format_at(0, &o->fmt);
 	o->ring = MODEL_RING_DEFAULT;
@@ -541,8 +568,6 @@ void options_parse(int argc, char **argv, struct options *o, void (*keys)(FILE *
 				break;
 		if (idx == (int)NR_OPTS)
 			die_usage("unknown option '%s'", argv[optind - 1]);
-		if (opts[idx].off == F(source) && opts[idx].kind == OPT_CHOICE)
-			o->source_given = true;
 		if (take(o, &opts[idx], optarg, err, sizeof(err))) {
 			if (opts[idx].short_name)
 				die_usage("-%c: %s", opts[idx].short_name, err);

@@ -37,12 +37,6 @@ struct opt_metrics {
 	unsigned int nr_le;		/* 0: the outputs' default */
 };
 
-enum live_source {
-	SOURCE_TRACE,		/* the KVM tracepoints (default) */
-	SOURCE_DEBUGFS,		/* KVM's counters in debugfs, per VM */
-	SOURCE_STATS,		/* KVM's binary statistics fds, per VM and vCPU */
-};
-
 struct options {
 	bool batch;
 	bool summary;
@@ -60,7 +54,7 @@ struct options {
 	int demo_vcpus;
 	long long demo_loops;	/* 0: until kvmtop stops */
 	const char *demo_report;
-	enum live_source source;
+	const char *source;	/* --source: a live source by its name, from the sources' table */
 	const char *debugfs_root;	/* --debugfs DIR, NULL: the system's */
 	const char *proc_root;		/* --proc DIR, NULL: the host's /proc */
 	bool mono;		/* -C: no colours */
@@ -88,5 +82,10 @@ struct options {
 void options_parse(int argc, char **argv, struct options *o, void (*keys_help)(FILE *f));
 /* -o's formats, given before options_parse(); without them -o takes none. */
 void options_formats(opt_format_fn fn);
+/*
+ * --source's names, from the sources' table (NULL-terminated, the default
+ * first): main.c gives them before options_parse().
+ */
+void options_sources(const char *const *names);
 
 #endif

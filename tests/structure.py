@@ -17,12 +17,16 @@ change that breaks a wall fails here instead of being found by a reader:
   file may depend on itself through others;
 - no function over 80 lines in src/, ui/, outputs/ and arch/ (kernel
   style: a body opens with '{' and closes with '}' in column 0);
+- README's layout map is the tree: it names every room and every .c
+  of it (by name or a pattern such as pane_*.c), and nothing that is not
+  there;
 - every mutation of make mutate still finds its text once
   (tests/mutate.py --check), so a change that moves code keeps that list.
 
 The first oracle is the source text and the compiler's own symbol tables;
 none of it is kvmtop's output.
 """
+import fnmatch
 import os
 import re
 import subprocess
@@ -34,7 +38,7 @@ SRC = os.environ.get("KVMTOP_SRC", os.path.dirname(os.path.dirname(os.path.abspa
 BUILD = os.environ.get("KVMTOP_BUILD", os.getcwd())
 
 # The program's own files: the command line, the demo guest, main().
-PROGRAM = {"src/main.c", "src/options.c", "src/demo.c", "src/options.h", "src/demo.h"}
+PROGRAM = {"src/main.c", "src/options.c", "src/tables.c", "src/demo.c", "src/options.h", "src/tables.h", "src/demo.h"}
 # Rooms from the bottom up: a header may include headers of its own room
 # and of rooms on a lower layer only.
 LAYERS = {
@@ -243,6 +247,24 @@ def functions_case():
     ok(not longs, "no function over %d lines in src/, ui/, outputs/, arch/" % FUNC_MAX, "\n".join(longs))
 
 
+def readme_case():
+    text = open(os.path.join(SRC, "README")).read()
+    start = text.find("\nLayout:")
+    if start < 0:
+        ok(False, "README has its layout map (a section starting 'Layout:')")
+        return
+    lmap = text[start:]
+    rooms = [r + "/" for r in LAYERS if r != "src"]
+    ok(all(r in lmap for r in rooms), "README's layout map names every room",
+       [r for r in rooms if r not in lmap])
+    named = set(re.findall(r"\b([A-Za-z_*][\w*]*\.c)\b", lmap))
+    sources = [os.path.basename(f) for f in files((".c",))]
+    unnamed = [f for f in sources if not any(fnmatch.fnmatch(f, n) for n in named)]
+    ok(not unnamed, "README's layout map names every .c of src/, arch/, ui/, outputs/", unnamed)
+    stale = sorted(n for n in named if not any(fnmatch.fnmatch(f, n) for f in sources))
+    ok(not stale, "every .c README's layout map names is in the tree", stale)
+
+
 def mutations_case():
     r = subprocess.run([sys.executable, os.path.join(SRC, "tests", "mutate.py"), "--src", SRC, "--check"],
                        capture_output=True, text=True)
@@ -257,6 +279,7 @@ def main():
     calls_case()
     libraries_case()
     functions_case()
+    readme_case()
     mutations_case()
     done()
 

@@ -146,10 +146,10 @@ static int reasons_grow(struct pane *p, struct reason_row **rows)
 }
 
 /* The rows of the scope's exit reasons, most exits first: 0, or -1 (no memory). */
-static int reasons_build_reasons(struct pane *p, const struct model_scope *s)
+static int reasons_build_reasons(struct pane *p, const struct model_scope *sc)
 {
-	const struct model_reason_row **sorted = calloc(s->nr ? s->nr : 1, sizeof(*sorted));
-	struct reason_row *rows = calloc(s->nr ? s->nr : 1, sizeof(*rows));
+	const struct model_reason_row **sorted = calloc(sc->nr ? sc->nr : 1, sizeof(*sorted));
+	struct reason_row *rows = calloc(sc->nr ? sc->nr : 1, sizeof(*rows));
 	unsigned int i, n;
 
 	p->rows = rows;
@@ -157,7 +157,7 @@ static int reasons_build_reasons(struct pane *p, const struct model_scope *s)
 		free(sorted);
 		return -1;
 	}
-	n = model_scope_sorted(s, sorted);
+	n = model_scope_sorted(sc, sorted);
 	for (i = 0; i < n; i++) {
 		const struct model_reason_row *m = sorted[i];
 		struct reason_row *w = &rows[p->nr++];
@@ -169,7 +169,7 @@ static int reasons_build_reasons(struct pane *p, const struct model_scope *s)
 		w->blocking = m->r->blocking;
 		w->count = m->count;
 		w->samples = m->lat.samples;
-		w->have_split = s->time_known & TIME_SPLIT;
+		w->have_split = sc->time_known & TIME_SPLIT;
 		reasons_fill_fields(w, m);
 		if (w->samples)
 			reasons_fill_bar(w, &m->lat);
@@ -179,24 +179,24 @@ static int reasons_build_reasons(struct pane *p, const struct model_scope *s)
 }
 
 /* Then the other events and the exits to userspace: counts, no latency.  0, or -1. */
-static int reasons_build_events(struct tui *t, struct pane *p, const struct model_scope *s)
+static int reasons_build_events(struct tui *t, struct pane *p, const struct model_scope *sc)
 {
 	struct reason_row *rows = p->rows, *w;
 	char name[NAMES_UEXIT_LEN * 4];
 	unsigned int i;
 
 	for (i = 0; i < (unsigned int)t->m->nr_other; i++) {
-		if (!s->other[i])
+		if (!sc->other[i])
 			continue;
 		if (reasons_grow(p, &rows))
 			return -1;
 		w = &rows[p->nr++];
 		w->id = REASON_MAX + (int)i;
 		escape_text(t->m->names->other[i], w->name, sizeof(w->name));
-		reasons_fill_event(w, s->other[i], s->other_total[i]);
+		reasons_fill_event(w, sc->other[i], sc->other_total[i]);
 	}
 	for (i = 0; i < UEXIT_MAX; i++) {
-		if (!s->uexit[i])
+		if (!sc->uexit[i])
 			continue;
 		if (reasons_grow(p, &rows))
 			return -1;
@@ -204,7 +204,7 @@ static int reasons_build_events(struct tui *t, struct pane *p, const struct mode
 		w->id = REASON_MAX + DECODE_OTHER_MAX + (int)i;
 		snprintf(w->name, sizeof(w->name), "userspace %s",
 			 escape_text(names_uexit(t->m->names, (int)i), name, sizeof(name)));
-		reasons_fill_event(w, s->uexit[i], s->uexit_total[i]);
+		reasons_fill_event(w, sc->uexit[i], sc->uexit_total[i]);
 	}
 	return 0;
 }
@@ -213,20 +213,20 @@ static int reasons_build(struct tui *t, struct pane *p)
 {
 	const struct vcpu *v = p->tid >= 0 ? tui_find_vcpu(t, p->tid) : NULL;
 	const struct vm *vm = p->tid < 0 ? tui_find_vm(t, p->vm_pid) : NULL;
-	struct model_scope s;
+	struct model_scope sc;
 	int ret;
 
-	memset(&s, 0, sizeof(s));
+	memset(&sc, 0, sizeof(sc));
 	p->nr = 0;
 	if (!v && !vm) {
 		/* the VM or thread went away: an empty pane */
 		p->rows = calloc(1, sizeof(struct reason_row));
 		return p->rows ? 0 : -1;
 	}
-	ret = v ? model_scope_vcpu(&s, t->m, v, t->cumulative) : model_scope_vm(&s, t->m, vm, t->cumulative);
+	ret = v ? model_scope_vcpu(&sc, t->m, v, t->cumulative) : model_scope_vm(&sc, t->m, vm, t->cumulative);
 	if (!ret)
-		ret = reasons_build_reasons(p, &s) ?: reasons_build_events(t, p, &s);
-	model_scope_free(&s);
+		ret = reasons_build_reasons(p, &sc) ?: reasons_build_events(t, p, &sc);
+	model_scope_free(&sc);
 	return ret;
 }
 

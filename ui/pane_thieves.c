@@ -101,23 +101,23 @@ static int thieves_build(struct tui *t, struct pane *p)
 	const struct model_thief *th[MODEL_THIEVES_MAX];
 	struct thief_row *rows;
 	unsigned int i, n = 0;
-	uint64_t other = 0, total;
+	uint64_t rest = 0, total;
 
 	p->nr = 0;
 	if (v)
-		n = model_steal_top(t->m, v, th, &other);
+		n = model_steal_top(t->m, v, th, &rest);
 	total = v ? model_steal_total(v) : 0;
 	p->rows = rows = calloc(n + 1, sizeof(*rows));
 	if (!rows)
 		return -1;
 	for (i = 0; i < n; i++)
 		thieves_fill(t, th[i], total, &rows[p->nr++]);
-	if (other) {
+	if (rest) {
 		struct thief_row *w = &rows[p->nr++];
 
 		w->tid = -1;
-		w->ns = other;
-		w->pct = total ? 100.0 * (double)other / (double)total : 0;
+		w->ns = rest;
+		w->pct = total ? 100.0 * (double)rest / (double)total : 0;
 		snprintf(w->who, sizeof(w->who), "other (thieves not kept: --thieves)");
 	}
 	return 0;

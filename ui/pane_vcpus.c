@@ -138,33 +138,33 @@ static const char *vcpus_state(const struct tui *t, const struct vcpu *v)
 	return blocking ? "halted" : "host";
 }
 
-static double vcpus_share(const struct tui *t, const struct model_scope *s, enum vcpu_state st)
+static double vcpus_share(const struct tui *t, const struct model_scope *sc, enum vcpu_state st)
 {
 	uint64_t span = t->end > t->start ? t->end - t->start : 0;
 
-	if (!span || !(s->time_known & (1u << st)))
+	if (!span || !(sc->time_known & (1u << st)))
 		return -1;
-	return 100.0 * (double)s->time[st] / (double)span;
+	return 100.0 * (double)sc->time[st] / (double)span;
 }
 
-static void vcpus_shares(const struct tui *t, const struct model_scope *s, struct vcpu_row *w)
+static void vcpus_shares(const struct tui *t, const struct model_scope *sc, struct vcpu_row *w)
 {
-	w->guest = vcpus_share(t, s, VS_GUEST);
-	w->host = vcpus_share(t, s, VS_HOST);
-	w->vmm = vcpus_share(t, s, VS_VMM);
-	w->halt = vcpus_share(t, s, VS_HALT);
-	w->wait = vcpus_share(t, s, VS_WAIT);
+	w->guest = vcpus_share(t, sc, VS_GUEST);
+	w->host = vcpus_share(t, sc, VS_HOST);
+	w->vmm = vcpus_share(t, sc, VS_VMM);
+	w->halt = vcpus_share(t, sc, VS_HALT);
+	w->wait = vcpus_share(t, sc, VS_WAIT);
 }
 
 static int vcpus_build(struct tui *t, struct pane *p)
 {
 	const struct vm *vm = tui_find_vm(t, p->vm_pid);
 	const struct vcpu *v;
-	struct model_scope s;
+	struct model_scope sc;
 	struct vcpu_row *rows;
 	int ret = -1;
 
-	memset(&s, 0, sizeof(s));
+	memset(&sc, 0, sizeof(sc));
 	p->nr = 0;
 	p->rows = calloc(vm && vm->nr_vcpus ? vm->nr_vcpus : 1, sizeof(*rows));
 	if (!p->rows)
@@ -176,25 +176,25 @@ static int vcpus_build(struct tui *t, struct pane *p)
 		const struct model_row row = { .m = t->m, .vm = vm, .v = v };
 		struct vcpu_row *w = &rows[p->nr++];
 
-		if (model_scope_vcpu(&s, t->m, v, t->cumulative) ||
-		    model_scope_summary(&s))
+		if (model_scope_vcpu(&sc, t->m, v, t->cumulative) ||
+		    model_scope_summary(&sc))
 			goto out;
 		tui_cols_fill(vcpus_cols, VCPUS_NR_COLS, &row, w->val);
 		tui_val_text(&w->val[VCPUS_COMM], w->comm, sizeof(w->comm));
-		w->exits = s.exits;
-		w->total = s.exits_total;
-		w->have_lat = s.handling.samples > 0;
-		w->mean = hist_mean(&s.handling);
-		w->p99 = hist_quantile(&s.handling, 0.99);
-		w->max = s.handling.max;
-		w->top = s.top;
+		w->exits = sc.exits;
+		w->total = sc.exits_total;
+		w->have_lat = sc.handling.samples > 0;
+		w->mean = hist_mean(&sc.handling);
+		w->p99 = hist_quantile(&sc.handling, 0.99);
+		w->max = sc.handling.max;
+		w->top = sc.top;
 		w->state = vcpus_state(t, v);
-		vcpus_shares(t, &s, w);
-		model_scope_free(&s);
+		vcpus_shares(t, &sc, w);
+		model_scope_free(&sc);
 	}
 	ret = 0;
 out:
-	model_scope_free(&s);
+	model_scope_free(&sc);
 	return ret;
 }
 

@@ -144,7 +144,7 @@ static const struct pane_col vms_cols[VMS_NR_COLS] = {
 
 static int vms_build(struct tui *t, struct pane *p)
 {
-	struct model_scope s;
+	struct model_scope sc;
 	struct vm_row *rows;
 	const struct vm *vm;
 	size_t n;
@@ -152,7 +152,7 @@ static int vms_build(struct tui *t, struct pane *p)
 	/* the host's exits are the model's own counter: no need to sum them again */
 	uint64_t host = t->cumulative ? t->m->exits.total : ctr_interval(&t->m->exits);
 
-	memset(&s, 0, sizeof(s));
+	memset(&sc, 0, sizeof(sc));
 	n = model_nr_vms(t->m);
 	rows = calloc(n ? n : 1, sizeof(*rows));
 	if (!rows)
@@ -165,27 +165,27 @@ static int vms_build(struct tui *t, struct pane *p)
 		struct vm_row *w;
 
 		w = &rows[p->nr++];
-		if (model_scope_vm(&s, t->m, vm, t->cumulative) ||
-		    model_scope_summary(&s))
+		if (model_scope_vm(&sc, t->m, vm, t->cumulative) ||
+		    model_scope_summary(&sc))
 			goto out;
 		tui_cols_fill(vms_cols, VMS_NR_COLS, &row, w->val);
 		tui_val_text(&w->val[VMS_NAME], w->name, sizeof(w->name));
 		w->exited = vm->exited;
-		w->exits = s.exits;
-		w->total = s.exits_total;
-		w->pct = host ? 100.0 * (double)s.exits / (double)host : 0;
-		w->have_lat = s.handling.samples > 0;
-		w->mean = hist_mean(&s.handling);
-		w->p99 = hist_quantile(&s.handling, 0.99);
+		w->exits = sc.exits;
+		w->total = sc.exits_total;
+		w->pct = host ? 100.0 * (double)sc.exits / (double)host : 0;
+		w->have_lat = sc.handling.samples > 0;
+		w->mean = hist_mean(&sc.handling);
+		w->p99 = hist_quantile(&sc.handling, 0.99);
 		if (t->secs > 0 && vm->nr_vcpus)
-			w->halted = 100.0 * (double)s.halted / 1e9 / t->secs / vm->nr_vcpus;
+			w->halted = 100.0 * (double)sc.halted / 1e9 / t->secs / vm->nr_vcpus;
 		if (w->halted > 100.0)
 			w->halted = 100.0;
 		if (t->end > t->start && vm->nr_vcpus) {
 			double span = (double)(t->end - t->start) * vm->nr_vcpus;
 
-			w->util = 100.0 * (double)(s.time[VS_GUEST] + s.time[VS_HOST] + s.time[VS_VMM]) / span;
-			w->steal = 100.0 * (double)s.time[VS_WAIT] / span;
+			w->util = 100.0 * (double)(sc.time[VS_GUEST] + sc.time[VS_HOST] + sc.time[VS_VMM]) / span;
+			w->steal = 100.0 * (double)sc.time[VS_WAIT] / span;
 		}
 		if (t->end > t->start) {
 			double one = (double)(t->end - t->start);
@@ -195,15 +195,15 @@ static int vms_build(struct tui *t, struct pane *p)
 			w->vhost = 100.0 * (double)model_group_ns(vm, TG_VHOST, false, t->cumulative) / one;
 			w->vhost_wait = 100.0 * (double)model_group_ns(vm, TG_VHOST, true, t->cumulative) / one;
 		}
-		w->top = s.top;
-		w->uexits = s.uexits;
+		w->top = sc.top;
+		w->uexits = sc.uexits;
 		for (i = 0; i < t->m->nr_other; i++)
-			w->events += s.other[i];
-		model_scope_free(&s);
+			w->events += sc.other[i];
+		model_scope_free(&sc);
 	}
 	ret = 0;
 out:
-	model_scope_free(&s);
+	model_scope_free(&sc);
 	return ret;
 }
 

@@ -132,35 +132,35 @@ static int tui_start(void *ctx, const struct view_source *src, const struct mode
 	return 0;
 }
 
-static int tui_refresh(void *ctx, const struct snapshot *s)
+static int tui_refresh(void *ctx, const struct snapshot *snap)
 {
 	struct tui *t = ctx;
 
-	t->m = s->m;
-	t->findings = s->findings;
+	t->m = snap->m;
+	t->findings = snap->findings;
 	t->progress[0] = '\0';
 	/*
 	 * History: every live snapshot, paused or not; a recording's
 	 * intervals as ] first reaches them (not the whole recording, 0).
 	 */
-	if (t->live || s->interval > t->hist_interval) {
+	if (t->live || snap->interval > t->hist_interval) {
 		if (!t->live)
-			t->hist_interval = s->interval;
-		if (history_record(t->hist, s->m, s->start, s->end, t->ns && s->end > s->start ?
-				   (double)(s->end - s->start) / 1e9 : 0)) {
+			t->hist_interval = snap->interval;
+		if (history_record(t->hist, snap->m, snap->start, snap->end, t->ns && snap->end > snap->start ?
+				   (double)(snap->end - snap->start) / 1e9 : 0)) {
 			errno = ENOMEM;
 			return -1;
 		}
 	}
 	if (t->paused)
 		return 0;
-	t->start = t->live && t->cumulative ? s->m->first_time : s->start;
-	t->end = s->end;
-	t->secs = t->ns && s->end > t->start ? (double)(s->end - t->start) / 1e9 : 0;
-	t->interval = s->interval;
-	t->nr_intervals = s->nr_intervals;
+	t->start = t->live && t->cumulative ? snap->m->first_time : snap->start;
+	t->end = snap->end;
+	t->secs = t->ns && snap->end > t->start ? (double)(snap->end - t->start) / 1e9 : 0;
+	t->interval = snap->interval;
+	t->nr_intervals = snap->nr_intervals;
 	/* a severe finding: the findings pane is where the screen lands, once, until a key */
-	if (s->findings && s->findings->severe && !t->findings_landed && !t->keyed &&
+	if (snap->findings && snap->findings->severe && !t->findings_landed && !t->keyed &&
 	    !tui_pane_is(t, tui_top_pane(t), PANE_FINDINGS)) {
 		t->findings_landed = true;
 		if (tui_push(t, PANE_FINDINGS, -1, -1) < 0) {
