@@ -294,10 +294,14 @@ def run(cmd, timeout=1800, share=None, cwd=None, env=None, out=sys.stdout, cpus=
         f.write("cd %s || exit 126\n" % shlex.quote(os.path.abspath(cwd or os.getcwd())))
         f.write("exec %s\n" % " ".join(shlex.quote(a) for a in cmd))
     console = os.path.join(share, "console.log")
+    # no_timer_check: on a loaded machine the emulated timer can miss the
+    # kernel's boot-time IO-APIC check, which then panics ("IO-APIC + timer
+    # doesn't work"); tsc=reliable: KVM's clock-update work (the emulated
+    # TSC is marked unstable otherwise) stays out of the live steal tests
     qemu = ["qemu-system-x86_64", "-accel", ACCEL, "-machine", "q35", "-cpu", "max",
             "-smp", str(cpus), "-m", str(mem_mb), "-nodefaults", "-display", "none", "-no-reboot",
             "-kernel", image, "-initrd", initrd,
-            "-append", "console=ttyS0 " + os.environ.get("KVMTOP_VMHOST_APPEND", "quiet loglevel=3") + " panic=-1 mitigations=off rdinit=/init vmhost.npt=" + NPT,
+            "-append", "console=ttyS0 " + os.environ.get("KVMTOP_VMHOST_APPEND", "quiet loglevel=3") + " panic=-1 mitigations=off no_timer_check tsc=reliable rdinit=/init vmhost.npt=" + NPT,
             "-serial", "file:" + console,
             "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
             "-virtfs", "local,path=%s,mount_tag=out,security_model=none,multidevs=remap" % share]
