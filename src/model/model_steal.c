@@ -17,7 +17,8 @@
  * Live, kvmtop traces only the switches of vCPU threads (the kernel
  * filter of trace.c): a thief is then the thread that took the vCPU's CPU
  * or handed it back; threads that ran between two such switches, and
- * never next to a vCPU, go unseen, their time given to one of those two.
+ * never next to a vCPU, go unseen, their time given to one of those two
+ * (stretch_thief() says which).
  *
  * Memory: per vCPU a table of MODEL_STEAL_SLOTS(m->max_thieves) thieves,
  * four times as many as are shown, the largest kept (one pushed out adds
@@ -181,16 +182,39 @@ static int start_waiting(struct model *m, struct vcpu *v, int cpu, uint64_t now)
 	return 0;
 }
 
+/*
+ * Who ran on CPU c until the switch ev: its prev, as a full recording
+ * shows.  Live only a vCPU's switches are traced, so when prev is not the
+ * thread the CPU was last seen to run, others ran unseen in between: the
+ * stretch goes to prev if it was preempted (a thread that ran until it
+ * was made to stop), but to the one seen taking the CPU if prev went to
+ * sleep when it handed it back (a worker woken for a short burst, as the
+ * kernel's are).  A vCPU thread (vcpu) is never unseen: its stretch is
+ * its own.  *comm: the thief's name.
+ */
+static int stretch_thief(const struct model_cpu *c, const struct kvm_event *ev, bool vcpu, const char **comm)
+{
+	if (!vcpu && c->tid > 0 && c->tid != ev->tid && (ev->state & SCHED_SLEEP_MASK)) {
+		*comm = c->comm;
+		return c->tid;
+	}
+	*comm = ev->prev_comm;
+	return ev->tid;
+}
+
 /* A switch on ev->cpu: prev ran there until now; next runs from now. */
 static int on_switch(struct model *m, struct vcpu *prev, struct vcpu *next, const struct kvm_event *ev)
 {
 	struct model_cpu *c = cpu_get(m, ev->cpu);
+	const char *comm;
 	struct vcpu *w;
+	int tid;
 
 	if (!c)
 		return ev->cpu < 0 || ev->cpu >= MODEL_CPUS_MAX ? 0 : -1;
+	tid = stretch_thief(c, ev, prev != NULL, &comm);
 	TAILQ_FOREACH(w, &c->waiters, wait_link)
-		if (give_to(m, w, ev->tid, ev->prev_comm, ev->time))
+		if (give_to(m, w, tid, comm, ev->time))
 			return -1;
 	if (next) {
 		/*

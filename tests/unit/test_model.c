@@ -693,6 +693,62 @@ static void test_host_latency(void **state)
 	names_free(&nm);
 }
 
+/* A switch on tid's CPU from prev (asleep when state has the low bits) to next, named. */
+static struct kvm_event sw_ev(uint64_t t, int prev, const char *pcomm, uint64_t state, int next, const char *ncomm)
+{
+	struct kvm_event e = ev(KVM_EV_SWITCH, t, prev, -1, 0);
+
+	e.cpu = 1;
+	e.next_tid = next;
+	e.state = state;
+	strlcpy(e.prev_comm, pcomm, sizeof(e.prev_comm));
+	strlcpy(e.next_comm, ncomm, sizeof(e.next_comm));
+	return e;
+}
+
+/*
+ * Live, only a vCPU's own switches are traced.  vCPU 7 is switched out
+ * runnable for the hog (tid 600), and 1000 ns later a kernel worker (tid
+ * 17) hands the CPU back: the switches between hog and worker are not
+ * seen.  A worker that goes to sleep when it hands the CPU back ran a
+ * short burst: the wait is the hog's.  One that is preempted ran until
+ * it was made to stop: the wait is its own.
+ */
+static void test_steal_unseen(void **state)
+{
+	static const struct { uint64_t state; int thief; } cases[] = { { 1, 600 }, { 0, 17 } };
+	const struct model_thief *t[5];
+	struct kvm_names nm;
+	unsigned int i, n;
+	uint64_t rest;
+	int io;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		struct model *m;
+		const struct vcpu *v;
+
+		names_init(&nm);
+		io = reason_intern(&nm.reasons, ISA_SVM, 0x7b, 0, "io", NULL, false, false);
+		m = model_new(&nm, 8, NULL, NULL);
+		assert_non_null(m);
+		m->max_thieves = 5;
+		feed(m, ev(KVM_EV_EXIT, 10, 7, io, 0x1000));
+		feed(m, ev(KVM_EV_ENTRY, 20, 7, -1, 0));
+		feed(m, sw_ev(100, 7, "CPU 0/KVM", 0, 600, "hog"));
+		feed(m, sw_ev(1100, 17, "kworker/1:1", cases[i].state, 7, "CPU 0/KVM"));
+		v = model_find_vcpu(m, 7);
+		assert_non_null(v);
+		n = model_steal_top(m, v, t, &rest);
+		assert_int_equal(n, 1);
+		assert_int_equal(t[0]->tid, cases[i].thief);
+		assert_int_equal(t[0]->ns, 1000);
+		assert_int_equal(rest, 0);
+		model_free(m);
+		names_free(&nm);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -708,6 +764,7 @@ int main(void)
 		cmocka_unit_test(test_vmm_thread_no_vcpu_row),
 		cmocka_unit_test(test_late_first_event),
 		cmocka_unit_test(test_host_latency),
+		cmocka_unit_test(test_steal_unseen),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
