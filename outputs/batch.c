@@ -126,6 +126,8 @@ struct view *batch_view_init(struct batch *b, const struct batch_config *c)
 	b->ip_top = c->ip_top;
 	b->folded_kind = c->folded_kind;
 	b->iterations = c->iterations;
+	b->zero = c->zero;
+	batch_scope_init(b, c->sort, c->fields);
 	view_init(&b->view, &batch_view_ops, b, -1);
 	/* what the format shows is worked out, nothing more */
 	b->view.findings = b->fmt->findings;

@@ -45,6 +45,8 @@ struct batch_format {
 	bool one_report;	/* it writes one report, the last: live with -d, -n says which */
 };
 
+#define BATCH_FIELDS_MAX	64	/* --fields: at most this many */
+
 struct batch {
 	struct view view;	/* the driver's handle on it: batch_view_init */
 	FILE *out;
@@ -70,6 +72,12 @@ struct batch {
 	/* metrics formats: their options, and --output FILE (NULL: stdout) */
 	const struct metrics_opts *metrics;
 	const char *output;
+	/* what is shown and in which order (kvmtop(1), SCOPE): --sort, --fields, -z */
+	const struct model_field *sort;	/* the rows of its kind sorted by it, NULL: their own order */
+	bool sort_ascending;		/* -KEY: least first */
+	const struct model_field *fields[BATCH_FIELDS_MAX];	/* --fields, in their order */
+	unsigned int nr_fields;		/* 0: each format's own columns */
+	bool zero;			/* -z: VMs and vCPUs without KVM events left out */
 };
 
 /* What batch output is asked for: main.c fills it from the command line. */
@@ -83,6 +91,9 @@ struct batch_config {
 	enum ip_kind folded_kind;	/* which IPs -o folded writes */
 	const struct metrics_opts *metrics;
 	const char *output;		/* --output FILE, NULL: stdout */
+	const char *sort;		/* --sort KEY or -KEY, NULL: none */
+	const char *fields;		/* --fields LIST, NULL: none */
+	bool zero;			/* -z */
 };
 
 /* The formats in -o's order, the default first: the i-th, NULL past the last. */

@@ -5,6 +5,7 @@
  * JSON write it, the host kernel's threads.  The formats call down to
  * here; nothing here calls a format or the view (batch.c).
  */
+#define _GNU_SOURCE	/* qsort_r */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,12 +28,177 @@ bool batch_field_known(const struct batch *b, const struct model_field *f)
 	return f->kind != MF_SECS || b->ns;
 }
 
-const struct model_reason_row **batch_rows(const struct model_scope *sc, unsigned int *n)
+/* One row's value of the sort field, for the comparisons below. */
+struct sort_key {
+	struct model_field_val v;
+	bool has;
+	unsigned int at;	/* its place in the list's own order: ties keep it */
+};
+
+/* The order of two rows by b->sort: most first, or least with -KEY; rows without a value last. */
+static int sort_cmp(const struct model_field *f, bool ascending, const struct sort_key *x,
+		    const struct sort_key *y)
+{
+	int r;
+
+	if (x->has != y->has)
+		return x->has ? -1 : 1;
+	switch (f->kind) {
+	case MF_TEXT:
+		r = strcmp(x->v.s ? x->v.s : "", y->v.s ? y->v.s : "");
+		break;
+	case MF_INT:
+		r = x->v.i < y->v.i ? -1 : x->v.i > y->v.i;
+		break;
+	case MF_PCT:
+	case MF_TIME_MEAN:
+		r = x->v.d < y->v.d ? -1 : x->v.d > y->v.d;
+		break;
+	case MF_BOOL:
+		r = (int)x->v.b - (int)y->v.b;
+		break;
+	default:
+		r = x->v.u < y->v.u ? -1 : x->v.u > y->v.u;
+		break;
+	}
+	if (!ascending)
+		r = -r;
+	return r ? r : x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* What qsort_r compares: the keys, in step with the rows. */
+struct sort_ctx {
+	const struct model_field *f;
+	bool ascending;
+	const struct sort_key *keys;
+};
+
+static int sort_cmp_at(const void *a, const void *b, void *arg)
+{
+	const struct sort_ctx *c = arg;
+	unsigned int i = *(const unsigned int *)a, j = *(const unsigned int *)b;
+
+	return sort_cmp(c->f, c->ascending, &c->keys[i], &c->keys[j]);
+}
+
+/*
+ * rows (n pointers) in b->sort's order, when it is a field of rows of
+ * kind: each row's model_row from row_of(rows[i]).  0, or -1 (no memory).
+ */
+static int sort_rows(const struct batch *b, enum model_row_kind kind, const void **rows, unsigned int n,
+		     void (*row_of)(const struct batch *b, const void *r, struct model_row *row))
+{
+	struct sort_ctx c = { .f = b->sort, .ascending = b->sort_ascending };
+	struct sort_key *keys;
+	unsigned int *order, i;
+	const void **tmp;
+
+	if (!b->sort || b->sort->row != kind || n < 2)
+		return 0;
+	keys = calloc(n, sizeof(*keys));
+	order = calloc(n, sizeof(*order));
+	tmp = calloc(n, sizeof(*tmp));
+	if (!keys || !order || !tmp)
+		goto out;
+	for (i = 0; i < n; i++) {
+		struct model_row row;
+
+		row_of(b, rows[i], &row);
+		model_field_value(b->sort, &row, &keys[i].v, &keys[i].has);
+		keys[i].at = order[i] = i;
+	}
+	c.keys = keys;
+	qsort_r(order, n, sizeof(*order), sort_cmp_at, &c);
+	for (i = 0; i < n; i++)
+		tmp[i] = rows[order[i]];
+	memcpy(rows, tmp, n * sizeof(*rows));
+out:
+	free(tmp);
+	free(order);
+	free(keys);
+	return keys && order && tmp ? 0 : -1;
+}
+
+static void reason_row_of(const struct batch *b, const void *r, struct model_row *row)
+{
+	*row = (struct model_row){ .m = b->m, .r = r };
+}
+
+const struct model_reason_row **batch_rows(const struct batch *b, const struct model_scope *sc, unsigned int *n)
 {
 	const struct model_reason_row **rows = calloc(sc->nr ? sc->nr : 1, sizeof(*rows));
 
 	*n = rows ? model_scope_sorted(sc, rows) : 0;
+	if (rows && sort_rows(b, MR_REASON, (const void **)rows, *n, reason_row_of)) {
+		free(rows);
+		return NULL;
+	}
 	return rows;
+}
+
+static void vm_row_of(const struct batch *b, const void *r, struct model_row *row)
+{
+	*row = (struct model_row){ .m = b->m, .vm = r };
+}
+
+static void vcpu_row_of(const struct batch *b, const void *r, struct model_row *row)
+{
+	const struct vcpu *v = r;
+
+	*row = (struct model_row){ .m = b->m, .vm = v->vm, .v = v };
+}
+
+const struct vm **batch_vms(const struct batch *b, unsigned int *n)
+{
+	const struct vm **vms = calloc(model_nr_vms(b->m) + 1, sizeof(*vms)), *vm;
+
+	*n = 0;
+	if (!vms)
+		return NULL;
+	MODEL_FOREACH_VM(vm, b->m)
+		if (!b->zero || model_vm_active(b->m, vm))
+			vms[(*n)++] = vm;
+	if (sort_rows(b, MR_VM, (const void **)vms, *n, vm_row_of)) {
+		free(vms);
+		return NULL;
+	}
+	return vms;
+}
+
+const struct vcpu **batch_vcpus(const struct batch *b, const struct vm *vm, unsigned int *n)
+{
+	const struct vcpu **vs = calloc(vm->nr_vcpus + 1, sizeof(*vs)), *v;
+
+	*n = 0;
+	if (!vs)
+		return NULL;
+	MODEL_FOREACH_VCPU(v, vm)
+		if (!b->zero || model_vcpu_active(b->m, v))
+			vs[(*n)++] = v;
+	if (sort_rows(b, MR_VCPU, (const void **)vs, *n, vcpu_row_of)) {
+		free(vs);
+		return NULL;
+	}
+	return vs;
+}
+
+void batch_scope_init(struct batch *b, const char *sort, const char *fields)
+{
+	char buf[1024], *save = NULL, *tok;
+
+	if (sort) {
+		b->sort_ascending = *sort == '-';
+		b->sort = model_field(sort + b->sort_ascending);
+	}
+	if (!fields || strlcpy(buf, fields, sizeof(buf)) >= sizeof(buf))
+		return;
+	for (tok = strtok_r(buf, ",", &save); tok && b->nr_fields < BATCH_FIELDS_MAX;
+	     tok = strtok_r(NULL, ",", &save)) {
+		const struct model_field *f = model_field(tok);
+
+		if (f)
+			b->fields[b->nr_fields++] = f;
+	}
 }
 
 void batch_machine_value(const struct batch *b, const struct model_field *f,

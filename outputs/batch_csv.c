@@ -47,12 +47,27 @@ static const char *const csv_row_fields[] = { "vm_pid", "vm_name", "vm_state", "
 /* ... looked up once, by the header */
 static const struct model_field *csv_row_f[NR_CSV_ROW_FIELDS];
 
+/* --fields: the snapshot's columns, then those fields, in their order. */
+static void csv_fields_header(const struct batch *b)
+{
+	unsigned int j;
+
+	fputs("snapshot,start,end", b->out);
+	for (j = 0; j < b->nr_fields; j++)
+		fprintf(b->out, ",%s", b->fields[j]->name);
+	fputc('\n', b->out);
+}
+
 /* The header line: the row's context, every reason field, the vCPU's and VM's columns. */
 static void csv_header(struct batch *b)
 {
 	const struct model_field *fs;
 	unsigned int j, n;
 
+	if (b->nr_fields) {
+		csv_fields_header(b);
+		return;
+	}
 	fputs("snapshot,start,end", b->out);
 	for (j = 0; j < NR_CSV_ROW_FIELDS; j++) {
 		csv_row_f[j] = model_field(csv_row_fields[j]);
@@ -78,6 +93,16 @@ static void csv_row(const struct batch *b, const struct vm *vm, const struct vcp
 	unsigned int j, n;
 
 	fprintf(b->out, "%u,%" PRIu64 ",%" PRIu64, b->snapshots + 1, b->m->interval_start, end);
+	if (b->nr_fields) {
+		/* --fields: those, in their order */
+		for (j = 0; j < b->nr_fields; j++) {
+			fputc(',', b->out);
+			if (batch_field_known(b, b->fields[j]))
+				batch_machine_value(b, b->fields[j], &row, escape_csv);
+		}
+		fputc('\n', b->out);
+		return;
+	}
 	for (j = 0; j < NR_CSV_ROW_FIELDS; j++) {
 		fputc(',', b->out);
 		batch_machine_value(b, csv_row_f[j], &row, escape_csv);
@@ -105,7 +130,7 @@ static int csv_vcpu(const struct batch *b, const struct vm *vm, const struct vcp
 
 	if (model_scope_vcpu(&cs, b->m, v, false))
 		goto out;
-	rows = batch_rows(&cs, &n);
+	rows = batch_rows(b, &cs, &n);
 	if (!rows)
 		goto out;
 	for (i = 0; i < n; i++)
@@ -117,18 +142,37 @@ out:
 	return ret;
 }
 
+/* VM vm's rows, vCPU by vCPU: 0 or -1 (no memory). */
+static int csv_vm(const struct batch *b, const struct vm *vm, uint64_t end)
+{
+	const struct vcpu **vs;
+	unsigned int i, n;
+	int ret = 0;
+
+	vs = batch_vcpus(b, vm, &n);
+	if (!vs)
+		return -1;
+	for (i = 0; i < n && !ret; i++)
+		ret = csv_vcpu(b, vm, vs[i], end);
+	free(vs);
+	return ret;
+}
+
 static int csv_print(struct batch *b, uint64_t end)
 {
-	const struct vcpu *v;
-	const struct vm *vm;
+	const struct vm **vms;
+	unsigned int i, n;
+	int ret = 0;
 
 	if (!b->snapshots)
 		csv_header(b);
-	MODEL_FOREACH_VM(vm, b->m)
-		MODEL_FOREACH_VCPU(v, vm)
-			if (csv_vcpu(b, vm, v, end))
-				return -1;
-	return 0;
+	vms = batch_vms(b, &n);
+	if (!vms)
+		return -1;
+	for (i = 0; i < n && !ret; i++)
+		ret = csv_vm(b, vms[i], end);
+	free(vms);
+	return ret;
 }
 
 const struct batch_format batch_format_csv = {

@@ -82,7 +82,7 @@ static void json_reasons(const struct batch *b, const struct model_scope *sc)
 	unsigned int i, n;
 
 	fputs("\"reasons\":[", b->out);
-	rows = batch_rows(sc, &n);
+	rows = batch_rows(b, sc, &n);
 	for (i = 0; rows && i < n; i++) {
 		if (i)
 			fputc(',', b->out);
@@ -305,9 +305,9 @@ out:
 static int json_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 {
 	const struct model *m = b->m;
-	const struct vcpu *v;
+	const struct vcpu **vcpus = NULL;
 	struct model_scope vs;
-	const char *sep = "";
+	unsigned int i, n;
 	int ret = -1;
 
 	if (model_scope_vm(&vs, m, vm, false))
@@ -322,23 +322,27 @@ static int json_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 	if (batch_ips_json(b, vm, NULL))
 		goto out;
 	fputs(",\"vcpus\":[", b->out);
-	MODEL_FOREACH_VCPU(v, vm) {
-		fputs(sep, b->out);
-		sep = ",";
-		if (json_vcpu(b, vm, v, end))
+	vcpus = batch_vcpus(b, vm, &n);
+	if (!vcpus)
+		goto out;
+	for (i = 0; i < n; i++) {
+		fputs(i ? "," : "", b->out);
+		if (json_vcpu(b, vm, vcpus[i], end))
 			goto out;
 	}
 	fputs("]}", b->out);
 	ret = 0;
 out:
+	free(vcpus);
 	model_scope_free(&vs);
 	return ret;
 }
 
 static int json_print(struct batch *b, uint64_t end)
 {
+	const struct vm **vms = NULL;
 	struct model_scope host;
-	const struct vm *vm;
+	unsigned int i, n;
 	int ret = -1;
 
 	if (model_scope_host(&host, b->m, false))
@@ -357,15 +361,18 @@ static int json_print(struct batch *b, uint64_t end)
 	batch_findings_json(b);
 	batch_kstats_json_info(b);
 	fputs(",\"vms\":[", b->out);
-	MODEL_FOREACH_VM(vm, b->m) {
-		if (vm != model_vm_first(b->m))
-			fputc(',', b->out);
-		if (json_vm(b, vm, end))
+	vms = batch_vms(b, &n);
+	if (!vms)
+		goto out;
+	for (i = 0; i < n; i++) {
+		fputs(i ? "," : "", b->out);
+		if (json_vm(b, vms[i], end))
 			goto out;
 	}
 	fputs("]}\n", b->out);
 	ret = 0;
 out:
+	free(vms);
 	model_scope_free(&host);
 	return ret;
 }

@@ -21,7 +21,19 @@ double batch_seconds(const struct batch *b, uint64_t end);
  */
 bool batch_field_known(const struct batch *b, const struct model_field *f);
 /* s's rows with exits since start, most first (free() them): NULL when out of memory. */
-const struct model_reason_row **batch_rows(const struct model_scope *sc, unsigned int *n);
+const struct model_reason_row **batch_rows(const struct batch *b, const struct model_scope *sc, unsigned int *n);
+/*
+ * --sort and --fields by name into b (a name the field table has not is
+ * passed over: the program refused it before).
+ */
+void batch_scope_init(struct batch *b, const char *sort, const char *fields);
+/*
+ * The VMs batch output shows (the model's filter, -z), in its order
+ * (--sort by a VM field, else by pid), and a VM's vCPU threads the same
+ * way: *n of them, in an array to free(); NULL when out of memory.
+ */
+const struct vm **batch_vms(const struct batch *b, unsigned int *n);
+const struct vcpu **batch_vcpus(const struct batch *b, const struct vm *vm, unsigned int *n);
 /* Field f of row as CSV and JSON write it: a number, or a string through esc. */
 void batch_machine_value(const struct batch *b, const struct model_field *f,
 			 const struct model_row *row, void (*esc)(FILE *f, const char *s));

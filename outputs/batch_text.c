@@ -75,28 +75,55 @@ static bool text_shown(const struct batch *b, const struct model_field *f)
 	return !f->sched || (model_time_known(b->m) & TIME_SPLIT);
 }
 
+/* A column's width: the default table's for its field, else its title's or 9. */
+static int text_width(const struct model_field *f)
+{
+	size_t j, t = strlen(f->title);
+
+	for (j = 0; j < NR_TEXT_COLS; j++)
+		if (!strcmp(text_cols[j].name, f->name))
+			return text_cols[j].width;
+	return t > 9 ? (int)t : 9;
+}
+
+/* The table's columns: --fields' reason fields in their order, else the default ones: how many. */
+static unsigned int text_columns(const struct batch *b, const struct model_field **f, int *width)
+{
+	unsigned int j, n = 0;
+
+	for (j = 0; j < b->nr_fields; j++)
+		if (b->fields[j]->row == MR_REASON && n < BATCH_FIELDS_MAX)
+			f[n++] = b->fields[j];
+	if (!n)
+		for (j = 0; j < NR_TEXT_COLS; j++)
+			f[n++] = model_field(text_cols[j].name);
+	for (j = 0; j < n; j++)
+		width[j] = text_width(f[j]);
+	return n;
+}
+
 static void text_table(const struct batch *b, const struct model_scope *sc, const char *indent)
 {
-	const struct model_field *f[NR_TEXT_COLS];
+	const struct model_field *f[BATCH_FIELDS_MAX > NR_TEXT_COLS ? BATCH_FIELDS_MAX : NR_TEXT_COLS];
+	int width[BATCH_FIELDS_MAX > NR_TEXT_COLS ? BATCH_FIELDS_MAX : NR_TEXT_COLS];
 	const struct model_reason_row **rows;
-	unsigned int i, j, n;
+	unsigned int i, j, n, nc;
 
-	rows = batch_rows(sc, &n);
+	rows = batch_rows(b, sc, &n);
 	if (!rows)
 		return;
-	for (j = 0; j < NR_TEXT_COLS; j++)
-		f[j] = model_field(text_cols[j].name);
+	nc = text_columns(b, f, width);
 	fputs(indent, b->out);
-	for (j = 0; j < NR_TEXT_COLS; j++)
+	for (j = 0; j < nc; j++)
 		if (text_shown(b, f[j]))
-			fprintf(b->out, f[j]->kind == MF_TEXT ? "%-*s " : "%*s ", text_cols[j].width, f[j]->title);
+			fprintf(b->out, f[j]->kind == MF_TEXT ? "%-*s " : "%*s ", width[j], f[j]->title);
 	fputc('\n', b->out);
 	for (i = 0; i < n; i++) {
 		fputs(indent, b->out);
-		for (j = 0; j < NR_TEXT_COLS; j++) {
+		for (j = 0; j < nc; j++) {
 			if (!text_shown(b, f[j]))
 				continue;
-			text_cell(b, f[j], text_cols[j].width, rows[i]);
+			text_cell(b, f[j], width[j], rows[i]);
 			fputc(' ', b->out);
 		}
 		fputc('\n', b->out);
@@ -286,9 +313,10 @@ out:
 static int text_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 {
 	const struct model_row row = { .m = b->m, .vm = vm };
-	char name[256], pid[24], vcpus[24], rate[48];
-	const struct vcpu *v;
+	char name[256], pid[24], nr_vcpus[24], rate[48];
+	const struct vcpu **vcpus = NULL;
 	struct model_scope vs;
+	unsigned int i, n;
 	int ret = -1;
 
 	if (model_scope_vm(&vs, b->m, vm, false))
@@ -299,7 +327,7 @@ static int text_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 		batch_text_field("vm_pid", &row, pid, sizeof(pid)),
 		vm->guessed ? ", guessed: no --threads" : "",
 		vm->exited ? ", exited" : "", vs.exits, rate,
-		batch_text_field("vm_vcpus", &row, vcpus, sizeof(vcpus)));
+		batch_text_field("vm_vcpus", &row, nr_vcpus, sizeof(nr_vcpus)));
 	text_groups(b, vm, end);
 	if (vs.exits_total)
 		text_table(b, &vs, "  ");
@@ -307,19 +335,24 @@ static int text_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 	batch_kstats_text(b, vm, NULL, "  ");
 	if (batch_ips_text(b, vm, NULL, "  "))
 		goto out;
-	MODEL_FOREACH_VCPU(v, vm)
-		if (text_vcpu(b, vm, v, end))
+	vcpus = batch_vcpus(b, vm, &n);
+	if (!vcpus)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (text_vcpu(b, vm, vcpus[i], end))
 			goto out;
 	ret = 0;
 out:
+	free(vcpus);
 	model_scope_free(&vs);
 	return ret;
 }
 
 static int text_print(struct batch *b, uint64_t end)
 {
+	const struct vm **vms = NULL;
 	struct model_scope host;
-	const struct vm *vm;
+	unsigned int i, n;
 	int ret = -1;
 
 	if (model_scope_host(&host, b->m, false))
@@ -329,11 +362,15 @@ static int text_print(struct batch *b, uint64_t end)
 	if (batch_kernel(b, text_kernel))
 		goto out;
 	/* the host kernel's threads are host work, in the host's figures, never a VM */
-	MODEL_FOREACH_VM(vm, b->m)
-		if (text_vm(b, vm, end))
+	vms = batch_vms(b, &n);
+	if (!vms)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (text_vm(b, vms[i], end))
 			goto out;
 	ret = 0;
 out:
+	free(vms);
 	model_scope_free(&host);
 	return ret;
 }

@@ -105,6 +105,7 @@ static void batch_config(const struct options *o, const struct metrics_opts *mo,
 		.iterations = o->iterations, .syms = &o->syms,
 		.ip_top = o->ip_slots ? o->ip_top : 0, .folded_kind = o->ip_kind,
 		.metrics = mo, .output = o->output,
+		.sort = o->sort, .fields = o->fields, .zero = o->zero,
 	};
 }
 
@@ -116,8 +117,19 @@ static pid_t demo_workload_start(void *ctx, char *err, size_t errlen)
 	return demo_start(o->demo_vcpus, o->demo_loops, o->demo_report, err, errlen);
 }
 
+/* What the views show: -p, -g, --vcpu. */
+static void filter_config(const struct options *o, struct model_filter *f)
+{
+	*f = (struct model_filter){
+		.pids = o->pids, .nr_pids = o->nr_pids,
+		.names = o->names, .nr_names = o->nr_names,
+		.vcpus = o->vcpus, .nr_vcpus = o->nr_vcpus,
+	};
+}
+
 /* What the driver and the source are asked, from the command line. */
-static void driver_config(const struct options *o, struct driver_config *c, struct driver_workload *w)
+static void driver_config(const struct options *o, const struct model_filter *f, struct driver_config *c,
+			  struct driver_workload *w)
 {
 	*w = (struct driver_workload){
 		.start = demo_workload_start, .ended = demo_ended, .stop = demo_stop, .ctx = (void *)o,
@@ -130,7 +142,7 @@ static void driver_config(const struct options *o, struct driver_config *c, stru
 		.steal_totals = o->metrics.stolen,
 		/* the metrics' host-wide latency (--metrics-latency host, the options' first) */
 		.host_latency = o->metrics.latency == 0,
-		.proc_root = o->proc_root, .notice = o->notice,
+		.proc_root = o->proc_root, .notice = o->notice, .filter = f,
 		.workload = o->demo ? w : NULL,
 		.source = {
 			.file = o->replay, .threads = o->threads, .buffer_kb = o->buffer_kb,
@@ -145,8 +157,10 @@ static int run(struct options *o)
 	const struct source_ops *src = o->replay ? &source_replay : source_find(o->source);
 	struct tui_config c = {
 		.mono = o->mono, .ascii = o->ascii, .delay = o->delay, .syms = &o->syms,
+		.sort = o->sort, .fields = o->fields,
 	};
 	struct driver_workload w;
+	struct model_filter f;
 	struct driver_config dc;
 	struct metrics_opts mo;
 	struct batch_config bc;
@@ -155,7 +169,8 @@ static int run(struct options *o)
 	struct tui t;
 	int ret;
 
-	driver_config(o, &dc, &w);
+	filter_config(o, &f);
+	driver_config(o, &f, &dc, &w);
 	metrics_config(o, &mo);
 	if (o->listen) {
 		ret = driver_run(&dc, src, export_view(&e, o->listen, &mo));

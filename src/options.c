@@ -245,6 +245,116 @@ void options_sources(const char *const *names)
 	source_names = names;
 }
 
+static bool (*field_known)(const char *name, bool batch);	/* options_fields */
+static void (*fields_help)(FILE *f);
+
+void options_fields(bool (*known)(const char *name, bool batch), void (*help)(FILE *f))
+{
+	field_known = known;
+	fields_help = help;
+}
+
+/* --sort KEY or -KEY: a field or a column. */
+static int set_sort(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	const char *key = arg + (*arg == '-');
+
+	if (!*key || (field_known && !field_known(key, false))) {
+		snprintf(err, len, "unknown field '%s' (kvmtop --fields help lists them)", key);
+		return -1;
+	}
+	o->sort = arg;
+	return 0;
+}
+
+/* --fields LIST: fields and columns, comma-separated; help: list them and exit. */
+static int set_fields(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	const char *p = arg;
+
+	if (!strcmp(arg, "help")) {
+		if (fields_help)
+			fields_help(stdout);
+		exit(0);
+	}
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char name[64];
+
+		if (!n || n >= sizeof(name)) {
+			snprintf(err, len, "'%s' is not a comma-separated list of fields", arg);
+			return -1;
+		}
+		memcpy(name, p, n);
+		name[n] = '\0';
+		if (field_known && !field_known(name, false)) {
+			snprintf(err, len, "unknown field '%s' (kvmtop --fields help lists them)", name);
+			return -1;
+		}
+		p += n + (p[n] == ',');
+	}
+	o->fields = arg;
+	return 0;
+}
+
+/*
+ * A list of whole numbers from lo to hi, comma-separated, appended to
+ * list (at most OPT_SCOPE_MAX in all): 0, or -1 with the end of the error
+ * line in err.
+ */
+static int take_ints(const char *arg, int *list, unsigned int *nr, long long lo, long long hi,
+		     const char *what, char *err, size_t len)
+{
+	char buf[256], *save = NULL, *tok;
+	const char *errstr;
+
+	if (strlcpy(buf, arg, sizeof(buf)) >= sizeof(buf) || !*arg) {
+		snprintf(err, len, "'%.64s' is not a list of %s", arg, what);
+		return -1;
+	}
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long long v = strtonum(tok, lo, hi, &errstr);
+
+		if (errstr) {
+			snprintf(err, len, "'%s' is not %s from %lld to %lld", tok, what, lo, hi);
+			return -1;
+		}
+		if (*nr == OPT_SCOPE_MAX) {
+			snprintf(err, len, "more than %d %ss", OPT_SCOPE_MAX, what);
+			return -1;
+		}
+		list[(*nr)++] = (int)v;
+	}
+	return 0;
+}
+
+/* -p PID[,PID...]: the VMs of these host processes. */
+static int set_pids(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	return take_ints(arg, o->pids, &o->nr_pids, 1, 4194304, "a pid", err, len);
+}
+
+/* --vcpu N[,N...]: these vCPU ids of each VM shown. */
+static int set_vcpus(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	return take_ints(arg, o->vcpus, &o->nr_vcpus, 0, 1048575, "a vCPU id", err, len);
+}
+
+/* -g NAME: a VM's name, or a glob of names (repeatable). */
+static int set_guest(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	if (!*arg) {
+		snprintf(err, len, "a VM's name or a glob, not nothing");
+		return -1;
+	}
+	if (o->nr_names == OPT_SCOPE_MAX) {
+		snprintf(err, len, "more than %d names", OPT_SCOPE_MAX);
+		return -1;
+	}
+	o->names[o->nr_names++] = arg;
+	return 0;
+}
+
 static const struct opt_def opts[] = {
 	{ "batch", 'b', NULL, OPT_FLAG, F(batch),
 	  .help = "batch mode: print snapshots instead of the screen" },
@@ -255,6 +365,25 @@ static const struct opt_def opts[] = {
 	  .help = "with -r: who the recording's threads are, from FILE,\n"
 		  "the output of 'ps -eLo tid=,pid=,args=' on the\n"
 		  "recording host: VMs grouped and named as live" },
+	{ "pid", 'p', "PID[,PID...]", OPT_CALL, .set = set_pids,
+	  .help = "show only the VMs of these host processes (with -g:\n"
+		  "those matching either); figures stay whole" },
+	{ "guest", 'g', "NAME", OPT_CALL, .set = set_guest,
+	  .help = "show only the VMs called NAME, a glob (web*),\n"
+		  "repeatable; one that matches none is said once" },
+	{ "vcpu", 0, "N[,N...]", OPT_CALL, .set = set_vcpus,
+	  .help = "show only these vCPU ids of each VM shown" },
+	{ "sort", 0, "KEY", OPT_CALL, .set = set_sort,
+	  .help = "sort by field KEY, most first (-KEY: least first):\n"
+		  "the screen's pane with that column, and batch output's\n"
+		  "VMs, vCPUs or reasons, whichever KEY is a field of" },
+	{ "fields", 0, "LIST", OPT_CALL, .set = set_fields,
+	  .help = "the columns, in order, comma-separated: CSV's, text's\n"
+		  "reason tables', each pane's that it has (help: list\n"
+		  "the fields and the screen's columns)" },
+	{ "zero", 'z', NULL, OPT_FLAG, F(zero),
+	  .help = "batch output: leave out VMs and vCPUs without KVM\n"
+		  "events in the snapshot" },
 	{ "iterations", 'n', "N", NUM(iterations, 1, 1000000000, "a whole number from 1"),
 	  .help = "stop after N snapshots" },
 	{ "delay", 'd', "SECS", OPT_CALL, .set = set_delay,
@@ -495,6 +624,11 @@ static void check_combinations(struct options *o)
 		die_usage("%s: --summary is one report; it takes no -n or -d", "--summary");
 	if (o->demo && o->replay)
 		die_usage("--demo watches a live guest; it cannot go with -r");
+	if (!o->batch && o->zero)
+		die_usage("-z leaves rows out of batch output: add -b");
+	if (o->batch && o->sort && field_known && !field_known(o->sort + (*o->sort == '-'), true))
+		die_usage("--sort %s: batch output sorts by a field of the table (kvmtop --fields help)",
+			  o->sort + (*o->sort == '-'));
 	if (!o->batch && (o->fmt_given || o->summary))
 		die_usage("-o and --summary are for batch output: add -b");
 	if (o->replay && (strcmp(o->source, "trace") || o->debugfs_root || o->proc_root))

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model/model.h"
 #include "model/model_ips.h"
 #include "sym/sym.h"
 
@@ -27,6 +28,7 @@ struct opt_format {
 typedef int (*opt_format_fn)(unsigned int i, struct opt_format *f);
 
 #define OPT_MAX_LE	32	/* --metrics-buckets: bounds at most */
+#define OPT_SCOPE_MAX	MODEL_FILTER_MAX	/* -p, -g, --vcpu: at most this many of each */
 
 /* The metrics options: --metrics-per-vcpu, --metrics-buckets. */
 struct opt_metrics {
@@ -57,6 +59,16 @@ struct options {
 	const char *source;	/* --source: a live source by its name, from the sources' table */
 	const char *debugfs_root;	/* --debugfs DIR, NULL: the system's */
 	const char *proc_root;		/* --proc DIR, NULL: the host's /proc */
+	/* what is shown: -p, -g, --vcpu (model_filter), --sort, --fields, -z */
+	int pids[OPT_SCOPE_MAX];
+	unsigned int nr_pids;
+	const char *names[OPT_SCOPE_MAX];
+	unsigned int nr_names;
+	int vcpus[OPT_SCOPE_MAX];
+	unsigned int nr_vcpus;
+	const char *sort;	/* --sort KEY or -KEY, NULL: each view's own order */
+	const char *fields;	/* --fields LIST, NULL: each view's own columns */
+	bool zero;		/* -z: batch output without the VMs and vCPUs that had no events */
 	bool mono;		/* -C: no colours */
 	bool ascii;		/* --ascii: no UTF-8 drawing characters */
 	/* guest IPs */
@@ -87,5 +99,11 @@ void options_formats(opt_format_fn fn);
  * first): main.c gives them before options_parse().
  */
 void options_sources(const char *const *names);
+/*
+ * --sort's and --fields' names: known(name, batch) says whether name is a
+ * field of the table (batch: batch output sorts and prints only those) or
+ * a column of the screen; help(f) lists them for --fields help.
+ */
+void options_fields(bool (*known)(const char *name, bool batch), void (*help)(FILE *f));
 
 #endif

@@ -9,6 +9,8 @@
 
 #include "outputs/batch.h"
 #include "sources/source.h"
+#include "model/model_fields.h"
+#include "ui/tui.h"
 #include "options.h"
 #include "tables.h"
 
@@ -38,8 +40,35 @@ static const char *const *live_source_names(void)
 	return names;
 }
 
+/* A field of the table, or (not batch) a column of the screen's panes. */
+static bool field_known(const char *name, bool batch)
+{
+	return model_field(name) || (!batch && tui_col_known(name));
+}
+
+static const char *const row_kinds[MR_KINDS] = { "VM", "vCPU", "reason" };
+
+/* --fields help: the table's fields by row, then each pane's columns. */
+static void fields_help(FILE *f)
+{
+	unsigned int k, i, n;
+
+	fputs("Fields of the table (--fields, --sort; CSV, text and the screen pick them by name):\n", f);
+	for (k = 0; k < MR_KINDS; k++) {
+		const struct model_field *fs = model_fields_of(k, &n);
+
+		fprintf(f, "  %s rows:", row_kinds[k]);
+		for (i = 0; i < n; i++)
+			fprintf(f, " %s", fs[i].name);
+		fputc('\n', f);
+	}
+	fputs("The screen's columns, per pane (--fields, --sort; a field's by its name):\n", f);
+	tui_cols_help(f);
+}
+
 void options_tables(void)
 {
 	options_formats(format_choice);
 	options_sources(live_source_names());
+	options_fields(field_known, fields_help);
 }

@@ -183,6 +183,14 @@ MUTATIONS = [
     ("steal: live, a worker that slept as it gave the CPU back blamed for the unseen thief's time",
      [("src/model/model_steal.c", "if (!vcpu && c->tid > 0 && c->tid != ev->tid && (ev->state & SCHED_SLEEP_MASK)) {",
        "if (!vcpu && c->tid > 0 && c->tid != ev->tid && 0) {")]),
+    ("scope: --vcpu shows every vCPU",
+     [("src/model/model_read.c", "if (!f || !f->nr_vcpus)", "if (1 || !f->nr_vcpus)")]),
+    ("scope: -g takes a name, not a glob",
+     [("src/model/model_read.c", "if (!fnmatch(f->names[i], vm->name, 0))", "if (!strcmp(f->names[i], vm->name))")]),
+    ("scope: --sort KEY least first, -KEY most first",
+     [("outputs/batch_common.c", "\tif (!ascending)\n\t\tr = -r;", "\tif (ascending)\n\t\tr = -r;")]),
+    ("scope: -z keeps idle vCPUs",
+     [("outputs/batch_common.c", "if (!b->zero || model_vcpu_active(b->m, v))", "if (1)")]),
 ]
 
 

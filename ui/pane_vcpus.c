@@ -172,7 +172,7 @@ static int vcpus_build(struct tui *t, struct pane *p)
 	if (!vm)
 		return 0;	/* the VM went away: an empty pane */
 	rows = p->rows;
-	TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
+	MODEL_FOREACH_VCPU(v, vm) {
 		const struct model_row row = { .m = t->m, .vm = vm, .v = v };
 		struct vcpu_row *w = &rows[p->nr++];
 

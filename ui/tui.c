@@ -291,6 +291,8 @@ struct view *tui_view(struct tui *t, const struct tui_config *c)
 	t->utf8 = cs && !strcmp(cs, "UTF-8") && !c->ascii;
 	t->mono = c->mono;
 	t->syms = c->syms;
+	t->sort = c->sort;
+	t->fields = c->fields;
 	t->delay = c->delay ? c->delay : 3.0;
 	view_init(&t->view, &tui_view_ops, t, STDIN_FILENO);
 	t->view.delay = t->delay;

@@ -51,6 +51,8 @@ struct tui_config {
 	bool ascii;			/* no UTF-8 drawing characters */
 	double delay;			/* live: seconds between refreshes, 0: default */
 	const struct sym_set *syms;	/* guest symbols, for the IP panes */
+	const char *sort;		/* --sort KEY or -KEY: a column by name or field, NULL: none */
+	const char *fields;		/* --fields LIST: the columns, in order, NULL: the panes' own */
 };
 
 struct history;
@@ -60,6 +62,8 @@ struct tui {
 	/* every pane's ops by id (tui_panes.c): the stack opens panes through it */
 	const struct pane_ops *const *panes;
 	const struct sym_set *syms;
+	const char *sort;		/* tui_config's */
+	const char *fields;
 	bool mono;
 	const struct model *m;
 	const struct findings *findings;	/* the snapshot's (the driver's), NULL before the first */
@@ -113,5 +117,13 @@ struct tui {
 struct view *tui_view(struct tui *t, const struct tui_config *c);
 /* The "Keys on the screen:" lines of --help. */
 void tui_keys_help(FILE *f);
+
+/*
+ * Is name a column of a pane (its name, or the field it shows)?  For the
+ * command line's --sort and --fields.
+ */
+bool tui_col_known(const char *name);
+/* Every pane's columns, a line each: for --fields help. */
+void tui_cols_help(FILE *f);
 
 #endif

@@ -130,3 +130,56 @@ int tui_col_cmp(const struct pane_ops *ops, const void *a, const void *b, int co
 		return field_cmp(model_field(c->field), row_val(ops, a, col), row_val(ops, b, col));
 	return 0;
 }
+
+bool tui_col_named(const struct pane_col *c, const char *name)
+{
+	return !strcmp(c->name, name) || (c->field && !strcmp(c->field, name));
+}
+
+/* The column of ops called name (its length len), or -1. */
+static int col_of(const struct pane_ops *ops, const char *name, size_t len)
+{
+	char buf[64];
+	int i;
+
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	for (i = 0; i < ops->nr_cols; i++)
+		if (tui_col_named(&ops->cols[i], buf))
+			return i;
+	return -1;
+}
+
+int tui_cols_order(const struct tui *t, const struct pane_ops *ops, const bool *show, int *order)
+{
+	const char *p = t->fields;
+	int n = 0, i;
+
+	while (p && *p && n < ops->nr_cols) {
+		size_t len = strcspn(p, ",");
+
+		i = col_of(ops, p, len);
+		if (i >= 0)
+			order[n++] = i;
+		p += len + (p[len] == ',');
+	}
+	if (n)
+		return n;
+	for (i = 0; i < ops->nr_cols; i++)
+		if (show[i])
+			order[n++] = i;
+	return n;
+}
+
+int tui_cols_sort(const struct tui *t, const struct pane_ops *ops, bool *ascending)
+{
+	const char *key = t->sort;
+
+	if (!key)
+		return -1;
+	*ascending = *key == '-';
+	key += *ascending;
+	return col_of(ops, key, strlen(key));
+}

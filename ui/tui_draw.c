@@ -204,24 +204,23 @@ static void draw_table(struct tui *t)
 {
 	struct pane *p = tui_top_pane(t);
 	const struct pane_ops *ops = p->ops;
+	int rows = LINES - TUI_HEADER_LINES - 1, order[32], nc, x, i, j, y;
 	bool show[32];
-	int rows = LINES - TUI_HEADER_LINES - 1, x, i, y;
 	char buf[256];
 
 	/* H: the history strip takes the bottom lines when there is room for both */
 	if (t->show_hist && t->hist && LINES >= TUI_HEADER_LINES + 2 + HISTORY_LINES + 2)
 		rows -= HISTORY_LINES;
 	fit_cols(t, ops, COLS, show);
+	nc = tui_cols_order(t, ops, show, order);
 	/* column titles, the sort column marked */
 	attr(t, TUI_PAIR_KEY, A_REVERSE, true);
 	put(3, 0, COLS, "", COL_LEFT);
-	for (i = 0, x = 0; i < ops->nr_cols && x < COLS; i++) {
-		const struct pane_col *c = &ops->cols[i];
+	for (j = 0, x = 0; j < nc && x < COLS; j++) {
+		const struct pane_col *c = &ops->cols[i = order[j]];
 		bool down = c->descending != p->invert;
 		int w = c->width < COLS - x ? c->width : COLS - x;
 
-		if (!show[i])
-			continue;
 		if (i == p->sort)
 			snprintf(buf, sizeof(buf), "%s%s", tui_col_title(c),
 				 t->utf8 ? (down ? "\u25bc" : "\u25b2") : (down ? "v" : "^"));
@@ -252,12 +251,10 @@ static void draw_table(struct tui *t)
 		if (k == p->sel)
 			attr(t, TUI_PAIR_SEL, A_REVERSE, true);
 		put(TUI_HEADER_LINES + y, 0, COLS, "", COL_LEFT);
-		for (i = 0, x = 0; i < ops->nr_cols && x < COLS; i++) {
-			const struct pane_col *c = &ops->cols[i];
+		for (j = 0, x = 0; j < nc && x < COLS; j++) {
+			const struct pane_col *c = &ops->cols[i = order[j]];
 			int w = c->width < COLS - x ? c->width : COLS - x;
 
-			if (!show[i])
-				continue;
 			tui_col_cell(t, ops, r, i, buf, sizeof(buf));
 			put(TUI_HEADER_LINES + y, x, w, buf, c->align);
 			x += c->width + 1;

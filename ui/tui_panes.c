@@ -18,3 +18,29 @@ const struct pane_ops *const tui_panes[PANE_NR] = {
 	[PANE_FINDINGS]	= &pane_findings,
 	[PANE_THIEVES]	= &pane_thieves,
 };
+
+bool tui_col_known(const char *name)
+{
+	int id, i;
+
+	for (id = 0; id < PANE_NR; id++)
+		for (i = 0; i < tui_panes[id]->nr_cols; i++)
+			if (tui_col_named(&tui_panes[id]->cols[i], name))
+				return true;
+	return false;
+}
+
+void tui_cols_help(FILE *f)
+{
+	int id, i;
+
+	for (id = 0; id < PANE_NR; id++) {
+		if (!tui_panes[id]->nr_cols)
+			continue;
+		fprintf(f, "  %s pane:", tui_panes[id]->name);
+		for (i = 0; i < tui_panes[id]->nr_cols; i++)
+			fprintf(f, " %s", tui_panes[id]->cols[i].field ? tui_panes[id]->cols[i].field :
+				tui_panes[id]->cols[i].name);
+		fputc('\n', f);
+	}
+}

@@ -196,6 +196,16 @@ bool tui_col_sorts(const struct pane_col *c);
 void tui_col_cell(const struct tui *t, const struct pane_ops *ops, const void *r, int col,
 		  char *buf, size_t len);
 int tui_col_cmp(const struct pane_ops *ops, const void *a, const void *b, int col);
+/* Is column c called name: its own name, or the field's it shows? */
+bool tui_col_named(const struct pane_col *c, const char *name);
+/*
+ * The columns of ops to draw, into order: --fields' (t->fields) that ops
+ * has, in their order; without any, those show[] marks, in the table's
+ * order.  How many.
+ */
+int tui_cols_order(const struct tui *t, const struct pane_ops *ops, const bool *show, int *order);
+/* The column of ops --sort names (t->sort, by name or field), or -1; *ascending: -KEY. */
+int tui_cols_sort(const struct tui *t, const struct pane_ops *ops, bool *ascending);
 /* Every field column's value in row, into vals[column]. */
 void tui_cols_fill(const struct pane_col *cols, int nr_cols, const struct model_row *row,
 		   struct pane_val *vals);

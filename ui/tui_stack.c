@@ -136,7 +136,9 @@ int tui_build_all(struct tui *t)
 int tui_push(struct tui *t, enum pane_id id, int vm_pid, int tid)
 {
 	const struct pane_ops *ops = t->panes[id];
+	bool ascending;
 	struct pane *p;
+	int sort;
 
 	if (t->depth == TUI_STACK)
 		return 1;
@@ -146,6 +148,12 @@ int tui_push(struct tui *t, enum pane_id id, int vm_pid, int tid)
 	memset(p, 0, sizeof(*p));
 	p->ops = ops;
 	p->sort = ops->default_sort;
+	/* --sort: this pane's column of that name, most first (least with -KEY) */
+	sort = tui_cols_sort(t, ops, &ascending);
+	if (sort >= 0 && tui_col_sorts(&ops->cols[sort])) {
+		p->sort = sort;
+		p->invert = ops->cols[sort].descending == ascending;
+	}
 	p->vm_pid = vm_pid;
 	p->tid = tid;
 	t->filter[0] = '\0';

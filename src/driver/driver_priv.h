@@ -56,6 +56,8 @@ struct driver {
 	bool browsing;
 	long interval;
 	long nr_intervals;
+	/* the filter's pids and names said to match no VM (bit i: the i-th), said once */
+	uint64_t said_pids, said_names;
 	/* KVMTOP_SNAPSHOT_STATS: how long the snapshots' output took (make bench) */
 	uint64_t snap_n, snap_ns, snap_max_ns;
 };

@@ -5,6 +5,7 @@
  * view, with the notices and failures the view shows.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,7 @@ static int model_up(struct driver *drv)
 	if (!m)
 		return -1;
 	m->live = drv->src.live;
+	m->filter = c->filter;
 	m->ip_slots = drv->v->ips ? c->ip_slots : 0;
 	m->max_vcpus = c->max_vcpus;
 	m->max_thieves = c->thieves;
@@ -220,6 +222,37 @@ void driver_close(struct driver *drv)
 	names_free(&drv->names);
 }
 
+/* Is there a VM with pid, or (name non-NULL) a name matching it?  Such a VM is one shown. */
+static bool vm_exists(const struct model *m, int pid, const char *name)
+{
+	const struct vm *vm;
+
+	MODEL_FOREACH_VM(vm, m)
+		if (name ? !fnmatch(name, vm->name, 0) : vm->pid == pid)
+			return true;
+	return false;
+}
+
+/* Each pid and name of -p and -g that no VM has: said once, then watched for quietly. */
+static void filter_unmatched(struct driver *drv)
+{
+	const struct model_filter *f = drv->c->filter;
+	unsigned int i;
+
+	for (i = 0; f && i < f->nr_pids; i++)
+		if (!(drv->said_pids & 1ull << i) && !vm_exists(drv->m, f->pids[i], NULL)) {
+			drv->said_pids |= 1ull << i;
+			driver_notice(drv, "-p %d: no VM is that process (yet): kvmtop keeps watching for it",
+				      f->pids[i]);
+		}
+	for (i = 0; f && i < f->nr_names; i++)
+		if (!(drv->said_names & 1ull << i) && !vm_exists(drv->m, 0, f->names[i])) {
+			drv->said_names |= 1ull << i;
+			driver_notice(drv, "-g %s: no VM has that name (yet): kvmtop keeps watching for it",
+				      f->names[i]);
+		}
+}
+
 /* The model brought to end and read from /proc for the snapshot: 0, or -1 (said why). */
 static int snapshot_prepare(struct driver *drv, uint64_t end)
 {
@@ -235,7 +268,10 @@ static int snapshot_prepare(struct driver *drv, uint64_t end)
 	/* VMs that ended go, once their last figures were shown */
 	if (drv->src.live)
 		model_reap(drv->m, driver_alive, drv);
-	return driver_view_up(drv);
+	if (driver_view_up(drv))
+		return -1;
+	filter_unmatched(drv);
+	return 0;
 }
 
 /*

@@ -110,6 +110,7 @@ static struct vm *vm_get(struct model *m, const struct ident_info *id)
 	if (!vm)
 		return NULL;
 	vm->pid = key.pid;
+	vm->filter = m->filter;
 	vm->kernel = id->kernel;
 	vm->guessed = id->guessed && !id->kernel;
 	strlcpy(vm->name, id->kernel ? "host kernel" : id->vm_name, sizeof(vm->name));

@@ -226,8 +226,26 @@ struct thread_group_stat {
 	size_t nr_last;
 };
 
+/*
+ * Which VMs and vCPU threads the views show (-p, -g, --vcpu; kvmtop(1),
+ * SCOPE).  A VM is shown when no pid or name is given, or one matches it
+ * (a name is a glob); a vCPU thread when its VM is, and no vCPU id is
+ * given or one is its.  It changes what is shown, never what is counted:
+ * the host's and each VM's figures stay whole.
+ */
+#define MODEL_FILTER_MAX	64	/* pids, names and vCPU ids: at most this many of each */
+struct model_filter {
+	const int *pids;
+	unsigned int nr_pids;
+	const char *const *names;
+	unsigned int nr_names;
+	const int *vcpus;
+	unsigned int nr_vcpus;
+};
+
 struct vm {
 	RB_ENTRY(vm) node;
+	const struct model_filter *filter;	/* the model's, NULL: shown */
 	int pid;
 	char name[MODEL_NAME_LEN];	/* raw: escape before printing */
 	TAILQ_HEAD(, vcpu) vcpus;
@@ -287,6 +305,7 @@ struct model {
 	struct model_tid *by_tid;
 	unsigned int by_tid_mask;	/* by_tid has mask + 1 slots (0: none yet) */
 	const struct kvm_names *names;	/* the source's: reasons, other events, userspace exits */
+	const struct model_filter *filter;	/* what the views show; NULL: everything (set before the first event) */
 	const struct reason_table *reasons;	/* = &names->reasons */
 	unsigned int ring_size;
 	unsigned int ip_slots;		/* entries per guest IP table, 0: no IPs kept */
@@ -428,8 +447,9 @@ unsigned int model_vm_ports(const struct vm *vm, uint32_t *port, uint64_t *n, un
 /* The vm entry of the host kernel's threads, NULL if none raised events. */
 const struct vm *model_kernel_vm(const struct model *m);
 /*
- * The VMs in pid order, without the host kernel's threads (never a VM):
- * MODEL_FOREACH_VM(vm, m) { MODEL_FOREACH_VCPU(v, vm) { ... } }, read-only.
+ * The VMs in pid order, without the host kernel's threads (never a VM)
+ * and those the filter leaves out: MODEL_FOREACH_VM(vm, m) {
+ * MODEL_FOREACH_VCPU(v, vm) { ... } }, read-only.
  */
 const struct vm *model_vm_first(const struct model *m);
 const struct vm *model_vm_next(const struct vm *vm);
@@ -440,8 +460,20 @@ unsigned int model_nr_vms(const struct model *m);
 /* VM pid, vCPU thread tid (or a VMM thread), or NULL: for views that keep ids, not pointers. */
 const struct vm *model_find_vm(const struct model *m, int pid);
 const struct vcpu *model_find_vcpu(const struct model *m, int tid);
-/* A VM's vCPU threads (not its VMM threads), in the order they were seen. */
-#define MODEL_FOREACH_VCPU(v, vm)	TAILQ_FOREACH(v, &(vm)->vcpus, vm_link)
+/* A VM's vCPU threads (not its VMM threads) the filter shows, in the order they were seen. */
+const struct vcpu *model_vcpu_first(const struct vm *vm);
+const struct vcpu *model_vcpu_next(const struct vcpu *v);
+#define MODEL_FOREACH_VCPU(v, vm) \
+	for ((v) = model_vcpu_first(vm); (v); (v) = model_vcpu_next(v))
+/*
+ * Did vCPU thread v, or any thread of vm, count KVM events in the
+ * interval: exits, other events or userspace exits (what -z keeps)?
+ */
+bool model_vcpu_active(const struct model *m, const struct vcpu *v);
+bool model_vm_active(const struct model *m, const struct vm *vm);
+/* Does the filter show VM vm, vCPU thread v (and its VM)? */
+bool model_vm_shown(const struct vm *vm);
+bool model_vcpu_shown(const struct vcpu *v);
 /* "running", "exited", or for a recording "recorded" */
 const char *model_vm_state(const struct model *m, const struct vm *vm);
 /*

@@ -5,6 +5,7 @@
  * VM's state and thread groups, and a vCPU's recent exits, pending exit
  * and KVM statistics.  Nothing here changes the model.
  */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,12 +43,92 @@ uint64_t model_group_ns(const struct vm *vm, enum thread_group g, bool wait, boo
 	return cumulative ? c->total : ctr_interval(c);
 }
 
-/* Not the kernel's group: vm itself or the next VM after it. */
+bool model_vcpu_active(const struct model *m, const struct vcpu *v)
+{
+	int i;
+
+	/* only a thread on the dirty list changed in the interval */
+	if (!v->dirty)
+		return false;
+	if (ctr_interval(&v->exits))
+		return true;
+	for (i = 0; i < m->nr_other; i++)
+		if (ctr_interval(&v->other[i]))
+			return true;
+	for (i = 0; v->uexit && i < UEXIT_MAX; i++)
+		if (ctr_interval(&v->uexit[i]))
+			return true;
+	return false;
+}
+
+bool model_vm_active(const struct model *m, const struct vm *vm)
+{
+	const struct vcpu *v;
+
+	TAILQ_FOREACH(v, &vm->vcpus, vm_link)
+		if (model_vcpu_active(m, v))
+			return true;
+	TAILQ_FOREACH(v, &vm->vmm_threads, vm_link)
+		if (model_vcpu_active(m, v))
+			return true;
+	return false;
+}
+
+bool model_vm_shown(const struct vm *vm)
+{
+	const struct model_filter *f = vm->filter;
+	unsigned int i;
+
+	if (!f || (!f->nr_pids && !f->nr_names))
+		return true;
+	for (i = 0; i < f->nr_pids; i++)
+		if (f->pids[i] == vm->pid)
+			return true;
+	for (i = 0; i < f->nr_names; i++)
+		if (!fnmatch(f->names[i], vm->name, 0))
+			return true;
+	return false;
+}
+
+bool model_vcpu_shown(const struct vcpu *v)
+{
+	const struct model_filter *f = v->vm->filter;
+	unsigned int i;
+
+	if (!model_vm_shown(v->vm))
+		return false;
+	if (!f || !f->nr_vcpus)
+		return true;
+	for (i = 0; i < f->nr_vcpus; i++)
+		if (f->vcpus[i] == v->vcpu_id)
+			return true;
+	return false;
+}
+
+/* A VM the views show: vm itself or the next after it (never the kernel's group). */
 static const struct vm *skip_kernel(struct vm *vm)
 {
-	while (vm && vm->kernel)
+	while (vm && (vm->kernel || !model_vm_shown(vm)))
 		vm = RB_NEXT(vm_tree, NULL, vm);
 	return vm;
+}
+
+/* A vCPU the views show: v itself or the next of its VM after it. */
+static const struct vcpu *skip_hidden(const struct vcpu *v)
+{
+	while (v && !model_vcpu_shown(v))
+		v = TAILQ_NEXT(v, vm_link);
+	return v;
+}
+
+const struct vcpu *model_vcpu_first(const struct vm *vm)
+{
+	return skip_hidden(TAILQ_FIRST(&vm->vcpus));
+}
+
+const struct vcpu *model_vcpu_next(const struct vcpu *v)
+{
+	return skip_hidden(TAILQ_NEXT(v, vm_link));
 }
 
 const struct vm *model_vm_first(const struct model *m)
