@@ -284,7 +284,7 @@ def main():
                 skip(c, "the package did not build")
             done()
         if shutil.which("lintian"):
-            rc, out, err = sh(["lintian", "--fail-on", "error", "--tag-display-limit", "0", deb], timeout=600)
+            rc, out, err = sh(["lintian", "--fail-on", "error", "--display-info", "--tag-display-limit", "0", deb], timeout=600)
             tags = [l for l in out.splitlines() if re.match(r"^[EWIPX]: ", l)]
             ok(rc == 0 and not [t for t in tags if t.startswith("E: ")], CASES[1],
                "status %d\n%s" % (rc, "\n".join(tags) or err[-500:]))
