@@ -117,8 +117,9 @@ def build(work):
         return None, "make distdir: status %d\n%s" % (rc, (out + err)[-1500:])
     # a read-only tree (make distcheck's) gives read-only files
     sh(["chmod", "-R", "u+w", src])
-    # parallel=2: the suite's machines have two cores, shared
-    rc, out, err = sh(["dpkg-buildpackage", "-us", "-uc", "-b"], cwd=src, timeout=1500,
+    # parallel=2: the suite's machines have two cores; niced, as the suite's timed live tests
+    # may run beside it (make check -j2)
+    rc, out, err = sh(["nice", "-n", "10", "dpkg-buildpackage", "-us", "-uc", "-b"], cwd=src, timeout=1500,
                       env=clean_env(DEB_BUILD_OPTIONS="parallel=2"))
     debs = [d for d in glob.glob(os.path.join(work, "kvmtop_*.deb"))]
     if rc or len(debs) != 1:
@@ -153,13 +154,11 @@ def listed(err_line):
     return sorted(re.split(r", | or ", m.group(1))) if m else []
 
 
-def check_installed(deb, version):
-    """The cases on the installed package (4 to 17)."""
+def check_installed(paths, version):
+    """The cases on the installed package, whose dpkg -L is paths (5 to 17)."""
     is_excluded = excluded()
-    rc, out, _ = sh(["dpkg", "-L", "kvmtop"])
-    paths = [p for p in out.splitlines() if p and p != "/."]
     missing = [p for p in paths if not os.path.lexists(p) and not is_excluded(p)]
-    ok(rc == 0 and paths and not missing, CASES[5], "dpkg -L status %d; not there: %r" % (rc, missing))
+    ok(len(paths) >= len(FILES) and not missing, CASES[5], "dpkg -L: %r\nnot there: %r" % (paths, missing))
 
     rc, out, err = sh(["/usr/bin/kvmtop", "--version"])
     eq((rc, out.strip()), (0, "kvmtop " + version), CASES[6])
@@ -247,7 +246,6 @@ def check_installed(deb, version):
     ok(rc == 0 and len(row) > 20 and not set(row) - set(words)
        and more == ["count,handling_p90", "count,handling_p99", "count,handling_p999"], CASES[17],
        "CSV columns not offered: %r\noffered: %r\nafter count,handling_p9: %r" % (sorted(set(row) - set(words)), words, more))
-    return paths
 
 
 def purge(paths):
@@ -266,6 +264,7 @@ def purge(paths):
         left.append(p)
     left += [os.path.join(r, f) for r, _, fs in os.walk("/etc/systemd") for f in fs if f.startswith("kvmtop")]
     eq(left, [], CASES[19])
+    return rc == 0
 
 
 def main():
@@ -304,12 +303,17 @@ def main():
             for c in CASES[5:]:
                 skip(c, "the package did not install")
             done()
-        paths = []
+        # what it installed, taken before anything can go wrong
+        _, out, _ = sh(["dpkg", "-L", "kvmtop"])
+        paths = [p for p in out.splitlines() if p and p != "/."]
+        purged = False
         try:
-            paths = check_installed(deb, version)
+            check_installed(paths, version)
+            purged = purge(paths)
         finally:
             # never leave it installed, whatever went wrong above
-            purge(paths or [])
+            if not purged:
+                sh(["dpkg", "-P", "kvmtop"])
     finally:
         shutil.rmtree(work, ignore_errors=True)
     done()
