@@ -43,8 +43,10 @@ def main():
     share = prefix + "/share/kvmtop/"
     want = [prefix + "/bin/kvmtop", prefix + "/share/man/man1/kvmtop.1",
             share + "grafana-kvmtop.json", share + "kvmtop-alerts.yml", share + "kvmtop.service",
-            share + "kvmtop-sample.dat", share + "kvmtop-sample.kallsyms"]
-    eq(files_under(dest), sorted(want), "make install: the binary, the man page, the sample and the contrib files")
+            share + "kvmtop-sample.dat", share + "kvmtop-sample.kallsyms",
+            prefix + "/share/bash-completion/completions/kvmtop"]
+    eq(files_under(dest), sorted(want),
+       "make install: the binary, the man page, the sample, the contrib files and the bash completion")
     kv = os.path.join(dest, prefix, "bin/kvmtop")
     installed_kv = "/" + prefix + "/bin/kvmtop"
     p = subprocess.run([kv, "--version"], capture_output=True)
