@@ -272,6 +272,11 @@ def screen():
     return tmux("capture-pane", "-p").stdout.decode("utf-8", "replace").splitlines()
 
 
+def findings_shown(lines):
+    """The findings pane: its column titles."""
+    return any(l.split()[:2] == ["SEVERITY", "FINDING"] for l in lines)
+
+
 def wait_screen(cond, secs=30):
     end = time.time() + secs
     lines = []
@@ -299,6 +304,14 @@ def screen_case(d):
         time.sleep(0.1)
     q = qemu(b[0])
     try:
+        # A severe finding (here the emulated host's overcommit: vCPU 0's thread waits for a CPU)
+        # lands the screen on the findings pane, once, until a key: before the VM row shows, or
+        # after it shows and before the first key below reaches kvmtop (a tmux call takes half a
+        # second in the emulated host).  The keys would then act there: / filters the findings,
+        # Enter opens vCPU 0's exit reasons.  Escape goes back to the VMs pane, does nothing on
+        # it, and once read no landing comes.
+        wait_screen(lambda ls: any(l.startswith(NAME) for l in ls) or findings_shown(ls))
+        tmux("send-keys", "Escape")
         lines = wait_screen(lambda ls: any(l.startswith(NAME) for l in ls))
         row = [l for l in lines if l.startswith(NAME)]
         ok(row and str(q.pid) in row[0].split(), "%s: the VMs pane has %s with its pid" % (CASES[10], NAME),

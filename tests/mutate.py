@@ -173,6 +173,8 @@ MUTATIONS = [
      [("outputs/batch.c", "b->view.ips = b->fmt->ips;", "b->view.ips = true;")]),
     ("views: the screen keeps no recent exits",
      [("ui/tui.c", "\t.recent = true,\n", "")]),
+    ("screen: a severe finding lands under a key typed and not read yet",
+     [("ui/tui.c", "\t\tt->ahead[t->nr_ahead++] = ch;\n\t\tt->keyed = true;\n", "\t\tt->ahead[t->nr_ahead++] = ch;\n")]),
     ("decode: the common fields read in place on a file of the other byte order",
      [("src/decode/decode.c", "d->std_common = d->native && d->type_off == 0", "d->std_common = d->type_off == 0")]),
     ("replay_check: a compressed metadata section handed to libtracecmd unwalked",

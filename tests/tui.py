@@ -5,19 +5,24 @@ recording with known figures, on a real recording from ../shared/traces,
 and live on the demo guest where /dev/kvm can be used.  The figures on
 screen are compared with kvmtop -b -o json of the same input.
 """
+import fcntl
 import json
 import os
 import re
 import shutil
 import signal
+import stat
+import struct
 import subprocess
 import tempfile
+import termios
 import time
 
 from tap import ok, eq, skip, done, kvmtop, run, traces, kvmgen, sanitized, kvm_here, live_only, live_elsewhere, \
     live_cases_in_kvm_host
 import figures
 import snippet
+from kstat_fixture import proc_vm, vm_stats, vcpu_vals, put
 from names import VMX
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
@@ -952,6 +957,80 @@ def progress_case():
        "\n".join(lines[:4]))
 
 
+def typed_ahead_case(typed):
+    """Live (--source stats on a fixture): the first snapshot with a severe finding lands the
+    screen on the findings pane, unless a key came first.  That snapshot is held while it reads
+    vCPU 0's schedstat, a FIFO, until the test writes the wait that makes the finding; the keys of
+    its tick were read before.  typed: Enter is typed meanwhile and waits in the terminal (its
+    input queue shows it).  It was typed at the VMs pane: it must act there (the VM's vCPUs), with
+    no landing under it.  Not typed: the screen lands."""
+    name = "landing: a key typed in the snapshot of the first severe finding" if typed else \
+        "landing: a severe finding, no key typed: the screen lands on the findings pane"
+    root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-tui-ahead-")
+    sched = os.path.join(root, "4401", "schedstat")
+    w = -1
+    try:
+        proc_vm(root, 4400, "ahead", {0: (4401, "CPU 0/KVM", True), 1: (4402, "CPU 1/KVM", True)})
+        vm_stats(root, 4400, {}, {0: vcpu_vals(1, [0] * 32, [0] * 4), 1: vcpu_vals(1, [0] * 32, [0] * 4)})
+        for tid in (4401, 4402):
+            put(os.path.join(root, str(tid), "stat"), "%d (CPU/KVM) S %s\n" % (tid, " ".join(["0"] * 50)), "w")
+            put(os.path.join(root, str(tid), "schedstat"), "1000 0 1\n", "w")
+        start(["--source", "stats", "--proc", root, "-d", "0.3"])
+        lines = wait_for(lambda ls: any(l.startswith("ahead ") for l in ls), 15)
+        pid = kvmtop_pid()
+        if not ok(pid and any(l.startswith("ahead ") for l in lines), name + ": the VMs pane first",
+                  "\n".join(lines[:6])):
+            return
+        tty = os.readlink("/proc/%d/fd/0" % pid)
+        os.mkfifo(sched + ".fifo")
+        os.rename(sched + ".fifo", sched)
+        # a writer opens once kvmtop, in its snapshot, opens the FIFO to read
+        end = time.time() + 15
+        while w < 0 and time.time() < end:
+            try:
+                w = os.open(sched, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:
+                time.sleep(0.01)
+        if not ok(w >= 0, name + ": kvmtop reads vCPU 0's schedstat in a snapshot"):
+            return
+        queued = 0
+        if typed:
+            keys("Enter")
+            t = os.open(tty, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+            end = time.time() + 10
+            while not queued and time.time() < end:
+                queued = struct.unpack("i", fcntl.ioctl(t, termios.FIONREAD, b"\0" * 4))[0]
+                time.sleep(0.01)
+            os.close(t)
+        # 10 s waited in this snapshot: the overcommit finding, severe; the next snapshots read a file
+        put(sched + ".new", "1000 10000000000 1\n", "w")
+        os.rename(sched + ".new", sched)
+        os.write(w, b"1000 10000000000 1\n")
+        os.close(w)
+        w = -1
+        if typed:
+            lines = wait_for(has("vCPUs of VM ahead (pid 4400)"), 10)
+            ok(queued and has("vCPUs of VM ahead (pid 4400)")(lines) and not findings_shown(lines),
+               name + ": it acts on the VMs pane it was typed at (the VM's vCPUs), no landing under it",
+               "queued %d\n" % queued + "\n".join(lines[:6]))
+        else:
+            lines = wait_for(findings_shown, 10)
+            ok(any(l.startswith("severe") and "overcommit" in l and "ahead vCPU 0 (tid 4401)" in l for l in lines),
+               name, "\n".join(lines[:6]))
+        keys("q")
+        wait_for(has("KVMTOP-EXIT="))
+    finally:
+        # a case cut short: a file in the FIFO's place, and a kvmtop reading the FIFO let go
+        if os.path.exists(sched) and stat.S_ISFIFO(os.stat(sched).st_mode):
+            rw = os.open(sched, os.O_RDWR | os.O_NONBLOCK)
+            put(sched + ".new", "1000 0 1\n", "w")
+            os.rename(sched + ".new", sched)
+            os.close(rw)
+        if w >= 0:
+            os.close(w)
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main():
     if not shutil.which("tmux"):
         for n in ("generated recording", "real recording", "help", "live"):
@@ -982,6 +1061,8 @@ def main():
         interval_case(dat)
         gone_bad_case(dat)
         progress_case()
+        typed_ahead_case(False)
+        typed_ahead_case(True)
         for name in ("arm64-sys64", "svm-idle-halt", "svm-sev-npf"):
             snippet_case(name)
         arch_case("arm64-6.9", ["TRAP/SYS64", "TRAP/WFx", "IRQ"])

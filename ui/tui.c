@@ -132,6 +132,25 @@ static int tui_start(void *ctx, const struct view_source *src, const struct mode
 	return 0;
 }
 
+/*
+ * Keys typed and not read yet, queued in order for tui_input, which acts
+ * on them first.  They were typed at the pane on the screen: a landing
+ * must not put another pane under them.  Live, a tick reads the keys and
+ * then takes its snapshot; a key typed in between (tens of milliseconds
+ * on a loaded host) waits in the terminal until this reads it.
+ */
+static void keys_ahead(struct tui *t)
+{
+	int ch;
+
+	while (t->nr_ahead < (int)(sizeof(t->ahead) / sizeof(t->ahead[0])) && (ch = getch()) != ERR) {
+		if (ch == KEY_RESIZE)
+			continue;	/* the refresh draws at the new size */
+		t->ahead[t->nr_ahead++] = ch;
+		t->keyed = true;
+	}
+}
+
 static int tui_refresh(void *ctx, const struct snapshot *snap)
 {
 	struct tui *t = ctx;
@@ -159,13 +178,18 @@ static int tui_refresh(void *ctx, const struct snapshot *snap)
 	t->secs = t->ns && snap->end > t->start ? (double)(snap->end - t->start) / 1e9 : 0;
 	t->interval = snap->interval;
 	t->nr_intervals = snap->nr_intervals;
-	/* a severe finding: the findings pane is where the screen lands, once, until a key */
-	if (snap->findings && snap->findings->severe && !t->findings_landed && !t->keyed &&
-	    !tui_pane_is(t, tui_top_pane(t), PANE_FINDINGS)) {
-		t->findings_landed = true;
-		if (tui_push(t, PANE_FINDINGS, -1, -1) < 0) {
-			errno = ENOMEM;
-			return -1;
+	/*
+	 * a severe finding: the findings pane is where the screen lands,
+	 * once, until a key (one typed and not read yet too)
+	 */
+	if (snap->findings && snap->findings->severe && !t->findings_landed && !t->keyed) {
+		keys_ahead(t);
+		if (!t->keyed && !tui_pane_is(t, tui_top_pane(t), PANE_FINDINGS)) {
+			t->findings_landed = true;
+			if (tui_push(t, PANE_FINDINGS, -1, -1) < 0) {
+				errno = ENOMEM;
+				return -1;
+			}
 		}
 	}
 	if (tui_build_all(t)) {

@@ -90,7 +90,7 @@ struct tui {
 	char msg[256];			/* what the last key did, cleared by the next */
 	char notice[512];		/* the driver's last notice (escaped), cleared by a key */
 	char progress[160];		/* a recording being read: how far ("": read) */
-	int ahead[32];			/* keys typed while it was read, for after */
+	int ahead[32];			/* keys typed while it was read or before a landing, for after */
 	int nr_ahead;
 	bool help;
 	/* H: the selected VM's or vCPU's last snapshots under the pane (history.c) */
