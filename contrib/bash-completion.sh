@@ -9,14 +9,12 @@
 #    kvmtop prints for an unknown value: "unknown source 'x' (trace,
 #    debugfs or stats)".  Each probe also gives --demo with -r, which
 #    cannot go together: kvmtop stops at the command line, never traces;
-#  - the field names from the field table's rows, src/model/model_fields.c.
-#    TODO: once kvmtop has `--fields help` (it lists the field table), take
-#    the names from it instead of reading the C source.
+#  - the field and column names --sort and --fields take from the built
+#    kvmtop's --fields help (the field table's, then each pane's).
 #
-# usage: bash-completion.sh KVMTOP MODEL_FIELDS_C > kvmtop
+# usage: bash-completion.sh KVMTOP > kvmtop
 set -eu
 kvmtop=$1
-fields_c=$2
 probe=kvmtop-completion-probe
 
 die() {
@@ -40,33 +38,10 @@ table=$(printf '%s\n' "$help" | awk '
 	}')
 [ "$(printf '%s\n' "$table" | wc -l)" -ge 10 ] || die "$kvmtop --help lists no options"
 
-# The field names: a row is NAME("field", ...) of a macro whose #define puts
-# n, or "prefix" n, second in its braces, or { MR_..., "field", ... }.  A row
-# of any other shape stops the build rather than drop a field unseen.
-fields=$(awk '
-	/^#define [A-Z_]+\(n,/ {
-		m = $2; sub(/\(.*/, "", m)
-		s = $0; sub(/^[^{]*\{ *MR_[A-Z_]+, */, "", s)
-		if (s ~ /^n,/) pre[m] = ""
-		else if (s ~ /^"[a-z_]*" n,/) { p = s; sub(/^"/, "", p); sub(/".*/, "", p); pre[m] = p }
-	}
-	/^const struct model_field model_fields\[\] = \{/ { t = 1; next }
-	t && /^\};/ { t = 0 }
-	t {
-		if ($0 ~ /^[ \t]*(\/\*.*\*\/)?[ \t]*$/) next
-		if (match($0, /^[ \t]*\{ *MR_[A-Z_]+, *"[a-z0-9_]+"/)) {
-			s = substr($0, RSTART, RLENGTH); sub(/^[^"]*"/, "", s); sub(/"$/, "", s); print s; next
-		}
-		if (match($0, /^[ \t]*[A-Z_]+\("[a-z0-9_]+"/)) {
-			s = substr($0, RSTART, RLENGTH); sub(/^[ \t]*/, "", s)
-			m = s; sub(/\(.*/, "", m); sub(/^[^"]*"/, "", s); sub(/"$/, "", s)
-			if (m in pre) { print pre[m] s; next }
-		}
-		print "bash-completion.sh: a row of the field table not understood: " $0 > "/dev/stderr"
-		bad = 1
-	}
-	END { exit bad }' "$fields_c" | tr '\n' ' ' | sed 's/ $//') || die "cannot read the field table of $fields_c"
-[ "$(printf '%s\n' $fields | wc -l)" -ge 10 ] || die "no field names in $fields_c"
+# The field and column names: --fields help's "  KIND: name name ..." lines.
+fields=$("$kvmtop" --fields help | sed -n 's/^  [^:]*: //p' | tr ' ' '\n' | sort -u | tr '\n' ' ' |
+	sed 's/ $//') || die "$kvmtop --fields help failed"
+[ "$(printf '%s\n' $fields | wc -l)" -ge 10 ] || die "$kvmtop --fields help lists no fields"
 
 options=""
 value_cases=""
@@ -83,6 +58,7 @@ printf '%s\n' "$table" | {
 			sed -n "s/.*: unknown [^']*'$probe' (\([^)]*\)).*/\1/p" | sed 's/, / /g; s/ or / /') || true
 		case $long:$arg in
 		--fields:*)	what='_kvmtop_list "$_kvmtop_fields"' ;;
+		--sort:*)	what='_kvmtop_words "$_kvmtop_fields"' ;;
 		*)
 			if [ -n "$choices" ]; then
 				what="_kvmtop_words '$choices'"
@@ -103,8 +79,7 @@ printf '%s\n' "$table" | {
 	cat <<EOF
 # bash completion for kvmtop(1)                            -*- shell-script -*-
 # Generated at build time by contrib/bash-completion.sh from $version's
-# --help and error lines and from src/model/model_fields.c: edit those, not
-# this file.
+# --help, --fields help and error lines: edit kvmtop, not this file.
 
 _kvmtop_options='$options'
 _kvmtop_fields='$fields'
@@ -146,7 +121,6 @@ _kvmtop()
 	fi
 	COMPREPLY=()
 	case \$prev in
-	--fields) _kvmtop_list "\$_kvmtop_fields"; return ;;
 $value_cases	esac
 	# kvmtop takes no operands: only options
 	_kvmtop_words "\$_kvmtop_options"
