@@ -5,9 +5,10 @@ Each mutation below changes a few characters of kvmtop's source, the way
 a real slip would (a rank rounded down, a quantile at the wrong q, two
 names swapped, an entry that does not close its exit ...).  For each one
 this copies nothing twice: the tree is copied once to a scratch
-directory and built, then each mutation is applied there, `make -j2
-check` runs, and the file is put back.  A mutation is caught when the
-suite fails.  Every one must be caught; the summary line says how many
+directory and built, then each mutation is applied there, the suite runs
+(`make -j2 check` in stages: the unit tests, then the suites most
+mutations fail, then the rest, stopping at the first stage that fails),
+and the file is put back.  A mutation is caught when the suite fails.  Every one must be caught; the summary line says how many
 were applied and caught, and the exit status is 1 if any survived or
 could not be applied (its text no longer in the source: update the list).
 
@@ -212,6 +213,37 @@ def failed_tests(work):
                       for l in text.splitlines() if l.startswith(("FAIL:", "ERROR:"))))
 
 
+# The suites most mutations fail, run first: a mutation is caught at the
+# first stage whose tests fail, and the rest of the suite is not run for
+# it; one that survives has run the whole suite.
+FIRST = ["tests/structure.py", "tests/golden.py", "tests/replay_gen.py", "tests/replay_oracle.py",
+         "tests/scope.py", "tests/time_states.py", "tests/steal.py", "tests/findings.py", "tests/ips.py",
+         "tests/bad_input.py", "tests/metrics.py"]
+
+
+def test_stages(work):
+    """The suite's TESTS (Makefile.am) in stages: the unit tests, then FIRST one by one, then the rest."""
+    mk = subprocess.run(["make", "-s", "-f", "Makefile", "-f", "-", "kvmtop-print-tests"], cwd=work,
+                        input="kvmtop-print-tests:\n\t@echo $(TESTS)\n", capture_output=True, text=True)
+    tests = mk.stdout.split()
+    if mk.returncode or not tests:
+        return [None]		# the whole suite at once
+    unit = [t for t in tests if os.path.basename(t).startswith("test_")]
+    first = [t for t in FIRST if t in tests]
+    rest = [t for t in tests if t not in unit and t not in first]
+    return [unit] + [[t] for t in first] + [rest]
+
+
+def check_staged(work, env, stages):
+    """make check over the stages in turn: the status of the first that fails, else 0."""
+    for stage in stages:
+        cmd = "make -j2 check" + ("" if stage is None else " TESTS='%s'" % " ".join(stage))
+        rc = sh(cmd, work, env=env)
+        if rc:
+            return rc
+    return 0
+
+
 def check_texts(src, todo):
     """0 when every edit's old text occurs exactly once in its file under src, else 1 (said which)."""
     bad = 0
@@ -262,6 +294,7 @@ def main():
     if sh("make -j2 check", work, env=env):
         sys.exit("mutate: the unmutated tree fails its tests: %s" % ", ".join(failed_tests(work)))
 
+    stages = test_stages(work)
     caught, survived, broken = [], [], []
     for n, (what, edits) in enumerate(todo, 1):
         saved, ok = {}, True
@@ -279,7 +312,7 @@ def main():
             print("[%d/%d] NOT APPLIED  %s (its text is not once in %s)" % (n, len(todo), what, path), flush=True)
         else:
             t0 = time.time()
-            rc = sh("make -j2 check", work, env=env)
+            rc = check_staged(work, env, stages)
             fails = failed_tests(work) if rc else []
             (caught if rc else survived).append(what)
             print("[%d/%d] %-9s %s  (%.0f s%s)" % (n, len(todo), "caught" if rc else "SURVIVED", what,
@@ -296,4 +329,5 @@ def main():
     sys.exit(1 if survived or broken else 0)
 
 
-main()
+if __name__ == "__main__":
+    main()

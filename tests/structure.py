@@ -266,6 +266,11 @@ def readme_case():
 
 
 def mutations_case():
+    if os.environ.get("KVMTOP_MUTATE") == "1":
+        # make mutate runs the suite with one mutation applied: its own text is then not there
+        skip("make mutate: every mutation's text is still once in its file",
+             "make mutate runs the suite with a mutation applied (tests/mutate.py)")
+        return
     r = subprocess.run([sys.executable, os.path.join(SRC, "tests", "mutate.py"), "--src", SRC, "--check"],
                        capture_output=True, text=True)
     ok(r.returncode == 0, "make mutate: every mutation's text is still once in its file",
