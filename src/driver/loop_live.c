@@ -184,6 +184,9 @@ static int live_loop(struct live *l)
 		/* the terminal went away (closed window, dead ssh): stop, as on SIGHUP */
 		if (rev & (POLLHUP | POLLERR | POLLNVAL))
 			break;
+		/* SIGHUP with --output: the file reopened now, the next snapshot goes there */
+		if (driver_reopen(drv))
+			return -1;
 		ret = live_pull(l);
 		if (!ret) {
 			now = clock_mono_ns();
