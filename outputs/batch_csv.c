@@ -122,7 +122,8 @@ static int csv_print(struct batch *b, uint64_t end)
 	const struct vcpu *v;
 	const struct vm *vm;
 
-	if (!b->snapshots)
+	/* at the start of each file: --output's after a SIGHUP too */
+	if (!b->in_file)
 		csv_header(b);
 	MODEL_FOREACH_VM(vm, b->m)
 		MODEL_FOREACH_VCPU(v, vm)

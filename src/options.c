@@ -185,11 +185,6 @@ static const char *format_names(char *buf, size_t len, bool (*pick)(const struct
 	return buf;
 }
 
-static bool takes_output(const struct opt_format *f)
-{
-	return f->output;
-}
-
 static bool takes_metrics(const struct opt_format *f)
 {
 	return f->metrics_opts;
@@ -269,12 +264,16 @@ static const struct opt_def opts[] = {
 		  "the totals since start as metrics (see --listen),\n"
 		  "findings: each snapshot's findings alone" },
 	{ "output", 0, "FILE", OPT_TEXT, F(output),
-	  .help = "with -o prometheus|openmetrics: each snapshot replaces\n"
-		  "FILE (written beside it, then renamed: a reader never\n"
-		  "sees half), for node_exporter's textfile collector" },
+	  .help = "batch output appended to FILE (created 0644 if\n"
+		  "missing; CSV's header at the start of each file),\n"
+		  "not stdout; SIGHUP reopens it (logrotate) and the run\n"
+		  "goes on.  -o prometheus|openmetrics: each snapshot\n"
+		  "replaces FILE instead (written beside it, then\n"
+		  "renamed: node_exporter's textfile collector)" },
 	{ "summary", 0, NULL, OPT_FLAG, F(summary),
 	  .help = "one report for the whole input (live: until\n"
-		  "SIGINT/SIGTERM/SIGHUP, or the demo guest ends)" },
+		  "SIGINT/SIGTERM (SIGHUP without --output), or the\n"
+		  "demo guest ends)" },
 	{ "ring", 0, "N", NUM(ring, 0, 1 << 20, "a number of exits from 0 to 1048576"),
 	  .help = "keep the last N exits per vCPU (default " XSTR(MODEL_RING_DEFAULT) ") for\n"
 		  "the screen; batch mode and the exporter keep none" },
@@ -499,10 +498,10 @@ static void check_combinations(struct options *o)
 		die_usage("-o and --summary are for batch output: add -b");
 	if (o->replay && (strcmp(o->source, "trace") || o->debugfs_root || o->proc_root))
 		die_usage("--source, --debugfs and --proc choose a live source; they cannot go with -r");
-	if (o->listen && (o->batch || o->fmt_given))
-		die_usage("--listen serves metrics instead of printing: not with -b or -o");
-	if (o->output && !o->fmt.output)
-		die_usage("--output goes with %s", format_names(list, sizeof(list), takes_output, "-o ", ", ", " or "));
+	if (o->listen && (o->batch || o->fmt_given || o->output))
+		die_usage("--listen serves metrics instead of printing: not with -b, -o or --output");
+	if (o->output && !o->batch)
+		die_usage("--output is where batch output goes: add -b");
 	if (o->metrics_given && !o->listen && !o->fmt.metrics_opts)
 		die_usage("--metrics-* options go with --listen or -o %s",
 			  format_names(list, sizeof(list), takes_metrics, "", "|", "|"));

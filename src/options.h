@@ -17,7 +17,6 @@
  */
 struct opt_format {
 	const char *name;
-	bool output;		/* --output FILE goes with it */
 	bool metrics_opts;	/* so do the --metrics-* options */
 	bool ips_only;		/* it writes the guest IPs alone: not with --ip-slots 0 */
 	bool one_report;	/* it writes one report: live with -d, -n says which */
@@ -67,8 +66,9 @@ struct options {
 	enum ip_kind ip_kind;	/* --ip-kind: what -o folded writes */
 	struct sym_set syms;	/* --guest-kallsyms, --guest-map, --guest-kaslr */
 	const char *notice;	/* one line for the screen's message line, or NULL */
+	/* --output FILE, NULL: stdout: appended to (the metrics: each snapshot replaces it) */
+	const char *output;
 	/* metrics: -o prometheus|openmetrics, --listen */
-	const char *output;	/* --output FILE: each snapshot replaces it, NULL: stdout */
 	const char *listen;	/* --listen ADDR:PORT: serve /metrics instead of a screen */
 	bool metrics_given;	/* a --metrics-* option */
 	struct opt_metrics metrics;
