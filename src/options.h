@@ -41,6 +41,7 @@ struct options {
 	bool summary;
 	long long iterations;	/* 0: until the input ends */
 	double delay;		/* seconds, 0: not given */
+	double duration;	/* --duration: seconds the run lasts (-r: of its time), 0: until it ends */
 	struct opt_format fmt;	/* -o's, or the default */
 	bool fmt_given;
 	bool source_given;	/* --source was given: never changed for the host */
