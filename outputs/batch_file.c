@@ -29,8 +29,8 @@ int batch_output_open(struct batch *b, char *err, size_t len)
 		e = errno;
 		if (fd >= 0)
 			close(fd);
-		snprintf(err, len, "--output %s: cannot %s it: %s", b->output,
-			 again ? "reopen (SIGHUP)" : "open", strerror(e));
+		snprintf(err, len, "--output %s: cannot %s: %s", b->output,
+			 again ? "reopen it after SIGHUP" : "open it", strerror(e));
 		return -1;
 	}
 	/* the old file has every snapshot it was given: each was flushed whole */
