@@ -183,6 +183,10 @@ MUTATIONS = [
     ("steal: live, a worker that slept as it gave the CPU back blamed for the unseen thief's time",
      [("src/model/model_steal.c", "if (!vcpu && c->tid > 0 && c->tid != ev->tid && (ev->state & SCHED_SLEEP_MASK)) {",
        "if (!vcpu && c->tid > 0 && c->tid != ev->tid && 0) {")]),
+    ("logs: CSV's header once per run, not at the start of each --output file",
+     [("outputs/batch_csv.c", "\tif (!b->in_file)\n\t\tcsv_header(b);", "\tif (!b->snapshots)\n\t\tcsv_header(b);")]),
+    ("logs: SIGHUP reopens nothing: the snapshots after it go on into the renamed --output file",
+     [("outputs/batch.c", "return b->fmt->replace ? 0 : batch_output_open(b, err, len);", "return 0;")]),
 ]
 
 
