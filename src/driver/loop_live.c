@@ -215,7 +215,7 @@ static int live_loop(struct live *l)
 	return 0;
 }
 
-/* The workload ended, --duration or --summary: the last figures, up to now.  0, or -1 (said why). */
+/* The workload or --duration ended, or --summary: the last figures, up to now.  0, or -1 (said why). */
 static int live_last(struct live *l)
 {
 	struct driver *drv = l->drv;

@@ -4,9 +4,9 @@
  * recording's own time) closed by the cursor as the records pass them.
  * Batch output prints each interval as it closes, then the last one (or
  * one summary without -d); --duration ends the input that long after its
- * first event, as if the recording ended there.  The screen comes up at once and steps
- * through the intervals with [ ]: the cursor reads on to the interval
- * asked for, or reads the recording again from its start.
+ * first event, as if the recording ended there.  The screen comes up at
+ * once and steps through the intervals with [ ]: the cursor reads on to
+ * the interval asked for, or reads the recording again from its start.
  */
 #include <errno.h>
 #include <math.h>
@@ -47,8 +47,8 @@ struct cursor {
 	uint64_t iv_end;	/* the end of the screen's interval */
 	struct kvm_event held;	/* the event that ended the screen's interval */
 	bool have_held;
-	/* --duration: an event at or after this ends the input (0: the first places it; UINT64_MAX: none) */
-	uint64_t until;
+	/* --duration: an event at or after this ends the input (0: the first places it) */
+	uint64_t until;		/* UINT64_MAX: none */
 	bool cut;		/* ... and one did */
 	struct progress prog;
 };
@@ -217,9 +217,9 @@ static int progress_start(struct cursor *cur)
 }
 
 /*
- * --duration: the first event places the end, an event at or after it is
- * the end of the input (not fed: as the -d intervals', the end is not
- * the ended interval's).  1: the end, 0: on.  Out of the records' way.
+ * --duration: the first event places the end; an event at or after it
+ * ends the input, itself left out, as an event at an interval's end is
+ * not that interval's.  1: the end, 0: on.  Out of the records' way.
  */
 static __attribute__((noinline)) int cursor_until(struct cursor *cur, const struct kvm_event *ev)
 {
