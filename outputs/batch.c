@@ -52,6 +52,7 @@ int batch_print(struct batch *b, uint64_t end)
 
 	fflush(b->out);
 	b->snapshots++;
+	b->in_file++;
 	return ret;
 }
 
@@ -70,6 +71,14 @@ static int batch_view_start(void *ctx, const struct view_source *src, const stru
 	/* a recording without -d: one report of all of it */
 	if (!src->live && !b->delay)
 		b->summary = true;
+	if (b->output && !b->fmt->replace) {
+		char err[512];
+
+		if (batch_output_open(b, err, sizeof(err))) {
+			fprintf(stderr, "kvmtop: %s\n", err);
+			return -1;
+		}
+	}
 	return b->fmt->start ? b->fmt->start(b) : 0;
 }
 
@@ -98,17 +107,42 @@ static void batch_view_notice(void *ctx, const char *msg)
 	fprintf(stderr, "kvmtop: %s\n", msg);
 }
 
-static void batch_view_stop(void *ctx)
+/*
+ * SIGHUP with --output: a log is reopened, the next snapshot appended to
+ * the file now of that name; the metrics formats write a new file each
+ * snapshot anyway.  0, or -1 with one line in err.
+ */
+static int batch_view_reopen(void *ctx, char *err, size_t len)
 {
-	(void)ctx;
+	struct batch *b = ctx;
+
+	return b->fmt->replace ? 0 : batch_output_open(b, err, len);
 }
 
+static void batch_view_stop(void *ctx)
+{
+	batch_output_close(ctx);
+}
+
+/* To stdout: SIGHUP stops it, as SIGINT and SIGTERM do. */
 static const struct view_ops batch_view_ops = {
 	.name = "batch",
 	.findings = true,
 	.ips = true,
 	.start = batch_view_start,
 	.refresh = batch_view_refresh,
+	.notice = batch_view_notice,
+	.stop = batch_view_stop,
+};
+
+/* With --output FILE: SIGHUP reopens it (logrotate's postrotate) and the run goes on. */
+static const struct view_ops batch_file_view_ops = {
+	.name = "batch",
+	.findings = true,
+	.ips = true,
+	.start = batch_view_start,
+	.refresh = batch_view_refresh,
+	.reopen = batch_view_reopen,
 	.notice = batch_view_notice,
 	.stop = batch_view_stop,
 };
@@ -128,7 +162,7 @@ struct view *batch_view_init(struct batch *b, const struct batch_config *c)
 	b->iterations = c->iterations;
 	b->zero = c->zero;
 	batch_scope_init(b, c->sort, c->fields);
-	view_init(&b->view, &batch_view_ops, b, -1);
+	view_init(&b->view, c->output ? &batch_file_view_ops : &batch_view_ops, b, -1);
 	/* what the format shows is worked out, nothing more */
 	b->view.findings = b->fmt->findings;
 	b->view.totals = b->fmt->totals;

@@ -39,7 +39,11 @@ struct batch_format {
 	bool findings;		/* it shows the findings: the driver evaluates them */
 	bool ips;		/* it shows the guest IPs: their tables are kept */
 	bool totals;		/* it prints the totals since the start only (the metrics) */
-	bool output;		/* --output FILE: it writes FILE instead of stdout */
+	/*
+	 * --output FILE: each snapshot replaces FILE (the metrics, for
+	 * node_exporter); the other formats append to it, as a log
+	 */
+	bool replace;
 	bool metrics_opts;	/* it takes the --metrics-* options */
 	bool ips_only;		/* it writes the guest IPs alone: --ip-slots 0 leaves it nothing */
 	bool one_report;	/* it writes one report, the last: live with -d, -n says which */
@@ -60,6 +64,7 @@ struct batch {
 	bool summary;
 	double delay;		/* -d, 0: not given */
 	unsigned int snapshots;	/* printed so far */
+	unsigned int in_file;	/* ... into the output now open: 0, a new file (CSV's header again) */
 	/* guest IPs */
 	const struct sym_set *syms;	/* guest symbol tables, NULL: none */
 	unsigned int ip_top;	/* text and JSON: IPs of each kind per scope, 0: none */
@@ -69,8 +74,9 @@ struct batch {
 	const struct findings *findings;	/* this snapshot's (the driver's), NULL: none */
 	uint64_t empty;		/* > 1: it stands for that many intervals without KVM events */
 	unsigned int csv_kstats[KSTAT_SCOPES];	/* KVM statistics in the CSV header, per scope */
-	/* metrics formats: their options, and --output FILE (NULL: stdout) */
+	/* metrics formats: their options */
 	const struct metrics_opts *metrics;
+	/* --output FILE (NULL: stdout): appended to (out), or replaced by the metrics formats */
 	const char *output;
 	/* what is shown and in which order (kvmtop(1), SCOPE): --sort, --fields, -z */
 	const struct model_field *sort;	/* the rows of its kind sorted by it, NULL: their own order */
@@ -90,7 +96,7 @@ struct batch_config {
 	unsigned int ip_top;		/* IPs of each kind per scope, 0: none */
 	enum ip_kind folded_kind;	/* which IPs -o folded writes */
 	const struct metrics_opts *metrics;
-	const char *output;		/* --output FILE, NULL: stdout */
+	const char *output;		/* --output FILE, NULL: stdout; SIGHUP reopens it */
 	const char *sort;		/* --sort KEY or -KEY, NULL: none */
 	const char *fields;		/* --fields LIST, NULL: none */
 	bool zero;			/* -z */
@@ -100,7 +106,7 @@ struct batch_config {
 const struct batch_format *batch_format_at(unsigned int i);
 /* The format -o name asks for, NULL: none is called so. */
 const struct batch_format *batch_format_find(const char *name);
-/* b as a view of the driver's snapshots, printing to stdout as c says: its view. */
+/* b as a view of the driver's snapshots, printing to stdout or --output as c says: its view. */
 struct view *batch_view_init(struct batch *b, const struct batch_config *c);
 /* Print the interval [m->interval_start, end]. 0 or -1 (no memory). */
 int batch_print(struct batch *b, uint64_t end);

@@ -164,7 +164,8 @@ static int csv_print(struct batch *b, uint64_t end)
 	unsigned int i, n;
 	int ret = 0;
 
-	if (!b->snapshots)
+	/* at the start of each file: --output's after a SIGHUP too */
+	if (!b->in_file)
 		csv_header(b);
 	vms = batch_vms(b, &n);
 	if (!vms)

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The metrics formats of batch output (-o prometheus|openmetrics): to
- * stdout, or with --output FILE into a new file beside FILE renamed over
- * it, as node_exporter's textfile collector wants.
+ * Batch output's --output FILE.  The metrics formats (-o
+ * prometheus|openmetrics) write each snapshot to a new file beside FILE
+ * renamed over it, as node_exporter's textfile collector wants; the
+ * others append each snapshot to FILE, a log that SIGHUP reopens after
+ * logrotate renamed it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,44 @@
 #include <unistd.h>
 
 #include "batch_priv.h"
+
+int batch_output_open(struct batch *b, char *err, size_t len)
+{
+	bool again = b->out != stdout;
+	FILE *f = NULL;
+	int fd, e;
+
+	fd = open(b->output, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		f = fdopen(fd, "a");
+	if (!f) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		snprintf(err, len, "--output %s: cannot %s: %s", b->output,
+			 again ? "reopen it after SIGHUP" : "open it", strerror(e));
+		return -1;
+	}
+	/* the old file has every snapshot it was given: each was flushed whole */
+	if (again && fclose(b->out)) {
+		e = errno;
+		fclose(f);
+		b->out = stdout;
+		snprintf(err, len, "--output %s: closing the file it was before SIGHUP: %s", b->output,
+			 strerror(e));
+		return -1;
+	}
+	b->out = f;
+	b->in_file = 0;
+	return 0;
+}
+
+void batch_output_close(struct batch *b)
+{
+	if (b->out != stdout)
+		fclose(b->out);
+	b->out = stdout;
+}
 
 /* --output: can a file be made beside it?  Said at the start, not at the first snapshot. */
 static int file_start(const struct batch *b)
@@ -98,7 +139,7 @@ const struct batch_format batch_format_prometheus = {
 	.print = file_prometheus,
 	.start = file_start,
 	.totals = true,
-	.output = true,
+	.replace = true,
 	.metrics_opts = true,
 };
 
@@ -107,6 +148,6 @@ const struct batch_format batch_format_openmetrics = {
 	.print = file_openmetrics,
 	.start = file_start,
 	.totals = true,
-	.output = true,
+	.replace = true,
 	.metrics_opts = true,
 };

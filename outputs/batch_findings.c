@@ -104,7 +104,7 @@ void batch_findings_json(const struct batch *b)
 /* -o findings: each snapshot's findings alone. */
 static int findings_print(struct batch *b, uint64_t end)
 {
-	if (b->snapshots)
+	if (b->in_file)
 		fputc('\n', b->out);
 	fprintf(b->out, "kvmtop %s: %s %u", b->source, b->summary ? "summary" : "snapshot", b->snapshots + 1);
 	if (b->ns)

@@ -57,6 +57,16 @@ int batch_kernel(const struct batch *b,
 bool batch_steal_known(const struct batch *b);
 
 /*
+ * batch_file.c: --output FILE of a format that appends (not the metrics):
+ * opened for appending, created 0644 (less the umask) if missing, as the
+ * output from now on; when SIGHUP asks again, the file now of that name
+ * (logrotate renamed the old one), the old one closed.  0, or -1 with one
+ * line in err (the driver ends the run).  _close: back to stdout.
+ */
+int batch_output_open(struct batch *b, char *err, size_t len);
+void batch_output_close(struct batch *b);
+
+/*
  * The formats' rows, each in its file, listed by batch.c's table; each
  * prints the interval [m->interval_start, end].
  */

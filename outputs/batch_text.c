@@ -221,7 +221,7 @@ static void text_header(const struct batch *b, const struct model_scope *host, u
 	const struct model *m = b->m;
 	char esc[256], clk[128], rate[48];
 
-	if (b->snapshots)
+	if (b->in_file)
 		fputc('\n', b->out);
 	fprintf(b->out, "kvmtop %s%s%s: clock %s (times in %s), %s %u",
 		b->source, b->file ? " " : "", b->file ? escape_text(b->file, esc, sizeof(esc)) : "",

@@ -320,6 +320,18 @@ static void export_view_notice(void *ctx, const char *msg)
 	fprintf(stderr, "kvmtop: %s\n", msg);
 }
 
+/*
+ * SIGHUP (the unit's ExecReload): the exporter has no file to reopen, so
+ * it is a reload that changes nothing; it must not end the service.
+ */
+static int export_view_reopen(void *ctx, char *err, size_t len)
+{
+	(void)ctx;
+	(void)err;
+	(void)len;
+	return 0;
+}
+
 static void export_view_stop(void *ctx)
 {
 	struct export *e = ctx;
@@ -335,6 +347,7 @@ static const struct view_ops export_view_ops = {
 	.name = "exporter",
 	.start = export_view_start,
 	.refresh = export_view_refresh,
+	.reopen = export_view_reopen,
 	.notice = export_view_notice,
 	.stop = export_view_stop,
 };

@@ -135,7 +135,7 @@ static void driver_config(const struct options *o, const struct model_filter *f,
 		.start = demo_workload_start, .ended = demo_ended, .stop = demo_stop, .ctx = (void *)o,
 	};
 	*c = (struct driver_config){
-		.delay = o->delay, .iterations = o->iterations, .summary = o->summary,
+		.delay = o->delay, .iterations = o->iterations, .summary = o->summary, .duration = o->duration,
 		.ring = o->ring, .ip_slots = o->ip_slots, .max_vcpus = o->max_vcpus,
 		.thieves = o->thieves,
 		/* the metrics' stolen family counts since the start */

@@ -62,6 +62,21 @@ static int set_delay(struct options *o, const struct opt_def *d, const char *arg
 	return 0;
 }
 
+/* --duration SECS: live, of wall time; with -r, of the recording's time from its first event. */
+static int set_duration(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	char *end;
+
+	errno = 0;
+	o->duration = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(o->duration) || o->duration < 0.001 ||
+	    o->duration > 31536000) {
+		snprintf(err, len, "'%s' must be seconds from 0.001 to 31536000 (a year)", arg);
+		return -1;
+	}
+	return 0;
+}
+
 static const char *const ip_kinds[] = { "time", "exit", NULL };			/* enum ip_kind */
 
 static int set_syms(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
@@ -183,11 +198,6 @@ static const char *format_names(char *buf, size_t len, bool (*pick)(const struct
 		if (!pick || pick(&f))
 			list_item(buf, len, k++, n, prefix, f.name, sep, last);
 	return buf;
-}
-
-static bool takes_output(const struct opt_format *f)
-{
-	return f->output;
 }
 
 static bool takes_metrics(const struct opt_format *f)
@@ -398,12 +408,20 @@ static const struct opt_def opts[] = {
 		  "the totals since start as metrics (see --listen),\n"
 		  "findings: each snapshot's findings alone" },
 	{ "output", 0, "FILE", OPT_TEXT, F(output),
-	  .help = "with -o prometheus|openmetrics: each snapshot replaces\n"
-		  "FILE (written beside it, then renamed: a reader never\n"
-		  "sees half), for node_exporter's textfile collector" },
+	  .help = "batch output appended to FILE (created 0644 if\n"
+		  "missing; CSV's header at the start of each file),\n"
+		  "not stdout; SIGHUP reopens it (logrotate) and the run\n"
+		  "goes on.  -o prometheus|openmetrics: each snapshot\n"
+		  "replaces FILE instead (written beside it, then\n"
+		  "renamed: node_exporter's textfile collector)" },
+	{ "duration", 0, "SECS", OPT_CALL, .set = set_duration,
+	  .help = "end the run after SECS seconds (live: of wall time;\n"
+		  "with -r: of recording time from its first event),\n"
+		  "the last snapshot printed as at the input's end" },
 	{ "summary", 0, NULL, OPT_FLAG, F(summary),
 	  .help = "one report for the whole input (live: until\n"
-		  "SIGINT/SIGTERM/SIGHUP, or the demo guest ends)" },
+		  "SIGINT/SIGTERM, SIGHUP without --output, --duration,\n"
+		  "or the demo guest ends)" },
 	{ "ring", 0, "N", NUM(ring, 0, 1 << 20, "a number of exits from 0 to 1048576"),
 	  .help = "keep the last N exits per vCPU (default " XSTR(MODEL_RING_DEFAULT) ") for\n"
 		  "the screen; batch mode and the exporter keep none" },
@@ -633,10 +651,12 @@ static void check_combinations(struct options *o)
 		die_usage("-o and --summary are for batch output: add -b");
 	if (o->replay && (strcmp(o->source, "trace") || o->debugfs_root || o->proc_root))
 		die_usage("--source, --debugfs and --proc choose a live source; they cannot go with -r");
-	if (o->listen && (o->batch || o->fmt_given))
-		die_usage("--listen serves metrics instead of printing: not with -b or -o");
-	if (o->output && !o->fmt.output)
-		die_usage("--output goes with %s", format_names(list, sizeof(list), takes_output, "-o ", ", ", " or "));
+	if (o->listen && (o->batch || o->fmt_given || o->output))
+		die_usage("--listen serves metrics instead of printing: not with -b, -o or --output");
+	if (o->output && !o->batch)
+		die_usage("--output is where batch output goes: add -b");
+	if (o->duration && !o->batch && !o->listen)
+		die_usage("--duration ends batch output or --listen: add -b (the screen runs until q)");
 	if (o->metrics_given && !o->listen && !o->fmt.metrics_opts)
 		die_usage("--metrics-* options go with --listen or -o %s",
 			  format_names(list, sizeof(list), takes_metrics, "", "|", "|"));
@@ -654,10 +674,13 @@ static void check_combinations(struct options *o)
 	if (o->fmt.ips_only && !o->ip_slots)
 		die_usage("-o %s writes the guest IPs: --ip-slots 0 keeps none", o->fmt.name);
 	if (o->fmt.one_report && !o->replay && !o->iterations && !o->summary) {
-		if (o->delay)
-			die_usage("-o %s writes one report: with -d, give -n N (the last is written)", o->fmt.name);
-		/* live: until SIGINT/SIGTERM/SIGHUP or the demo guest ends */
-		o->summary = true;
+		/* with --duration, the report at its end */
+		if (o->delay && !o->duration)
+			die_usage("-o %s writes one report: with -d, give -n N or --duration (the last is written)",
+				  o->fmt.name);
+		/* live: until SIGINT/SIGTERM/SIGHUP, --duration or the demo guest ends */
+		if (!o->delay)
+			o->summary = true;
 	}
 }
 

@@ -18,7 +18,6 @@
  */
 struct opt_format {
 	const char *name;
-	bool output;		/* --output FILE goes with it */
 	bool metrics_opts;	/* so do the --metrics-* options */
 	bool ips_only;		/* it writes the guest IPs alone: not with --ip-slots 0 */
 	bool one_report;	/* it writes one report: live with -d, -n says which */
@@ -44,6 +43,7 @@ struct options {
 	bool summary;
 	long long iterations;	/* 0: until the input ends */
 	double delay;		/* seconds, 0: not given */
+	double duration;	/* --duration: seconds the run lasts (-r: of its time), 0: until it ends */
 	struct opt_format fmt;	/* -o's, or the default */
 	bool fmt_given;
 	bool source_given;	/* --source was given: never changed for the host */
@@ -79,8 +79,9 @@ struct options {
 	enum ip_kind ip_kind;	/* --ip-kind: what -o folded writes */
 	struct sym_set syms;	/* --guest-kallsyms, --guest-map, --guest-kaslr */
 	const char *notice;	/* one line for the screen's message line, or NULL */
+	/* --output FILE, NULL: stdout: appended to (the metrics: each snapshot replaces it) */
+	const char *output;
 	/* metrics: -o prometheus|openmetrics, --listen */
-	const char *output;	/* --output FILE: each snapshot replaces it, NULL: stdout */
 	const char *listen;	/* --listen ADDR:PORT: serve /metrics instead of a screen */
 	bool metrics_given;	/* a --metrics-* option */
 	struct opt_metrics metrics;

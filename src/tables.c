@@ -22,7 +22,7 @@ static int format_choice(unsigned int i, struct opt_format *f)
 	if (!b)
 		return -1;
 	*f = (struct opt_format){
-		.name = b->name, .output = b->output, .metrics_opts = b->metrics_opts,
+		.name = b->name, .metrics_opts = b->metrics_opts,
 		.ips_only = b->ips_only, .one_report = b->one_report,
 	};
 	return 0;

@@ -194,6 +194,10 @@ MUTATIONS = [
      [("outputs/batch_common.c", "\tif (!ascending)\n\t\tr = -r;", "\tif (ascending)\n\t\tr = -r;")]),
     ("scope: -z keeps idle vCPUs",
      [("outputs/batch_common.c", "if (!b->zero || model_vcpu_active(b->m, v))", "if (1)")]),
+    ("logs: CSV's header once per run, not at the start of each --output file",
+     [("outputs/batch_csv.c", "\tif (!b->in_file)\n\t\tcsv_header(b);", "\tif (!b->snapshots)\n\t\tcsv_header(b);")]),
+    ("logs: SIGHUP reopens nothing: the snapshots after it go on into the renamed --output file",
+     [("outputs/batch.c", "return b->fmt->replace ? 0 : batch_output_open(b, err, len);", "return 0;")]),
 ]
 
 

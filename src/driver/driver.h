@@ -35,6 +35,12 @@ struct driver_workload {
 struct driver_config {
 	double delay;			/* seconds between snapshots (-d), 0: not given */
 	long long iterations;		/* snapshots to show (-n), 0: until the input ends */
+	/*
+	 * --duration: seconds the run lasts, 0: until the input ends.  Live,
+	 * of wall time; a recording, of its time from its first event.  Its
+	 * end is the input's: the last snapshot is printed as at_end.
+	 */
+	double duration;
 	bool summary;			/* one report of the whole input (--summary) */
 	unsigned int ring;		/* recent exits kept per vCPU, for a view that shows them */
 	unsigned int ip_slots;		/* guest IPs kept per vCPU and kind, for a view that shows them */
@@ -50,8 +56,9 @@ struct driver_config {
 };
 
 /*
- * Run source ops into view v until the input ends, -n snapshots, a stop
- * signal, a closed output or terminal, or the view quits.  0; 1 (failed,
+ * Run source ops into view v until the input ends, -n snapshots,
+ * --duration, a stop signal (SIGHUP is none for a view that reopens its
+ * output: view.h), a closed output or terminal, or the view quits.  0; 1 (failed,
  * said why, after the view gave the terminal back); 128 + a signal that
  * stopped a recording's batch output.
  */

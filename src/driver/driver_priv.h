@@ -9,7 +9,7 @@
  *                      printed as read, or the screen stepping through them
  *       pipeline.c     what both loops share: the source into the decoder
  *                      and the model, snapshots to the view, notices
- *         signals.c    stop signals seen at once; the loops' one wait
+ *         signals.c    stop and reopen signals seen at once; the loops' one wait
  *     crash.c          a crash gives the terminal back and tracing off
  *
  * No file outside src/driver/ includes this header.
@@ -66,8 +66,13 @@ struct driver {
 extern volatile sig_atomic_t driver_stop_sig;
 /* ... and SIGCHLD this (the workload may have ended). */
 extern volatile sig_atomic_t driver_child_sig;
-/* Catch the stop signals and SIGCHLD, blocked but where the loops wait or read. */
-void driver_signals(void);
+/* ... and SIGHUP this instead of the stop, for a view that reopens its output (view.h). */
+extern volatile sig_atomic_t driver_reload_sig;
+/*
+ * Catch the stop signals and SIGCHLD, blocked but where the loops wait or
+ * read; hup_reopens: SIGHUP sets driver_reload_sig, not driver_stop_sig.
+ */
+void driver_signals(bool hup_reopens);
 /* Our handlers again (curses may have put its own SIGINT/SIGTERM handlers in). */
 void driver_handlers(void);
 /* Let the signals in (while a source is read), block them again, or as before the run. */
@@ -114,6 +119,11 @@ static inline int driver_decode(struct driver *drv, struct tep_record *rec, stru
 		drv->nomem = true;
 	return ret;
 }
+/*
+ * SIGHUP asked the view to reopen its output (driver_reload_sig): done, between
+ * snapshots.  0, or -1 (said why: the run ends, status 1).
+ */
+int driver_reopen(struct driver *drv);
 /*
  * Show the figures of [start, end] and start the next interval (empty > 1:
  * it stands for that many intervals without KVM events): 0, 1 (a normal

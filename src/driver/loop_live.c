@@ -3,7 +3,7 @@
  * The live loop: this host's source read every tick, a snapshot every
  * -d seconds of wall time (or one at the end with --summary), the
  * screen's keys, the workload (the demo guest) started once the source
- * is open and watched until it ends.
+ * is open and watched until it ends, --duration's end of the run.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,6 +28,8 @@ struct live {
 	bool unfiltered_said;
 	pid_t workload;			/* -1: none running */
 	bool workload_done;		/* it ended by itself */
+	uint64_t until;			/* --duration: the run ends then, 0: never */
+	bool expired;			/* ... and it did: the end of the input */
 };
 
 /* One decoded event into the model: 0, or -1 (no memory). */
@@ -175,19 +177,35 @@ static int live_loop(struct live *l)
 	int ret;
 
 	l->next = now + l->step;
+	if (drv->c->duration)
+		l->until = now + (uint64_t)llround(drv->c->duration * 1e9);
 	if (driver_view_up(drv))
 		return -1;
 	while (!driver_stop_sig && !drv->stop && !drv->done) {
 		uint64_t wake = now + (uint64_t)drv->tick_ms * 1000000ull;
-		short rev = driver_wait(now, l->timed && l->next < wake ? l->next : wake, drv->v->fd);
+		short rev;
+
+		if (l->timed && l->next < wake)
+			wake = l->next;
+		if (l->until && l->until < wake)
+			wake = l->until;
+		rev = driver_wait(now, wake, drv->v->fd);
 
 		/* the terminal went away (closed window, dead ssh): stop, as on SIGHUP */
 		if (rev & (POLLHUP | POLLERR | POLLNVAL))
 			break;
+		/* SIGHUP with --output: the file reopened now, the next snapshot goes there */
+		if (driver_reopen(drv))
+			return -1;
 		ret = live_pull(l);
 		if (!ret) {
 			now = clock_mono_ns();
 			ret = workload_check(l);
+		}
+		/* --duration: the input ends; a snapshot due now is the last (live_last) */
+		if (!ret && l->until && now >= l->until) {
+			l->expired = true;
+			return 0;
 		}
 		if (!ret)
 			ret = live_tick(l, now);
@@ -197,12 +215,13 @@ static int live_loop(struct live *l)
 	return 0;
 }
 
-/* The workload ended or --summary: the last figures, up to now.  0, or -1 (said why). */
+/* The workload or --duration ended, or --summary: the last figures, up to now.  0, or -1 (said why). */
 static int live_last(struct live *l)
 {
 	struct driver *drv = l->drv;
 
-	if (drv->screen || drv->done || drv->stop || drv->failed || !(l->workload_done || drv->c->summary))
+	if (drv->screen || drv->done || drv->stop || drv->failed ||
+	    !(l->workload_done || l->expired || drv->c->summary))
 		return 0;
 	if (live_pull(l) < 0)
 		return -1;

@@ -3,9 +3,10 @@
  * A recording: its records read in time order, its intervals (-d, in the
  * recording's own time) closed by the cursor as the records pass them.
  * Batch output prints each interval as it closes, then the last one (or
- * one summary without -d).  The screen comes up at once and steps
- * through the intervals with [ ]: the cursor reads on to the interval
- * asked for, or reads the recording again from its start.
+ * one summary without -d); --duration ends the input that long after its
+ * first event, as if the recording ended there.  The screen comes up at
+ * once and steps through the intervals with [ ]: the cursor reads on to
+ * the interval asked for, or reads the recording again from its start.
  */
 #include <errno.h>
 #include <math.h>
@@ -46,6 +47,9 @@ struct cursor {
 	uint64_t iv_end;	/* the end of the screen's interval */
 	struct kvm_event held;	/* the event that ended the screen's interval */
 	bool have_held;
+	/* --duration: an event at or after this ends the input (0: the first places it) */
+	uint64_t until;		/* UINT64_MAX: none */
+	bool cut;		/* ... and one did */
 	struct progress prog;
 };
 
@@ -212,6 +216,23 @@ static int progress_start(struct cursor *cur)
 	return progress_tick(cur, NULL);
 }
 
+/*
+ * --duration: the first event places the end; an event at or after it
+ * ends the input, itself left out, as an event at an interval's end is
+ * not that interval's.  1: the end, 0: on.  Out of the records' way.
+ */
+static __attribute__((noinline)) int cursor_until(struct cursor *cur, const struct kvm_event *ev)
+{
+	uint64_t d = (uint64_t)llround(cur->drv->c->duration * 1e9);
+
+	if (!cur->until) {
+		cur->until = after(ev->time, d);
+		return 0;
+	}
+	cur->cut = true;
+	return 1;
+}
+
 /* The one path of every record of a recording: decoded, and fed to the model. */
 static int cursor_record(struct tep_record *rec, void *ctx)
 {
@@ -231,6 +252,8 @@ static int cursor_record(struct tep_record *rec, void *ctx)
 	ret = driver_decode(drv, rec, &ev);
 	if (ret <= 0)
 		return ret;
+	if (ev.time >= cur->until && cursor_until(cur, &ev))
+		return 1;
 	return feed(cur, drv, &ev);
 }
 
@@ -271,7 +294,9 @@ static int cursor_reopen(struct cursor *cur, long k)
 	}
 	drv->interval = k;
 	cur->seen = 0;
-	cur->started = drv->done = cur->iv_done = cur->exhausted = cur->have_held = false;
+	cur->started = drv->done = cur->iv_done = cur->exhausted = cur->have_held = cur->cut = false;
+	/* --duration cuts batch output (the screen steps through all of it) */
+	cur->until = drv->c->duration && !drv->screen ? 0 : UINT64_MAX;
 	/* intervals: the screen's [ ], or -d in batch output */
 	cur->step = k || (!drv->screen && drv->c->delay) ? step_ns(drv->c) : 0;
 	if (cur->step && !drv->src.ns) {
@@ -391,10 +416,12 @@ static int print_all(struct cursor *cur)
 
 	if (!driver_stop_sig && !drv->stop && !drv->done && cursor_pull(cur) < 0)
 		return -1;
-	/* the input ended or --summary: the last figures; a signal: nothing more */
-	if (drv->done || drv->stop || drv->failed || driver_stop_sig || !(cur->exhausted || drv->c->summary))
+	/* the input or --duration ended, or --summary: the last figures; a signal: nothing more */
+	if (drv->done || drv->stop || drv->failed || driver_stop_sig ||
+	    !(cur->exhausted || cur->cut || drv->c->summary))
 		return 0;
-	end = drv->m->have_time ? drv->m->last_time : 0;
+	/* cut: its last snapshot ends where --duration does, not at the last event before */
+	end = cur->cut ? cur->until : drv->m->have_time ? drv->m->last_time : 0;
 	model_finish(drv->m);
 	if (drv->c->summary)
 		drv->m->interval_start = drv->m->first_time;

@@ -274,6 +274,22 @@ static int snapshot_prepare(struct driver *drv, uint64_t end)
 	return 0;
 }
 
+int driver_reopen(struct driver *drv)
+{
+	char err[512];
+
+	if (!driver_reload_sig)
+		return 0;
+	driver_reload_sig = 0;
+	/* not up yet: it opens its output by name when it comes up */
+	if (!drv->view_on || !drv->v->ops->reopen)
+		return 0;
+	if (!drv->v->ops->reopen(drv->v->ctx, err, sizeof(err)))
+		return 0;
+	driver_fail(drv, "%s", err);
+	return -1;
+}
+
 /*
  * The snapshot's findings and the view's refresh, timed together for
  * make bench: the refresh's return, or -1 with errno ENOMEM.
@@ -308,7 +324,8 @@ int driver_snapshot(struct driver *drv, uint64_t start, uint64_t end, bool at_en
 	};
 	int ret;
 
-	if (snapshot_prepare(drv, end))
+	/* a SIGHUP since the last one: this one goes to the reopened output */
+	if (snapshot_prepare(drv, end) || driver_reopen(drv))
 		return -1;
 	if (drv->v->totals && model_interval_end(drv->m, end))
 		goto out_nomem;

@@ -6,6 +6,10 @@
  * stopped, tracing off, the instance removed, the demo guest stopped)
  * runs on the normal path for SIGINT, SIGTERM and SIGHUP alike.  They
  * are let in while a source is read, so a long recording stops too.
+ * SIGHUP stops the run as the others do, unless the view reopens its
+ * output (view.h: batch output with --output, logrotate's postrotate;
+ * the exporter, which has nothing to reopen): then it only sets
+ * driver_reload_sig, and the run goes on.
  */
 #include <poll.h>
 #include <signal.h>
@@ -16,12 +20,21 @@
 
 volatile sig_atomic_t driver_stop_sig;
 volatile sig_atomic_t driver_child_sig;
+volatile sig_atomic_t driver_reload_sig;
 
 static sigset_t blocked, unblocked;
+/* SIGHUP asks for a reopen (driver_signals), not a stop */
+static bool signals_hup_reopens;
 
 static void on_stop(int sig)
 {
 	driver_stop_sig = sig;
+}
+
+static void on_reload(int sig)
+{
+	(void)sig;
+	driver_reload_sig = 1;
 }
 
 static void on_child(int sig)
@@ -39,6 +52,7 @@ void driver_handlers(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = signals_hup_reopens ? on_reload : on_stop;
 	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_child;
 	sigaction(SIGCHLD, &sa, NULL);
@@ -47,9 +61,11 @@ void driver_handlers(void)
 	sigaction(SIGPIPE, &sa, NULL);
 }
 
-void driver_signals(void)
+void driver_signals(bool hup_reopens)
 {
+	signals_hup_reopens = hup_reopens;
 	driver_stop_sig = 0;
+	driver_reload_sig = 0;
 	driver_handlers();
 	sigemptyset(&blocked);
 	sigaddset(&blocked, SIGINT);

@@ -10,6 +10,7 @@
 #define KVMTOP_VIEW_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model/model.h"
@@ -82,6 +83,15 @@ struct view_ops {
 	 * view_action mask: VIEW_QUIT stops the reading and kvmtop.
 	 */
 	int (*progress)(void *ctx, const struct view_progress *p);
+	/*
+	 * Optional: SIGHUP asks the view to reopen its output by name, as
+	 * logrotate's postrotate does after renaming it.  Called between
+	 * snapshots, the last one written whole and flushed, so each goes
+	 * whole to one file.  0, or -1 with one line in err (the driver ends
+	 * the run, status 1).  A view without it is stopped by SIGHUP, as by
+	 * SIGINT and SIGTERM (the screen: a closed terminal).
+	 */
+	int (*reopen)(void *ctx, char *err, size_t len);
 	/* Tell the user one line (a notice, not an error). */
 	void (*notice)(void *ctx, const char *msg);
 	/* The driver is done: give the terminal back.  Safe to call twice. */
