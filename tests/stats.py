@@ -197,19 +197,30 @@ def churn_case():
             pid = 5000 + 10 * k
             proc_vm(root, pid, "vm%d" % k, {0: (pid + 1, "CPU 0/KVM", True), 1: (pid + 2, "CPU 1/KVM", True)})
             vm_stats(root, pid, {}, {0: vcpu_vals(1, [0] * 32, [0] * 4), 1: vcpu_vals(1, [0] * 32, [0] * 4)})
-            time.sleep(0.25)
             # each poll lists root's processes as /proc's (opendir, a process's fd/ and task/,
             # its comm ...), each closed once read: caught in the middle, kvmtop holds one of
-            # those too, and it is none of a VM's statistics; only these are counted
-            peak.append(len(stats_files(kvmtop_files(p.pid, root))))
+            # those too, and it is none of a VM's statistics; only these are counted.  kvmtop
+            # polls each -d (0.1 s), but on a loaded machine its next poll can come seconds
+            # later: the count is taken once it holds three of this VM's files (it opens them in
+            # one poll, one after the other), or 10 s passed; every file it holds is counted
+            end = time.time() + 10
+            while True:
+                held = stats_files(kvmtop_files(p.pid, root))
+                if len([f for f in held if f.startswith("%d/" % pid)]) >= 3 or time.time() > end:
+                    break
+                time.sleep(0.05)
+            peak.append(len(held))
             if k == 1:
                 rss0 = rss_anon_kib(p.pid)      # the first VMs made the tables every VM uses
             shutil.rmtree(os.path.join(root, str(pid)))
             for t in (pid + 1, pid + 2):
                 shutil.rmtree(os.path.join(root, str(t)))
-        time.sleep(0.5)
         # nothing of any VM, and root itself at most once: the listing a poll may be in (kvmtop
-        # has one thread, and closes each listing before the next)
+        # has one thread, and closes each listing before the next); its next poll lets the last
+        # VM's files go, however late it comes on a loaded machine
+        end = time.time() + 10
+        while stats_files(kvmtop_files(p.pid, root)) and time.time() < end:
+            time.sleep(0.05)
         left = kvmtop_files(p.pid, root)
         if "" in left:
             left.remove("")
