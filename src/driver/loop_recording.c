@@ -50,6 +50,13 @@ struct cursor {
 	/* --duration: an event at or after this ends the input (0: the first places it) */
 	uint64_t until;		/* UINT64_MAX: none */
 	bool cut;		/* ... and one did */
+	/*
+	 * An event at or after this needs more than the model (an interval
+	 * ends, --duration's end, or 0: the first event places them), so
+	 * every other event takes one comparison: the least of them, kept by
+	 * cursor_watch(); UINT64_MAX: none.
+	 */
+	uint64_t watch;
 	struct progress prog;
 };
 
@@ -144,14 +151,54 @@ static __attribute__((noinline)) int feed_intervals(struct cursor *cur, const st
 	return 0;
 }
 
+/* The least time an event must be looked at for: cur->watch. */
+static void cursor_watch(struct cursor *cur)
+{
+	uint64_t w = UINT64_MAX;
+
+	if (cur->step)
+		w = !cur->started ? 0 : cur->next;
+	cur->watch = cur->until < w ? cur->until : w;
+}
+
+/*
+ * --duration: the first event places the end; an event at or after it
+ * ends the input, itself left out, as an event at an interval's end is
+ * not that interval's.  1: the end, 0: on.
+ */
+static int cursor_until(struct cursor *cur, const struct kvm_event *ev)
+{
+	uint64_t d = (uint64_t)llround(cur->drv->c->duration * 1e9);
+
+	if (!cur->until) {
+		cur->until = after(ev->time, d);
+		return 0;
+	}
+	cur->cut = true;
+	return 1;
+}
+
+/* An event at or after cur->watch: --duration's end, the intervals it ends.  0, 1 (stop), -1. */
+static __attribute__((noinline)) int cursor_watched(struct cursor *cur, const struct kvm_event *ev)
+{
+	int ret = 0;
+
+	if (ev->time >= cur->until && cursor_until(cur, ev))
+		return 1;
+	if (cur->step && (!cur->started || (ev->time >= cur->next && cur->next != UINT64_MAX)))
+		ret = feed_intervals(cur, ev);
+	cursor_watch(cur);
+	return ret;
+}
+
 /* One decoded event into drv's model, closing the intervals it ends: 0, 1 (stop), -1. */
 static inline int feed(struct cursor *cur, struct driver *drv, const struct kvm_event *ev)
 {
 	int ret;
 
-	/* most events end no interval */
-	if (cur->step && (!cur->started || (ev->time >= cur->next && cur->next != UINT64_MAX))) {
-		ret = feed_intervals(cur, ev);
+	/* most events end no interval and are not --duration's end */
+	if (ev->time >= cur->watch) {
+		ret = cursor_watched(cur, ev);
 		if (ret)
 			return ret;
 	}
@@ -216,23 +263,6 @@ static int progress_start(struct cursor *cur)
 	return progress_tick(cur, NULL);
 }
 
-/*
- * --duration: the first event places the end; an event at or after it
- * ends the input, itself left out, as an event at an interval's end is
- * not that interval's.  1: the end, 0: on.  Out of the records' way.
- */
-static __attribute__((noinline)) int cursor_until(struct cursor *cur, const struct kvm_event *ev)
-{
-	uint64_t d = (uint64_t)llround(cur->drv->c->duration * 1e9);
-
-	if (!cur->until) {
-		cur->until = after(ev->time, d);
-		return 0;
-	}
-	cur->cut = true;
-	return 1;
-}
-
 /* The one path of every record of a recording: decoded, and fed to the model. */
 static int cursor_record(struct tep_record *rec, void *ctx)
 {
@@ -252,8 +282,6 @@ static int cursor_record(struct tep_record *rec, void *ctx)
 	ret = driver_decode(drv, rec, &ev);
 	if (ret <= 0)
 		return ret;
-	if (ev.time >= cur->until && cursor_until(cur, &ev))
-		return 1;
 	return feed(cur, drv, &ev);
 }
 
@@ -299,6 +327,7 @@ static int cursor_reopen(struct cursor *cur, long k)
 	cur->until = drv->c->duration && !drv->screen ? 0 : UINT64_MAX;
 	/* intervals: the screen's [ ], or -d in batch output */
 	cur->step = k || (!drv->screen && drv->c->delay) ? step_ns(drv->c) : 0;
+	cursor_watch(cur);
 	if (cur->step && !drv->src.ns) {
 		driver_fail(drv, "%s: -d needs a clock in nanoseconds; this recording's clock '%s' counts %s",
 			    drv->src.file, drv->src.clock, drv->src.time_unit);
@@ -317,6 +346,7 @@ static int cursor_on(struct cursor *cur, long k)
 	if (model_interval_end(drv->m, cur->next))
 		return -1;
 	cur->next = after(cur->next, cur->step);
+	cursor_watch(cur);
 	if (cur->have_held) {
 		cur->have_held = false;
 		if (feed(cur, drv, &cur->held) < 0)
