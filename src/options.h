@@ -71,6 +71,7 @@ struct options {
 	bool zero;		/* -z: batch output without the VMs and vCPUs that had no events */
 	bool mono;		/* -C: no colours */
 	bool ascii;		/* --ascii: no UTF-8 drawing characters */
+	bool no_mouse;		/* --no-mouse: the screen leaves the mouse to the terminal */
 	/* guest IPs */
 	unsigned int max_vcpus;	/* --max-vcpus: threads tracked, more are dropped */
 	unsigned int thieves;	/* --thieves: per vCPU, 0: none kept */

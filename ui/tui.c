@@ -50,6 +50,8 @@ static void name_source(struct tui *t, const struct view_source *src)
 	}
 }
 
+#define MOUSE_OFF	"\033[?1006l\033[?1003l\033[?1002l\033[?1000l"
+
 /*
  * A crash cannot call endwin() (not async-signal-safe): the bytes that
  * leave the alternate screen, show the cursor and reset the colours are
@@ -74,6 +76,11 @@ static void panic_prepare(struct tui *t)
 			break;
 		memcpy(t->reset + t->reset_len, c, n);
 		t->reset_len += n;
+	}
+	/* the mouse's reports off (xterm's modes, which curses turned on) */
+	if (t->mouse && t->reset_len + sizeof(MOUSE_OFF) + 2 < sizeof(t->reset)) {
+		memcpy(t->reset + t->reset_len, MOUSE_OFF, sizeof(MOUSE_OFF) - 1);
+		t->reset_len += sizeof(MOUSE_OFF) - 1;
 	}
 	memcpy(t->reset + t->reset_len, "\r\n", 2);
 	t->reset_len += 2;
@@ -108,6 +115,10 @@ static int tui_start(void *ctx, const struct view_source *src, const struct mode
 		return -1;
 	}
 	t->curses = true;
+	/* the mouse, unless --no-mouse: clicks and the wheel (tui_mouse.c) */
+	if (t->mouse && !mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED |
+				   BUTTON5_PRESSED, NULL))
+		t->mouse = false;
 	panic_prepare(t);
 	cbreak();
 	noecho();
@@ -218,8 +229,12 @@ static int tui_progress(void *ctx, const struct view_progress *p)
 	t->end = p->m->have_time ? p->m->last_time : 0;
 	t->secs = t->ns && t->end > t->start ? (double)(t->end - t->start) / 1e9 : 0;
 	while ((ch = getch()) != ERR) {
+		MEVENT e;
+
 		if (ch == 'q' || ch == KEY_F(10))
 			act |= VIEW_QUIT;
+		else if (ch == KEY_MOUSE)
+			getmouse(&e);		/* the mouse waits for the figures */
 		else if (ch != KEY_RESIZE && t->nr_ahead < (int)(sizeof(t->ahead) / sizeof(t->ahead[0]))) {
 			t->ahead[t->nr_ahead++] = ch;	/* acted on once it is read */
 			t->keyed = true;		/* no landing under the user's keys */
@@ -250,6 +265,8 @@ static void tui_stop(void *ctx)
 	int i;
 
 	if (t->curses) {
+		if (t->mouse)
+			mousemask(0, NULL);
 		erase();
 		refresh();
 		endwin();
@@ -293,6 +310,7 @@ struct view *tui_view(struct tui *t, const struct tui_config *c)
 	t->syms = c->syms;
 	t->sort = c->sort;
 	t->fields = c->fields;
+	t->mouse = !c->no_mouse;
 	t->delay = c->delay ? c->delay : 3.0;
 	view_init(&t->view, &tui_view_ops, t, STDIN_FILENO);
 	t->view.delay = t->delay;

@@ -53,6 +53,7 @@ struct tui_config {
 	const struct sym_set *syms;	/* guest symbols, for the IP panes */
 	const char *sort;		/* --sort KEY or -KEY: a column by name or field, NULL: none */
 	const char *fields;		/* --fields LIST: the columns, in order, NULL: the panes' own */
+	bool no_mouse;			/* --no-mouse: the terminal's mouse left to the terminal */
 };
 
 struct history;
@@ -85,7 +86,9 @@ struct tui {
 	struct pane stack[TUI_STACK];
 	int depth;			/* stack[depth - 1] is shown */
 	char filter[64];
-	enum { IN_NONE, IN_FILTER, IN_DELAY } input;
+	char search[64];		/* / F3: the last search, which n and N look for again */
+	bool search_miss;		/* ... and no row of the pane holds it */
+	enum { IN_NONE, IN_FILTER, IN_DELAY, IN_SEARCH } input;
 	char edit[64];
 	char msg[256];			/* what the last key did, cleared by the next */
 	char notice[512];		/* the driver's last notice (escaped), cleared by a key */
@@ -93,6 +96,13 @@ struct tui {
 	int ahead[32];			/* keys typed while it was read, for after */
 	int nr_ahead;
 	bool help;
+	bool mouse;			/* the mouse reports clicks to the screen (not --no-mouse) */
+	/* where the last draw put the columns' titles and the function bar's keys, for the mouse */
+	struct tui_layout {
+		int nr_cols, col[32], col_x[32], col_w[32];
+		int rows;		/* table rows drawn, from line TUI_HEADER_LINES */
+		int nr_keys, key_x[32], key_w[32], key_code[32];
+	} layout;
 	/* H: the selected VM's or vCPU's last snapshots under the pane (history.c) */
 	struct history *hist;
 	bool show_hist;

@@ -16,6 +16,7 @@
  *   tui_panes.c    every pane by id, the one file that names them
  *   pane_*.c       one pane each; they open each other by id (tui_push)
  *   tui_keys.c     the key table and its handlers (pane_help.c lists it)
+ *   tui_mouse.c    the mouse: clicks and the wheel, as keys and selections
  *   tui_stack.c    the stack of panes: open, back, build, order, select
  *   tui_cols.c     a column's title, cell and order; field columns
  *   tui_fmt.c      number formats, lookups in the model
@@ -125,20 +126,33 @@ struct pane_ops {
 	void (*title)(const struct tui *t, const struct pane *p, char *buf, size_t len);
 };
 
-/* Where a key does something (the footer shows it only there). */
+/* The panes, one a file; each opens another by id, through struct tui's panes. */
+enum pane_id {
+	PANE_VMS, PANE_VCPUS, PANE_REASONS, PANE_RECENT, PANE_IPS, PANE_HELP, PANE_FINDINGS,
+	PANE_THIEVES, PANE_NR
+};
+
+/* Where a key does something (the function bar shows it only there). */
 #define TUI_LIVE	1u
 #define TUI_REPLAY	2u
 #define TUI_ANY		(TUI_LIVE | TUI_REPLAY)
 #define TUI_KEY_CODES	6
 
-/* A key of the screen: the help pane, the footer and --help read this table. */
+/* A key's panes: the function bar shows it under those only. */
+#define TUI_ON(id)	(1u << (id))
+#define TUI_ON_ALL	((1u << PANE_NR) - 1)
+#define TUI_ON_ROWS	(TUI_ON_ALL & ~TUI_ON(PANE_HELP))	/* the panes of figures */
+#define TUI_ON_VCPU	(TUI_ON(PANE_VCPUS) | TUI_ON(PANE_REASONS) | TUI_ON(PANE_RECENT) | TUI_ON(PANE_IPS))
+
+/* A key of the screen: the help pane, the function bar and --help read this table. */
 struct tui_key {
 	const char *label;		/* "q F10": as the help, the man page and --help name it */
 	const char *brief;		/* --help: "quit" */
 	const char *help;		/* the help pane: what it does */
-	const char *footer_key;		/* the footer: "q" "Quit", NULL: not there */
+	const char *footer_key;		/* the function bar: "F10" "Quit", NULL: not there */
 	const char *footer;
 	unsigned int where;		/* TUI_LIVE, TUI_REPLAY */
+	unsigned int panes;		/* TUI_ON(PANE_x): the panes whose function bar shows it */
 	int codes[TUI_KEY_CODES];	/* what getch() returns for it, 0 after the last */
 	int (*fn)(struct tui *t, struct pane *p, int ch);	/* a view_action mask */
 	bool in_help;			/* works in the help pane (else any key goes back) */
@@ -147,11 +161,21 @@ struct tui_key {
 extern const struct tui_key tui_keys[];
 extern const size_t tui_nr_keys;
 
-/* The panes, one a file; each opens another by id, through struct tui's panes. */
-enum pane_id {
-	PANE_VMS, PANE_VCPUS, PANE_REASONS, PANE_RECENT, PANE_IPS, PANE_HELP, PANE_FINDINGS,
-	PANE_THIEVES, PANE_NR
+/*
+ * A key that did something else in earlier versions and moved, because
+ * htop or top has it for another thing: the man page's "Keys moved"
+ * paragraph and the help pane list this table; the old key, where it
+ * does nothing now, says where its thing went.
+ */
+struct tui_moved {
+	const char *label;		/* the old key(s): "p Space" */
+	const char *help;		/* "pause: Z (htop's pause); p is htop's program path" */
+	const char *msg;		/* the old key pressed: where its thing is now, NULL: it does another */
+	int codes[TUI_KEY_CODES];
 };
+
+extern const struct tui_moved tui_moved[];
+extern const size_t tui_nr_moved;
 
 /* tui_panes.c: every pane by id; only it and the tests name a pane's ops */
 extern const struct pane_ops *const tui_panes[PANE_NR];
@@ -181,6 +205,17 @@ void *tui_row_at(const struct pane *p, size_t i);
 void tui_pane_order(struct tui *t, struct pane *p);
 /* Keep the selected row's key, to find it again after a rebuild. */
 void tui_pane_remember(struct pane *p);
+/* Select position i of p's rows (held to the first and the last), and keep it. */
+void tui_pane_select(struct pane *p, long i);
+/*
+ * Search: select the row of p whose label holds s (any case): the first
+ * from the top (dir 0), the next after the selection (1) or the one
+ * before it (-1), round the end.  Whether one does (else the selection
+ * stays).
+ */
+bool tui_pane_find(struct tui *t, struct pane *p, const char *s, int dir);
+/* p's id, PANE_NR if none. */
+enum pane_id tui_pane_id(const struct tui *t, const struct pane *p);
 void tui_pane_free_rows(struct pane *p);
 /* Every pane of the stack from the model: 0, or -1 (no memory). */
 int tui_build_all(struct tui *t);
@@ -232,6 +267,14 @@ enum { TUI_PAIR_HEAD = 1, TUI_PAIR_SEL, TUI_PAIR_WARN, TUI_PAIR_KEY, TUI_PAIR_TI
 /* tui_draw.c: the whole screen, and KVMTOP_DRAW_STATS' file */
 void tui_draw(struct tui *t);
 void tui_write_stats(const struct tui *t);
+/*
+ * tui_mouse.c: the mouse event of a KEY_MOUSE on pane p: a click on a
+ * column's title sorts by it (again: inverts), on a row selects it, the
+ * wheel scrolls.  The key it stands for (a double click on a row: Enter;
+ * a click on the function bar: that key), or 0.
+ */
+int tui_mouse(struct tui *t, struct pane *p);
+
 /* tui_keys.c: key ch (tui_keys[]): a view_action mask, or -1 (no memory) */
 int tui_key(struct tui *t, int ch);
 

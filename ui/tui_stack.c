@@ -95,6 +95,44 @@ void tui_pane_remember(struct pane *p)
 		p->sel_key = p->ops->key(tui_row_at(p, p->order[p->sel]));
 }
 
+void tui_pane_select(struct pane *p, long i)
+{
+	if (i < 0 || !p->nr_order)
+		i = 0;
+	else if ((size_t)i >= p->nr_order)
+		i = (long)p->nr_order - 1;
+	p->sel = (size_t)i;
+	tui_pane_remember(p);
+}
+
+bool tui_pane_find(struct tui *t, struct pane *p, const char *s, int dir)
+{
+	size_t n = p->nr_order, i, k;
+	char buf[512];
+
+	if (!s[0] || !n)
+		return false;
+	for (i = 0; i < n; i++) {
+		/* from the top; or round from the row after (before) the selection */
+		k = !dir ? i : dir > 0 ? (p->sel + 1 + i) % n : (p->sel + n - 1 - i) % n;
+		if (strcasestr(p->ops->label(t, tui_row_at(p, p->order[k]), buf, sizeof(buf)), s)) {
+			tui_pane_select(p, (long)k);
+			return true;
+		}
+	}
+	return false;
+}
+
+enum pane_id tui_pane_id(const struct tui *t, const struct pane *p)
+{
+	int id;
+
+	for (id = 0; id < PANE_NR; id++)
+		if (p->ops == t->panes[id])
+			break;
+	return (enum pane_id)id;
+}
+
 void tui_pane_free_rows(struct pane *p)
 {
 	free(p->rows);
