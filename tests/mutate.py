@@ -191,6 +191,12 @@ MUTATIONS = [
      [("outputs/batch_common.c", "\tif (!ascending)\n\t\tr = -r;", "\tif (ascending)\n\t\tr = -r;")]),
     ("scope: -z keeps idle vCPUs",
      [("outputs/batch_common.c", "if (!b->zero || model_vcpu_active(b->m, v))", "if (1)")]),
+    ("screen: N searches forward, not back",
+     [("ui/tui_stack.c", "(p->sel + n - 1 - i) % n", "(p->sel + 1 + i) % n")]),
+    ("screen: a second click on the sort column's title does not invert it",
+     [("ui/tui_mouse.c", "p->invert = !p->invert;", "p->invert = p->invert;")]),
+    ("screen: --no-mouse still asks the terminal for mouse reports",
+     [("ui/tui.c", "t->mouse = !c->no_mouse;", "t->mouse = true;")]),
 ]
 
 

@@ -721,6 +721,8 @@ def crash_case(dat):
             os.kill(pid, sig)
         lines = wait_for(has("KVMTOP-EXIT="))
         alt = tmux("display-message", "-p", "-t", "k", "#{alternate_on}").stdout.decode().strip()
+        # the mouse's reports were on (not --no-mouse): a crash turns them off too
+        mouse = tmux("display-message", "-p", "-t", "k", "#{mouse_any_flag}").stdout.decode().strip()
         modes = open(tio).read().split() if os.path.exists(tio) else []
         err = open(tio + ".err").read() if os.path.exists(tio + ".err") else ""
         status = [l.strip() for l in lines if "KVMTOP-STATUS=" in l]
@@ -728,12 +730,12 @@ def crash_case(dat):
         want = ["KVMTOP-STATUS=%d" % (128 + sig)]
         if "ASAN_OPTIONS" in os.environ and sig == signal.SIGSEGV:
             want = ["KVMTOP-STATUS=1"]
-        ok(pid and alt == "0" and status == want
+        ok(pid and alt == "0" and mouse == "0" and status == want
            and "icanon" in modes and "echo" in modes and "-icanon" not in modes and "-echo" not in modes
            and err.startswith("kvmtop: crashed"),
-           "crash: %s leaves the alternate screen, the terminal cooked (icanon echo), status %d"
-           % (sig.name, 128 + sig), "alternate_on %r, status %r, stty %r, stderr %r, screen:\n%s"
-           % (alt, status, [m for m in modes if "icanon" in m or "echo" == m.lstrip("-")], err,
+           "crash: %s leaves the alternate screen and the mouse's reports, the terminal cooked (icanon "
+           "echo), status %d" % (sig.name, 128 + sig), "alternate_on %r, mouse %r, status %r, stty %r, "
+           "stderr %r, screen:\n%s" % (alt, mouse, status, [m for m in modes if "icanon" in m or "echo" == m.lstrip("-")], err,
               "\n".join(lines[:6])))
 
 
