@@ -158,6 +158,7 @@ static int run(struct options *o)
 	struct tui_config c = {
 		.mono = o->mono, .ascii = o->ascii, .delay = o->delay, .syms = &o->syms,
 		.sort = o->sort, .fields = o->fields, .no_mouse = o->no_mouse,
+		.config = o->config, .no_config = o->no_config,
 	};
 	struct driver_workload w;
 	struct model_filter f;

@@ -86,7 +86,8 @@ def start(args, env=""):
         tmux("kill-server")
     start.n = getattr(start, "n", 0) + 1
     SOCK[0] = os.path.join(SOCK_DIR, "tmux-%d.sock" % start.n)
-    cmd = "%s %s %s; echo KVMTOP-EXIT=$?; sleep 60" % (env, kvmtop(), " ".join(args))
+    # no settings file of the user's (~/.config/kvmtop/kvmtoprc): the screen's own defaults
+    cmd = "XDG_CONFIG_HOME=%s %s %s %s; echo KVMTOP-EXIT=$?; sleep 60" % (SOCK_DIR, env, kvmtop(), " ".join(args))
     tmux("-f", "/dev/null", "new-session", "-d", "-s", "k", "-x", str(W), "-y", str(H), cmd)
     tmux("set-option", "-t", "k", "status", "off")
 

@@ -64,13 +64,16 @@ def keys(*k):
     tmux("send-keys", "-t", "k", *k)
 
 
-def start(args, width=W):
-    """A fresh tmux server per run, kvmtop -C (no colours: the selection is reverse video)."""
+def start(args, width=W, env="", err="/dev/null"):
+    """A fresh tmux server per run, kvmtop -C (no colours: the selection is reverse video), the
+    variables env set, its stderr to err (the settings file's lines)."""
     if SOCK[0]:
         tmux("kill-server")
     start.n = getattr(start, "n", 0) + 1
     SOCK[0] = os.path.join(SOCK_DIR, "tmux-%d.sock" % start.n)
-    cmd = "%s -C %s; echo KVMTOP-EXIT=$?; sleep 60" % (kvmtop(), " ".join(args))
+    # no settings file of the user's (~/.config/kvmtop/kvmtoprc), unless env names one
+    cmd = "XDG_CONFIG_HOME=%s %s %s -C %s 2>%s; echo KVMTOP-EXIT=$?; sleep 60" % (
+        SOCK_DIR, env, kvmtop(), " ".join(args), err)
     tmux("-f", "/dev/null", "new-session", "-d", "-s", "k", "-x", str(width), "-y", str(H), cmd)
     tmux("set-option", "-t", "k", "status", "off")
 
@@ -252,7 +255,7 @@ def filter_case(args, order):
     # a narrow terminal: the function bar cut at its width, quit kept at its end
     tmux("resize-window", "-t", "k", "-x", "50", "-y", str(H))
     lines = wait_for(lambda ls: max(len(l) for l in ls) <= 50 and bar(ls).rstrip().endswith("F10Quit"))
-    ok(bar(lines).startswith("F1Help F3Search") and bar(lines).rstrip().endswith(" F10Quit")
+    ok(bar(lines).startswith("F1Help F2Setup F3Search") and bar(lines).rstrip().endswith(" F10Quit")
        and len(bar(lines)) <= 50, "function bar at 50 columns: cut, F10Quit still at its end", bar(lines))
     quit_case("filter")
 
@@ -433,4 +436,5 @@ def main():
     done()
 
 
-main()
+if __name__ == "__main__":
+    main()

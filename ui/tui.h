@@ -54,6 +54,23 @@ struct tui_config {
 	const char *sort;		/* --sort KEY or -KEY: a column by name or field, NULL: none */
 	const char *fields;		/* --fields LIST: the columns, in order, NULL: the panes' own */
 	bool no_mouse;			/* --no-mouse: the terminal's mouse left to the terminal */
+	const char *config;		/* --config FILE: the settings file, NULL: the usual one */
+	bool no_config;			/* --no-config: no settings file read or written */
+};
+
+#define TUI_PANES	10	/* room for every pane's settings (PANE_NR, tui_priv.h) */
+#define TUI_COLS	32	/* room for a pane's columns */
+
+/*
+ * A pane's settings: its columns and its sort, from the settings file
+ * (tui_rc.c), the command line (--fields, --sort, which win), the setup
+ * (F2) and the sort keys; each pane of that kind opens with them.
+ */
+struct tui_pane_set {
+	int cols[TUI_COLS];	/* the columns drawn, in order */
+	int nr_cols;		/* 0: the pane's own, those that fit the width */
+	int sort;		/* the sort column, -1: the pane's default */
+	bool invert;		/* against the column's default order */
 };
 
 struct history;
@@ -63,9 +80,17 @@ struct tui {
 	/* every pane's ops by id (tui_panes.c): the stack opens panes through it */
 	const struct pane_ops *const *panes;
 	const struct sym_set *syms;
-	const char *sort;		/* tui_config's */
-	const char *fields;
 	bool mono;
+	/* the settings: the file's (rc), the command line's on top */
+	char rc[4096];			/* the settings file, "": none (--no-config, no HOME) */
+	struct tui_pane_set set[TUI_PANES];
+	int scheme;			/* the colour scheme (tui_colors.c) */
+	int history_len;		/* snapshots the H strip shows, 1 to HISTORY_LEN */
+	bool delay_told;		/* the driver has the settings file's delay (VIEW_DELAY) */
+	int start_pane;			/* the pane the screen opens on (enum pane_id) */
+	int setup_of;			/* F2: the pane whose columns the setup shows */
+	int setup_cols[TUI_COLS];	/* ... its columns drawn when F2 was pressed */
+	int nr_setup_cols;
 	const struct model *m;
 	const struct findings *findings;	/* the snapshot's (the driver's), NULL before the first */
 	bool findings_landed;		/* a severe finding opened the findings pane once */
@@ -77,7 +102,8 @@ struct tui {
 	bool live;
 	bool paused;
 	bool cumulative;
-	bool color;
+	bool color;			/* drawn in colours: the terminal has them, the scheme too */
+	bool can_color;			/* the terminal has colours and none said none (-C, NO_COLOR) */
 	bool utf8;
 	double delay;
 	uint64_t start;			/* the interval's figures: [start, end] */

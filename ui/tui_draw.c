@@ -311,9 +311,10 @@ static int draw_history(struct tui *t, int y)
 
 	if (!hist_subject(t, &vm, &id, what, sizeof(what)))
 		return 0;
+	/* the settings' history length: as many cells (label 8, two bars, the newest's figure 8) */
 	n = history_lines(t->hist, vm, id, what,
 			  t->live ? "" : " (] steps through the recording's intervals: each is recorded)",
-			  t->utf8, COLS, lines, HISTORY_LINES);
+			  t->utf8, COLS < t->history_len + 18 ? COLS : t->history_len + 18, lines, HISTORY_LINES);
 	for (i = 0; i < n && y + i < LINES - 1; i++) {
 		move(y + i, 0);
 		clrtoeol();

@@ -333,6 +333,38 @@ static int k_thieves(struct tui *t, struct pane *p, int ch)
 	return tui_push(t, PANE_THIEVES, p->vm_pid, tid) < 0 ? VIEW_NOMEM : 0;
 }
 
+/* F2: the setup of the pane shown, from the columns drawn now */
+static int k_setup(struct tui *t, struct pane *p, int ch)
+{
+	if (tui_pane_is(t, p, PANE_SETUP))
+		return 0;
+	t->setup_of = tui_pane_id(t, p);
+	t->nr_setup_cols = t->layout.nr_cols;
+	memcpy(t->setup_cols, t->layout.col, sizeof(t->setup_cols));
+	return tui_push(t, PANE_SETUP, -1, -1) < 0 ? VIEW_NOMEM : 0;
+}
+
+/* F7 F8: the setup's selected column one place up / down, the selection with it */
+static int k_setup_move(struct tui *t, struct pane *p, int ch)
+{
+	const void *r = tui_selected(t);
+
+	if (!tui_pane_is(t, p, PANE_SETUP)) {
+		snprintf(t->msg, sizeof(t->msg), "F7 and F8 move a column in the setup (F2)");
+		return 0;
+	}
+	/* the setup's rows are keyed by column + 1, the colours by 0 */
+	if (!r || !p->ops->key(r) || !tui_setup_move(t, (int)p->ops->key(r) - 1, ch == KEY_F(7) ? -1 : 1))
+		return 0;
+	return rebuild(t);
+}
+
+static int k_write(struct tui *t, struct pane *p, int ch)
+{
+	tui_rc_write(t);
+	return 0;
+}
+
 static int k_mouse(struct tui *t, struct pane *p, int ch)
 {
 	int key = tui_mouse(t, p);
@@ -358,6 +390,12 @@ static int k_quit(struct tui *t, struct pane *p, int ch)
 const struct tui_key tui_keys[] = {
 	{ "h ? F1", "help", "this help (any key from the list goes back)", "F1", "Help", TUI_ANY,
 	  TUI_ON_ROWS, { 'h', '?', KEY_F(1) }, k_help, false },
+	{ "F2", "setup", "setup: the pane's columns (shown, hidden, their order) and the colours",
+	  "F2", "Setup", TUI_ANY, TUI_ON_ROWS, { KEY_F(2) }, k_setup, false },
+	{ "F7 F8", "move a column (setup)", "setup: move the selected column up / down",
+	  "F7F8", "Move", TUI_ANY, TUI_ON(PANE_SETUP), { KEY_F(7), KEY_F(8) }, k_setup_move, false },
+	{ "W", "write the settings", "write the settings (delay, each pane's sort and columns, colours) to the settings file",
+	  "W", "Write", TUI_ANY, TUI_ON(PANE_SETUP), { 'W' }, k_write, false },
 	{ "Up/Down PgUp/PgDn Home/End", "move", "move the selection", NULL, NULL, TUI_ANY, 0,
 	  { KEY_UP, KEY_DOWN, KEY_PPAGE, KEY_NPAGE, KEY_HOME, KEY_END }, k_move, true },
 	{ "/ F3", "searches", "search: the selection goes to the first row that holds what is typed (F3: the next, Shift-F3: the one before; Enter or Esc ends)",

@@ -17,6 +17,8 @@
  *   pane_*.c       one pane each; they open each other by id (tui_push)
  *   tui_keys.c     the key table and its handlers (pane_help.c lists it)
  *   tui_mouse.c    the mouse: clicks and the wheel, as keys and selections
+ *   tui_rc.c       the settings file: read at the start, written by W
+ *   tui_colors.c   the colour schemes
  *   tui_stack.c    the stack of panes: open, back, build, order, select
  *   tui_cols.c     a column's title, cell and order; field columns
  *   tui_fmt.c      number formats, lookups in the model
@@ -129,8 +131,9 @@ struct pane_ops {
 /* The panes, one a file; each opens another by id, through struct tui's panes. */
 enum pane_id {
 	PANE_VMS, PANE_VCPUS, PANE_REASONS, PANE_RECENT, PANE_IPS, PANE_HELP, PANE_FINDINGS,
-	PANE_THIEVES, PANE_NR
+	PANE_THIEVES, PANE_SETUP, PANE_NR
 };
+_Static_assert(PANE_NR <= TUI_PANES, "struct tui's settings have room for every pane");
 
 /* Where a key does something (the function bar shows it only there). */
 #define TUI_LIVE	1u
@@ -141,7 +144,7 @@ enum pane_id {
 /* A key's panes: the function bar shows it under those only. */
 #define TUI_ON(id)	(1u << (id))
 #define TUI_ON_ALL	((1u << PANE_NR) - 1)
-#define TUI_ON_ROWS	(TUI_ON_ALL & ~TUI_ON(PANE_HELP))	/* the panes of figures */
+#define TUI_ON_ROWS	(TUI_ON_ALL & ~TUI_ON(PANE_HELP) & ~TUI_ON(PANE_SETUP))	/* the panes of figures */
 #define TUI_ON_VCPU	(TUI_ON(PANE_VCPUS) | TUI_ON(PANE_REASONS) | TUI_ON(PANE_RECENT) | TUI_ON(PANE_IPS))
 
 /* A key of the screen: the help pane, the function bar and --help read this table. */
@@ -187,6 +190,7 @@ extern const struct pane_ops pane_ips;
 extern const struct pane_ops pane_help;
 extern const struct pane_ops pane_findings;
 extern const struct pane_ops pane_thieves;
+extern const struct pane_ops pane_setup;
 
 /* tui_stack.c: the stack of panes */
 /* Open pane id on top, about VM vm_pid or vCPU thread tid (-1: none): 0, 1 (full), -1 (no memory). */
@@ -234,18 +238,55 @@ int tui_col_cmp(const struct pane_ops *ops, const void *a, const void *b, int co
 /* Is column c called name: its own name, or the field's it shows? */
 bool tui_col_named(const struct pane_col *c, const char *name);
 /*
- * The columns of ops to draw, into order: --fields' (t->fields) that ops
- * has, in their order; without any, those show[] marks, in the table's
- * order.  How many.
+ * The columns of ops to draw, into order: the pane's settings' (struct
+ * tui_pane_set: --fields, the settings file, the setup), in their order;
+ * without any, those show[] marks, in the table's order.  How many.
  */
 int tui_cols_order(const struct tui *t, const struct pane_ops *ops, const bool *show, int *order);
-/* The column of ops --sort names (t->sort, by name or field), or -1; *ascending: -KEY. */
-int tui_cols_sort(const struct tui *t, const struct pane_ops *ops, bool *ascending);
+/* The sort column of ops' settings (*invert: against its own order), or -1: its default. */
+int tui_cols_sort(const struct tui *t, const struct pane_ops *ops, bool *invert);
+/*
+ * The columns of ops that list (names, comma-separated) names, into cols
+ * (TUI_COLS at most, each once): how many; strict: a name ops has not is
+ * -1 with one line in err (else it is left out, as --fields does).
+ */
+int tui_cols_parse(const struct pane_ops *ops, const char *list, int *cols, bool strict,
+		   char *err, size_t len);
+/* KEY (most first) or -KEY (least first) as ops' column *col: 0, or -1 with one line in err. */
+int tui_cols_parse_sort(const struct pane_ops *ops, const char *key, int *col, bool *invert,
+			char *err, size_t len);
+/* s's sort ("" if none) and columns ("" if the pane's own) by name, as the two above read them. */
+void tui_cols_write(const struct pane_ops *ops, const struct tui_pane_set *s, char *sort, size_t slen,
+		    char *cols, size_t clen);
+/*
+ * The setup (F2) of pane t->setup_of: column col shown / hidden (the last
+ * one stays), or moved by d places (whether it was); the first change
+ * makes the columns drawn at F2 the pane's own.
+ */
+void tui_setup_toggle(struct tui *t, int col);
+bool tui_setup_move(struct tui *t, int col, int d);
 /* Every field column's value in row, into vals[column]. */
 void tui_cols_fill(const struct pane_col *cols, int nr_cols, const struct model_row *row,
 		   struct pane_val *vals);
 /* A text value kept: escaped into the row's buf, which pv's s then points at. */
 const char *tui_val_text(struct pane_val *pv, char *buf, size_t len);
+
+/* tui_rc.c: the settings file */
+/*
+ * Where it is (--config, --no-config, $XDG_CONFIG_HOME, $HOME) and its
+ * settings, into t: each bad line one line on stderr naming the file and
+ * the line, the first on the screen's message line; the rest applies.
+ */
+void tui_rc_read(struct tui *t, const struct tui_config *c);
+/* W: the settings of t into the file, atomically (a new file renamed over it); said in t->msg. */
+void tui_rc_write(struct tui *t);
+
+/* tui_colors.c: the colour schemes, by name */
+int tui_colors_find(const char *name);
+const char *tui_colors_name(int scheme);
+int tui_colors_nr(void);
+/* The curses colours of t's scheme (t->color: the terminal has colours, none asked for). */
+void tui_colors_apply(struct tui *t);
 
 /* tui_fmt.c: number formats shared by the panes, and lookups in the model */
 void tui_fmt_count(uint64_t v, char *buf, size_t len);

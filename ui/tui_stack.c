@@ -65,9 +65,15 @@ const void *tui_selected(const struct tui *t)
 void tui_pane_order(struct tui *t, struct pane *p)
 {
 	uint64_t t0 = t->stats_file ? clock_mono_ns() : 0;
+	enum pane_id id = tui_pane_id(t, p);
 	char buf[512];
 	size_t i;
 
+	/* the sort is the pane's setting: the next pane of its kind opens so, W writes it */
+	if (id < PANE_NR) {
+		t->set[id].sort = p->sort;
+		t->set[id].invert = p->invert;
+	}
 	p->nr_order = 0;
 	for (i = 0; i < p->nr; i++) {
 		if (t->filter[0] && !strcasestr(p->ops->label(t, tui_row_at(p, i), buf, sizeof(buf)), t->filter))
@@ -174,7 +180,7 @@ int tui_build_all(struct tui *t)
 int tui_push(struct tui *t, enum pane_id id, int vm_pid, int tid)
 {
 	const struct pane_ops *ops = t->panes[id];
-	bool ascending;
+	bool invert;
 	struct pane *p;
 	int sort;
 
@@ -186,11 +192,11 @@ int tui_push(struct tui *t, enum pane_id id, int vm_pid, int tid)
 	memset(p, 0, sizeof(*p));
 	p->ops = ops;
 	p->sort = ops->default_sort;
-	/* --sort: this pane's column of that name, most first (least with -KEY) */
-	sort = tui_cols_sort(t, ops, &ascending);
+	/* the pane's settings: --sort, the settings file, its last sort this session */
+	sort = tui_cols_sort(t, ops, &invert);
 	if (sort >= 0 && tui_col_sorts(&ops->cols[sort])) {
 		p->sort = sort;
-		p->invert = ops->cols[sort].descending == ascending;
+		p->invert = invert;
 	}
 	p->vm_pid = vm_pid;
 	p->tid = tid;
