@@ -197,6 +197,11 @@ MUTATIONS = [
      [("ui/tui_mouse.c", "p->invert = !p->invert;", "p->invert = p->invert;")]),
     ("screen: --no-mouse still asks the terminal for mouse reports",
      [("ui/tui.c", "t->mouse = !c->no_mouse;", "t->mouse = true;")]),
+    ("settings: a line that is not text stops the reading",
+     [("ui/tui_rc.c", "if (*bad)\n\t\t\trc_say(in, bad);", "if (*bad)\n\t\t\tbreak;")]),
+    ("settings: W writes over the file in place, not a new file renamed over it",
+     [("ui/tui_rc.c", 'snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);\n\tfd = mkstemp(tmp);',
+       'snprintf(tmp, sizeof(tmp), "%s", path);\n\tfd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);')]),
 ]
 
 
