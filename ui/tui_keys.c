@@ -21,7 +21,7 @@ static void move_sel(struct pane *p, long d)
 }
 
 /* Search: the row that holds the text, from the top (dir 0), the next (1) or the one before (-1). */
-static void search(struct tui *t, struct pane *p, int dir)
+static void keys_search(struct tui *t, struct pane *p, int dir)
 {
 	t->search_miss = !tui_pane_find(t, p, t->search, dir);
 	if (t->search_miss && t->input == IN_NONE)
@@ -70,7 +70,7 @@ static int edit_key(struct tui *t, int ch)
 	case KEY_F(15):		/* Shift-F3 */
 		/* the search's next (previous) row, as htop's F3 */
 		if (t->input == IN_SEARCH)
-			search(t, p, ch == KEY_F(3) ? 1 : -1);
+			keys_search(t, p, ch == KEY_F(3) ? 1 : -1);
 		return 0;
 	case KEY_BACKSPACE:
 	case 127:
@@ -92,7 +92,7 @@ static int edit_key(struct tui *t, int ch)
 	} else if (t->input == IN_SEARCH) {
 		/* search as you type: the first row that holds it */
 		strlcpy(t->search, t->edit, sizeof(t->search));
-		search(t, p, 0);
+		keys_search(t, p, 0);
 	}
 	return 0;
 }
@@ -230,7 +230,7 @@ static int k_search_again(struct tui *t, struct pane *p, int ch)
 		snprintf(t->msg, sizeof(t->msg), "n and N find the last search again: / or F3 searches");
 		return 0;
 	}
-	search(t, p, ch == 'n' ? 1 : -1);
+	keys_search(t, p, ch == 'n' ? 1 : -1);
 	return 0;
 }
 
