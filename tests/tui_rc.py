@@ -166,6 +166,33 @@ def delay_case(live):
     ok(draws >= 5, "the file's delay 0.5 s: the screen refreshed each 0.5 s (%d draws in 3.5 s)" % draws)
 
 
+def start_case(recording):
+    """start, colors and history from the file: the findings pane first, the scheme in the
+    setup, the H strip the last 10 of 13 snapshots."""
+    rc = os.path.join(TMP, "tui-rc-start.rc")
+    with open(rc, "w") as f:
+        f.write("start = findings\ncolors = light\nhistory = 10\n")
+    k.start(["--config", rc, "-d", "0.001"] + recording)
+    lines = k.wait_for(k.has("SEVERITY"))
+    ok(k.has("SEVERITY")(lines), "start = findings: the screen opens on the findings pane", "\n".join(lines[:4]))
+    k.keys("Escape")
+    k.wait_for(k.has("VMs (40)"))
+    k.keys("F2")
+    lines = k.wait_for(k.has("Setup of the VMs pane"))
+    ok(any(l.split()[:2] == ["Colours", "light"] for l in lines), "colors = light: the setup says so",
+       "\n".join(lines[3:6]))
+    k.keys("Escape")
+    k.wait_for(k.has("VMs (40)"))
+    for i in range(13):
+        k.keys("]")
+        k.wait_for(k.has("interval %d/" % (i + 1)))
+    k.keys("H")
+    lines = k.wait_for(k.has("History of VM"))
+    ok(any("the last 10 snapshots" in l for l in lines), "history = 10: H draws the last 10 of 13 snapshots",
+       "\n".join(l for l in lines if "History" in l))
+    k.quit_case("start, colors, history")
+
+
 def bad_file(label, path, recording, want_sort, want_line, err_lines, extra=""):
     """kvmtop --config path starts on recording: the VMs pane, sorted by want_sort (the file's good
     lines), the title line names the file (and want_line); stderr has err_lines lines, each
@@ -240,6 +267,7 @@ def main():
         config_case(live, rc, want, xdg)
         atomic_case(live, rc)
         delay_case(live)
+        start_case(recording)
         bad_cases(recording, rc)
     finally:
         if k.SOCK[0]:
