@@ -157,7 +157,8 @@ static int run(struct options *o)
 	const struct source_ops *src = o->replay ? &source_replay : source_find(o->source);
 	struct tui_config c = {
 		.mono = o->mono, .ascii = o->ascii, .delay = o->delay, .syms = &o->syms,
-		.sort = o->sort, .fields = o->fields,
+		.sort = o->sort, .fields = o->fields, .no_mouse = o->no_mouse,
+		.config = o->config, .no_config = o->no_config,
 	};
 	struct driver_workload w;
 	struct model_filter f;

@@ -518,6 +518,15 @@ static const struct opt_def opts[] = {
 	  .help = "the screen without colours (also with NO_COLOR set)" },
 	{ "ascii", 0, NULL, OPT_FLAG, F(ascii),
 	  .help = "the screen without UTF-8 drawing characters" },
+	{ "no-mouse", 0, NULL, OPT_FLAG, F(no_mouse),
+	  .help = "the screen leaves the mouse to the terminal (its own\n"
+		  "selection); without it, clicks sort, select and open" },
+	{ "config", 0, "FILE", OPT_TEXT, F(config),
+	  .help = "the screen's settings file (default\n"
+		  "$XDG_CONFIG_HOME/kvmtop/kvmtoprc, else\n"
+		  "~/.config/kvmtop/kvmtoprc; W writes it)" },
+	{ "no-config", 0, NULL, OPT_FLAG, F(no_config),
+	  .help = "no settings file read or written" },
 	{ "help", 'h', NULL, OPT_CALL, .set = set_help, .help = "this text" },
 	{ "version", 'V', NULL, OPT_CALL, .set = set_help, .help = "the version" },
 };

@@ -71,6 +71,9 @@ struct options {
 	bool zero;		/* -z: batch output without the VMs and vCPUs that had no events */
 	bool mono;		/* -C: no colours */
 	bool ascii;		/* --ascii: no UTF-8 drawing characters */
+	bool no_mouse;		/* --no-mouse: the screen leaves the mouse to the terminal */
+	const char *config;	/* --config FILE: the screen's settings, NULL: the usual file */
+	bool no_config;		/* --no-config: no settings file */
 	/* guest IPs */
 	unsigned int max_vcpus;	/* --max-vcpus: threads tracked, more are dropped */
 	unsigned int thieves;	/* --thieves: per vCPU, 0: none kept */

@@ -122,7 +122,7 @@ def wait_screen(sock, cond, secs=20):
 
 def screen_case(dat):
     """The screen lands on the findings pane (a severe one); Enter opens the vCPU's exit reasons;
-    from its vCPUs pane, s shows who ran while it waited."""
+    from its vCPUs pane, w shows who ran while it waited."""
     name = "screen"
     if not shutil.which("tmux"):
         ok(False, name + ": tmux is not installed (apt-get install tmux)")
@@ -142,14 +142,14 @@ def screen_case(dat):
         lines = wait_screen(sock, lambda ls: any("Exit reasons of vCPU 0 (tid 2000)" in l for l in ls))
         ok(any("Exit reasons of vCPU 0 (tid 2000)" in l for l in lines), name + ": Enter opens the vCPU's exit reasons",
            "\n".join(lines[:6]))
-        tmux(sock, "send-keys", "-t", "k", "s")
+        tmux(sock, "send-keys", "-t", "k", "w")
         lines = wait_screen(sock, lambda ls: any(l.startswith("Stolen by") for l in ls))
         rows = [l.split() for l in lines if l.strip().endswith(" hog")]
         ok(rows and rows[0][0] == "400.0ms" and rows[0][1] == "100.0" and rows[0][2] == "600",
-           name + ": s shows who ran while it waited: hog, 400 ms, all of its wait", "\n".join(lines[:8]))
-        tmux(sock, "send-keys", "-t", "k", "Escape", "Escape", "Escape", "F")
+           name + ": w shows who ran while it waited: hog, 400 ms, all of its wait", "\n".join(lines[:8]))
+        tmux(sock, "send-keys", "-t", "k", "Escape", "Escape", "Escape", "!")
         lines = wait_screen(sock, lambda ls: any("SEVERITY" in l for l in ls))
-        ok(any(l.startswith("severe") for l in lines), name + ": F opens the findings pane from the VMs pane",
+        ok(any(l.startswith("severe") for l in lines), name + ": ! opens the findings pane from the VMs pane",
            "\n".join(lines[:8]))
     finally:
         tmux(sock, "kill-server")

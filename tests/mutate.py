@@ -198,6 +198,17 @@ MUTATIONS = [
      [("outputs/batch_csv.c", "\tif (!b->in_file)\n\t\tcsv_header(b);", "\tif (!b->snapshots)\n\t\tcsv_header(b);")]),
     ("logs: SIGHUP reopens nothing: the snapshots after it go on into the renamed --output file",
      [("outputs/batch.c", "return b->fmt->replace ? 0 : batch_output_open(b, err, len);", "return 0;")]),
+    ("screen: N searches forward, not back",
+     [("ui/tui_stack.c", "(p->sel + n - 1 - i) % n", "(p->sel + 1 + i) % n")]),
+    ("screen: a second click on the sort column's title does not invert it",
+     [("ui/tui_mouse.c", "p->invert = !p->invert;", "p->invert = p->invert;")]),
+    ("screen: --no-mouse still asks the terminal for mouse reports",
+     [("ui/tui.c", "t->mouse = !c->no_mouse;", "t->mouse = true;")]),
+    ("settings: a line that is not text stops the reading",
+     [("ui/tui_rc.c", "if (*bad)\n\t\t\trc_say(in, bad);", "if (*bad)\n\t\t\tbreak;")]),
+    ("settings: W writes over the file in place, not a new file renamed over it",
+     [("ui/tui_rc.c", 'snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);\n\tfd = mkstemp(tmp);',
+       'snprintf(tmp, sizeof(tmp), "%s", path);\n\tfd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);')]),
 ]
 
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The help pane: every key (from tui_keys[], the one key table), and what
- * the columns mean.  The man page's KEYS section lists the same keys (a
+ * The help pane: every key (from tui_keys[], the one key table), the keys
+ * that moved (tui_moved[]), and what the columns mean.  The man page's KEYS section lists the same keys (a
  * test checks it).
  */
 #include <stdio.h>
@@ -50,19 +50,25 @@ static const struct pane_col help_cols[] = {
 
 static int help_build(struct tui *t, struct pane *p)
 {
-	size_t nr_help = sizeof(help_columns) / sizeof(help_columns[0]), n = tui_nr_keys + 1 + nr_help, i;
+	size_t nr_help = sizeof(help_columns) / sizeof(help_columns[0]);
+	size_t n = tui_nr_keys + 1 + tui_nr_moved + 1 + nr_help, i, k = 0;
 	struct help_row *rows = calloc(n, sizeof(*rows));
 
 	if (!rows)
 		return -1;
-	/* the keys, a blank line, the columns */
-	for (i = 0; i < tui_nr_keys; i++) {
-		rows[i].key = tui_keys[i].label;
-		rows[i].text = tui_keys[i].help;
+	/* the keys, a blank line, the keys that moved, a blank line, the columns */
+	for (i = 0; i < tui_nr_keys; i++, k++) {
+		rows[k].key = tui_keys[i].label;
+		rows[k].text = tui_keys[i].help;
 	}
-	rows[i].key = rows[i].text = "";
-	for (i = 0; i < nr_help; i++)
-		rows[tui_nr_keys + 1 + i] = help_columns[i];
+	rows[k].key = rows[k].text = "";
+	for (i = 0, k++; i < tui_nr_moved; i++, k++) {
+		rows[k].key = tui_moved[i].label;
+		rows[k].text = tui_moved[i].help;
+	}
+	rows[k].key = rows[k].text = "";
+	for (i = 0, k++; i < nr_help; i++, k++)
+		rows[k] = help_columns[i];
 	for (i = 0; i < n; i++)
 		rows[i].line = (int)i;
 	p->rows = rows;

@@ -50,6 +50,8 @@ static void name_source(struct tui *t, const struct view_source *src)
 	}
 }
 
+#define MOUSE_OFF	"\033[?1006l\033[?1003l\033[?1002l\033[?1000l"
+
 /*
  * A crash cannot call endwin() (not async-signal-safe): the bytes that
  * leave the alternate screen, show the cursor and reset the colours are
@@ -74,6 +76,11 @@ static void panic_prepare(struct tui *t)
 			break;
 		memcpy(t->reset + t->reset_len, c, n);
 		t->reset_len += n;
+	}
+	/* the mouse's reports off (xterm's modes, which curses turned on) */
+	if (t->mouse && t->reset_len + sizeof(MOUSE_OFF) + 2 < sizeof(t->reset)) {
+		memcpy(t->reset + t->reset_len, MOUSE_OFF, sizeof(MOUSE_OFF) - 1);
+		t->reset_len += sizeof(MOUSE_OFF) - 1;
 	}
 	memcpy(t->reset + t->reset_len, "\r\n", 2);
 	t->reset_len += 2;
@@ -108,6 +115,10 @@ static int tui_start(void *ctx, const struct view_source *src, const struct mode
 		return -1;
 	}
 	t->curses = true;
+	/* the mouse, unless --no-mouse: clicks and the wheel (tui_mouse.c) */
+	if (t->mouse && !mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED |
+				   BUTTON5_PRESSED, NULL))
+		t->mouse = false;
 	panic_prepare(t);
 	cbreak();
 	noecho();
@@ -115,18 +126,13 @@ static int tui_start(void *ctx, const struct view_source *src, const struct mode
 	nodelay(stdscr, TRUE);
 	curs_set(0);
 	set_escdelay(25);
-	t->color = has_colors() && !t->mono && !(nc && nc[0]);
-	if (t->color) {
-		start_color();
-		use_default_colors();
-		init_pair(TUI_PAIR_HEAD, COLOR_CYAN, -1);
-		init_pair(TUI_PAIR_SEL, COLOR_BLACK, COLOR_CYAN);
-		init_pair(TUI_PAIR_WARN, COLOR_RED, -1);
-		init_pair(TUI_PAIR_KEY, COLOR_BLACK, COLOR_CYAN);
-		init_pair(TUI_PAIR_TITLE, COLOR_GREEN, -1);
-	}
+	t->can_color = has_colors() && !t->mono && !(nc && nc[0]);
+	tui_colors_apply(t);
 	t->hist = history_new();
 	if (!t->hist || tui_push(t, PANE_VMS, -1, -1))
+		return -1;
+	/* the settings' start pane on the VMs, Esc goes back to them */
+	if (t->start_pane != PANE_VMS && tui_push(t, (enum pane_id)t->start_pane, -1, -1))
 		return -1;
 	tui_draw(t);
 	return 0;
@@ -206,6 +212,10 @@ static int tui_input(void *ctx, uint64_t now)
 	int ch, act = 0, n = 0;
 
 	(void)now;
+	if (!t->delay_told) {
+		t->delay_told = true;
+		act = t->live ? VIEW_DELAY : 0;
+	}
 	/* a new interval is read before the next key moves in it */
 	while (!(act & (VIEW_QUIT | VIEW_NOMEM | VIEW_INTERVAL)) && t->nr_ahead) {
 		n++;
@@ -242,8 +252,12 @@ static int tui_progress(void *ctx, const struct view_progress *p)
 	t->end = p->m->have_time ? p->m->last_time : 0;
 	t->secs = t->ns && t->end > t->start ? (double)(t->end - t->start) / 1e9 : 0;
 	while ((ch = getch()) != ERR) {
+		MEVENT e;
+
 		if (ch == 'q' || ch == KEY_F(10))
 			act |= VIEW_QUIT;
+		else if (ch == KEY_MOUSE)
+			getmouse(&e);		/* the mouse waits for the figures */
 		else if (ch != KEY_RESIZE && t->nr_ahead < (int)(sizeof(t->ahead) / sizeof(t->ahead[0]))) {
 			t->ahead[t->nr_ahead++] = ch;	/* acted on once it is read */
 			t->keyed = true;		/* no landing under the user's keys */
@@ -274,6 +288,8 @@ static void tui_stop(void *ctx)
 	int i;
 
 	if (t->curses) {
+		if (t->mouse)
+			mousemask(0, NULL);
 		erase();
 		refresh();
 		endwin();
@@ -304,6 +320,41 @@ static const struct view_ops tui_view_ops = {
 	.panic = tui_panic,
 };
 
+/*
+ * The screen's settings: the defaults, the settings file's over them
+ * (tui_rc.c), the command line's over those (-d, --sort, --fields).
+ */
+static void tui_settings(struct tui *t, const struct tui_config *c)
+{
+	char err[256];
+	int id, col, n;
+	bool invert;
+
+	t->history_len = HISTORY_LEN;
+	t->start_pane = PANE_VMS;
+	for (id = 0; id < PANE_NR; id++)
+		t->set[id].sort = -1;
+	tui_rc_read(t, c);
+	/* the driver refreshes each -d, or each 3 s: a delay of the file's is told at the first input */
+	t->delay_told = t->delay == 3.0;
+	if (c->delay) {
+		t->delay = c->delay;
+		t->delay_told = true;
+	}
+	for (id = 0; id < PANE_NR; id++) {
+		const struct pane_ops *ops = tui_panes[id];
+
+		/* --sort: the column of that name where a pane has one, --fields: the columns it has */
+		if (c->sort && !tui_cols_parse_sort(ops, c->sort, &col, &invert, err, sizeof(err))) {
+			t->set[id].sort = col;
+			t->set[id].invert = invert;
+		}
+		n = c->fields ? tui_cols_parse(ops, c->fields, t->set[id].cols, false, err, sizeof(err)) : 0;
+		if (n > 0)
+			t->set[id].nr_cols = n;
+	}
+}
+
 struct view *tui_view(struct tui *t, const struct tui_config *c)
 {
 	const char *cs;
@@ -315,9 +366,9 @@ struct view *tui_view(struct tui *t, const struct tui_config *c)
 	t->utf8 = cs && !strcmp(cs, "UTF-8") && !c->ascii;
 	t->mono = c->mono;
 	t->syms = c->syms;
-	t->sort = c->sort;
-	t->fields = c->fields;
-	t->delay = c->delay ? c->delay : 3.0;
+	t->mouse = !c->no_mouse;
+	t->delay = 3.0;
+	tui_settings(t, c);
 	view_init(&t->view, &tui_view_ops, t, STDIN_FILENO);
 	t->view.delay = t->delay;
 	t->nr_intervals = -1;

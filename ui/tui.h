@@ -53,6 +53,24 @@ struct tui_config {
 	const struct sym_set *syms;	/* guest symbols, for the IP panes */
 	const char *sort;		/* --sort KEY or -KEY: a column by name or field, NULL: none */
 	const char *fields;		/* --fields LIST: the columns, in order, NULL: the panes' own */
+	bool no_mouse;			/* --no-mouse: the terminal's mouse left to the terminal */
+	const char *config;		/* --config FILE: the settings file, NULL: the usual one */
+	bool no_config;			/* --no-config: no settings file read or written */
+};
+
+#define TUI_PANES	10	/* room for every pane's settings (PANE_NR, tui_priv.h) */
+#define TUI_COLS	32	/* room for a pane's columns */
+
+/*
+ * A pane's settings: its columns and its sort, from the settings file
+ * (tui_rc.c), the command line (--fields, --sort, which win), the setup
+ * (F2) and the sort keys; each pane of that kind opens with them.
+ */
+struct tui_pane_set {
+	int cols[TUI_COLS];	/* the columns drawn, in order */
+	int nr_cols;		/* 0: the pane's own, those that fit the width */
+	int sort;		/* the sort column, -1: the pane's default */
+	bool invert;		/* against the column's default order */
 };
 
 struct history;
@@ -62,9 +80,17 @@ struct tui {
 	/* every pane's ops by id (tui_panes.c): the stack opens panes through it */
 	const struct pane_ops *const *panes;
 	const struct sym_set *syms;
-	const char *sort;		/* tui_config's */
-	const char *fields;
 	bool mono;
+	/* the settings: the file's (rc), the command line's on top */
+	char rc[4096];			/* the settings file, "": none (--no-config, no HOME) */
+	struct tui_pane_set set[TUI_PANES];
+	int scheme;			/* the colour scheme (tui_colors.c) */
+	int history_len;		/* snapshots the H strip shows, 1 to HISTORY_LEN */
+	bool delay_told;		/* the driver has the settings file's delay (VIEW_DELAY) */
+	int start_pane;			/* the pane the screen opens on (enum pane_id) */
+	int setup_of;			/* F2: the pane whose columns the setup shows */
+	int setup_cols[TUI_COLS];	/* ... its columns drawn when F2 was pressed */
+	int nr_setup_cols;
 	const struct model *m;
 	const struct findings *findings;	/* the snapshot's (the driver's), NULL before the first */
 	bool findings_landed;		/* a severe finding opened the findings pane once */
@@ -76,7 +102,8 @@ struct tui {
 	bool live;
 	bool paused;
 	bool cumulative;
-	bool color;
+	bool color;			/* drawn in colours: the terminal has them, the scheme too */
+	bool can_color;			/* the terminal has colours and none said none (-C, NO_COLOR) */
 	bool utf8;
 	double delay;
 	uint64_t start;			/* the interval's figures: [start, end] */
@@ -85,7 +112,9 @@ struct tui {
 	struct pane stack[TUI_STACK];
 	int depth;			/* stack[depth - 1] is shown */
 	char filter[64];
-	enum { IN_NONE, IN_FILTER, IN_DELAY } input;
+	char search[64];		/* / F3: the last search, which n and N look for again */
+	bool search_miss;		/* ... and no row of the pane holds it */
+	enum { IN_NONE, IN_FILTER, IN_DELAY, IN_SEARCH } input;
 	char edit[64];
 	char msg[256];			/* what the last key did, cleared by the next */
 	char notice[512];		/* the driver's last notice (escaped), cleared by a key */
@@ -93,6 +122,13 @@ struct tui {
 	int ahead[32];			/* keys typed while it was read or before a landing, for after */
 	int nr_ahead;
 	bool help;
+	bool mouse;			/* the mouse reports clicks to the screen (not --no-mouse) */
+	/* where the last draw put the columns' titles and the function bar's keys, for the mouse */
+	struct tui_layout {
+		int nr_cols, col[32], col_x[32], col_w[32];
+		int rows;		/* table rows drawn, from line TUI_HEADER_LINES */
+		int nr_keys, key_x[32], key_w[32], key_code[32];
+	} layout;
 	/* H: the selected VM's or vCPU's last snapshots under the pane (history.c) */
 	struct history *hist;
 	bool show_hist;

@@ -152,34 +152,150 @@ static int col_of(const struct pane_ops *ops, const char *name, size_t len)
 	return -1;
 }
 
+/* The id of the pane whose ops these are (the screen's table), PANE_NR if none. */
+static int cols_pane(const struct tui *t, const struct pane_ops *ops)
+{
+	int id;
+
+	for (id = 0; id < PANE_NR && t->panes; id++)
+		if (t->panes[id] == ops)
+			break;
+	return id;
+}
+
 int tui_cols_order(const struct tui *t, const struct pane_ops *ops, const bool *show, int *order)
 {
-	const char *p = t->fields;
-	int n = 0, i;
+	int id = cols_pane(t, ops), n = 0, i;
 
-	while (p && *p && n < ops->nr_cols) {
-		size_t len = strcspn(p, ",");
-
-		i = col_of(ops, p, len);
-		if (i >= 0)
-			order[n++] = i;
-		p += len + (p[len] == ',');
-	}
-	if (n)
+	if (id < PANE_NR && t->set[id].nr_cols) {
+		for (i = 0; i < t->set[id].nr_cols && i < ops->nr_cols; i++)
+			order[n++] = t->set[id].cols[i];
 		return n;
+	}
 	for (i = 0; i < ops->nr_cols; i++)
 		if (show[i])
 			order[n++] = i;
 	return n;
 }
 
-int tui_cols_sort(const struct tui *t, const struct pane_ops *ops, bool *ascending)
+int tui_cols_sort(const struct tui *t, const struct pane_ops *ops, bool *invert)
 {
-	const char *key = t->sort;
+	int id = cols_pane(t, ops);
 
-	if (!key)
+	if (id >= PANE_NR || t->set[id].sort < 0 || t->set[id].sort >= ops->nr_cols)
 		return -1;
-	*ascending = *key == '-';
-	key += *ascending;
-	return col_of(ops, key, strlen(key));
+	*invert = t->set[id].invert;
+	return t->set[id].sort;
+}
+
+int tui_cols_parse(const struct pane_ops *ops, const char *list, int *cols, bool strict,
+		   char *err, size_t len)
+{
+	const char *p = list;
+	int n = 0, i, j;
+
+	while (*p) {
+		size_t w = strcspn(p, ",");
+
+		i = col_of(ops, p, w);
+		if (i < 0 && strict) {
+			snprintf(err, len, "the %s pane has no column '%.*s' (kvmtop --fields help lists them)",
+				 ops->name, (int)(w < 64 ? w : 64), p);
+			return -1;
+		}
+		for (j = 0; j < n && i >= 0; j++)
+			if (cols[j] == i)
+				i = -1;		/* named twice: once */
+		if (i >= 0 && n < TUI_COLS)
+			cols[n++] = i;
+		p += w + (p[w] == ',');
+	}
+	return n;
+}
+
+int tui_cols_parse_sort(const struct pane_ops *ops, const char *key, int *col, bool *invert,
+			char *err, size_t len)
+{
+	bool ascending = *key == '-';
+	int i = col_of(ops, key + ascending, strlen(key + ascending));
+
+	if (i < 0 || !tui_col_sorts(&ops->cols[i])) {
+		snprintf(err, len, "the %s pane has no column '%.64s' to sort by", ops->name, key + ascending);
+		return -1;
+	}
+	*col = i;
+	/* KEY: most first, -KEY: least first, whatever the column's own order */
+	*invert = ops->cols[i].descending == ascending;
+	return 0;
+}
+
+void tui_cols_write(const struct pane_ops *ops, const struct tui_pane_set *s, char *sort, size_t slen,
+		    char *cols, size_t clen)
+{
+	const struct pane_col *c;
+	int i;
+
+	sort[0] = cols[0] = '\0';
+	if (s->sort >= 0 && s->sort < ops->nr_cols) {
+		c = &ops->cols[s->sort];
+		snprintf(sort, slen, "%s%s", c->descending != s->invert ? "" : "-", c->field ? c->field : c->name);
+	}
+	for (i = 0; i < s->nr_cols && s->cols[i] < ops->nr_cols; i++) {
+		c = &ops->cols[s->cols[i]];
+		if (i)
+			strlcat(cols, ",", clen);
+		strlcat(cols, c->field ? c->field : c->name, clen);
+	}
+}
+
+/* Where column col is in s's columns, -1 if not there. */
+static int cols_at(const struct tui_pane_set *s, int col)
+{
+	int i;
+
+	for (i = 0; i < s->nr_cols; i++)
+		if (s->cols[i] == col)
+			return i;
+	return -1;
+}
+
+/* The setup's pane's settings, its columns made its own (those drawn at F2) before a change. */
+static struct tui_pane_set *cols_setup(struct tui *t)
+{
+	struct tui_pane_set *s = &t->set[t->setup_of];
+
+	if (!s->nr_cols && t->nr_setup_cols > 0) {
+		memcpy(s->cols, t->setup_cols, (size_t)t->nr_setup_cols * sizeof(s->cols[0]));
+		s->nr_cols = t->nr_setup_cols;
+	}
+	return s;
+}
+
+void tui_setup_toggle(struct tui *t, int col)
+{
+	struct tui_pane_set *s = cols_setup(t);
+	int at = cols_at(s, col);
+
+	if (at < 0) {
+		if (s->nr_cols < TUI_COLS)
+			s->cols[s->nr_cols++] = col;
+		return;
+	}
+	/* the last column stays: a pane without one would show its own */
+	if (s->nr_cols == 1)
+		return;
+	memmove(s->cols + at, s->cols + at + 1, (size_t)(s->nr_cols - at - 1) * sizeof(s->cols[0]));
+	s->nr_cols--;
+}
+
+bool tui_setup_move(struct tui *t, int col, int d)
+{
+	struct tui_pane_set *s = cols_setup(t);
+	int at = cols_at(s, col), to = at + d;
+
+	if (at < 0 || to < 0 || to >= s->nr_cols)
+		return false;
+	s->cols[at] = s->cols[to];
+	s->cols[to] = col;
+	return true;
 }

@@ -227,12 +227,17 @@ static void draw_table(struct tui *t)
 		else
 			snprintf(buf, sizeof(buf), "%s", tui_col_title(c));
 		put(3, x, w, buf, c->align);
+		/* where it is, for a click on it */
+		t->layout.col[t->layout.nr_cols] = i;
+		t->layout.col_x[t->layout.nr_cols] = x;
+		t->layout.col_w[t->layout.nr_cols++] = w;
 		x += c->width + 1;
 	}
 	attr(t, TUI_PAIR_KEY, A_REVERSE, false);
 
 	if (rows < 1)
 		return;
+	t->layout.rows = rows;
 	if (p->sel < p->top)
 		p->top = p->sel;
 	if (p->sel >= p->top + (size_t)rows)
@@ -306,9 +311,10 @@ static int draw_history(struct tui *t, int y)
 
 	if (!hist_subject(t, &vm, &id, what, sizeof(what)))
 		return 0;
+	/* the settings' history length: as many cells (label 8, two bars, the newest's figure 8) */
 	n = history_lines(t->hist, vm, id, what,
 			  t->live ? "" : " (] steps through the recording's intervals: each is recorded)",
-			  t->utf8, COLS, lines, HISTORY_LINES);
+			  t->utf8, COLS < t->history_len + 18 ? COLS : t->history_len + 18, lines, HISTORY_LINES);
 	for (i = 0; i < n && y + i < LINES - 1; i++) {
 		move(y + i, 0);
 		clrtoeol();
@@ -321,42 +327,93 @@ static int draw_history(struct tui *t, int y)
 	return n;
 }
 
+/* The line being edited (filter, search, delay), in the function bar's place. */
+static void draw_edit(struct tui *t)
+{
+	static const char *const prompts[] = {
+		[IN_FILTER] = "Filter: ", [IN_SEARCH] = "Search: ", [IN_DELAY] = "Delay (s): ",
+	};
+	bool miss = t->input == IN_SEARCH && t->search_miss;
+	char buf[160];
+
+	snprintf(buf, sizeof(buf), "%s%s_%s", prompts[t->input], t->edit,
+		 t->input == IN_SEARCH ? miss ? "   (no row holds it)" : "   F3: next  Esc: done" : "");
+	attr(t, miss ? TUI_PAIR_WARN : TUI_PAIR_KEY, A_BOLD, true);
+	put(LINES - 1, 0, COLS, buf, COL_LEFT);
+	attr(t, miss ? TUI_PAIR_WARN : TUI_PAIR_KEY, A_BOLD, false);
+}
+
+/* Whether key k is on the function bar of the pane (its bit on), with this source. */
+static bool bar_has(const struct tui *t, const struct tui_key *k, unsigned int on)
+{
+	return k->footer_key && (k->where & (t->live ? TUI_LIVE : TUI_REPLAY)) && (k->panes & on);
+}
+
+static int bar_width(const struct tui_key *k)
+{
+	return (int)(strlen(k->footer_key) + strlen(k->footer));
+}
+
+/* Key k on the function bar at column x, its key and its word as htop's; kept for a click. */
+static void bar_key(struct tui *t, int x, const struct tui_key *k)
+{
+	struct tui_layout *l = &t->layout;
+	int kw = (int)strlen(k->footer_key);
+
+	attr(t, 0, A_BOLD, true);
+	put(LINES - 1, x, kw, k->footer_key, COL_LEFT);
+	attr(t, 0, A_BOLD, false);
+	attr(t, TUI_PAIR_KEY, A_REVERSE, true);
+	put(LINES - 1, x + kw, bar_width(k) - kw, k->footer, COL_LEFT);
+	attr(t, TUI_PAIR_KEY, A_REVERSE, false);
+	if (l->nr_keys < (int)(sizeof(l->key_x) / sizeof(l->key_x[0]))) {
+		l->key_x[l->nr_keys] = x;
+		l->key_w[l->nr_keys] = bar_width(k);
+		l->key_code[l->nr_keys++] = k->codes[0];
+	}
+}
+
+/*
+ * The function bar, as htop's: the keys of the pane shown (and of this
+ * source, live or a recording), each its key and a word, in the table's
+ * order, cut at the width but the last (quit), which always shows; the
+ * search, sort, filter and cumulative on the right where there is room.
+ */
 static void draw_footer(struct tui *t)
 {
 	struct pane *p = tui_top_pane(t);
-	char buf[160];
+	unsigned int on = TUI_ON(tui_pane_id(t, p));
+	const struct tui_key *last = NULL;
+	char buf[256];
+	int x = 0, room;
 	size_t i;
-	int x = 0;
 
 	move(LINES - 1, 0);
 	clrtoeol();
 	if (t->input != IN_NONE) {
-		snprintf(buf, sizeof(buf), "%s%s_", t->input == IN_FILTER ? "Filter: " : "Delay (s): ",
-			 t->edit);
-		attr(t, TUI_PAIR_KEY, A_BOLD, true);
-		put(LINES - 1, 0, COLS, buf, COL_LEFT);
-		attr(t, TUI_PAIR_KEY, A_BOLD, false);
+		draw_edit(t);
 		return;
 	}
-	for (i = 0; i < tui_nr_keys; i++) {
-		const struct tui_key *k = &tui_keys[i];
-		int kw, ww;
-
-		if (!k->footer_key || !(k->where & (t->live ? TUI_LIVE : TUI_REPLAY)))
+	for (i = 0; i < tui_nr_keys; i++)
+		if (bar_has(t, &tui_keys[i], on))
+			last = &tui_keys[i];
+	room = COLS - (last ? bar_width(last) : 0);
+	for (i = 0; i < tui_nr_keys && &tui_keys[i] != last; i++) {
+		if (!bar_has(t, &tui_keys[i], on))
 			continue;
-		kw = (int)strlen(k->footer_key);
-		ww = (int)strlen(k->footer);
-		if (x + kw + ww + 1 > COLS)
+		if (x + bar_width(&tui_keys[i]) + 1 > room)
 			break;
-		attr(t, TUI_PAIR_KEY, A_BOLD, true);
-		put(LINES - 1, x, kw, k->footer_key, COL_LEFT);
-		attr(t, TUI_PAIR_KEY, A_BOLD, false);
-		put(LINES - 1, x + kw, ww + 1, k->footer, COL_LEFT);
-		x += kw + ww + 1;
+		bar_key(t, x, &tui_keys[i]);
+		x += bar_width(&tui_keys[i]) + 1;
 	}
-	snprintf(buf, sizeof(buf), " sort %s%s%s%s%s%s", p->ops->cols[p->sort].name,
-		 p->invert ? " inverted" : "", t->filter[0] ? "  filter \"" : "", t->filter,
-		 t->filter[0] ? "\"" : "", t->cumulative ? "  cumulative" : "");
+	if (last && x + bar_width(last) <= COLS) {
+		bar_key(t, x, last);
+		x += bar_width(last) + 1;
+	}
+	snprintf(buf, sizeof(buf), "%s%s%s sort %s%s%s%s%s", t->search[0] ? " search \"" : "", t->search,
+		 t->search[0] ? "\" " : "", p->ops->cols[p->sort].name, p->invert ? " inverted" : "",
+		 t->filter[0] ? "  filter \"" : "", t->filter, t->filter[0] ? "\"" : "");
+	strlcat(buf, t->cumulative ? "  cumulative" : "", sizeof(buf));
 	if (x + (int)strlen(buf) <= COLS)
 		put(LINES - 1, COLS - (int)strlen(buf), (int)strlen(buf), buf, COL_LEFT);
 }
@@ -369,6 +426,7 @@ void tui_draw(struct tui *t)
 	if (!t->curses)
 		return;
 	t0 = t->stats_file ? clock_mono_ns() : 0;
+	memset(&t->layout, 0, sizeof(t->layout));
 	erase();
 	if (LINES < TUI_HEADER_LINES + 2 || COLS < 20) {
 		put(0, 0, COLS, "kvmtop: terminal too small", COL_LEFT);

@@ -17,47 +17,61 @@
 
 static void move_sel(struct pane *p, long d)
 {
-	long s = (long)p->sel + d;
-
-	if (s < 0 || !p->nr_order)
-		s = 0;
-	else if ((size_t)s >= p->nr_order)
-		s = (long)p->nr_order - 1;
-	p->sel = (size_t)s;
-	tui_pane_remember(p);
+	tui_pane_select(p, (long)p->sel + d);
 }
 
+/* Search: the row that holds the text, from the top (dir 0), the next (1) or the one before (-1). */
+static void keys_search(struct tui *t, struct pane *p, int dir)
+{
+	t->search_miss = !tui_pane_find(t, p, t->search, dir);
+	if (t->search_miss && t->input == IN_NONE)
+		snprintf(t->msg, sizeof(t->msg), "search: no row holds '%s'", t->search);
+}
+
+/* Enter or Esc on the line being edited: what it asks for is done (a view_action mask). */
+static int edit_end(struct tui *t, struct pane *p, int ch)
+{
+	int act = 0;
+
+	if (ch == 27 && t->input == IN_FILTER) {
+		t->filter[0] = '\0';
+		tui_pane_order(t, p);
+	}
+	if (ch != 27 && t->input == IN_DELAY) {
+		char *end;
+		double d = strtod(t->edit, &end);
+
+		if (end != t->edit && !*end && d >= 0.1 && d <= 86400) {
+			t->delay = t->view.delay = d;
+			act = VIEW_DELAY;
+		} else {
+			snprintf(t->msg, sizeof(t->msg), "delay: '%s' is not seconds from 0.1 to 86400",
+				 t->edit);
+		}
+	}
+	/* a search ends where it is, either way; n and N look for it again */
+	t->input = IN_NONE;
+	return act;
+}
+
+/* A key while a line is edited (filter, search, delay): a view_action mask. */
 static int edit_key(struct tui *t, int ch)
 {
 	size_t n = strlen(t->edit);
 	struct pane *p = tui_top_pane(t);
-	int act = 0;
 
 	switch (ch) {
 	case 27:
-		if (t->input == IN_FILTER) {
-			t->filter[0] = '\0';
-			tui_pane_order(t, p);
-		}
-		t->input = IN_NONE;
-		return 0;
 	case '\n':
 	case '\r':
 	case KEY_ENTER:
-		if (t->input == IN_DELAY) {
-			char *end;
-			double d = strtod(t->edit, &end);
-
-			if (end != t->edit && !*end && d >= 0.1 && d <= 86400) {
-				t->delay = t->view.delay = d;
-				act = VIEW_DELAY;
-			} else {
-				snprintf(t->msg, sizeof(t->msg), "delay: '%s' is not seconds from 0.1 to 86400",
-					 t->edit);
-			}
-		}
-		t->input = IN_NONE;
-		return act;
+		return edit_end(t, p, ch);
+	case KEY_F(3):
+	case KEY_F(15):		/* Shift-F3 */
+		/* the search's next (previous) row, as htop's F3 */
+		if (t->input == IN_SEARCH)
+			keys_search(t, p, ch == KEY_F(3) ? 1 : -1);
+		return 0;
 	case KEY_BACKSPACE:
 	case 127:
 	case 8:
@@ -65,16 +79,20 @@ static int edit_key(struct tui *t, int ch)
 			t->edit[n - 1] = '\0';
 		break;
 	default:
-		if (ch >= 32 && ch < 127 && n + 1 < sizeof(t->edit)) {
-			t->edit[n] = (char)ch;
-			t->edit[n + 1] = '\0';
-		}
+		if (ch < 32 || ch >= 127 || n + 1 >= sizeof(t->edit))
+			return 0;
+		t->edit[n] = (char)ch;
+		t->edit[n + 1] = '\0';
 		break;
 	}
 	if (t->input == IN_FILTER) {
 		/* filter as you type */
 		strlcpy(t->filter, t->edit, sizeof(t->filter));
 		tui_pane_order(t, p);
+	} else if (t->input == IN_SEARCH) {
+		/* search as you type: the first row that holds it */
+		strlcpy(t->search, t->edit, sizeof(t->search));
+		keys_search(t, p, 0);
 	}
 	return 0;
 }
@@ -197,6 +215,25 @@ static int k_filter(struct tui *t, struct pane *p, int ch)
 	return 0;
 }
 
+static int k_search(struct tui *t, struct pane *p, int ch)
+{
+	t->input = IN_SEARCH;
+	t->edit[0] = t->search[0] = '\0';
+	t->search_miss = false;
+	return 0;
+}
+
+/* n N: the last search again, the next row that holds it or the one before */
+static int k_search_again(struct tui *t, struct pane *p, int ch)
+{
+	if (!t->search[0]) {
+		snprintf(t->msg, sizeof(t->msg), "n and N find the last search again: / or F3 searches");
+		return 0;
+	}
+	keys_search(t, p, ch == 'n' ? 1 : -1);
+	return 0;
+}
+
 static int k_pause(struct tui *t, struct pane *p, int ch)
 {
 	if (!t->live)
@@ -279,7 +316,7 @@ static int k_findings(struct tui *t, struct pane *p, int ch)
 	return tui_push(t, PANE_FINDINGS, -1, -1) < 0 ? VIEW_NOMEM : 0;
 }
 
-/* s: who ran while a vCPU waited, of the selected vCPU (vCPUs pane) or of the pane's vCPU */
+/* w: who ran while a vCPU waited, of the selected vCPU (vCPUs pane) or of the pane's vCPU */
 static int k_thieves(struct tui *t, struct pane *p, int ch)
 {
 	int tid = p->tid;
@@ -290,10 +327,49 @@ static int k_thieves(struct tui *t, struct pane *p, int ch)
 		tid = r ? (int)p->ops->key(r) : -1;
 	}
 	if (tid < 0 || tui_pane_is(t, p, PANE_THIEVES)) {
-		snprintf(t->msg, sizeof(t->msg), "s shows who ran while a vCPU waited: select a vCPU first");
+		snprintf(t->msg, sizeof(t->msg), "w shows who ran while a vCPU waited: select a vCPU first");
 		return 0;
 	}
 	return tui_push(t, PANE_THIEVES, p->vm_pid, tid) < 0 ? VIEW_NOMEM : 0;
+}
+
+/* F2: the setup of the pane shown, from the columns drawn now */
+static int k_setup(struct tui *t, struct pane *p, int ch)
+{
+	if (tui_pane_is(t, p, PANE_SETUP))
+		return 0;
+	t->setup_of = tui_pane_id(t, p);
+	t->nr_setup_cols = t->layout.nr_cols;
+	memcpy(t->setup_cols, t->layout.col, sizeof(t->setup_cols));
+	return tui_push(t, PANE_SETUP, -1, -1) < 0 ? VIEW_NOMEM : 0;
+}
+
+/* F7 F8: the setup's selected column one place up / down, the selection with it */
+static int k_setup_move(struct tui *t, struct pane *p, int ch)
+{
+	const void *r = tui_selected(t);
+
+	if (!tui_pane_is(t, p, PANE_SETUP)) {
+		snprintf(t->msg, sizeof(t->msg), "F7 and F8 move a column in the setup (F2)");
+		return 0;
+	}
+	/* the setup's rows are keyed by column + 1, the colours by 0 */
+	if (!r || !p->ops->key(r) || !tui_setup_move(t, (int)p->ops->key(r) - 1, ch == KEY_F(7) ? -1 : 1))
+		return 0;
+	return rebuild(t);
+}
+
+static int k_write(struct tui *t, struct pane *p, int ch)
+{
+	tui_rc_write(t);
+	return 0;
+}
+
+static int k_mouse(struct tui *t, struct pane *p, int ch)
+{
+	int key = tui_mouse(t, p);
+
+	return key && key != KEY_MOUSE ? tui_key(t, key) : 0;
 }
 
 static int k_help(struct tui *t, struct pane *p, int ch)
@@ -307,52 +383,85 @@ static int k_quit(struct tui *t, struct pane *p, int ch)
 }
 
 /*
- * Every key, declared once: the help pane, the footer and --help list
- * this table, and key() dispatches through it.
+ * Every key, declared once: the help pane, the function bar and --help
+ * list this table, and tui_key() dispatches through it.  htop's and top's
+ * keys where they have one (tui_moved[] says which moved for it).
  */
 const struct tui_key tui_keys[] = {
 	{ "h ? F1", "help", "this help (any key from the list goes back)", "F1", "Help", TUI_ANY,
-	  { 'h', '?', KEY_F(1) }, k_help, false },
-	{ "Up/Down PgUp/PgDn Home/End", "move", "move the selection", NULL, NULL, TUI_ANY,
+	  TUI_ON_ROWS, { 'h', '?', KEY_F(1) }, k_help, false },
+	{ "F2", "setup", "setup: the pane's columns (shown, hidden, their order) and the colours",
+	  "F2", "Setup", TUI_ANY, TUI_ON_ROWS, { KEY_F(2) }, k_setup, false },
+	{ "F7 F8", "move a column (setup)", "setup: move the selected column up / down",
+	  "F7F8", "Move", TUI_ANY, TUI_ON(PANE_SETUP), { KEY_F(7), KEY_F(8) }, k_setup_move, false },
+	{ "W", "write the settings", "write the settings (delay, each pane's sort and columns, colours) to the settings file",
+	  "W", "Write", TUI_ANY, TUI_ON(PANE_SETUP), { 'W' }, k_write, false },
+	{ "Up/Down PgUp/PgDn Home/End", "move", "move the selection", NULL, NULL, TUI_ANY, 0,
 	  { KEY_UP, KEY_DOWN, KEY_PPAGE, KEY_NPAGE, KEY_HOME, KEY_END }, k_move, true },
+	{ "/ F3", "searches", "search: the selection goes to the first row that holds what is typed (F3: the next, Shift-F3: the one before; Enter or Esc ends)",
+	  "F3", "Search", TUI_ANY, TUI_ON_ROWS, { '/', KEY_F(3) }, k_search, false },
+	{ "n N", "search again", "the next row that holds the last search / the one before", NULL, NULL,
+	  TUI_ANY, 0, { 'n', 'N' }, k_search_again, false },
+	{ "\\ F4", "filters", "filter rows by a substring, as you type (Enter keeps it, Esc clears it)",
+	  "F4", "Filter", TUI_ANY, TUI_ON_ROWS, { '\\', KEY_F(4) }, k_filter, false },
+	{ "< > F6", "sort", "sort by the previous / next column (F6: next)", "F6", "SortBy", TUI_ANY,
+	  TUI_ON_ROWS, { '<', '>', KEY_F(6) }, k_sort, false },
+	{ "I", "inverts", "invert the sort order", NULL, NULL, TUI_ANY, 0, { 'I' }, k_invert, false },
 	{ "Enter", "opens (VM -> vCPUs -> exit reasons -> recent exits)",
 	  "open the selected row: VM -> its vCPUs -> a vCPU's exit reasons -> its recent exits",
-	  "Enter", "Open", TUI_ANY, { '\n', '\r', KEY_ENTER, KEY_RIGHT }, k_open, false },
-	{ "Esc Backspace Left", "goes back", "back to the pane before", "Esc", "Back", TUI_ANY,
-	  { 27, KEY_BACKSPACE, 127, 8, KEY_LEFT }, k_back, false },
+	  "Enter", "Open", TUI_ANY, TUI_ON(PANE_VMS) | TUI_ON(PANE_VCPUS) | TUI_ON(PANE_REASONS) |
+	  TUI_ON(PANE_FINDINGS) | TUI_ON(PANE_THIEVES), { '\n', '\r', KEY_ENTER, KEY_RIGHT }, k_open, false },
+	{ "Esc Backspace Left", "goes back", "back to the pane before (first clears a filter)", "Esc",
+	  "Back", TUI_ANY, TUI_ON_ALL & ~TUI_ON(PANE_VMS), { 27, KEY_BACKSPACE, 127, 8, KEY_LEFT },
+	  k_back, false },
 	{ "Tab", "switches (reasons, recent exits, guest IPs)",
 	  "VMs -> the VM's guest IPs; vCPUs -> the VM's exit reasons; exit reasons -> recent exits (a vCPU's) -> guest IPs -> exit reasons",
-	  "Tab", "Switch", TUI_ANY, { '\t' }, k_tab, false },
+	  "Tab", "Switch", TUI_ANY, TUI_ON(PANE_VMS) | TUI_ON_VCPU, { '\t' }, k_tab, false },
 	{ "t", "time samples or exit sites",
 	  "guest IPs: time samples (asynchronous exits: where the guest runs) / exit sites (synchronous exits, per reason)",
-	  NULL, NULL, TUI_ANY, { 't' }, k_ip_kind, false },
+	  "t", "Kind", TUI_ANY, TUI_ON(PANE_IPS), { 't' }, k_ip_kind, false },
 	{ "g", "IPs by symbol", "guest IPs: one row per symbol (function) / per IP, with the guest's symbols",
-	  NULL, NULL, TUI_ANY, { 'g' }, k_by_sym, false },
-	{ "< > F6", "sort", "sort by the previous / next column (F6: next)", "<>", "Sort", TUI_ANY,
-	  { '<', '>', KEY_F(6) }, k_sort, false },
-	{ "I", "inverts", "invert the sort order", "I", "Invert", TUI_ANY, { 'I' }, k_invert, false },
-	{ "/", "filters", "filter rows by a substring (Enter keeps it, Esc clears it)", "/", "Filter",
-	  TUI_ANY, { '/' }, k_filter, false },
-	{ "p Space", "pauses", "pause / resume the display (live; tracing goes on)", "p", "Pause",
-	  TUI_LIVE, { 'p', ' ' }, k_pause, false },
-	{ "d", "delay", "set the delay between refreshes, in seconds (live)", "d", "Delay", TUI_LIVE,
-	  { 'd' }, k_delay, false },
-	{ "r", "reset", "reset every count to zero (live)", "r", "Reset", TUI_LIVE, { 'r' }, k_reset, false },
+	  "g", "BySym", TUI_ANY, TUI_ON(PANE_IPS), { 'g' }, k_by_sym, false },
+	{ "w", "stolen by", "stolen by: the threads that ran on the CPU while the selected vCPU waited for it",
+	  "w", "StolenBy", TUI_ANY, TUI_ON_VCPU, { 'w' }, k_thieves, false },
+	{ "!", "findings", "findings: what this snapshot's figures show is wrong, the evidence and the remedy (Enter: where)",
+	  "!", "Findings", TUI_ANY, TUI_ON_ROWS & ~TUI_ON(PANE_FINDINGS), { '!' }, k_findings, false },
 	{ "H", "history", "history: the selected VM's or vCPU's time states and exit rate over the last 60 snapshots, under the pane",
-	  "H", "Hist", TUI_ANY, { 'H' }, k_history, false },
-	{ "c", "cumulative", "cumulative figures (since start or reset) / figures of the last interval",
-	  "c", "Cumul", TUI_ANY, { 'c' }, k_cumulative, false },
+	  "H", "Hist", TUI_ANY, TUI_ON(PANE_VMS) | TUI_ON_VCPU, { 'H' }, k_history, false },
+	{ "S", "cumulative", "cumulative figures (since start or reset) / figures of the last interval (top's S)",
+	  "S", "Cumul", TUI_ANY, TUI_ON_ROWS, { 'S' }, k_cumulative, false },
+	{ "Z", "pauses", "pause / resume the display (live; tracing goes on)", "Z", "Pause",
+	  TUI_LIVE, TUI_ON_ROWS, { 'Z' }, k_pause, false },
+	{ "s d", "delay", "set the delay between refreshes, in seconds (live)", "s", "Delay", TUI_LIVE,
+	  TUI_ON_ROWS, { 's', 'd' }, k_delay, false },
+	{ "r", "reset", "reset every count to zero (live)", NULL, NULL, TUI_LIVE, 0, { 'r' }, k_reset, false },
 	{ "[ ]", "replay intervals",
 	  "replay: the interval before / after (of -d seconds, default 1); the whole recording before the first",
-	  "[]", "Interval", TUI_REPLAY, { '[', ']' }, k_interval, false },
-	{ "F", "findings", "findings: what this snapshot's figures show is wrong, the evidence and the remedy (Enter: where)",
-	  "F", "Findings", TUI_ANY, { 'F' }, k_findings, false },
-	{ "s", "stolen by", "stolen by: the threads that ran on the CPU while the selected vCPU waited for it",
-	  NULL, NULL, TUI_ANY, { 's' }, k_thieves, false },
-	{ "q F10", "quit", "quit", "q", "Quit", TUI_ANY, { 'q', KEY_F(10) }, k_quit, true },
+	  "[]", "Interval", TUI_REPLAY, TUI_ON_ROWS, { '[', ']' }, k_interval, false },
+	{ "Mouse", "sorts, selects and opens (a click) and scrolls (the wheel)",
+	  "a click on a column's title sorts by it (again: inverts), on a row selects it, a double click opens it; the wheel scrolls",
+	  NULL, NULL, TUI_ANY, 0, { KEY_MOUSE }, k_mouse, true },
+	{ "q F10", "quit", "quit", "F10", "Quit", TUI_ANY, TUI_ON_ALL, { 'q', KEY_F(10) }, k_quit, true },
 };
 
 const size_t tui_nr_keys = sizeof(tui_keys) / sizeof(tui_keys[0]);
+
+/*
+ * Keys of earlier versions that htop or top has for another thing: each
+ * moved to htop's or top's key for its thing, or to one that means
+ * nothing else in either (the man page's KEYS says why each).
+ */
+const struct tui_moved tui_moved[] = {
+	{ "/", "was the filter, now searches (htop's /); the filter is \\ F4 (htop's)", NULL, { '/' } },
+	{ "s", "was stolen by, now w; s is the delay (top's s)", NULL, { 's' } },
+	{ "F", "was the findings, now ! (htop's F follows a process)", "F: the findings are ! now", { 'F' } },
+	{ "p Space", "was pause, now Z (htop's Z; htop's p shows paths, Space tags)",
+	  "p and Space: pause is Z now", { 'p', ' ' } },
+	{ "c", "was cumulative, now S (top's S; c is top's command line, htop's tag)",
+	  "c: cumulative is S now", { 'c' } },
+};
+
+const size_t tui_nr_moved = sizeof(tui_moved) / sizeof(tui_moved[0]);
 
 static const struct tui_key *find_key(int ch)
 {
@@ -365,12 +474,27 @@ static const struct tui_key *find_key(int ch)
 	return NULL;
 }
 
+/* A key that moved (tui_moved[]) and does nothing now: where its thing went, on the message line. */
+static void moved_key(struct tui *t, int ch)
+{
+	size_t i, j;
+
+	for (i = 0; i < tui_nr_moved; i++)
+		for (j = 0; j < TUI_KEY_CODES && tui_moved[i].codes[j]; j++)
+			if (tui_moved[i].codes[j] == ch && tui_moved[i].msg)
+				snprintf(t->msg, sizeof(t->msg), "%s (h lists the keys)", tui_moved[i].msg);
+}
+
 int tui_key(struct tui *t, int ch)
 {
 	struct pane *p = tui_top_pane(t);
 	const struct tui_key *k;
+	int act = 0;
 
 	t->keyed = true;
+	/* a click ends the line being edited, as Enter, and then acts */
+	if (t->input != IN_NONE && ch == KEY_MOUSE)
+		act = edit_end(t, p, '\n');
 	if (t->input != IN_NONE)
 		return edit_key(t, ch);
 	t->msg[0] = '\0';
@@ -379,25 +503,20 @@ int tui_key(struct tui *t, int ch)
 	/* in the help, the keys that move and quit work; any other goes back */
 	if (tui_pane_is(t, p, PANE_HELP) && (!k || !k->in_help)) {
 		tui_pop(t);
-		return 0;
+		return act;
 	}
-	return k ? k->fn(t, p, ch) : 0;
+	if (k)
+		return act | k->fn(t, p, ch);
+	moved_key(t, ch);
+	return act;
 }
 
-/* The "Keys on the screen:" lines of --help, wrapped. */
-void tui_keys_help(FILE *f)
+/* Text s in words, wrapped before column 77. */
+static void keys_wrap(FILE *f, const char *s)
 {
-	char all[2048] = "Keys on the screen:", item[160];
-	const char *s = all, *sp;
-	size_t i;
+	const char *sp;
 	int col = 0;
 
-	for (i = 0; i < tui_nr_keys; i++) {
-		snprintf(item, sizeof(item), " %s %s%s", tui_keys[i].label, tui_keys[i].brief,
-			 i + 1 < tui_nr_keys ? "," : ".");
-		strlcat(all, item, sizeof(all));
-	}
-	/* words, wrapped before column 77 */
 	while (*s) {
 		size_t w;
 
@@ -412,4 +531,25 @@ void tui_keys_help(FILE *f)
 		s += w + (sp ? 1 : 0);
 	}
 	fputc('\n', f);
+}
+
+/* The "Keys on the screen:" lines of --help, and the keys that moved. */
+void tui_keys_help(FILE *f)
+{
+	char all[4096] = "Keys on the screen:", item[256];
+	size_t i;
+
+	for (i = 0; i < tui_nr_keys; i++) {
+		snprintf(item, sizeof(item), " %s %s%s", tui_keys[i].label, tui_keys[i].brief,
+			 i + 1 < tui_nr_keys ? "," : ".");
+		strlcat(all, item, sizeof(all));
+	}
+	keys_wrap(f, all);
+	strlcpy(all, "Keys moved (as htop and top have them):", sizeof(all));
+	for (i = 0; i < tui_nr_moved; i++) {
+		snprintf(item, sizeof(item), " %s %s%s", tui_moved[i].label, tui_moved[i].help,
+			 i + 1 < tui_nr_moved ? ";" : ".");
+		strlcat(all, item, sizeof(all));
+	}
+	keys_wrap(f, all);
 }

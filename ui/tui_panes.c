@@ -17,6 +17,7 @@ const struct pane_ops *const tui_panes[PANE_NR] = {
 	[PANE_HELP]	= &pane_help,
 	[PANE_FINDINGS]	= &pane_findings,
 	[PANE_THIEVES]	= &pane_thieves,
+	[PANE_SETUP]	= &pane_setup,
 };
 
 bool tui_col_known(const char *name)
@@ -24,7 +25,7 @@ bool tui_col_known(const char *name)
 	int id, i;
 
 	for (id = 0; id < PANE_NR; id++)
-		for (i = 0; i < tui_panes[id]->nr_cols; i++)
+		for (i = 0; i < tui_panes[id]->nr_cols && id != PANE_SETUP; i++)
 			if (tui_col_named(&tui_panes[id]->cols[i], name))
 				return true;
 	return false;
@@ -35,7 +36,7 @@ void tui_cols_help(FILE *f)
 	int id, i;
 
 	for (id = 0; id < PANE_NR; id++) {
-		if (!tui_panes[id]->nr_cols)
+		if (!tui_panes[id]->nr_cols || id == PANE_SETUP)
 			continue;
 		fprintf(f, "  %s pane:", tui_panes[id]->name);
 		for (i = 0; i < tui_panes[id]->nr_cols; i++)

@@ -16,6 +16,9 @@
  *   tui_panes.c    every pane by id, the one file that names them
  *   pane_*.c       one pane each; they open each other by id (tui_push)
  *   tui_keys.c     the key table and its handlers (pane_help.c lists it)
+ *   tui_mouse.c    the mouse: clicks and the wheel, as keys and selections
+ *   tui_rc.c       the settings file: read at the start, written by W
+ *   tui_colors.c   the colour schemes
  *   tui_stack.c    the stack of panes: open, back, build, order, select
  *   tui_cols.c     a column's title, cell and order; field columns
  *   tui_fmt.c      number formats, lookups in the model
@@ -125,20 +128,34 @@ struct pane_ops {
 	void (*title)(const struct tui *t, const struct pane *p, char *buf, size_t len);
 };
 
-/* Where a key does something (the footer shows it only there). */
+/* The panes, one a file; each opens another by id, through struct tui's panes. */
+enum pane_id {
+	PANE_VMS, PANE_VCPUS, PANE_REASONS, PANE_RECENT, PANE_IPS, PANE_HELP, PANE_FINDINGS,
+	PANE_THIEVES, PANE_SETUP, PANE_NR
+};
+_Static_assert(PANE_NR <= TUI_PANES, "struct tui's settings have room for every pane");
+
+/* Where a key does something (the function bar shows it only there). */
 #define TUI_LIVE	1u
 #define TUI_REPLAY	2u
 #define TUI_ANY		(TUI_LIVE | TUI_REPLAY)
 #define TUI_KEY_CODES	6
 
-/* A key of the screen: the help pane, the footer and --help read this table. */
+/* A key's panes: the function bar shows it under those only. */
+#define TUI_ON(id)	(1u << (id))
+#define TUI_ON_ALL	((1u << PANE_NR) - 1)
+#define TUI_ON_ROWS	(TUI_ON_ALL & ~TUI_ON(PANE_HELP) & ~TUI_ON(PANE_SETUP))	/* the panes of figures */
+#define TUI_ON_VCPU	(TUI_ON(PANE_VCPUS) | TUI_ON(PANE_REASONS) | TUI_ON(PANE_RECENT) | TUI_ON(PANE_IPS))
+
+/* A key of the screen: the help pane, the function bar and --help read this table. */
 struct tui_key {
 	const char *label;		/* "q F10": as the help, the man page and --help name it */
 	const char *brief;		/* --help: "quit" */
 	const char *help;		/* the help pane: what it does */
-	const char *footer_key;		/* the footer: "q" "Quit", NULL: not there */
+	const char *footer_key;		/* the function bar: "F10" "Quit", NULL: not there */
 	const char *footer;
 	unsigned int where;		/* TUI_LIVE, TUI_REPLAY */
+	unsigned int panes;		/* TUI_ON(PANE_x): the panes whose function bar shows it */
 	int codes[TUI_KEY_CODES];	/* what getch() returns for it, 0 after the last */
 	int (*fn)(struct tui *t, struct pane *p, int ch);	/* a view_action mask */
 	bool in_help;			/* works in the help pane (else any key goes back) */
@@ -147,11 +164,21 @@ struct tui_key {
 extern const struct tui_key tui_keys[];
 extern const size_t tui_nr_keys;
 
-/* The panes, one a file; each opens another by id, through struct tui's panes. */
-enum pane_id {
-	PANE_VMS, PANE_VCPUS, PANE_REASONS, PANE_RECENT, PANE_IPS, PANE_HELP, PANE_FINDINGS,
-	PANE_THIEVES, PANE_NR
+/*
+ * A key that did something else in earlier versions and moved, because
+ * htop or top has it for another thing: the man page's "Keys moved"
+ * paragraph and the help pane list this table; the old key, where it
+ * does nothing now, says where its thing went.
+ */
+struct tui_moved {
+	const char *label;		/* the old key(s): "p Space" */
+	const char *help;		/* "pause: Z (htop's pause); p is htop's program path" */
+	const char *msg;		/* the old key pressed: where its thing is now, NULL: it does another */
+	int codes[TUI_KEY_CODES];
 };
+
+extern const struct tui_moved tui_moved[];
+extern const size_t tui_nr_moved;
 
 /* tui_panes.c: every pane by id; only it and the tests name a pane's ops */
 extern const struct pane_ops *const tui_panes[PANE_NR];
@@ -163,6 +190,7 @@ extern const struct pane_ops pane_ips;
 extern const struct pane_ops pane_help;
 extern const struct pane_ops pane_findings;
 extern const struct pane_ops pane_thieves;
+extern const struct pane_ops pane_setup;
 
 /* tui_stack.c: the stack of panes */
 /* Open pane id on top, about VM vm_pid or vCPU thread tid (-1: none): 0, 1 (full), -1 (no memory). */
@@ -181,6 +209,17 @@ void *tui_row_at(const struct pane *p, size_t i);
 void tui_pane_order(struct tui *t, struct pane *p);
 /* Keep the selected row's key, to find it again after a rebuild. */
 void tui_pane_remember(struct pane *p);
+/* Select position i of p's rows (held to the first and the last), and keep it. */
+void tui_pane_select(struct pane *p, long i);
+/*
+ * Search: select the row of p whose label holds s (any case): the first
+ * from the top (dir 0), the next after the selection (1) or the one
+ * before it (-1), round the end.  Whether one does (else the selection
+ * stays).
+ */
+bool tui_pane_find(struct tui *t, struct pane *p, const char *s, int dir);
+/* p's id, PANE_NR if none. */
+enum pane_id tui_pane_id(const struct tui *t, const struct pane *p);
 void tui_pane_free_rows(struct pane *p);
 /* Every pane of the stack from the model: 0, or -1 (no memory). */
 int tui_build_all(struct tui *t);
@@ -199,18 +238,55 @@ int tui_col_cmp(const struct pane_ops *ops, const void *a, const void *b, int co
 /* Is column c called name: its own name, or the field's it shows? */
 bool tui_col_named(const struct pane_col *c, const char *name);
 /*
- * The columns of ops to draw, into order: --fields' (t->fields) that ops
- * has, in their order; without any, those show[] marks, in the table's
- * order.  How many.
+ * The columns of ops to draw, into order: the pane's settings' (struct
+ * tui_pane_set: --fields, the settings file, the setup), in their order;
+ * without any, those show[] marks, in the table's order.  How many.
  */
 int tui_cols_order(const struct tui *t, const struct pane_ops *ops, const bool *show, int *order);
-/* The column of ops --sort names (t->sort, by name or field), or -1; *ascending: -KEY. */
-int tui_cols_sort(const struct tui *t, const struct pane_ops *ops, bool *ascending);
+/* The sort column of ops' settings (*invert: against its own order), or -1: its default. */
+int tui_cols_sort(const struct tui *t, const struct pane_ops *ops, bool *invert);
+/*
+ * The columns of ops that list (names, comma-separated) names, into cols
+ * (TUI_COLS at most, each once): how many; strict: a name ops has not is
+ * -1 with one line in err (else it is left out, as --fields does).
+ */
+int tui_cols_parse(const struct pane_ops *ops, const char *list, int *cols, bool strict,
+		   char *err, size_t len);
+/* KEY (most first) or -KEY (least first) as ops' column *col: 0, or -1 with one line in err. */
+int tui_cols_parse_sort(const struct pane_ops *ops, const char *key, int *col, bool *invert,
+			char *err, size_t len);
+/* s's sort ("" if none) and columns ("" if the pane's own) by name, as the two above read them. */
+void tui_cols_write(const struct pane_ops *ops, const struct tui_pane_set *s, char *sort, size_t slen,
+		    char *cols, size_t clen);
+/*
+ * The setup (F2) of pane t->setup_of: column col shown / hidden (the last
+ * one stays), or moved by d places (whether it was); the first change
+ * makes the columns drawn at F2 the pane's own.
+ */
+void tui_setup_toggle(struct tui *t, int col);
+bool tui_setup_move(struct tui *t, int col, int d);
 /* Every field column's value in row, into vals[column]. */
 void tui_cols_fill(const struct pane_col *cols, int nr_cols, const struct model_row *row,
 		   struct pane_val *vals);
 /* A text value kept: escaped into the row's buf, which pv's s then points at. */
 const char *tui_val_text(struct pane_val *pv, char *buf, size_t len);
+
+/* tui_rc.c: the settings file */
+/*
+ * Where it is (--config, --no-config, $XDG_CONFIG_HOME, $HOME) and its
+ * settings, into t: each bad line one line on stderr naming the file and
+ * the line, the first on the screen's message line; the rest applies.
+ */
+void tui_rc_read(struct tui *t, const struct tui_config *c);
+/* W: the settings of t into the file, atomically (a new file renamed over it); said in t->msg. */
+void tui_rc_write(struct tui *t);
+
+/* tui_colors.c: the colour schemes, by name */
+int tui_colors_find(const char *name);
+const char *tui_colors_name(int scheme);
+int tui_colors_nr(void);
+/* The curses colours of t's scheme (t->color: the terminal has colours, none asked for). */
+void tui_colors_apply(struct tui *t);
 
 /* tui_fmt.c: number formats shared by the panes, and lookups in the model */
 void tui_fmt_count(uint64_t v, char *buf, size_t len);
@@ -232,6 +308,14 @@ enum { TUI_PAIR_HEAD = 1, TUI_PAIR_SEL, TUI_PAIR_WARN, TUI_PAIR_KEY, TUI_PAIR_TI
 /* tui_draw.c: the whole screen, and KVMTOP_DRAW_STATS' file */
 void tui_draw(struct tui *t);
 void tui_write_stats(const struct tui *t);
+/*
+ * tui_mouse.c: the mouse event of a KEY_MOUSE on pane p: a click on a
+ * column's title sorts by it (again: inverts), on a row selects it, the
+ * wheel scrolls.  The key it stands for (a double click on a row: Enter;
+ * a click on the function bar: that key), or 0.
+ */
+int tui_mouse(struct tui *t, struct pane *p);
+
 /* tui_keys.c: key ch (tui_keys[]): a view_action mask, or -1 (no memory) */
 int tui_key(struct tui *t, int ch);
 

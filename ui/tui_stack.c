@@ -65,9 +65,15 @@ const void *tui_selected(const struct tui *t)
 void tui_pane_order(struct tui *t, struct pane *p)
 {
 	uint64_t t0 = t->stats_file ? clock_mono_ns() : 0;
+	enum pane_id id = tui_pane_id(t, p);
 	char buf[512];
 	size_t i;
 
+	/* the sort is the pane's setting: the next pane of its kind opens so, W writes it */
+	if (id < PANE_NR) {
+		t->set[id].sort = p->sort;
+		t->set[id].invert = p->invert;
+	}
 	p->nr_order = 0;
 	for (i = 0; i < p->nr; i++) {
 		if (t->filter[0] && !strcasestr(p->ops->label(t, tui_row_at(p, i), buf, sizeof(buf)), t->filter))
@@ -93,6 +99,44 @@ void tui_pane_remember(struct pane *p)
 	p->have_sel = p->nr_order > 0;
 	if (p->have_sel)
 		p->sel_key = p->ops->key(tui_row_at(p, p->order[p->sel]));
+}
+
+void tui_pane_select(struct pane *p, long i)
+{
+	if (i < 0 || !p->nr_order)
+		i = 0;
+	else if ((size_t)i >= p->nr_order)
+		i = (long)p->nr_order - 1;
+	p->sel = (size_t)i;
+	tui_pane_remember(p);
+}
+
+bool tui_pane_find(struct tui *t, struct pane *p, const char *s, int dir)
+{
+	size_t n = p->nr_order, i, k;
+	char buf[512];
+
+	if (!s[0] || !n)
+		return false;
+	for (i = 0; i < n; i++) {
+		/* from the top; or round from the row after (before) the selection */
+		k = !dir ? i : dir > 0 ? (p->sel + 1 + i) % n : (p->sel + n - 1 - i) % n;
+		if (strcasestr(p->ops->label(t, tui_row_at(p, p->order[k]), buf, sizeof(buf)), s)) {
+			tui_pane_select(p, (long)k);
+			return true;
+		}
+	}
+	return false;
+}
+
+enum pane_id tui_pane_id(const struct tui *t, const struct pane *p)
+{
+	int id;
+
+	for (id = 0; id < PANE_NR; id++)
+		if (p->ops == t->panes[id])
+			break;
+	return (enum pane_id)id;
 }
 
 void tui_pane_free_rows(struct pane *p)
@@ -136,7 +180,7 @@ int tui_build_all(struct tui *t)
 int tui_push(struct tui *t, enum pane_id id, int vm_pid, int tid)
 {
 	const struct pane_ops *ops = t->panes[id];
-	bool ascending;
+	bool invert;
 	struct pane *p;
 	int sort;
 
@@ -148,11 +192,11 @@ int tui_push(struct tui *t, enum pane_id id, int vm_pid, int tid)
 	memset(p, 0, sizeof(*p));
 	p->ops = ops;
 	p->sort = ops->default_sort;
-	/* --sort: this pane's column of that name, most first (least with -KEY) */
-	sort = tui_cols_sort(t, ops, &ascending);
+	/* the pane's settings: --sort, the settings file, its last sort this session */
+	sort = tui_cols_sort(t, ops, &invert);
 	if (sort >= 0 && tui_col_sorts(&ops->cols[sort])) {
 		p->sort = sort;
-		p->invert = ops->cols[sort].descending == ascending;
+		p->invert = invert;
 	}
 	p->vm_pid = vm_pid;
 	p->tid = tid;

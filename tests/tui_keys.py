@@ -1,0 +1,440 @@
+# SPDX-License-Identifier: GPL-2.0
+"""htop's ways on the screen, driven in a real terminal (tmux) and checked on what it shows:
+search (/ F3, n N) and filter (\\ F4), each key that moved for htop or top (its new key does
+the thing, the old one no longer does), the function bar of each pane, and the mouse sent as
+the terminal's own mouse reports (clicks on a column title, a row, the function bar; a
+double click; the wheel), with --no-mouse leaving the terminal's mouse alone.
+
+The oracle is the generator's list of the VMs (kvmgen -P: names and pids), the screen before
+the key, and tmux's own record of the modes the program set (mouse_any_flag); the selected
+row is the table line drawn in reverse video (kvmtop -C: no colours, the selection reversed),
+read from tmux capture-pane -e.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+
+from tap import ok, eq, skip, done, kvmtop, kvmgen
+
+TMP = os.environ.get("KVMTOP_TMP", "/tmp")
+W, H = 120, 30
+SOCK = [None]
+# tmux's socket: a Unix socket path has at most 107 bytes, so never under a build tree's long path
+SOCK_DIR = tempfile.mkdtemp(prefix="kvmtop-keys-")
+
+
+def tmux(*args):
+    return subprocess.run(["tmux", "-S", SOCK[0]] + list(args), capture_output=True, timeout=20)
+
+
+def screen(esc=False):
+    """The pane's lines; esc: with the attributes as escape sequences (tmux capture-pane -e)."""
+    out = tmux("capture-pane", "-p", "-t", "k", *(["-e"] if esc else [])).stdout
+    return out.decode("utf-8", "replace").splitlines()
+
+
+def drawn(lines):
+    """The whole screen is drawn: curses writes a redraw top first, the bottom line last (the
+    function bar, a line being edited, or the help's)."""
+    return len(lines) >= 5 and lines[0].startswith("kvmtop") and bool(lines[-1].strip())
+
+
+def wait_for(pred, timeout=10):
+    """Poll until pred(lines) holds for a whole drawn screen, then until two captures 0.1 s apart
+    agree (tmux may catch a redraw half done): the lines, or the last seen."""
+    end = time.time() + timeout
+    lines = []
+    while time.time() < end:
+        lines = screen()
+        if drawn(lines) and pred(lines):
+            time.sleep(0.1)
+            again = screen()
+            if again == lines:
+                return lines
+            continue
+        time.sleep(0.1)
+    return lines
+
+
+def keys(*k):
+    tmux("send-keys", "-t", "k", *k)
+
+
+def start(args, width=W, env="", err="/dev/null"):
+    """A fresh tmux server per run, kvmtop -C (no colours: the selection is reverse video), the
+    variables env set, its stderr to err (the settings file's lines)."""
+    if SOCK[0]:
+        tmux("kill-server")
+    start.n = getattr(start, "n", 0) + 1
+    SOCK[0] = os.path.join(SOCK_DIR, "tmux-%d.sock" % start.n)
+    # no settings file of the user's (~/.config/kvmtop/kvmtoprc), unless env names one
+    cmd = "XDG_CONFIG_HOME=%s %s %s -C %s 2>%s; echo KVMTOP-EXIT=$?; sleep 60" % (
+        SOCK_DIR, env, kvmtop(), " ".join(args), err)
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "k", "-x", str(width), "-y", str(H), cmd)
+    tmux("set-option", "-t", "k", "status", "off")
+
+
+def quit_case(label):
+    keys("q")
+    lines = wait_for_text("KVMTOP-EXIT=")
+    ok(any("KVMTOP-EXIT=0" in l for l in lines), "%s: q ends kvmtop with status 0" % label, "\n".join(lines[:5]))
+
+
+def wait_for_text(text, timeout=10):
+    end = time.time() + timeout
+    lines = []
+    while time.time() < end:
+        lines = screen()
+        if any(text in l for l in lines):
+            break
+        time.sleep(0.1)
+    return lines
+
+
+def has(text):
+    return lambda lines: any(text in l for l in lines)
+
+
+def rows(lines):
+    """The table's rows: the lines after the column titles, up to the bottom line."""
+    return [r for r in lines[4:-1] if r.strip()] if len(lines) > 4 else []
+
+
+SGR = re.compile(r"\x1b\[([0-9;]*)m")
+
+
+def plain(line):
+    return SGR.sub("", line)
+
+
+def selected():
+    """The selected row's text (the table line drawn reversed), and its line on the screen."""
+    for y, line in enumerate(screen(esc=True)[4:-1]):
+        lead = re.match(r"^(?:\x1b\[[0-9;]*m)*", line).group(0)
+        params = ";".join(SGR.findall(lead)).split(";")
+        # the attributes the line starts with: those after the last reset
+        while "0" in params:
+            params = params[params.index("0") + 1:]
+        if "7" in params:
+            return plain(line), y + 4
+    return None, None
+
+
+def sel_name():
+    s, y = selected()
+    return s.split()[0] if s else None
+
+
+def settle_sel(want, timeout=5):
+    """The selected row's first word, once it is want (or the last seen)."""
+    end, got = time.time() + timeout, None
+    while time.time() < end:
+        got = sel_name()
+        if got == want:
+            break
+        time.sleep(0.1)
+    return got
+
+
+def vms_pane(n):
+    """The VMs pane, its n VMs read; a severe finding's landing on the findings pane left."""
+    lines = wait_for(lambda ls: has("VMs (%d)" % n)(ls) or has("SEVERITY")(ls), 20)
+    if has("SEVERITY")(lines):
+        keys("Escape")
+    return wait_for(lambda ls: has("VMs (%d)" % n)(ls) and ls[-1].startswith("F1Help"))
+
+
+def bar(lines):
+    return lines[-1] if lines else ""
+
+
+# --- the mouse: the terminal's own reports, as the mode kvmtop asked for sends them ---
+
+def mouse_flag(name="mouse_any_flag"):
+    return tmux("display-message", "-p", "-t", "k", "#{%s}" % name).stdout.decode().strip()
+
+
+def report(button, x, y, release=False):
+    """A mouse report for button at (x, y), 0-based: SGR (1006) if the program asked for it,
+    else X10 (ESC [ M, then button, column and line each + 32, the position 1-based), which
+    ncurses asks for where the terminal's kmous is \\E[M (TERM=screen, tmux-256color)."""
+    if mouse_flag("mouse_sgr_flag") == "1":
+        return ["%02x" % b for b in ("\x1b[<%d;%d;%d%s" % (button, x + 1, y + 1, "m" if release else "M")).encode()]
+    return ["1b", "5b", "4d"] + ["%02x" % (v + 32) for v in (3 if release else button, x + 1, y + 1)]
+
+
+def click(x, y, times=1):
+    seq = []
+    for _ in range(times):
+        seq += report(0, x, y) + report(0, x, y, release=True)
+    tmux("send-keys", "-t", "k", "-H", *seq)
+
+
+def wheel(down, x=5, y=10):
+    tmux("send-keys", "-t", "k", "-H", *report(65 if down else 64, x, y))
+
+
+# --- the cases ---
+
+def recording():
+    """40 VMs of 2 vCPUs, named as the generator's ps has them: their names as the VMs pane
+    shows them, in its order (all have as many exits: the ties go by pid, highest first)."""
+    dat = os.path.join(TMP, "tui-keys-m40.dat")
+    ps = dat + ".ps"
+    kvmgen(dat, "x86-6.5", ["-m", "40", "-v", "2", "-n", "20", "-x", "-P", ps])
+    vms = json.load(open(ps + ".json"))
+    # as the screen writes them: a backslash escaped
+    return ["-r", dat, "--threads", ps], [v["name"].replace("\\", "\\\\") for v in sorted(vms, key=lambda v: -v["pid"])]
+
+
+def search_case(args, order):
+    """/ and F3 search as htop's: the selection jumps, the rows stay; n and N again."""
+    start(args)
+    lines = vms_pane(40)
+    shown = [r.split()[0] for r in rows(lines)]
+    ok(shown == order[:len(shown)] and len(shown) == H - 5,
+       "the VMs pane: 40 VMs by pid, highest first, %d on the screen" % (H - 5), "\n".join(lines[:8]))
+    kt = [n for n in order if n.startswith("kt-")]
+    # the selection under the first match: a search starts from the top, as htop's
+    keys("Down", "Down", "Down")
+    settle_sel(order[3])
+    keys("/")
+    keys("-l", "kt-00")
+    lines = wait_for(lambda ls: bar(ls).startswith("Search: kt-00_"))
+    eq((settle_sel(kt[0]), len(rows(lines))), (kt[0], H - 5),
+       "search: / and kt-00 select the first VM from the top that holds it (%s); no row is "
+       "filtered out (/ no longer filters)" % kt[0])
+    keys("F3")
+    eq(settle_sel(kt[1]), kt[1], "search: F3 in the search goes to the next (%s)" % kt[1])
+    keys("Enter")
+    lines = wait_for(lambda ls: bar(ls).startswith("F1Help"))
+    ok(bar(lines).startswith("F1Help") and sel_name() == kt[1],
+       "search: Enter ends it where it is, the function bar back", bar(lines))
+    keys("n")
+    eq(settle_sel(kt[2]), kt[2], "search: n goes to the next (%s)" % kt[2])
+    keys("N")
+    keys("N")
+    eq(settle_sel(kt[0]), kt[0], "search: N goes back, twice (%s)" % kt[0])
+    keys("N")
+    eq(settle_sel(kt[-1]), kt[-1], "search: N from the first goes round to the last (%s)" % kt[-1])
+    keys("/")
+    keys("-l", "zz")
+    lines = wait_for(lambda ls: bar(ls).startswith("Search: zz_"))
+    ok("no row holds it" in bar(lines) and sel_name() == kt[-1],
+       "search: a text no row holds says so, the selection stays", bar(lines))
+    keys("Escape")
+    quit_case("search")
+
+
+def filter_case(args, order):
+    """\\ and F4 filter as / did: as typed, Enter keeps it, Esc clears it."""
+    start(args)
+    vms_pane(40)
+    keys("\\")
+    keys("-l", "kt-00")
+    want = [n for n in order if "kt-00" in n]
+    lines = wait_for(lambda ls: [r.split()[0] for r in rows(ls)] == want)
+    eq(([r.split()[0] for r in rows(lines)], bar(lines)[:15]), (want, "Filter: kt-00_"),
+       "filter: \\ and kt-00 keep the %d VMs that hold it, as typed" % len(want))
+    keys("Escape")
+    lines = wait_for(lambda ls: len(rows(ls)) == H - 5)
+    eq(len(rows(lines)), H - 5, "filter: Esc clears it")
+    keys("F4")
+    keys("-l", "vm-")
+    keys("Enter")
+    want = [n for n in order if "vm-" in n]
+    lines = wait_for(lambda ls: [r.split()[0] for r in rows(ls)] == want and bar(ls).startswith("F1Help"))
+    eq([r.split()[0] for r in rows(lines)], want, "filter: F4, vm- and Enter keep the %d VMs" % len(want))
+    keys("Escape")
+    lines = wait_for(lambda ls: len(rows(ls)) == H - 5)
+    eq(len(rows(lines)), H - 5, "filter: Esc on the VMs pane clears a kept filter")
+    # a narrow terminal: the function bar cut at its width, quit kept at its end
+    tmux("resize-window", "-t", "k", "-x", "50", "-y", str(H))
+    lines = wait_for(lambda ls: max(len(l) for l in ls) <= 50 and bar(ls).rstrip().endswith("F10Quit"))
+    ok(bar(lines).startswith("F1Help F2Setup F3Search") and bar(lines).rstrip().endswith(" F10Quit")
+       and len(bar(lines)) <= 50, "function bar at 50 columns: cut, F10Quit still at its end", bar(lines))
+    quit_case("filter")
+
+
+def message(lines):
+    return lines[2] if len(lines) > 2 else ""
+
+
+def moved_replay_case():
+    """The keys that moved, on a recording: ! findings (F not), S cumulative (c not), w stolen
+    by (s is the delay, which a recording answers with its -d); each pane's function bar."""
+    dat = os.path.join(TMP, "tui-keys-steal.dat")
+    kvmgen(dat, "x86-6.5", ["-v", "2", "-n", "300", "-C", "2", "-x", "-w", "-T", "1"])
+    start(["-r", dat], width=160)
+    lines = vms_pane(1)
+    b = bar(lines)
+    ok(all(k in b for k in ("F1Help", "F3Search", "F4Filter", "F6SortBy", "EnterOpen", "TabSwitch",
+                            "!Findings", "SCumul", "[]Interval", "F10Quit"))
+       and not any(k in b for k in ("EscBack", "wStolenBy", "ZPause", "sDelay", "tKind")),
+       "function bar, VMs pane of a recording: its keys, not Esc, w, Z, s, t", b)
+    keys("F")
+    lines = wait_for(lambda ls: "F: the findings are ! now" in message(ls))
+    ok("F: the findings are ! now" in message(lines) and not has("SEVERITY")(lines),
+       "F no longer opens the findings: it says they are !", message(lines))
+    keys("!")
+    lines = wait_for(has("SEVERITY"))
+    ok(has("SEVERITY")(lines) and "!Findings" not in bar(lines) and "EscBack" in bar(lines),
+       "! opens the findings pane (its bar: Esc, no !)", "\n".join(lines[:4] + [bar(lines)]))
+    keys("Escape")
+    keys("c")
+    lines = wait_for(lambda ls: "c: cumulative is S now" in message(ls))
+    ok("c: cumulative is S now" in message(lines) and "cumulative" not in bar(lines),
+       "c is no longer cumulative: it says S is", message(lines) + "\n" + bar(lines))
+    keys("S")
+    lines = wait_for(lambda ls: bar(ls).endswith("cumulative"))
+    ok(bar(lines).endswith("cumulative"), "S turns cumulative figures on (the bar says so)", bar(lines))
+    keys("S")
+    lines = wait_for(lambda ls: not bar(ls).endswith("cumulative"))
+    ok(not bar(lines).endswith("cumulative"), "S again turns them off", bar(lines))
+    keys("Enter")
+    lines = wait_for(has("vCPUs of VM"))
+    ok(all(k in bar(lines) for k in ("EnterOpen", "EscBack", "TabSwitch", "wStolenBy")),
+       "function bar, vCPUs pane: Enter, Esc, Tab, w", bar(lines))
+    keys("s")
+    lines = wait_for(lambda ls: "replay: -d sets the interval" in message(ls))
+    ok("replay: -d sets the interval" in message(lines) and not has("Stolen by")(lines),
+       "s is the delay (a recording's: -d), no longer stolen by", message(lines))
+    keys("w")
+    lines = wait_for(has("Stolen by"))
+    ok(any(l.startswith("Stolen by") for l in lines), "w opens stolen by", "\n".join(lines[:4]))
+    keys("Escape", "Escape", "Tab")
+    lines = wait_for(has("Guest IPs of VM"))
+    ok(all(k in bar(lines) for k in ("tKind", "gBySym", "EscBack")) and "EnterOpen" not in bar(lines),
+       "function bar, guest IPs pane: t and g, Esc, no Enter", bar(lines))
+    quit_case("moved keys, a recording")
+
+
+def debugfs_tree(pid):
+    """A live source without KVM or root: a debugfs tree of one VM's counters."""
+    root = tempfile.mkdtemp(dir=TMP, prefix="tui-keys-debugfs-")
+    os.makedirs(os.path.join(root, "kvm", "%d-11" % pid))
+    for name, v in (("exits", 0), ("io_exits", 0), ("%d-11/exits" % pid, 100), ("%d-11/io_exits" % pid, 5)):
+        with open(os.path.join(root, "kvm", name), "w") as f:
+            f.write("%d\n" % v)
+    return root
+
+
+def moved_live_case():
+    """The keys that moved, live: Z pauses (p and Space no longer); s and d set the delay."""
+    vm = subprocess.Popen(["sleep", "60"])
+    root = debugfs_tree(vm.pid)
+    try:
+        start(["--source", "debugfs", "--debugfs", root, "-d", "0.5"])
+        lines = wait_for(lambda ls: bar(ls).startswith("F1Help"))
+        b = bar(lines)
+        ok(all(k in b for k in ("ZPause", "sDelay", "F10Quit")) and "[]Interval" not in b,
+           "function bar, live: Z and s, no [ ]", b)
+        for k in ("p", "Space"):
+            keys(k)
+            lines = wait_for(lambda ls: "pause is Z now" in message(ls))
+            ok("pause is Z now" in message(lines) and "PAUSED" not in lines[0],
+               "%s no longer pauses: it says Z does" % k, "\n".join(lines[:3]))
+        keys("Z")
+        lines = wait_for(lambda ls: "PAUSED" in ls[0])
+        ok("PAUSED" in lines[0], "Z pauses", lines[0])
+        keys("Z")
+        lines = wait_for(lambda ls: "PAUSED" not in ls[0])
+        ok("PAUSED" not in lines[0], "Z again resumes", lines[0])
+        for k in ("s", "d"):
+            keys(k)
+            lines = wait_for(lambda ls: bar(ls).startswith("Delay (s): 0.5_"))
+            ok(bar(lines).startswith("Delay (s): 0.5_"), "%s asks for the delay" % k, bar(lines))
+            keys("Escape")
+        keys("s", "BSpace", "BSpace", "BSpace", "2", "Enter")
+        lines = wait_for(lambda ls: "delay 2s" in ls[0])
+        ok("delay 2s" in lines[0], "s, 2, Enter: the delay is 2 s", lines[0])
+        quit_case("moved keys, live")
+    finally:
+        vm.kill()
+        vm.wait()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def mouse_case(args, order):
+    """Clicks on a column title sort (again: invert), on a row select, twice open; the wheel
+    scrolls three rows; a click on the function bar is its key; the mouse given back at the end."""
+    start(args)
+    lines = vms_pane(40)
+    ok(mouse_flag() == "1", "mouse: kvmtop asks the terminal for mouse reports", mouse_flag())
+    titles = lines[3]
+    x = titles.index("PID")
+    click(x + 1, 3)
+    lines = wait_for(lambda ls: "PID\u25b2" in ls[3])
+    pids = [int(r.split()[1]) for r in rows(lines)]
+    ok("PID\u25b2" in lines[3] and pids == sorted(pids) and "EXITS/s\u25bc" not in lines[3],
+       "mouse: a click on PID's title sorts by pid, lowest first", "\n".join(lines[3:8]))
+    click(x + 1, 3)
+    lines = wait_for(lambda ls: "PID\u25bc" in ls[3])
+    pids = [int(r.split()[1]) for r in rows(lines)]
+    ok("PID\u25bc" in lines[3] and pids == sorted(pids, reverse=True),
+       "mouse: a second click on it inverts the order", "\n".join(lines[3:8]))
+    keys("Home")
+    wait_for(lambda ls: sel_name() == order[0])
+    before = rows(screen())
+    click(5, 9)
+    want = before[5].split()[0]
+    eq(settle_sel(want), want, "mouse: a click on the sixth row selects it (%s)" % want)
+    wheel(True)
+    lines = wait_for(lambda ls: rows(ls)[:1] == [before[3]])
+    eq((rows(lines)[0].split()[0], settle_sel(order[8])), (order[3], order[8]),
+       "mouse: the wheel down scrolls three rows, the selection with them")
+    wheel(True)
+    wheel(False)
+    wheel(False)
+    lines = wait_for(lambda ls: rows(ls)[:1] == [before[0]] and sel_name() == order[5])
+    eq((rows(lines)[0].split()[0], sel_name()), (order[0], order[5]),
+       "mouse: down, up, up: back at the top, the selection where it was")
+    click(5, 6, times=2)
+    lines = wait_for(has("vCPUs of VM"))
+    ok(("vCPUs of VM %s (pid" % order[2]) in message(lines),
+       "mouse: a double click on the third row opens its vCPUs (%s)" % order[2], message(lines))
+    keys("Escape")
+    lines = wait_for(has("VMs (40)"))
+    click(bar(lines).index("F1Help") + 2, H - 1)
+    lines = wait_for(has("Help:"))
+    ok(has("Help:")(lines), "mouse: a click on F1Help in the function bar opens the help",
+       "\n".join(lines[:3]))
+    keys("Escape")
+    wait_for(has("VMs (40)"))
+    quit_case("mouse")
+    eq(mouse_flag(), "0", "mouse: after q the terminal's mouse is its own again")
+
+
+def no_mouse_case(args):
+    """--no-mouse: the terminal is never asked for mouse reports (its own selection works)."""
+    start(["--no-mouse"] + args)
+    vms_pane(40)
+    eq(mouse_flag(), "0", "--no-mouse: the terminal's mouse is left to it (no mouse mode set)")
+    quit_case("--no-mouse")
+
+
+def main():
+    if not shutil.which("tmux"):
+        skip("tui keys: search, filter, moved keys, mouse", "tmux is not installed (apt-get install tmux)")
+        done()
+    args, order = recording()
+    try:
+        search_case(args, order)
+        filter_case(args, order)
+        moved_replay_case()
+        moved_live_case()
+        mouse_case(args, order)
+        no_mouse_case(args)
+    finally:
+        if SOCK[0]:
+            tmux("kill-server")
+        shutil.rmtree(SOCK_DIR, ignore_errors=True)
+    done()
+
+
+if __name__ == "__main__":
+    main()
