@@ -39,13 +39,20 @@ static void csv_groups(const struct batch *b, const struct vm *vm)
 }
 
 /*
- * The VM's and vCPU's fields of a row, by name from the field table
- * (model_fields.h); each row then carries every reason field.
+ * A row's columns are every field of the table (model_fields.h), as
+ * JSON's keys are: the VM's, the vCPU's, then the reason's, in the
+ * table's order.  The kinds' fields are together there, VM first.
  */
-static const char *const csv_row_fields[] = { "vm_pid", "vm_name", "vm_state", "vcpu", "tid", "comm" };
-#define NR_CSV_ROW_FIELDS	(sizeof(csv_row_fields) / sizeof(csv_row_fields[0]))
-/* ... looked up once, by the header */
-static const struct model_field *csv_row_f[NR_CSV_ROW_FIELDS];
+static const struct model_field *csv_fields(unsigned int *n)
+{
+	unsigned int nvm, nvcpu, nreason;
+	const struct model_field *f = model_fields_of(MR_VM, &nvm);
+
+	model_fields_of(MR_VCPU, &nvcpu);
+	model_fields_of(MR_REASON, &nreason);
+	*n = nvm + nvcpu + nreason;
+	return f;
+}
 
 /* --fields: the snapshot's columns, then those fields, in their order. */
 static void csv_fields_header(const struct batch *b)
@@ -69,11 +76,7 @@ static void csv_header(struct batch *b)
 		return;
 	}
 	fputs("snapshot,start,end", b->out);
-	for (j = 0; j < NR_CSV_ROW_FIELDS; j++) {
-		csv_row_f[j] = model_field(csv_row_fields[j]);
-		fprintf(b->out, ",%s", csv_row_f[j]->name);
-	}
-	fs = model_fields_of(MR_REASON, &n);
+	fs = csv_fields(&n);
 	for (j = 0; j < n; j++)
 		fprintf(b->out, ",%s", fs[j].name);
 	for (j = 0; j < VS_NR; j++)
@@ -103,12 +106,8 @@ static void csv_row(const struct batch *b, const struct vm *vm, const struct vcp
 		fputc('\n', b->out);
 		return;
 	}
-	for (j = 0; j < NR_CSV_ROW_FIELDS; j++) {
-		fputc(',', b->out);
-		batch_machine_value(b, csv_row_f[j], &row, escape_csv);
-	}
 	/* a field not measured here is an empty cell (null in JSON) */
-	fs = model_fields_of(MR_REASON, &n);
+	fs = csv_fields(&n);
 	for (j = 0; j < n; j++) {
 		fputc(',', b->out);
 		if (batch_field_known(b, &fs[j]))

@@ -43,12 +43,12 @@ def main():
     ok(header in man.replace("\n", ""), "the CSV header is in the man page", header)
 
     # CSV and JSON carry the same reason fields: the CSV columns after the
-    # row's scope (vm_pid ... comm) against every JSON reason object's keys,
+    # row's scope (vm_pid ... last_cpu) against every JSON reason object's keys,
     # the latency object's flattened in, in the same order.
     # (the handling object's as handling_*), then the vCPU's time states
     states = ["guest_s", "host_s", "vmm_s", "halt_s", "wait_s"]
     groups = ["emulator_run_s", "emulator_wait_s", "vhost_run_s", "vhost_wait_s"]
-    fields = header.split(",")[header.split(",").index("comm") + 1:]
+    fields = header.split(",")[header.split(",").index("last_cpu") + 1:]
     tail = len(states) + len(groups)
     csv_fields, csv_states = fields[:-tail], fields[-tail:]
     eq(csv_states, states + groups,
