@@ -4,7 +4,7 @@ kernel/user mode, guest symbols with KASLR, folded stacks, bounded tables,
 and the real recordings with and without a symbol file.
 
 tests/kvmgen writes recordings whose guest IPs follow a known
-distribution (x86 VMX and SVM, arm64, powerpc, s390), the guest's
+distribution (x86 VMX and SVM, arm64, powerpc, s390, RISC-V, LoongArch), the guest's
 kallsyms and System.map, and the count of every IP per vCPU; this test
 compares kvmtop's JSON, text and folded output to them.
 """
@@ -22,7 +22,8 @@ FORMATS = os.environ["KVMTOP_FORMATS"]
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 KASLR = 0x1e000000
 
-# layout, kvmgen options, whether kvmtop infers the mode from the address (x86, arm64)
+# layout, kvmgen options, whether kvmtop infers the mode from the address (x86, arm64, RISC-V,
+# LoongArch)
 CASES = [
     ("x86-6.5", [], True),
     ("x86-6.5", ["-i", "svm"], True),
@@ -31,7 +32,12 @@ CASES = [
     ("arm64-4.4", [], True),
     ("ppc-hv", [], False),
     ("s390", [], False),
+    ("riscv", [], True),
+    ("loongarch", [], True),
 ]
+# where kvmgen links each arch's guest kernel (its _text before KASLR), for --guest-kaslr
+TEXT = {"x86": 0xffffffff81000000, "arm64": 0xffff800080000000, "riscv": 0xffffffff80000000,
+        "loongarch": 0x9000000000200000}
 
 
 def gen(name, layout, *args):
@@ -72,11 +78,10 @@ def generated():
     for layout, opts, inferred in CASES:
         name = layout + "".join(opts)
         dat, exp, ks, smap = gen(name, layout, "-v", "2", "-n", "3000", *opts)
-        # x86 and arm64: the System.map with the offset inferred from _text; the others: kallsyms
+        # x86, arm64, RISC-V and LoongArch: the System.map with the offset inferred from _text; the others: kallsyms
         if inferred:
-            sym_args = ["--guest-map", smap, "--guest-kaslr", "_text=%#x" % (0xffffffff81000000 + KASLR
-                                                                           if layout.startswith("x86") else
-                                                                           0xffff800080000000 + KASLR)]
+            sym_args = ["--guest-map", smap, "--guest-kaslr",
+                        "_text=%#x" % (TEXT[layout.split("-")[0]] + KASLR)]
         else:
             sym_args = ["--guest-kallsyms", ks]
         j = kjson(dat, *sym_args)

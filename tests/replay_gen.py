@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Generated recordings: every layout of tests/formats (x86 2.6.32 to
-6.18, VMX and SVM; arm 3.9, arm64 4.0, 4.4, 5.7, 6.9; powerpc HV; s390),
+6.18, VMX and SVM; arm 3.9, arm64 4.0, 4.4, 5.7, 6.9; powerpc HV; s390;
+RISC-V; LoongArch),
 file versions and codecs, clocks, cut recordings, vCPU migration, lost
 events, intervals, and layouts that lack fields.
 
@@ -20,7 +21,7 @@ from tap import ok, eq, skip, done, run, kvmgen
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 
 LAYOUTS = ["x86-2.6.32", "x86-3.6", "x86-5.8", "x86-5.10", "x86-6.5", "x86-6.10", "x86-6.18"]
-from names import VMX, SVM, ISA, ISA_NR, FLAGS, EC, ARM, ARM_EC_ONLY, PPC, S390
+from names import VMX, SVM, ISA, ISA_NR, FLAGS, EC, ARM, ARM_EC_ONLY, PPC, S390, RISCV, LOONG
 
 # layout: its isa, the names its reasons must have, and which are blocking (the vCPU waits)
 OTHER_ARCHES = {
@@ -31,6 +32,10 @@ OTHER_ARCHES = {
     "arm64-6.9": ("arm64", ARM, {0x201}),
     "ppc-hv": ("ppc_hv", PPC, {(0xc00, "CEDED")}),
     "s390": ("s390", S390, {0x1c}),
+    # RISC-V: the guest's WFI (a virtual instruction trap with WFI in stval) waits; LoongArch's
+    # IDLE is inside a GSPR exit, which kvm_exit alone does not tell apart: none waits
+    "riscv": ("riscv", RISCV, {(22, "WFI")}),
+    "loongarch": ("loongarch", LOONG, set()),
 }
 
 

@@ -59,12 +59,16 @@ struct decode_fmt {
  * Tried in this order; the first whose exit event has all its required
  * fields owns it.  arm64 goes before x86: the arm 4.x kvm_exit has an
  * exit_reason too, but never x86's guest_rip, and always vcpu_pc.
+ * RISC-V's kvm_exit is the one with scause, LoongArch's the one with
+ * reason and pc.
  */
 static const struct arch_ops *const arches[] = {
 	&arch_arm64,
 	&arch_x86,
 	&arch_powerpc,
 	&arch_s390,
+	&arch_riscv,
+	&arch_loongarch,
 };
 
 /* --- formats --- */
@@ -358,17 +362,27 @@ static bool is_exit_event(struct tep_event *e)
 	return !strcmp(e->system, "kvm") && !strcmp(e->name, "kvm_exit");
 }
 
-/* The arch of an entry event: that of the exit events first (x86 and arm share kvm_entry). */
+/* e is one of a's entry events (LoongArch has two). */
+static bool is_entry_of(const struct arch_ops *a, const struct tep_event *e)
+{
+	if (strcmp(e->system, a->entry_system))
+		return false;
+	return !strcmp(e->name, a->entry_event) ||
+	       (a->entry_event2 && !strcmp(e->name, a->entry_event2));
+}
+
+/*
+ * The arch of an entry event: that of the exit events first (x86, arm
+ * and RISC-V share kvm_entry), else the first arch that has it, or NULL.
+ */
 static const struct arch_ops *entry_arch(const struct decoder *d, struct tep_event *e)
 {
 	size_t i;
 
-	if (d->arch && !strcmp(e->system, d->arch->entry_system) &&
-	    !strcmp(e->name, d->arch->entry_event))
+	if (d->arch && is_entry_of(d->arch, e))
 		return d->arch;
 	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
-		if (!strcmp(e->system, arches[i]->entry_system) &&
-		    !strcmp(e->name, arches[i]->entry_event))
+		if (is_entry_of(arches[i], e))
 			return arches[i];
 	if (!strcmp(e->system, "kvm") && !strcmp(e->name, "kvm_entry"))
 		return &arch_generic;

@@ -65,6 +65,8 @@ struct arch_ops {
 	const char *exit_event;
 	const char *entry_system;
 	const char *entry_event;
+	/* A second entry event of the same system (LoongArch's kvm_enter), or NULL. */
+	const char *entry_event2;
 	/* Candidate field names per role, first match wins. */
 	const char *exit_fields[FR_NR][3];
 	const char *entry_fields[FR_NR][3];
@@ -107,6 +109,8 @@ extern const struct arch_ops arch_x86;
 extern const struct arch_ops arch_arm64;
 extern const struct arch_ops arch_powerpc;
 extern const struct arch_ops arch_s390;
+extern const struct arch_ops arch_riscv;
+extern const struct arch_ops arch_loongarch;
 extern const struct arch_ops arch_generic;
 
 struct sym_table;

@@ -11,6 +11,8 @@ const char *kvm_isa_name(enum kvm_isa isa)
 		[ISA_ARM64] = "arm64",
 		[ISA_PPC_HV] = "ppc_hv",
 		[ISA_S390] = "s390",
+		[ISA_RISCV] = "riscv",
+		[ISA_LOONGARCH] = "loongarch",
 	};
 
 	return isa < ISA_NR ? names[isa] : "unknown";

@@ -34,6 +34,8 @@ enum kvm_isa {
 	ISA_ARM64,
 	ISA_PPC_HV,
 	ISA_S390,
+	ISA_RISCV,
+	ISA_LOONGARCH,
 	ISA_NR,
 };
 

@@ -39,23 +39,31 @@ int tc_zlib_register(void);	/* tests/gen/tc_zlib.c */
 #define TS_BITS		27
 #define TYPE_EXTEND	30
 
-enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_MMIO, G_SWITCH, G_WAKING, G_NR };
+/* G_ENTRY2: a second entry event (LoongArch's kvm_enter after a return to user space) */
+enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_MMIO, G_ENTRY2, G_SWITCH, G_WAKING, G_NR };
 
 /*
- * The arch is that of the layout's exit event: x86 and arm share
- * kvm_exit (arm's has vcpu_pc), powerpc HV and s390 have their own.
+ * The arch is that of the layout's exit event: x86, arm and RISC-V share
+ * kvm_exit (arm's has vcpu_pc, RISC-V's scause), powerpc HV and s390
+ * have their own; LoongArch's kvm_exit ends at kvm_reenter or kvm_enter.
  */
-enum garch { A_X86, A_ARM, A_PPC, A_S390 };
+enum garch { A_X86, A_ARM, A_PPC, A_S390, A_RISCV, A_LOONG };
 
 static const char *gk_event[G_NR] = {
-	"kvm_exit", "kvm_entry", "kvm_pio", "kvm_userspace_exit", "kvm_mmio", "sched_switch", "sched_waking",
+	"kvm_exit", "kvm_entry", "kvm_pio", "kvm_userspace_exit", "kvm_mmio", NULL, "sched_switch",
+	"sched_waking",
 };
-static const char *gk_system[G_NR] = { "kvm", "kvm", "kvm", "kvm", "kvm", "sched", "sched" };
+static const char *gk_system[G_NR] = { "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "sched", "sched" };
 static enum garch garch;
 /* the kernel's isa numbers for x86; kvmtop's for the others (its JSON "isa") */
 #define ISA_ARM64_NR	3
 #define ISA_PPC_NR	4
 #define ISA_S390_NR	5
+#define ISA_RISCV_NR	6
+#define ISA_LOONG_NR	7
+#define RV_IRQ		0x80000000u	/* a mix's RISC-V reason: an interrupt (kvmtop's code) */
+#define RV_WFI		0x10500073u	/* the WFI instruction, in stval */
+#define RV_VIRT_INSN	22		/* scause: virtual instruction */
 
 struct gev {
 	uint64_t t;
@@ -67,7 +75,7 @@ struct gev {
 	int32_t tid;		/* common_pid: sched_switch's prev_pid, sched_waking's waker */
 	uint32_t reason;	/* exit: raw exit_reason, arm type, ppc trap, s390 icptcode; uexit: KVM_EXIT_*;
 				 * switch: next_pid; waking: the woken pid */
-	uint32_t aux;		/* exit: arm EC (as written), ppc ceded; switch: prev_state */
+	uint32_t aux;		/* exit: arm EC (as written), ppc ceded, RISC-V stval; switch: prev_state */
 	uint32_t vcpu;
 	uint64_t rip;
 	uint64_t msr;		/* exit: ppc MSR, s390 PSW mask */
@@ -180,6 +188,10 @@ static void load_formats(const char *dir, bool sched)
 		garch = A_S390;
 		gk_event[G_EXIT] = "kvm_s390_sie_exit";
 		gk_event[G_ENTRY] = "kvm_s390_sie_enter";
+	} else if (file_exists(dir, "kvm_reenter")) {
+		garch = A_LOONG;
+		gk_event[G_ENTRY] = "kvm_reenter";
+		gk_event[G_ENTRY2] = "kvm_enter";
 	}
 
 	tep = tep_alloc();
@@ -191,7 +203,7 @@ static void load_formats(const char *dir, bool sched)
 		size_t len;
 		char *buf;
 
-		if (k >= G_SWITCH && !sched)
+		if ((k >= G_SWITCH && !sched) || !gk_event[k])
 			continue;
 		snprintf(path, sizeof(path), "%s/%s.format", dir, gk_event[k]);
 		buf = read_file(path, &len);
@@ -208,6 +220,8 @@ static void load_formats(const char *dir, bool sched)
 	}
 	if (garch == A_X86 && tep_find_field(ev_fmt[G_EXIT], "vcpu_pc"))
 		garch = A_ARM;
+	if (garch == A_X86 && tep_find_field(ev_fmt[G_EXIT], "scause"))
+		garch = A_RISCV;
 }
 
 /* --- the scenario --- */
@@ -259,6 +273,8 @@ static uint64_t kbase(void)
 	case A_ARM: return 0xffff800080000000ull;
 	case A_PPC: return 0xc000000000000000ull;
 	case A_S390: return 0x100000ull;
+	case A_RISCV: return 0xffffffff80000000ull;
+	case A_LOONG: return 0x9000000000200000ull;
 	default: return 0xffffffff81000000ull;
 	}
 }
@@ -277,7 +293,8 @@ struct mix {
 	uint32_t reason;
 	unsigned int weight;
 	uint32_t lat_min, lat_span;	/* latency in clock units */
-	uint32_t aux;			/* arm: the EC of a TRAP; ppc: ceded */
+	uint32_t aux;			/* arm: the EC of a TRAP; ppc: ceded; RISC-V: stval;
+					 * LoongArch: 1, the exit goes out to user space */
 	int site;			/* gfunc index of a synchronous exit, or ASYNC */
 };
 
@@ -337,6 +354,32 @@ static const struct mix s390_mix[] = {
 	{ 0x08, 10, 400, 6000, 0, 13 },		/* Program interruption */
 	{ 0x40, 10, 1000, 40000, 0, 6 },		/* I/O instruction (not in the event's table) */
 	{ 0x99, 2, 100, 100, 0, 9 },		/* a code no table names */
+};
+
+/* RISC-V: scause (kvmtop's code, RV_IRQ for an interrupt) and stval */
+static const struct mix riscv_mix[] = {
+	{ RV_VIRT_INSN, 15, 300, 3000000, RV_WFI, 0 },	/* VIRTUAL_INST_FAULT of WFI: waits */
+	{ RV_VIRT_INSN, 10, 150, 2000, 0xc0102573, 2 },	/* VIRTUAL_INST_FAULT of a CSR read */
+	{ 23, 20, 400, 8000, 0, 4 },			/* STORE_GUEST_PAGE_FAULT */
+	{ 21, 10, 400, 8000, 0, 5 },			/* LOAD_GUEST_PAGE_FAULT */
+	{ 10, 15, 200, 3000, 0, 21 },			/* SUPERVISOR_SYSCALL (SBI) */
+	{ RV_IRQ | 5, 15, 1000, 50000, 0, ASYNC },	/* IRQ_S_TIMER */
+	{ RV_IRQ | 9, 8, 800, 20000, 0, ASYNC },	/* IRQ_S_EXT */
+	{ RV_IRQ | 12, 3, 500, 5000, 0, ASYNC },	/* IRQ_S_GEXT */
+	{ RV_IRQ | 0x20, 1, 100, 100, 0, ASYNC },	/* an interrupt no table names */
+	{ 31, 1, 100, 100, 0, 9 },			/* an exception no table names */
+};
+
+/* LoongArch: ESTAT's exception code; aux 1: handled in user space (ends at kvm_enter) */
+static const struct mix loong_mix[] = {
+	{ 22, 30, 150, 3000, 0, 2 },		/* GSPR (CPUCFG, CSR) */
+	{ 22, 10, 300, 3000000, 0, 0 },		/* GSPR (IDLE: it sleeps, not told apart) */
+	{ 2, 15, 1000, 50000, 1, 6 },		/* TLBS: an MMIO store, in user space */
+	{ 1, 10, 400, 8000, 0, 5 },		/* TLBL */
+	{ 0, 15, 1000, 50000, 0, ASYNC },	/* INT */
+	{ 23, 10, 200, 3000, 0, 21 },		/* HVC */
+	{ 15, 5, 300, 2000, 0, 11 },		/* FPDIS */
+	{ 40, 1, 100, 100, 0, 9 },		/* a code no table names */
 };
 
 /* -R: twenty VMX reasons in equal parts, for a wide table (make bench's metrics) */
@@ -523,6 +566,12 @@ static void scenario(const struct opts *o)
 			} else if (garch == A_S390) {
 				mx = s390_mix;
 				nmx = sizeof(s390_mix) / sizeof(s390_mix[0]);
+			} else if (garch == A_RISCV) {
+				mx = riscv_mix;
+				nmx = sizeof(riscv_mix) / sizeof(riscv_mix[0]);
+			} else if (garch == A_LOONG) {
+				mx = loong_mix;
+				nmx = sizeof(loong_mix) / sizeof(loong_mix[0]);
 			}
 			int cpu = (vm * o->vcpus + k) % o->cpus;
 			uint64_t t = 1000000 + rnd(&seed) % 100000;
@@ -546,6 +595,9 @@ static void scenario(const struct opts *o)
 			for (i = 0; i < o->exits; i++) {
 				const struct mix *m = pick(mx, nmx, &seed);
 				uint64_t lat = m->lat_min + rnd(&seed) % m->lat_span;
+				/* out to user space: x86's port I/O, LoongArch's marked exits */
+				bool to_user = garch == A_LOONG ? m->aux == 1 :
+					       m->reason == 30 || m->reason == 0x07b;
 
 				memset(&e, 0, sizeof(e));
 				e.kind = G_EXIT;
@@ -570,20 +622,20 @@ static void scenario(const struct opts *o)
 					       (garch == A_S390 ? 0x0704000180000000ull : 0x8000000000009033ull);
 				e.rip = guest_ip(o, m, user, ipr, &ipseed, &e);
 				push(&e);
-				if (o->others && (m->reason == 30 || m->reason == 0x07b)) {
-					/* port I/O handled in user space, inside the exit */
+				if (o->others && to_user) {
+					/* port I/O (or MMIO) handled in user space, inside the exit */
 					e.kind = G_PIO;
 					e.t = t + 1 + lat / 4;
-					push(&e);
+					if (ev_fmt[G_PIO])
+						push(&e);
 					e.kind = G_UEXIT;
-					e.reason = 2;		/* KVM_EXIT_IO */
+					e.reason = garch == A_LOONG ? 6 : 2;	/* KVM_EXIT_MMIO, KVM_EXIT_IO */
 					e.t = t + 2 + lat / 2;
 					push(&e);
 				}
 				if (o->sched)
 					sched_in_exit(m, t, lat, cpu, tid,
-						      o->others && (m->reason == 30 || m->reason == 0x07b) ?
-						      t + 2 + lat / 2 : 0, &seed);
+						      o->others && to_user ? t + 2 + lat / 2 : 0, &seed);
 				/* vCPUs migrate: now and then the entry is on another CPU */
 				if (o->cpus > 1 && rnd(&seed) % 10 == 0)
 					cpu = (cpu + 1 + rnd(&seed) % (o->cpus - 1)) % o->cpus;
@@ -595,7 +647,7 @@ static void scenario(const struct opts *o)
 				/* a cut recording ends inside the last exits */
 				if (o->cut && i == o->exits - 1)
 					break;
-				e.kind = G_ENTRY;
+				e.kind = garch == A_LOONG && to_user ? G_ENTRY2 : G_ENTRY;
 				e.t = t + 3 + lat;
 				e.cpu = cpu;
 				e.reason = 0;
@@ -839,8 +891,22 @@ static void encode(const struct gev *g, unsigned char *data, size_t *len)
 			set_field(data, e, "pswaddr", g->rip);
 			set_field(data, e, "pswmask", g->msr);
 			break;
+		case A_RISCV:
+			/* a 64-bit host's scause: the interrupt bit is bit 63 */
+			set_field(data, e, "sepc", g->rip);
+			set_field(data, e, "scause", (g->reason & RV_IRQ ? 1ull << 63 : 0) |
+				  (g->reason & ~RV_IRQ));
+			set_field(data, e, "stval", g->aux);
+			set_field(data, e, "htval", 0);
+			set_field(data, e, "htinst", 0);
+			break;
+		case A_LOONG:
+			set_field(data, e, "pc", g->rip);
+			set_field(data, e, "reason", g->reason);
+			break;
 		}
 		break;
+	case G_ENTRY2:
 	case G_ENTRY:
 		set_field(data, e, garch == A_S390 ? "id" : "vcpu_id", g->vcpu);
 		set_field(data, e, "rip", g->rip);
@@ -1393,7 +1459,7 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 	bool has_isa = tep_find_field(ev_fmt[G_EXIT], "isa");
 	bool has_type = tep_find_field(ev_fmt[G_EXIT], "ret") || tep_find_field(ev_fmt[G_EXIT], "idx");
 	bool has_ec = tep_find_field(ev_fmt[G_EXIT], "exit_reason");
-	static const char *const ip_field[] = { "guest_rip", "vcpu_pc", "pc", "pswaddr" };
+	static const char *const ip_field[] = { "guest_rip", "vcpu_pc", "pc", "pswaddr", "sepc", "pc" };
 	bool has_ip = tep_find_field(ev_fmt[G_EXIT], ip_field[garch]);
 	FILE *f = fopen(path, "w");
 	int cur[256];
@@ -1471,6 +1537,12 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 				flags = g->aux ? 1 : 0;		/* CEDED */
 			} else if (garch == A_S390) {
 				isa = ISA_S390_NR;
+			} else if (garch == A_RISCV) {
+				isa = ISA_RISCV_NR;
+				/* a virtual instruction that is WFI: flagged WFI (see arch/riscv.c) */
+				flags = g->reason == RV_VIRT_INSN && g->aux == RV_WFI ? 1 : 0;
+			} else if (garch == A_LOONG) {
+				isa = ISA_LOONG_NR;
 			}
 			to_state(o, t0, t, idx, now, S_GUEST, S_HOST);
 			if (t->pending)
@@ -1505,6 +1577,7 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 			break;
 		}
 		case G_ENTRY:
+		case G_ENTRY2:
 			to_state(o, t0, t, idx, now, S_HOST, S_GUEST);
 			if (!t->pending) {
 				t->unmatched_entries++;
@@ -1527,7 +1600,8 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 			break;
 		case G_UEXIT:
 			to_state(o, t0, t, idx, now, S_HOST, S_VMM);
-			t->uexit_io++;
+			if (g->script >= 0 || g->reason == 2)	/* KVM_EXIT_IO */
+				t->uexit_io++;
 			break;
 		}
 	}
