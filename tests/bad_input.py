@@ -9,6 +9,7 @@ memory error in a path that reads a cut or corrupt file fails the test.
 import json
 import os
 import signal
+import struct
 import subprocess
 
 from tap import ok, eq, skip, done, traces, asan_run, one_clear_line
@@ -53,6 +54,51 @@ def cuts(src, label, stride=None):
        % (label, len(offsets)), "\n".join(bad))
 
 
+def first_chunks(data, codec):
+    """Where each CPU's data starts in a compressed version 7 file of kvmgen's (page-aligned:
+    {u32 chunks, then each {u32 compressed size, u32 size, data}}), found by its first chunk's
+    header and the codec's magic: [(offset, compressed size)]."""
+    found = []
+    for p in range(0, len(data) - 16, 4096):
+        n, zsize, size = struct.unpack_from("<III", data, p)
+        z = data[p + 12:p + 16]
+        magic = z == bytes.fromhex("28b52ffd") if codec == "zstd" else \
+            (z[0] & 0x0f) == 8 and (z[0] << 8 | z[1]) % 31 == 0
+        if 0 < n < 1 << 20 and 16 < zsize <= len(data) - p - 12 and size and size % 4096 == 0 and magic:
+            found.append((p, zsize))
+    return found
+
+
+def corrupt_first_chunks():
+    """A compressed recording whose first chunk of a CPU's events does not decompress: libtracecmd
+    3.1 prints "mmap: ..." and "Can not mmap file, will read instead" itself (and then crashes);
+    kvmtop's layout walk must refuse the file first, in its one line."""
+    for codec in ("zstd", "zlib"):
+        src = os.path.join(TMP, "badchunk-%s.dat" % codec)
+        p = subprocess.run([GEN, "-f", os.path.join(FORMATS, "x86-6.18"), "-o", src, "-m", "1", "-v", "2",
+                            "-C", "2", "-n", "3000", "-z", codec], capture_output=True, timeout=120)
+        if not ok(p.returncode == 0, "kvmgen v7+%s for corrupt chunks" % codec, p.stderr.decode()):
+            continue
+        data = open(src, "rb").read()
+        chunks = first_chunks(data, codec)
+        if not eq(len(chunks), 2, "v7+%s: the first chunk of each of its 2 CPUs found" % codec):
+            continue
+        bad = []
+        for cpu, (off, zsize) in enumerate(chunks):
+            d = bytearray(data)
+            start = off + 12 + zsize // 2
+            d[start:off + 12 + zsize] = b"\xff" * (off + 12 + zsize - start)
+            cut = os.path.join(TMP, "badchunk-%s-cpu%d.dat" % (codec, cpu))
+            open(cut, "wb").write(bytes(d))
+            rc, out, err = run(["-b", "-r", cut, "--summary", "-o", "json"])
+            lines = [l for l in err.splitlines() if l.strip()]
+            if not (rc is not None and rc > 0 and rc not in (98, 99) and len(lines) == 1 and
+                    lines[0].startswith("kvmtop: " + cut) and "does not decompress" in lines[0]):
+                bad.append("CPU %d's first chunk: status %r, stderr %r" % (cpu, rc, err[-400:]))
+        ok(not bad, "v7+%s, a CPU's first chunk of events corrupt: one line from kvmtop saying so, "
+           "none from libtracecmd, status != 0" % codec, "\n".join(bad))
+
+
 def main():
     missing = os.path.join(TMP, "no-such-file.dat")
     rc, out, err = run(["-b", "-r", missing])
@@ -91,6 +137,7 @@ def main():
         if not ok(p.returncode == 0, "kvmgen %s" % label, p.stderr.decode()):
             continue
         cuts(out, "generated %s recording" % label)
+    corrupt_first_chunks()
     # Small files cut every 29 bytes: every part of the layout gets cut somewhere.
     for label, args in (("v6", ["-V", "6"]), ("v7+zstd", ["-z", "zstd"])):
         out = os.path.join(TMP, "badcut-small-%s.dat" % label.replace("+", "-"))

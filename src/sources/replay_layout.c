@@ -343,6 +343,18 @@ static int walk_options(struct walk *w, uint64_t len)
 	return 0;
 }
 
+/* zsize bytes of codec's (zlib or zstd) at in, that must give size bytes, into out: 0 or -1. */
+static int walk_unzip(const char *codec, unsigned char *out, uint64_t size, const unsigned char *in,
+		      uint64_t zsize)
+{
+	if (!strcmp(codec, "zlib")) {
+		uLongf n = size;
+
+		return uncompress(out, &n, in, zsize) == Z_OK && n == size ? 0 : -1;
+	}
+	return ZSTD_decompress(out, size, in, zsize) == size ? 0 : -1;
+}
+
 /*
  * A compressed section is {u32 compressed size, u32 size, data} in the
  * file's codec.  Its options, or the metadata part it holds, are walked
@@ -374,14 +386,8 @@ static int walk_compressed(struct walk *w, uint64_t id, uint64_t len)
 	out = malloc(size ? size : 1);
 	if (!in || !out || walk_read(w, in, zsize))
 		goto out_free;
-	if (!strcmp(w->codec, "zlib")) {
-		uLongf n = size;
-
-		if (uncompress(out, &n, in, zsize) != Z_OK || n != size)
-			goto out_corrupt;
-	} else if (ZSTD_decompress(out, size, in, zsize) != size) {
+	if (walk_unzip(w->codec, out, size, in, zsize))
 		goto out_corrupt;
-	}
 	sub.mem = out;
 	sub.size = size;
 	if (!id) {
@@ -447,6 +453,61 @@ static int walk_v7(struct walk *w)
 	return 0;
 }
 
+/*
+ * A compressed file's CPU data is {u32 chunks, then each chunk {u32
+ * compressed size, u32 size, data}}.  libtracecmd decompresses each
+ * CPU's first chunk while it opens the file, and when that fails it
+ * prints its own two lines ("mmap: ...", "Can not mmap file, will read
+ * instead") to stderr and then crashes reading on (libtracecmd 3.1.6).
+ * So each CPU's first chunk is decompressed here first.  0, -1 (a part
+ * past the end), -3 with w->why set (it does not decompress).
+ */
+static int walk_first_chunks(struct walk *w, const struct replay_layout *l)
+{
+	unsigned char *in = NULL, *out = NULL;
+	uint64_t n, zsize, size;
+	unsigned int i;
+	int ret = 0;
+
+	if (strcmp(w->codec, "zlib") && strcmp(w->codec, "zstd"))
+		return 0;	/* libtracecmd refuses the codec itself */
+	for (i = 0; i < l->nr_cpus && !ret; i++) {
+		const struct replay_cpu_data *c = &l->cpus[i];
+
+		if (!c->size)
+			continue;
+		w->pos = (off_t)c->offset;
+		w->size = (off_t)(c->offset + c->size);
+		if (walk_num(w, 4, &n) || (n && (walk_num(w, 4, &zsize) || walk_num(w, 4, &size) ||
+						 zsize > (uint64_t)(w->size - w->pos)))) {
+			ret = -1;
+			break;
+		}
+		if (!n)
+			continue;
+		if (size > REPLAY_PART_MAX) {
+			w->why = "a CPU's first compressed chunk is larger than kvmtop accepts";
+			ret = -3;
+			break;
+		}
+		in = malloc(zsize ? zsize : 1);
+		out = malloc(size ? size : 1);
+		if (!in || !out) {
+			w->why = "no memory for a CPU's first compressed chunk";
+			ret = -3;
+		} else if (walk_read(w, in, zsize)) {
+			ret = -1;
+		} else if (walk_unzip(w->codec, out, size, in, zsize)) {
+			w->why = "a CPU's first compressed chunk of events does not decompress";
+			ret = -3;
+		}
+		free(in);
+		free(out);
+		in = out = NULL;
+	}
+	return ret;
+}
+
 static int check_layout(const char *path, struct replay_layout *l, char *err, size_t errlen)
 {
 	struct walk w = { .pos = 10, .out = l };	/* after the magic */
@@ -475,6 +536,8 @@ static int check_layout(const char *path, struct replay_layout *l, char *err, si
 		l->page_size = (unsigned int)page_size;
 	}
 	ret = !strcmp(ver, "6") ? walk_v6(&w) : !strcmp(ver, "7") ? walk_v7(&w) : 0;
+	if (!ret && l && l->cpus && w.codec[0] && strcmp(w.codec, "none"))
+		ret = walk_first_chunks(&w, l);
 	if (ret == -2) {
 		ret = -1;
 		snprintf(err, errlen, "%s: corrupt: it names CPU %llu; kvmtop reads recordings of 0 to %d CPUs",
