@@ -18,12 +18,13 @@
  * (where the hart writes the instruction there, as KVM reads it first)
  * and is flagged WFI, kept apart from handling time like x86's HLT.
  *
- * The print fmt has no name table; the names below are the scause table
- * of the RISC-V privileged spec (version 20211203, "Supervisor cause
- * register (scause) values after trap", with the hypervisor extension's
- * causes 2, 6, 10, 12 and 20-23, and Sscofpmf's 13), spelled as Linux's
- * asm/csr.h spells them (IRQ_S_TIMER, EXC_LOAD_GUEST_PAGE_FAULT less its
- * EXC_ prefix, as perf kvm stat prints them).
+ * The print fmt has no name table; the causes below are those of the
+ * RISC-V privileged spec (version 20211203: the mcause table, "Machine
+ * cause register (mcause) values after trap", with the hypervisor
+ * extension's causes 2, 6, 10, 12 and 20-23, and Sscofpmf's 13), spelled
+ * as Linux's arch/riscv/include/asm/csr.h spells them (IRQ_S_TIMER;
+ * EXC_LOAD_GUEST_PAGE_FAULT less its EXC_ prefix, as perf kvm stat
+ * prints them).
  */
 #include <stdio.h>
 
@@ -39,8 +40,9 @@
 #define RV_EXC_STORE_GUEST_PAGE_FAULT	23
 
 static const char *const riscv_irq_names[] = {
-	[1] = "IRQ_S_SOFT", [2] = "IRQ_VS_SOFT", [5] = "IRQ_S_TIMER", [6] = "IRQ_VS_TIMER",
-	[9] = "IRQ_S_EXT", [10] = "IRQ_VS_EXT", [12] = "IRQ_S_GEXT", [13] = "IRQ_PMU_OVF",
+	[1] = "IRQ_S_SOFT", [2] = "IRQ_VS_SOFT", [3] = "IRQ_M_SOFT", [5] = "IRQ_S_TIMER",
+	[6] = "IRQ_VS_TIMER", [7] = "IRQ_M_TIMER", [9] = "IRQ_S_EXT", [10] = "IRQ_VS_EXT",
+	[11] = "IRQ_M_EXT", [12] = "IRQ_S_GEXT", [13] = "IRQ_PMU_OVF",
 };
 
 static const char *const riscv_exc_names[] = {
@@ -48,8 +50,7 @@ static const char *const riscv_exc_names[] = {
 	[4] = "LOAD_MISALIGNED", [5] = "LOAD_ACCESS", [6] = "STORE_MISALIGNED",
 	[7] = "STORE_ACCESS", [8] = "SYSCALL", [9] = "HYPERVISOR_SYSCALL",
 	[10] = "SUPERVISOR_SYSCALL", [12] = "INST_PAGE_FAULT", [13] = "LOAD_PAGE_FAULT",
-	[15] = "STORE_PAGE_FAULT", [18] = "SOFTWARE_CHECK", [19] = "HARDWARE_ERROR",
-	[20] = "INST_GUEST_PAGE_FAULT", [21] = "LOAD_GUEST_PAGE_FAULT",
+	[15] = "STORE_PAGE_FAULT", [20] = "INST_GUEST_PAGE_FAULT", [21] = "LOAD_GUEST_PAGE_FAULT",
 	[22] = "VIRTUAL_INST_FAULT", [23] = "STORE_GUEST_PAGE_FAULT",
 };
 

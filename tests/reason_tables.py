@@ -169,6 +169,28 @@ def check_s390(lst):
     judge("s390", {r["code"]: r["reason"] for r in rs}, icpt, set(icpt.values()), len(codes))
 
 
+def check_riscv(lst):
+    """scause: an interrupt's code is the cause with bit 31 (bit 63 of the 64-bit field written)."""
+    d = strip_tables("riscv", "kvm_exit", "scause")
+    irq, exc = lst["riscvirq"], lst["riscvexc"]
+    exits = ["scause=%d stval=0" % c for c in range(64)] + ["scause=%d stval=0" % (1 << 63 | c) for c in range(64)]
+    want = dict(exc)
+    want.update((0x80000000 | c, n) for c, n in irq.items())
+    rs = replay("notable-riscv", d, exits)
+    got = {r["code"]: r["reason"] for r in rs}
+    judge("riscv", got, want, set(want.values()), len(exits))
+    eq({c: n for c, n in got.items() if c not in want and n != "0x%x" % c}, {},
+       "riscv: the causes no table names are written in hex, as the kernel prints scause")
+
+
+def check_loongarch(lst):
+    d = strip_tables("loongarch", "kvm_exit", "reason")
+    la = lst["larch"]
+    codes = list(range(0, 128))
+    rs = replay("notable-loongarch", d, ["reason=%d pc=0" % c for c in codes])
+    judge("loongarch", {r["code"]: r["reason"] for r in rs}, la, set(la.values()), len(codes))
+
+
 def main():
     lst = load_list()
     check_list_against_kernel(lst)
@@ -176,6 +198,8 @@ def main():
     check_arm64(lst)
     check_ppc(lst)
     check_s390(lst)
+    check_riscv(lst)
+    check_loongarch(lst)
     done()
 
 
