@@ -476,8 +476,9 @@ static int walk_first_chunks(struct walk *w, const struct replay_layout *l)
 
 		if (!c->size)
 			continue;
+		/* the size a CPU's option gives leaves out the count: reads go to the file's end */
 		w->pos = (off_t)c->offset;
-		w->size = (off_t)(c->offset + c->size);
+		w->size = (off_t)w->file_size;
 		if (walk_num(w, 4, &n) || (n && (walk_num(w, 4, &zsize) || walk_num(w, 4, &size) ||
 						 zsize > (uint64_t)(w->size - w->pos)))) {
 			ret = -1;
