@@ -167,7 +167,7 @@ def script_lines():
 # In args, @ stands for the recording's path without .dat (files the generator writes beside it).
 LAYOUT = dict(iv=("json",))
 GENERATED = []
-for layout in ("arm-3.9", "arm64-4.0", "arm64-4.4", "arm64-5.7", "arm64-6.9", "ppc-hv", "s390"):
+for layout in ("arm-3.9", "arm64-4.0", "arm64-4.4", "arm64-5.7", "arm64-6.9", "ppc-hv", "s390", "riscv", "loongarch"):
     GENERATED.append(generated(layout, layout, ["-m", "2", "-v", "2", "-n", "400", "-C", "3", "-x", "-t", "-s", "7"],
                                "0.02", **LAYOUT))
 for layout in ("x86-2.6.32", "x86-3.6", "x86-5.8", "x86-5.10", "x86-6.5", "x86-6.10", "x86-6.18"):
