@@ -68,11 +68,45 @@ struct reason_split {
 	struct ctr blocked;	/* asleep */
 };
 
+/*
+ * What an exit touched, per (vCPU, reason, object) (model_objs.c): its
+ * exits are counted when the vCPU enters again (companion events come
+ * between), their latency goes to it as to the reason.
+ */
+struct model_obj_key {
+	uint64_t value;		/* kvm_event.obj */
+	int32_t reason_id;
+	uint8_t kind;		/* enum kvm_obj_kind */
+	uint8_t dir;		/* enum kvm_obj_dir */
+	uint8_t size;		/* bytes, 0: not said */
+};
+
+struct model_obj {
+	struct model_obj_key key;
+	struct ctr count;
+	struct hist lat;	/* exit -> entry of this interval */
+	struct hist lat_done;	/* of the intervals before it */
+};
+
+/*
+ * A vCPU's objects: at most MODEL_OBJS, found by a small hash; the exits
+ * of any further object go to their reason's "other objects" row.
+ */
+#define MODEL_OBJS		64
+#define MODEL_OBJ_SLOTS		128	/* a power of two, twice MODEL_OBJS */
+struct model_objs {
+	struct model_obj *o;
+	unsigned int nr;
+	unsigned int alloc;	/* grows by doubling up to MODEL_OBJS */
+	uint8_t slot[MODEL_OBJ_SLOTS];	/* index in o + 1, 0: empty */
+};
+
 struct reason_stat {
 	struct ctr count;
 	struct hist lat;	/* exit -> entry of this interval */
 	struct hist lat_done;	/* of the intervals before it */
 	struct reason_split *split;	/* NULL until an exit of it is split (sched events) */
+	struct model_obj *obj_rest;	/* its exits on objects a full table left out, NULL: none */
 };
 
 /*
@@ -127,6 +161,9 @@ struct vcpu {
 	int pending_reason;
 	unsigned int pending_slot;
 	struct reason_stat **rs;	/* indexed by reason id, NULL if never seen */
+	struct model_objs *objs;	/* what its exits touched, NULL before the first */
+	bool pending_obj;		/* the pending exit's object is known: pobj */
+	struct model_obj_key pobj;
 	unsigned int nr_rs;
 	struct ctr *other;		/* indexed by kvm_event.other */
 	struct ctr *uexit;		/* kvm_userspace_exit by reason, UEXIT_MAX; NULL before the first */

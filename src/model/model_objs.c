@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What each exit touched, per (vCPU, reason, object).  An exit's object
+ * is the exit's own (an x86 port, an exception vector) until a companion
+ * event of the same thread names one (kvm_pio, kvm_mmio, kvm_msr ...):
+ * the last one before the entry wins (an MMIO write to the local APIC
+ * is a kvm_mmio, then a kvm_apic that names the register).  The exit is
+ * counted on its object when the vCPU enters again, its latency with it.
+ *
+ * A vCPU's table holds at most MODEL_OBJS objects, found through a hash
+ * of MODEL_OBJ_SLOTS bytes; it grows by doubling, so an event allocates
+ * only when a new object comes.  Once full, the exits of any further
+ * object go to their reason's "other objects" row (KVM_OBJ_OTHER).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "model_priv.h"
+
+void model_objs_note(struct vcpu *v, const struct kvm_event *ev)
+{
+	if (ev->obj_kind == KVM_OBJ_NONE)
+		return;
+	v->pending_obj = true;
+	v->pobj.value = ev->obj;
+	v->pobj.reason_id = v->pending_reason;
+	v->pobj.kind = (uint8_t)ev->obj_kind;
+	v->pobj.dir = ev->obj_dir;
+	v->pobj.size = ev->obj_size;
+}
+
+static bool objs_same(const struct model_obj_key *a, const struct model_obj_key *b)
+{
+	return a->value == b->value && a->reason_id == b->reason_id && a->kind == b->kind &&
+	       a->dir == b->dir && a->size == b->size;
+}
+
+/* The hash slot of k in t: its own, or the empty one it would take. */
+static unsigned int objs_slot(const struct model_objs *t, const struct model_obj_key *k)
+{
+	uint64_t h = (k->value ^ (uint64_t)k->reason_id << 40 ^ (uint64_t)k->kind << 56 ^
+		      (uint64_t)k->dir << 20 ^ (uint64_t)k->size << 28) * 0x9e3779b97f4a7c15ull;
+	unsigned int i = (unsigned int)(h >> 57) & (MODEL_OBJ_SLOTS - 1);
+
+	while (t->slot[i] && !objs_same(&t->o[t->slot[i] - 1].key, k))
+		i = (i + 1) & (MODEL_OBJ_SLOTS - 1);
+	return i;
+}
+
+/* A new object k in t, the array grown if need be: NULL (no memory). */
+static struct model_obj *objs_add(struct model_objs *t, unsigned int i, const struct model_obj_key *k)
+{
+	struct model_obj *o;
+
+	if (t->nr == t->alloc) {
+		unsigned int n = t->alloc ? t->alloc * 2 : 4;
+
+		o = reallocarray(t->o, n, sizeof(*o));
+		if (!o)
+			return NULL;
+		t->o = o;
+		t->alloc = n;
+	}
+	o = &t->o[t->nr];
+	memset(o, 0, sizeof(*o));
+	o->key = *k;
+	hist_init(&o->lat);
+	hist_init(&o->lat_done);
+	t->slot[i] = (uint8_t)++t->nr;
+	return o;
+}
+
+/* The "other objects" row of reason rs: NULL (no memory). */
+static struct model_obj *objs_rest(struct reason_stat *rs, int reason_id)
+{
+	if (rs->obj_rest)
+		return rs->obj_rest;
+	rs->obj_rest = calloc(1, sizeof(*rs->obj_rest));
+	if (!rs->obj_rest)
+		return NULL;
+	rs->obj_rest->key.kind = KVM_OBJ_OTHER;
+	rs->obj_rest->key.reason_id = reason_id;
+	hist_init(&rs->obj_rest->lat);
+	hist_init(&rs->obj_rest->lat_done);
+	return rs->obj_rest;
+}
+
+/* The object of v's pending exit, made if new: NULL (no memory). */
+static struct model_obj *objs_get(struct vcpu *v)
+{
+	struct model_objs *t = v->objs;
+	unsigned int i;
+
+	if (!t && !(t = v->objs = calloc(1, sizeof(*t))))
+		return NULL;
+	i = objs_slot(t, &v->pobj);
+	if (t->slot[i])
+		return &t->o[t->slot[i] - 1];
+	if (t->nr < MODEL_OBJS)
+		return objs_add(t, i, &v->pobj);
+	return objs_rest(v->rs[v->pobj.reason_id], v->pobj.reason_id);
+}
+
+int model_objs_close(struct vcpu *v, uint64_t lat)
+{
+	struct model_obj *o;
+
+	if (!v->pending_obj)
+		return 0;
+	v->pending_obj = false;
+	o = objs_get(v);
+	if (!o)
+		return -1;
+	o->count.total++;
+	if (lat != MODEL_LAT_NONE && hist_add(&o->lat, lat))
+		return -1;
+	return 0;
+}
+
+/* o's interval histogram into the one of the intervals before: 0, or -1 (no memory). */
+static int objs_fold(struct model_obj *o)
+{
+	if (o->lat.samples && hist_merge(&o->lat_done, &o->lat))
+		return -1;
+	hist_clear(&o->lat);
+	return 0;
+}
+
+int model_objs_interval_end(struct vcpu *v)
+{
+	unsigned int i;
+
+	for (i = 0; v->objs && i < v->objs->nr; i++)
+		if (objs_fold(&v->objs->o[i]))
+			return -1;
+	for (i = 0; i < v->nr_rs; i++)
+		if (v->rs[i] && v->rs[i]->obj_rest && objs_fold(v->rs[i]->obj_rest))
+			return -1;
+	return 0;
+}
+
+void model_objs_marks(struct vcpu *v, void (*op)(struct ctr *))
+{
+	unsigned int i;
+
+	for (i = 0; v->objs && i < v->objs->nr; i++)
+		op(&v->objs->o[i].count);
+	for (i = 0; i < v->nr_rs; i++)
+		if (v->rs[i] && v->rs[i]->obj_rest)
+			op(&v->rs[i]->obj_rest->count);
+}
+
+/* o's histograms emptied (their pages kept). */
+static void objs_clear(struct model_obj *o)
+{
+	hist_clear(&o->lat);
+	hist_clear(&o->lat_done);
+}
+
+void model_objs_reset(struct vcpu *v)
+{
+	unsigned int i;
+
+	v->pending_obj = false;
+	for (i = 0; v->objs && i < v->objs->nr; i++)
+		objs_clear(&v->objs->o[i]);
+	for (i = 0; i < v->nr_rs; i++)
+		if (v->rs[i] && v->rs[i]->obj_rest)
+			objs_clear(v->rs[i]->obj_rest);
+}
+
+void model_objs_free(struct vcpu *v)
+{
+	unsigned int i;
+
+	for (i = 0; v->objs && i < v->objs->nr; i++) {
+		hist_free(&v->objs->o[i].lat);
+		hist_free(&v->objs->o[i].lat_done);
+	}
+	for (i = 0; i < v->nr_rs; i++) {
+		if (!v->rs[i] || !v->rs[i]->obj_rest)
+			continue;
+		hist_free(&v->rs[i]->obj_rest->lat);
+		hist_free(&v->rs[i]->obj_rest->lat_done);
+		free(v->rs[i]->obj_rest);
+	}
+	if (v->objs)
+		free(v->objs->o);
+	free(v->objs);
+	v->objs = NULL;
+}
