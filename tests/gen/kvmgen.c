@@ -39,7 +39,12 @@ int tc_zlib_register(void);	/* tests/gen/tc_zlib.c */
 #define TS_BITS		27
 #define TYPE_EXTEND	30
 
-enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_MMIO, G_SWITCH, G_WAKING, G_NR };
+/*
+ * G_MSR .. G_CPUID: the companion events that name an exit's object
+ * (kvm_msr ...), written by -S scripts only, where the layout has them.
+ */
+enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_MMIO, G_MSR, G_APIC, G_HCALL, G_HVCALL, G_CR, G_CPUID,
+	     G_SWITCH, G_WAKING, G_NR };
 
 /*
  * The arch is that of the layout's exit event: x86 and arm share
@@ -48,9 +53,17 @@ enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_MMIO, G_SWITCH, G_WAKING, G_NR }
 enum garch { A_X86, A_ARM, A_PPC, A_S390 };
 
 static const char *gk_event[G_NR] = {
-	"kvm_exit", "kvm_entry", "kvm_pio", "kvm_userspace_exit", "kvm_mmio", "sched_switch", "sched_waking",
+	"kvm_exit", "kvm_entry", "kvm_pio", "kvm_userspace_exit", "kvm_mmio", "kvm_msr", "kvm_apic",
+	"kvm_hypercall", "kvm_hv_hypercall", "kvm_cr", "kvm_cpuid", "sched_switch", "sched_waking",
 };
-static const char *gk_system[G_NR] = { "kvm", "kvm", "kvm", "kvm", "kvm", "sched", "sched" };
+static const char *gk_system[G_NR] = {
+	"kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "sched", "sched",
+};
+/* each kind's word in a -S script */
+static const char *const gk_script[G_NR] = {
+	"exit", "entry", "pio", "uexit", "mmio", "msr", "apic", "hypercall", "hv_hypercall", "cr", "cpuid",
+	"switch", "waking",
+};
 static enum garch garch;
 /* the kernel's isa numbers for x86; kvmtop's for the others (its JSON "isa") */
 #define ISA_ARM64_NR	3
@@ -617,6 +630,7 @@ static void read_script(const char *path)
 		die("cannot read %s", path);
 	while (fgets(line, sizeof(line), f)) {
 		char kind[16], *p, *tok;
+		int k;
 		struct script_ev *s;
 		unsigned long long t;
 		int cpu, tid, used;
@@ -635,13 +649,14 @@ static void read_script(const char *path)
 			comm_len += n;
 			continue;
 		}
-		if (sscanf(line, "%llu %d %d %15s %n", &t, &cpu, &tid, kind, &used) != 4 ||
-		    (strcmp(kind, "exit") && strcmp(kind, "entry") && strcmp(kind, "switch") &&
-		     strcmp(kind, "waking") && strcmp(kind, "pio") && strcmp(kind, "uexit") &&
-		     strcmp(kind, "mmio")) || cpu < 0 || cpu > 255)
-			die("%s:%d: want TIME CPU TID exit|entry|pio|uexit|mmio|switch|waking FIELD=VALUE...",
-			    path, lineno);
-		if ((!strcmp(kind, "uexit") && !ev_fmt[G_UEXIT]) || (!strcmp(kind, "mmio") && !ev_fmt[G_MMIO]))
+		k = G_NR;
+		if (sscanf(line, "%llu %d %d %15s %n", &t, &cpu, &tid, kind, &used) == 4)
+			for (k = 0; k < G_NR && strcmp(kind, gk_script[k]); k++)
+				;
+		if (k == G_NR || cpu < 0 || cpu > 255)
+			die("%s:%d: want TIME CPU TID exit|entry|pio|uexit|mmio|msr|apic|hypercall|"
+			    "hv_hypercall|cr|cpuid|switch|waking FIELD=VALUE...", path, lineno);
+		if (k < G_SWITCH && !ev_fmt[k])
 			die("%s:%d: the layout has no format for %s", path, lineno, kind);
 		if (kind[0] == 's' || kind[0] == 'w') {
 			if (!ev_fmt[G_SWITCH])
@@ -664,9 +679,7 @@ static void read_script(const char *path)
 			s->v[s->nr++] = strtoull(eq + 1, NULL, 0);
 		}
 		memset(&e, 0, sizeof(e));
-		e.kind = !strcmp(kind, "exit") ? G_EXIT : !strcmp(kind, "entry") ? G_ENTRY :
-			 !strcmp(kind, "pio") ? G_PIO : !strcmp(kind, "uexit") ? G_UEXIT :
-			 !strcmp(kind, "mmio") ? G_MMIO : !strcmp(kind, "switch") ? G_SWITCH : G_WAKING;
+		e.kind = (uint8_t)k;
 		e.t = t;
 		e.cpu = cpu;
 		e.tid = tid;
@@ -1707,7 +1720,9 @@ static void usage(void)
 "  -N qemu|kvmtool|none  thread names: CPU n/KVM, kvm-vcpu-n, or one name for all\n"
 "  -S FILE           the events of FILE instead of a workload, one per line:\n"
 "                    'TIME_NS CPU TID exit|entry FIELD=VALUE...' or 'comm TID NAME'\n"
-"                    (also pio: kvm_pio; with -w switch|waking: sched_switch, sched_waking)\n"
+"                    (also pio: kvm_pio; with -w switch|waking: sched_switch, sched_waking;\n"
+"                    uexit, mmio, msr, apic, hypercall, hv_hypercall, cr, cpuid: those\n"
+"                    kvm events, where FORMAT_DIR has them)\n"
 "  -K OFFSET         the guest kernel's KASLR offset (its IPs are shifted by it)\n"
 "  -k FILE           write the guest's kallsyms (running addresses) to FILE\n"
 "  -M FILE           write its System.map (link-time addresses) to FILE\n"
