@@ -58,7 +58,7 @@ MUTATIONS = [
     ("pairing: latency one unit long",
      [("src/model/model.c", "ev->time - v->pending_time : 0;", "ev->time - v->pending_time + 1 : 0;")]),
     ("pairing: an exit after an exit is not counted unmatched",
-     [("src/model/model.c", "\tif (v->pending)\n\t\tv->unmatched_exits.total++;\n", "")]),
+     [("src/model/model.c", "\tif (v->pending) {\n\t\tv->unmatched_exits.total++;\n", "\tif (v->pending) {\n")]),
     ("lost events: half of the missed events counted",
      [("src/model/model.c", "n > 0 ? (uint64_t)n :", "n > 0 ? (uint64_t)n / 2 :")]),
     ("intervals: an event on a boundary counted in the interval before",
