@@ -204,6 +204,29 @@ MUTATIONS = [
      [("ui/tui_mouse.c", "p->invert = !p->invert;", "p->invert = p->invert;")]),
     ("screen: --no-mouse still asks the terminal for mouse reports",
      [("ui/tui.c", "t->mouse = !c->no_mouse;", "t->mouse = true;")]),
+    ("objects: an exit's own object (port, vector) forgotten: only companion events name one",
+     [("src/model/model.c", "\tv->pending_reason = ev->reason_id;\n\tmodel_objs_note(v, ev);\n",
+       "\tv->pending_reason = ev->reason_id;\n")]),
+    ("objects: the first companion event of an exit wins, not the last",
+     [("src/model/model.c", "if (ev->obj_kind != KVM_OBJ_NONE && v->pending)",
+       "if (ev->obj_kind != KVM_OBJ_NONE && v->pending && !v->pending_obj)")]),
+    ("objects: a VMX port-I/O exit's direction inverted",
+     [("arch/x86.c", "ev->obj_dir = q & 8 ? OBJ_DIR_READ : OBJ_DIR_WRITE;",
+       "ev->obj_dir = q & 8 ? OBJ_DIR_WRITE : OBJ_DIR_READ;")]),
+    ("objects: MSR names swapped (IA32_TSC and IA32_TSC_DEADLINE)",
+     [("arch/x86_objects.c", '{ 0x00000010, 0x00000010, "IA32_TSC" },', '{ 0x00000010, 0x00000010, "IA32_TSC_DEADLINE" },'),
+      ("arch/x86_objects.c", '{ 0x000006e0, 0x000006e0, "IA32_TSC_DEADLINE" },', '{ 0x000006e0, 0x000006e0, "IA32_TSC" },')]),
+    ("objects: an MMIO access counted by its address, not its page",
+     [("arch/x86.c", '"gpa", "type", "len", 2, ~0xfffull }', '"gpa", "type", "len", 2, 0 }')]),
+    ("objects: an exit that names none counted on the object of the exit before",
+     [("src/model/model_objs.c", "\tv->pending_obj = false;\n\to = objs_get(v);", "\to = objs_get(v);")]),
+    ("objects: exits counted on their objects but never timed",
+     [("src/model/model.c", "if (hist_add(&rs->lat, lat) || model_objs_close(v, lat))",
+       "if (hist_add(&rs->lat, lat) || model_objs_close(v, MODEL_LAT_NONE))")]),
+    ("objects: a vCPU keeps 63 objects, not 64",
+     [("src/model/model_objs.c", "if (t->nr < MODEL_OBJS)", "if (t->nr < MODEL_OBJS - 1)")]),
+    ("objects: an interval's latencies not cleared when it closes (counted again in the next)",
+     [("src/model/model_objs.c", "\t\treturn -1;\n\thist_clear(&o->lat);\n\treturn 0;", "\t\treturn -1;\n\treturn 0;")]),
     ("settings: a line that is not text stops the reading",
      [("ui/tui_rc.c", "if (*bad)\n\t\t\trc_say(in, bad);", "if (*bad)\n\t\t\tbreak;")]),
     ("settings: W writes over the file in place, not a new file renamed over it",
@@ -231,7 +254,7 @@ def failed_tests(work):
 # The suites most mutations fail, run first: a mutation is caught at the
 # first stage whose tests fail, and the rest of the suite is not run for
 # it; one that survives has run the whole suite.
-FIRST = ["tests/structure.py", "tests/golden.py", "tests/replay_gen.py", "tests/replay_oracle.py",
+FIRST = ["tests/structure.py", "tests/objects.py", "tests/golden.py", "tests/replay_gen.py", "tests/replay_oracle.py",
          "tests/scope.py", "tests/time_states.py", "tests/steal.py", "tests/findings.py", "tests/ips.py",
          "tests/bad_input.py", "tests/metrics.py"]
 
