@@ -143,6 +143,8 @@ static int scope_objs_merge(struct model_scope *sc)
 {
 	unsigned int i, n = 0;
 
+	if (!sc->nr_objs)
+		return 0;
 	qsort(sc->objs, sc->nr_objs, sizeof(*sc->objs), scope_obj_key_cmp);
 	for (i = 0; i < sc->nr_objs; i++) {
 		struct model_obj_row *w = &sc->objs[i];
