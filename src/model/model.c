@@ -445,6 +445,7 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 		r->info2 = ev->info2;
 		r->ninfo = (int8_t)ev->ninfo;
 		r->mode = (int8_t)ev->mode;
+		r->obj_kind = KVM_OBJ_NONE;
 		v->pending_slot = v->ring_head;
 		/* it wraps once it has all ring_size slots */
 		if (++v->ring_head == m->ring_size)

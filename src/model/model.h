@@ -58,6 +58,10 @@ struct exit_rec {
 	int16_t cpu;
 	int8_t ninfo;		/* 0: the layout has no info fields */
 	int8_t mode;		/* enum guest_mode, where the arch says exactly */
+	uint8_t obj_kind;	/* what it touched (model_objs.c), set when it is counted; KVM_OBJ_NONE */
+	uint8_t obj_dir;
+	uint8_t obj_size;
+	uint64_t obj;
 };
 
 /* With sched events: each exit's time on a CPU, and its time off one. */

@@ -109,6 +109,15 @@ int model_objs_close(struct vcpu *v, uint64_t lat)
 	if (!v->pending_obj)
 		return 0;
 	v->pending_obj = false;
+	/* only exits write the ring: the pending exit is still in its slot */
+	if (v->ring) {
+		struct exit_rec *r = &v->ring[v->pending_slot];
+
+		r->obj_kind = v->pobj.kind;
+		r->obj_dir = v->pobj.dir;
+		r->obj_size = v->pobj.size;
+		r->obj = v->pobj.value;
+	}
 	o = objs_get(v);
 	if (!o)
 		return -1;
