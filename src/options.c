@@ -500,6 +500,9 @@ static const struct opt_def opts[] = {
 	  .help = "guest IPs kept per vCPU, each of time samples and\n"
 		  "exit sites (default " XSTR(MODEL_IPS_DEFAULT) ", at most " XSTR(MODEL_IPS_MAX) "; 0: none); only\n"
 		  "for the screen, text, JSON and folded stacks" },
+	{ "no-objects", 0, NULL, OPT_FLAG, F(no_objects),
+	  .help = "keep no objects (what each exit touched: ports, MMIO\n"
+		  "pages, MSRs ...); their rows and arrays stay empty" },
 	{ "ip-top", 0, "N", NUM(ip_top, 0, 1000000, "a number of IPs from 0 to 1000000"),
 	  .help = "text and JSON: the N most counted IPs of each kind\n"
 		  "per VM and vCPU (default 10; 0: none)" },

@@ -195,6 +195,11 @@ def mixed_case():
     eq((len(snaps) > 2, {k: tuple(v) for k, v in per.items()}),
        (True, {k: v[:3] for k, v in want_of(truth).items()}),
        "intervals (-d): each object's exits and latency sums add up to the recording's")
+    rc, out, err = run(["-b", "-r", dat, "-o", "json", "--no-objects"])
+    j2 = json.loads(out)
+    ok(rc == 0 and not any(r["objects"] for r in j2["host"]["reasons"]) and
+       [r["count"] for r in j2["host"]["reasons"]] == [r["count"] for r in j["host"]["reasons"]],
+       "--no-objects: no objects, the reasons' figures the same")
     rc, out, err = run(["-b", "-r", dat])
     ok(rc == 0 and "CMOS index" in out and "x2APIC ICR" in out and "#PF" in out,
        "text: each reason's objects under it, named", out[:2000])

@@ -456,7 +456,8 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 	memset(v->pending_states, 0, sizeof(v->pending_states));
 	v->pending_time = ev->time;
 	v->pending_reason = ev->reason_id;
-	model_objs_note(v, ev);
+	if (!m->objs_off)
+		model_objs_note(v, ev);
 	return m->ip_slots ? feed_ip(m, v, ev) : 0;
 }
 
@@ -543,7 +544,7 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 		if (ev->other >= 0 && ev->other < m->nr_other)
 			v->other[ev->other].total++;
 		/* a companion event: what the pending exit touched */
-		if (ev->obj_kind != KVM_OBJ_NONE && v->pending)
+		if (ev->obj_kind != KVM_OBJ_NONE && v->pending && !m->objs_off)
 			model_objs_note(v, ev);
 		if (ev->sub >= 0 && ev->sub < UEXIT_MAX) {
 			if (!v->uexit && !(v->uexit = calloc(UEXIT_MAX, sizeof(*v->uexit))))

@@ -350,6 +350,7 @@ struct model {
 	const struct reason_table *reasons;	/* = &names->reasons */
 	unsigned int ring_size;
 	unsigned int ip_slots;		/* entries per guest IP table, 0: no IPs kept */
+	bool objs_off;			/* no objects kept (--no-objects) */
 	unsigned int max_vcpus;
 	unsigned int nr_vcpus;		/* threads in by_tid: vCPUs and VMM threads */
 	unsigned int nr_vmm;		/* of which VMM threads (no vCPU rows) */

@@ -122,6 +122,7 @@ struct opts {
 	bool cut;
 	bool lost;
 	bool others;
+	bool objects;		/* -O: each exit's companion event, where the layout has it */
 	const char *comm_fmt;	/* thread names */
 	const char *script;	/* -S */
 	uint64_t kaslr;		/* -K: the guest kernel's KASLR offset */
@@ -509,6 +510,28 @@ static void sched_in_exit(const struct mix *m, uint64_t t, uint64_t lat, int cpu
 	}
 }
 
+/*
+ * -O: the companion event KVM writes inside VMX exit e of reason code
+ * (its object one of a few: APIC registers, MMIO pages, MSRs, ports),
+ * where the layout has its format.  The model's truth does not change:
+ * companions are other events.
+ */
+static void push_object(struct gev *e, uint32_t code, uint64_t lat, unsigned int *seed)
+{
+	static const uint32_t apic[] = { 0xb0, 0x300, 0x380 }, msr[] = { 0x6e0, 0x830, 0x80b };
+	static const uint64_t gpa[] = { 0xfee000b0, 0xfed000f0, 0xfebf1000, 0xfec00010 };
+	struct gev c = *e;
+	uint32_t r = rnd(seed);
+
+	c.kind = code == 56 ? G_APIC : code == 49 ? G_MMIO : code == 32 ? G_MSR : code == 30 ? G_PIO : G_NR;
+	if (c.kind == G_NR || !ev_fmt[c.kind])
+		return;
+	c.aux = c.kind == G_APIC ? apic[r % 3] : msr[r % 3];
+	c.msr = gpa[r % 4];
+	c.t = e->t + 1 + lat / 4;
+	push(&c);
+}
+
 static void scenario(const struct opts *o)
 {
 	unsigned int seed = o->seed, ipseed = o->seed * 7919u + 1;
@@ -583,6 +606,8 @@ static void scenario(const struct opts *o)
 					       (garch == A_S390 ? 0x0704000180000000ull : 0x8000000000009033ull);
 				e.rip = guest_ip(o, m, user, ipr, &ipseed, &e);
 				push(&e);
+				if (o->objects)
+					push_object(&e, m->reason, lat, &seed);
 				if (o->others && (m->reason == 30 || m->reason == 0x07b)) {
 					/* port I/O handled in user space, inside the exit */
 					e.kind = G_PIO;
@@ -860,6 +885,19 @@ static void encode(const struct gev *g, unsigned char *data, size_t *len)
 		set_field(data, e, "vcpu_pc", g->rip);
 		set_field(data, e, "pc", g->rip);
 		set_field(data, e, "pswaddr", g->rip);
+		break;
+	case G_MSR:
+		set_field(data, e, "write", 1);
+		set_field(data, e, "ecx", g->aux);
+		break;
+	case G_APIC:
+		set_field(data, e, "rw", 1);
+		set_field(data, e, "reg", g->aux);
+		break;
+	case G_MMIO:
+		set_field(data, e, "type", 2);
+		set_field(data, e, "len", 4);
+		set_field(data, e, "gpa", g->msr);
 		break;
 	case G_PIO:
 		set_field(data, e, "rw", 1);
@@ -1717,6 +1755,8 @@ static void usage(void)
 "  -t                a cut recording: starts after an exit, ends before entries\n"
 "  -l                lose events: some pages start after missed events\n"
 "  -x                with port I/O exits, kvm_pio and kvm_userspace_exit events\n"
+"  -O                with each exit's companion event (kvm_apic, kvm_mmio, kvm_msr, kvm_pio)\n"
+"                    where FORMAT_DIR has its format: a recording rich in objects\n"
 "  -N qemu|kvmtool|none  thread names: CPU n/KVM, kvm-vcpu-n, or one name for all\n"
 "  -S FILE           the events of FILE instead of a workload, one per line:\n"
 "                    'TIME_NS CPU TID exit|entry FIELD=VALUE...' or 'comm TID NAME'\n"
@@ -1756,7 +1796,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:S:K:k:M:Ud:wP:RT:")) != -1) {
+	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxON:S:K:k:M:Ud:wP:RT:")) != -1) {
 		switch (c) {
 		case 'f': o.formats = optarg; break;
 		case 'o': o.out = optarg; break;
@@ -1773,6 +1813,7 @@ int main(int argc, char **argv)
 		case 't': o.cut = true; break;
 		case 'l': o.lost = true; break;
 		case 'x': o.others = true; break;
+		case 'O': o.objects = true; break;
 		case 'N': o.comm_fmt = optarg; break;
 		case 'S': o.script = optarg; break;
 		case 'K': o.kaslr = strtoull(optarg, NULL, 0); break;
