@@ -226,6 +226,8 @@ MUTATIONS = [
      [("src/model/model_objs.c", "if (t->nr < MODEL_OBJS)", "if (t->nr < MODEL_OBJS - 1)")]),
     ("objects: an interval's latencies not cleared when it closes (counted again in the next)",
      [("src/model/model_objs.c", "\t\treturn -1;\n\thist_clear(&o->lat);\n\treturn 0;", "\t\treturn -1;\n\treturn 0;")]),
+    ("objects: the screen's recent exits of an object show every exit of the vCPU",
+     [("ui/pane_recent.c", "if (p->obj.on && (e->reason_id != p->reason", "if (0 && (e->reason_id != p->reason")]),
     ("settings: a line that is not text stops the reading",
      [("ui/tui_rc.c", "if (*bad)\n\t\t\trc_say(in, bad);", "if (*bad)\n\t\t\tbreak;")]),
     ("settings: W writes over the file in place, not a new file renamed over it",
