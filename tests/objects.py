@@ -212,7 +212,8 @@ def absurd_case():
                 ("port", "0x12345", "in", 9)),
                ("EPT_MISCONFIG", {}, [("mmio", {"type": 7, "len": 300, "gpa": (1 << 60) | 0xabc})],
                 ("mmio", hexs(1 << 60), "read", 0)),
-               ("MSR_READ", {}, [("msr", {"write": 3, "ecx": 0xdeadbeef})], ("msr", "0xdeadbeef", "read", 0)),
+               # write=3: a write, as the kernel's print fmt reads it (write ? "write" : "read")
+               ("MSR_READ", {}, [("msr", {"write": 3, "ecx": 0xdeadbeef})], ("msr", "0xdeadbeef", "write", 0)),
                ("VMCALL", {}, [("hypercall", {"nr": (1 << 64) - 1})], ("hypercall", hexs((1 << 64) - 1), "", 0)),
                ("EXCEPTION_NMI", {"intr_info": 0xff}, [], None)]
         return write_script(path, [(1001, 0)], len(seq), random.Random(1), extra=lambda i: seq[i])

@@ -63,8 +63,11 @@ struct field_want {
  * A companion event: one KVM writes while it handles an exit, naming
  * what the exit touched.  Its fields by name (NULL: none): the object's
  * value (masked with mask, 0: whole), its direction (write_val there
- * means a write, port I/O's out; any other value a read) and its size.
+ * means a write, port I/O's out; any other value a read; OBJ_WRITE_ANY:
+ * any value but 0, as the kernel's print fmt reads "rw ? write : read")
+ * and its size.
  */
+#define OBJ_WRITE_ANY	UINT64_MAX
 struct obj_event {
 	const char *system;
 	const char *event;
