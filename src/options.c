@@ -500,6 +500,10 @@ static const struct opt_def opts[] = {
 	  .help = "guest IPs kept per vCPU, each of time samples and\n"
 		  "exit sites (default " XSTR(MODEL_IPS_DEFAULT) ", at most " XSTR(MODEL_IPS_MAX) "; 0: none); only\n"
 		  "for the screen, text, JSON and folded stacks" },
+	{ "objects", 0, "N", NUM(max_objs, 1, MODEL_OBJS_MAX, "a number of objects from 1 to " XSTR(MODEL_OBJS_MAX)),
+	  .help = "objects kept per vCPU (default " XSTR(MODEL_OBJS_DEFAULT) "): a new one in a full\n"
+		  "table takes the least counted's place, whose exits go\n"
+		  "to its reason's \"other objects\"" },
 	{ "no-objects", 0, NULL, OPT_FLAG, F(no_objects),
 	  .help = "keep no objects (what each exit touched: ports, MMIO\n"
 		  "pages, MSRs ...); their rows and arrays stay empty" },
@@ -714,6 +718,7 @@ void options_parse(int argc, char **argv, struct options *o, void (*keys)(FILE *
 	o->thieves = MODEL_THIEVES_DEFAULT;
 	o->demo_vcpus = 2;
 	o->ip_slots = MODEL_IPS_DEFAULT;
+	o->max_objs = MODEL_OBJS_DEFAULT;
 	o->ip_top = 10;
 	o->ip_kind = IP_TIME;
 	memset(lopts, 0, sizeof(lopts));

@@ -53,6 +53,7 @@ struct options {
 	size_t buffer_kb;	/* live: per-CPU trace buffer, 0: default */
 	bool no_sched;		/* live: no sched events (time states without host, halt, wait) */
 	bool no_objects;	/* what exits touched is not kept (kvmtop(1), OBJECTS) */
+	unsigned int max_objs;	/* --objects: kept per vCPU */
 	bool demo;
 	int demo_vcpus;
 	long long demo_loops;	/* 0: until kvmtop stops */

@@ -23,6 +23,7 @@ struct model *model_new(const struct kvm_names *names,
 	m->nr_other = names->nr_other;
 	m->ring_size = ring_size;
 	m->ip_slots = MODEL_IPS_DEFAULT;
+	m->max_objs = MODEL_OBJS_DEFAULT;
 	m->max_vcpus = MODEL_MAX_VCPUS;
 	m->ident = ident;
 	m->ident_ctx = ident_ctx;
@@ -423,7 +424,7 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 	if (v->pending) {
 		v->unmatched_exits.total++;
 		/* the exit before it had no entry: counted on its object, without a latency */
-		if (model_objs_close(v, MODEL_LAT_NONE))
+		if (model_objs_close(m, v, MODEL_LAT_NONE))
 			return -1;
 	}
 	v->exits.total++;
@@ -456,7 +457,7 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 	memset(v->pending_states, 0, sizeof(v->pending_states));
 	v->pending_time = ev->time;
 	v->pending_reason = ev->reason_id;
-	if (!m->objs_off)
+	if (m->max_objs)
 		model_objs_note(v, ev);
 	return m->ip_slots ? feed_ip(m, v, ev) : 0;
 }
@@ -473,7 +474,7 @@ static int feed_entry(struct model *m, struct vcpu *v, const struct kvm_event *e
 	v->pending = false;
 	lat = ev->time >= v->pending_time ? ev->time - v->pending_time : 0;
 	rs = v->rs[v->pending_reason];
-	if (hist_add(&rs->lat, lat) || model_objs_close(v, lat))
+	if (hist_add(&rs->lat, lat) || model_objs_close(m, v, lat))
 		return -1;
 	if (m->names->sched) {
 		struct reason_split *sp = rs->split;
@@ -544,7 +545,7 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 		if (ev->other >= 0 && ev->other < m->nr_other)
 			v->other[ev->other].total++;
 		/* a companion event: what the pending exit touched */
-		if (ev->obj_kind != KVM_OBJ_NONE && v->pending && !m->objs_off)
+		if (ev->obj_kind != KVM_OBJ_NONE && v->pending && m->max_objs)
 			model_objs_note(v, ev);
 		if (ev->sub >= 0 && ev->sub < UEXIT_MAX) {
 			if (!v->uexit && !(v->uexit = calloc(UEXIT_MAX, sizeof(*v->uexit))))
@@ -833,7 +834,7 @@ void model_finish(struct model *m)
 		v->pending = false;
 		v->unmatched_exits.total++;
 		/* counted on its object without a latency (no memory: not counted there) */
-		model_objs_close(v, MODEL_LAT_NONE);
+		model_objs_close(m, v, MODEL_LAT_NONE);
 	}
 }
 

@@ -93,16 +93,20 @@ struct model_obj {
 };
 
 /*
- * A vCPU's objects: at most MODEL_OBJS, found by a small hash; the exits
- * of any further object go to their reason's "other objects" row.
+ * A vCPU's objects: at most the model's max_objs (--objects), found by a
+ * hash; a new object in a full table takes the place of the least
+ * counted, whose figures go to its reason's "other objects" row.
  */
-#define MODEL_OBJS		64
-#define MODEL_OBJ_SLOTS		128	/* a power of two, twice MODEL_OBJS */
+#define MODEL_OBJS_DEFAULT	64
+#define MODEL_OBJS_MAX		4096
 struct model_objs {
 	struct model_obj *o;
 	unsigned int nr;
-	unsigned int alloc;	/* grows by doubling up to MODEL_OBJS */
-	uint8_t slot[MODEL_OBJ_SLOTS];	/* index in o + 1, 0: empty */
+	unsigned int alloc;	/* grows by doubling up to cap */
+	unsigned int cap;
+	unsigned int mask;	/* slot has mask + 1 entries, at least twice cap */
+	uint16_t *slot;		/* index in o + 1, 0: empty */
+	uint64_t evicted;	/* objects whose figures went to "other objects" */
 };
 
 struct reason_stat {
@@ -350,7 +354,7 @@ struct model {
 	const struct reason_table *reasons;	/* = &names->reasons */
 	unsigned int ring_size;
 	unsigned int ip_slots;		/* entries per guest IP table, 0: no IPs kept */
-	bool objs_off;			/* no objects kept (--no-objects) */
+	unsigned int max_objs;		/* objects kept per vCPU (--objects), 0: none */
 	unsigned int max_vcpus;
 	unsigned int nr_vcpus;		/* threads in by_tid: vCPUs and VMM threads */
 	unsigned int nr_vmm;		/* of which VMM threads (no vCPU rows) */

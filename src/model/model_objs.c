@@ -7,10 +7,13 @@
  * is a kvm_mmio, then a kvm_apic that names the register).  The exit is
  * counted on its object when the vCPU enters again, its latency with it.
  *
- * A vCPU's table holds at most MODEL_OBJS objects, found through a hash
- * of MODEL_OBJ_SLOTS bytes; it grows by doubling, so an event allocates
- * only when a new object comes.  Once full, the exits of any further
- * object go to their reason's "other objects" row (KVM_OBJ_OTHER).
+ * A vCPU's table holds at most the model's max_objs objects (--objects),
+ * found through a hash twice as large; it grows by doubling, so an event
+ * allocates only when a new object comes.  Once full, a new object takes
+ * the place of the least counted one, whose count and latency go to its
+ * reason's "other objects" row (KVM_OBJ_OTHER): a flood of objects seen
+ * once (a firmware probing cpuid leaves) churns one place, the busy ones
+ * stay, and every exit is counted once, on a kept object or on "other".
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +33,7 @@ void model_objs_note(struct vcpu *v, const struct kvm_event *ev)
 	v->pobj.size = ev->obj_size;
 }
 
+/* Are two keys the same object of the same reason? */
 static bool objs_same(const struct model_obj_key *a, const struct model_obj_key *b)
 {
 	return a->value == b->value && a->reason_id == b->reason_id && a->kind == b->kind &&
@@ -41,11 +45,29 @@ static unsigned int objs_slot(const struct model_objs *t, const struct model_obj
 {
 	uint64_t h = (k->value ^ (uint64_t)k->reason_id << 40 ^ (uint64_t)k->kind << 56 ^
 		      (uint64_t)k->dir << 20 ^ (uint64_t)k->size << 28) * 0x9e3779b97f4a7c15ull;
-	unsigned int i = (unsigned int)(h >> 57) & (MODEL_OBJ_SLOTS - 1);
+	unsigned int i = (unsigned int)(h >> 40) & t->mask;
 
 	while (t->slot[i] && !objs_same(&t->o[t->slot[i] - 1].key, k))
-		i = (i + 1) & (MODEL_OBJ_SLOTS - 1);
+		i = (i + 1) & t->mask;
 	return i;
+}
+
+/* A vCPU's empty table of cap objects: NULL (no memory). */
+static struct model_objs *objs_new(unsigned int cap)
+{
+	struct model_objs *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->cap = cap;
+	for (t->mask = 1; t->mask + 1 < 2 * cap; t->mask = t->mask * 2 + 1)
+		;
+	t->slot = calloc(t->mask + 1, sizeof(*t->slot));
+	if (!t->slot) {
+		free(t);
+		return NULL;
+	}
+	return t;
 }
 
 /* A new object k in t, the array grown if need be: NULL (no memory). */
@@ -67,7 +89,7 @@ static struct model_obj *objs_add(struct model_objs *t, unsigned int i, const st
 	o->key = *k;
 	hist_init(&o->lat);
 	hist_init(&o->lat_done);
-	t->slot[i] = (uint8_t)++t->nr;
+	t->slot[i] = (uint16_t)++t->nr;
 	return o;
 }
 
@@ -86,23 +108,53 @@ static struct model_obj *objs_rest(struct reason_stat *rs, int reason_id)
 	return rs->obj_rest;
 }
 
+/*
+ * In full table t, k takes the place of the least counted object, whose
+ * figures go to its reason's other objects (interval and total alike);
+ * the hash is made again.  NULL (no memory).
+ */
+static struct model_obj *objs_evict(struct vcpu *v, struct model_objs *t, const struct model_obj_key *k)
+{
+	struct model_obj *o = &t->o[0], *rest;
+	unsigned int i;
+
+	for (i = 1; i < t->nr; i++)
+		if (t->o[i].count.total < o->count.total)
+			o = &t->o[i];
+	rest = objs_rest(v->rs[o->key.reason_id], o->key.reason_id);
+	if (!rest || hist_merge(&rest->lat, &o->lat) || hist_merge(&rest->lat_done, &o->lat_done))
+		return NULL;
+	rest->count.total += o->count.total;
+	rest->count.base += o->count.base;
+	t->evicted++;
+	/* its histograms' pages are kept for the new object */
+	hist_clear(&o->lat);
+	hist_clear(&o->lat_done);
+	memset(&o->count, 0, sizeof(o->count));
+	o->key = *k;
+	memset(t->slot, 0, (t->mask + 1) * sizeof(*t->slot));
+	for (i = 0; i < t->nr; i++)
+		t->slot[objs_slot(t, &t->o[i].key)] = (uint16_t)(i + 1);
+	return o;
+}
+
 /* The object of v's pending exit, made if new: NULL (no memory). */
-static struct model_obj *objs_get(struct vcpu *v)
+static struct model_obj *objs_get(const struct model *m, struct vcpu *v)
 {
 	struct model_objs *t = v->objs;
 	unsigned int i;
 
-	if (!t && !(t = v->objs = calloc(1, sizeof(*t))))
+	if (!t && !(t = v->objs = objs_new(m->max_objs ? m->max_objs : 1)))
 		return NULL;
 	i = objs_slot(t, &v->pobj);
 	if (t->slot[i])
 		return &t->o[t->slot[i] - 1];
-	if (t->nr < MODEL_OBJS)
+	if (t->nr < t->cap)
 		return objs_add(t, i, &v->pobj);
-	return objs_rest(v->rs[v->pobj.reason_id], v->pobj.reason_id);
+	return objs_evict(v, t, &v->pobj);
 }
 
-int model_objs_close(struct vcpu *v, uint64_t lat)
+int model_objs_close(const struct model *m, struct vcpu *v, uint64_t lat)
 {
 	struct model_obj *o;
 
@@ -118,7 +170,7 @@ int model_objs_close(struct vcpu *v, uint64_t lat)
 		r->obj_size = v->pobj.size;
 		r->obj = v->pobj.value;
 	}
-	o = objs_get(v);
+	o = objs_get(m, v);
 	if (!o)
 		return -1;
 	o->count.total++;
@@ -194,8 +246,10 @@ void model_objs_free(struct vcpu *v)
 		hist_free(&v->rs[i]->obj_rest->lat_done);
 		free(v->rs[i]->obj_rest);
 	}
-	if (v->objs)
+	if (v->objs) {
 		free(v->objs->o);
+		free(v->objs->slot);
+	}
 	free(v->objs);
 	v->objs = NULL;
 }

@@ -49,7 +49,7 @@ void model_steal_forget(struct model *m, struct vcpu *v);
  * reasons' figures.  0, or -1 (no memory).
  */
 void model_objs_note(struct vcpu *v, const struct kvm_event *ev);
-int model_objs_close(struct vcpu *v, uint64_t lat);
+int model_objs_close(const struct model *m, struct vcpu *v, uint64_t lat);
 int model_objs_interval_end(struct vcpu *v);
 void model_objs_reset(struct vcpu *v);
 void model_objs_marks(struct vcpu *v, void (*op)(struct ctr *));
