@@ -87,6 +87,7 @@ struct model_obj_key {
 
 struct model_obj {
 	struct model_obj_key key;
+	uint64_t since;		/* its place's number in its vCPU's table: of two least counted, the older goes */
 	struct ctr count;
 	struct hist lat;	/* exit -> entry of this interval */
 	struct hist lat_done;	/* of the intervals before it */
@@ -107,6 +108,7 @@ struct model_objs {
 	unsigned int mask;	/* slot has mask + 1 entries, at least twice cap */
 	uint16_t *slot;		/* index in o + 1, 0: empty */
 	uint64_t evicted;	/* objects whose figures went to "other objects" */
+	uint64_t placed;	/* objects given a place, ever */
 };
 
 struct reason_stat {

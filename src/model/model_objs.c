@@ -87,6 +87,7 @@ static struct model_obj *objs_add(struct model_objs *t, unsigned int i, const st
 	o = &t->o[t->nr];
 	memset(o, 0, sizeof(*o));
 	o->key = *k;
+	o->since = t->placed++;
 	hist_init(&o->lat);
 	hist_init(&o->lat_done);
 	t->slot[i] = (uint16_t)++t->nr;
@@ -109,9 +110,10 @@ static struct model_obj *objs_rest(struct reason_stat *rs, int reason_id)
 }
 
 /*
- * In full table t, k takes the place of the least counted object, whose
- * figures go to its reason's other objects (interval and total alike);
- * the hash is made again.  NULL (no memory).
+ * In full table t, k takes the place of the least counted object (of
+ * those, the one placed first: a new object is not the next to go),
+ * whose figures go to its reason's other objects (interval and total
+ * alike); the hash is made again.  NULL (no memory).
  */
 static struct model_obj *objs_evict(struct vcpu *v, struct model_objs *t, const struct model_obj_key *k)
 {
@@ -119,7 +121,8 @@ static struct model_obj *objs_evict(struct vcpu *v, struct model_objs *t, const 
 	unsigned int i;
 
 	for (i = 1; i < t->nr; i++)
-		if (t->o[i].count.total < o->count.total)
+		if (t->o[i].count.total < o->count.total ||
+		    (t->o[i].count.total == o->count.total && t->o[i].since < o->since))
 			o = &t->o[i];
 	rest = objs_rest(v->rs[o->key.reason_id], o->key.reason_id);
 	if (!rest || hist_merge(&rest->lat, &o->lat) || hist_merge(&rest->lat_done, &o->lat_done))
@@ -132,6 +135,7 @@ static struct model_obj *objs_evict(struct vcpu *v, struct model_objs *t, const 
 	hist_clear(&o->lat_done);
 	memset(&o->count, 0, sizeof(o->count));
 	o->key = *k;
+	o->since = t->placed++;
 	memset(t->slot, 0, (t->mask + 1) * sizeof(*t->slot));
 	for (i = 0; i < t->nr; i++)
 		t->slot[objs_slot(t, &t->o[i].key)] = (uint16_t)(i + 1);
