@@ -89,6 +89,7 @@ static void metrics_config(const struct options *o, struct metrics_opts *mo)
 	metrics_opts_init(mo);
 	mo->per_vcpu = o->metrics.per_vcpu;
 	mo->stolen = o->metrics.stolen;
+	mo->objects = o->metrics.objects;
 	/* the options' order: host, vm, vcpu */
 	mo->latency = o->metrics.latency == 2 ? ML_VCPU : o->metrics.latency == 1 ? ML_VM : ML_HOST;
 	if (o->metrics.nr_le) {

@@ -158,6 +158,14 @@ static int set_stolen(struct options *o, const struct opt_def *d, const char *ar
 	return 0;
 }
 
+/* --metrics-objects: each VM's exits by reason and object in the metrics. */
+static int set_mobjects(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	o->metrics_given = true;
+	o->metrics.objects = true;
+	return 0;
+}
+
 static void usage(FILE *f);
 static void (*keys_help)(FILE *f);
 
@@ -474,6 +482,10 @@ static const struct opt_def opts[] = {
 	  .help = "metrics: per vCPU, the threads that ran while it waited\n"
 		  "for a CPU (kvmtop_vcpu_stolen_seconds_total; series: VMs x\n"
 		  "vCPUs x (--thieves + 1))" },
+	{ "metrics-objects", 0, NULL, OPT_CALL, .set = set_mobjects,
+	  .help = "metrics: per VM, exits by reason and object (port, MMIO\n"
+		  "page, MSR ...: kvmtop_object_exits_total; series: at most\n"
+		  "VMs x vCPUs x --objects)" },
 	{ "metrics-latency", 0, "WHERE", OPT_CALL, .set = set_latency,
 	  .help = "metrics: the exit-latency histograms per reason of the\n"
 		  "host (default: R x (buckets + 3) series), or of each VM\n"

@@ -33,6 +33,7 @@ typedef int (*opt_format_fn)(unsigned int i, struct opt_format *f);
 struct opt_metrics {
 	bool per_vcpu;
 	bool stolen;		/* --metrics-stolen */
+	bool objects;		/* --metrics-objects */
 	int latency;		/* --metrics-latency: index of host, vm, vcpu */
 	uint64_t le_ns[OPT_MAX_LE];	/* the bounds given, ascending */
 	unsigned int nr_le;		/* 0: the outputs' default */

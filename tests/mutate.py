@@ -232,6 +232,8 @@ MUTATIONS = [
      [("src/model/model_objs.c", "t->o[i].since < o->since))", "t->o[i].since > o->since))")]),
     ("objects: an interval's latencies not cleared when it closes (counted again in the next)",
      [("src/model/model_objs.c", "\t\treturn -1;\n\thist_clear(&o->lat);\n\treturn 0;", "\t\treturn -1;\n\treturn 0;")]),
+    ("metrics: an object's series named by its kind, not the tables",
+     [("outputs/metrics.c", "label_value(f, name ? name : \"unknown\");", "label_value(f, kvm_obj_kind_name(w->kind));")]),
     ("objects: the screen's recent exits of an object show every exit of the vCPU",
      [("ui/pane_recent.c", "if (p->obj.on && (e->reason_id != p->reason", "if (0 && (e->reason_id != p->reason")]),
     ("settings: a line that is not text stops the reading",

@@ -17,6 +17,7 @@ import io
 import json
 import os
 import random
+import re
 
 from tap import ok, eq, done, run, kvmgen
 
@@ -200,6 +201,23 @@ def mixed_case():
     ok(rc == 0 and not any(r["objects"] for r in j2["host"]["reasons"]) and
        [r["count"] for r in j2["host"]["reasons"]] == [r["count"] for r in j["host"]["reasons"]],
        "--no-objects: no objects, the reasons' figures the same")
+    # the metrics, opt-in: per VM, reason and object, the exits since the start
+    rc, out, err = run(["-b", "-r", dat, "-o", "prometheus"])
+    ok(rc == 0 and "kvmtop_object_exits" not in out, "metrics: no object series unless asked")
+    rc, out, err = run(["-b", "-r", dat, "-o", "prometheus", "--metrics-objects"])
+    got = {}
+    for line in out.splitlines():
+        m = re.match(r'^kvmtop_object_exits_total\{.*reason="([^"]*)".*kind="([^"]*)",object="([^"]*)",'
+                     r'name="([^"]*)",dir="([^"]*)"\} (\d+)$', line)
+        if m:
+            got[(m.group(1), m.group(2), m.group(3), m.group(5))] = (int(m.group(6)), m.group(4))
+    want = {}
+    for (tid, reason, kind, obj, d, size), lats in truth.items():
+        want[(reason, kind, obj, d)] = want.get((reason, kind, obj, d), 0) + len(lats)
+    eq({k: v[0] for k, v in got.items()}, want,
+       "metrics (--metrics-objects): kvmtop_object_exits_total per reason and object, its exits")
+    eq({(k[1], k[2]): v[1] for k, v in got.items()}, {(k[1], k[2]): names.get((k[1], k[2])) for k in got},
+       "metrics: each object's name label, as the tables name it")
     rc, out, err = run(["-b", "-r", dat])
     ok(rc == 0 and "CMOS index" in out and "x2APIC ICR" in out and "#PF" in out,
        "text: each reason's objects under it, named", out[:2000])
