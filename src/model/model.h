@@ -83,6 +83,7 @@ struct model_obj_key {
 	uint8_t kind;		/* enum kvm_obj_kind */
 	uint8_t dir;		/* enum kvm_obj_dir */
 	uint8_t size;		/* bytes, 0: not said */
+	uint8_t zero;		/* always 0: keys are compared as 16 bytes */
 };
 
 struct model_obj {
@@ -109,6 +110,7 @@ struct model_objs {
 	uint16_t *slot;		/* index in o + 1, 0: empty */
 	uint64_t evicted;	/* objects whose figures went to "other objects" */
 	uint64_t placed;	/* objects given a place, ever */
+	unsigned int last;	/* the place of the object counted last */
 };
 
 struct reason_stat {

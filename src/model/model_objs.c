@@ -31,13 +31,17 @@ void model_objs_note(struct vcpu *v, const struct kvm_event *ev)
 	v->pobj.kind = (uint8_t)ev->obj_kind;
 	v->pobj.dir = ev->obj_dir;
 	v->pobj.size = ev->obj_size;
+	v->pobj.zero = 0;
 }
 
-/* Are two keys the same object of the same reason? */
-static bool objs_same(const struct model_obj_key *a, const struct model_obj_key *b)
+/*
+ * Are two keys the same object of the same reason?  Their bytes alike:
+ * a key has no padding (its last byte a zero field), so two compares of
+ * 8 bytes do.
+ */
+static inline bool objs_same(const struct model_obj_key *a, const struct model_obj_key *b)
 {
-	return a->value == b->value && a->reason_id == b->reason_id && a->kind == b->kind &&
-	       a->dir == b->dir && a->size == b->size;
+	return !memcmp(a, b, sizeof(*a));
 }
 
 /* The hash slot of k in t: its own, or the empty one it would take. */
@@ -146,16 +150,23 @@ static struct model_obj *objs_evict(struct vcpu *v, struct model_objs *t, const 
 static struct model_obj *objs_get(const struct model *m, struct vcpu *v)
 {
 	struct model_objs *t = v->objs;
+	struct model_obj *o;
 	unsigned int i;
 
 	if (!t && !(t = v->objs = objs_new(m->max_objs ? m->max_objs : 1)))
 		return NULL;
+	/* the object of the vCPU's exit before, often the same (a loop on one port) */
+	if (t->nr && objs_same(&t->o[t->last].key, &v->pobj))
+		return &t->o[t->last];
 	i = objs_slot(t, &v->pobj);
-	if (t->slot[i])
-		return &t->o[t->slot[i] - 1];
-	if (t->nr < t->cap)
-		return objs_add(t, i, &v->pobj);
-	return objs_evict(v, t, &v->pobj);
+	if (t->slot[i]) {
+		t->last = t->slot[i] - 1;
+		return &t->o[t->last];
+	}
+	o = t->nr < t->cap ? objs_add(t, i, &v->pobj) : objs_evict(v, t, &v->pobj);
+	if (o)
+		t->last = (unsigned int)(o - t->o);
+	return o;
 }
 
 int model_objs_close(const struct model *m, struct vcpu *v, uint64_t lat)
