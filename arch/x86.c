@@ -105,13 +105,41 @@ static const char *lookup(const struct code_name *t, size_t n, uint32_t code)
 
 /*
  * A port-I/O exit's port: info1's bits 31:16, VMX's exit qualification
- * and SVM's exit_info_1 alike.
+ * and SVM's exit_info_1 alike; its direction and size where each puts
+ * them (VMX: bit 3 in, bits 2:0 size - 1; SVM: bit 0 in, bits 6:4 one
+ * bit per size of 1, 2, 4 bytes).  A kvm_pio after it says the same.
  */
 static void x86_port(const struct field_vals *fv, struct kvm_event *ev)
 {
-	if (FV_HAS(fv, FR_INFO1)) {
-		ev->obj_kind = KVM_OBJ_PORT;
-		ev->obj = (fv->v[FR_INFO1] >> 16) & 0xffff;
+	uint64_t q = fv->v[FR_INFO1];
+
+	if (!FV_HAS(fv, FR_INFO1))
+		return;
+	ev->obj_kind = KVM_OBJ_PORT;
+	ev->obj = (q >> 16) & 0xffff;
+	if (ev->isa == ISA_VMX) {
+		ev->obj_dir = q & 8 ? OBJ_DIR_READ : OBJ_DIR_WRITE;
+		ev->obj_size = (uint8_t)((q & 7) + 1);
+	} else {
+		ev->obj_dir = q & 1 ? OBJ_DIR_READ : OBJ_DIR_WRITE;
+		ev->obj_size = q & 0x10 ? 1 : q & 0x20 ? 2 : q & 0x40 ? 4 : 0;
+	}
+}
+
+/*
+ * An exception exit's vector: SVM's exit code says it (0x40 + vector);
+ * VMX's EXCEPTION_NMI has it in intr_info's low byte (5.10 and later
+ * layouts, bit 31: valid).
+ */
+static void x86_vector(const struct field_vals *fv, struct kvm_event *ev)
+{
+	if (ev->isa == ISA_SVM && ev->reason >= 0x040 && ev->reason <= 0x05f) {
+		ev->obj_kind = KVM_OBJ_VECTOR;
+		ev->obj = ev->reason - 0x040;
+	} else if (ev->isa == ISA_VMX && ev->reason == 0 && FV_HAS(fv, FR_AUX) &&
+		   (fv->v[FR_AUX] & 0x80000000u)) {
+		ev->obj_kind = KVM_OBJ_VECTOR;
+		ev->obj = fv->v[FR_AUX] & 0xff;
 	}
 }
 
@@ -137,6 +165,7 @@ static void x86_decode_exit(const struct field_vals *fv, struct kvm_event *ev)
 		if (ev->isa == ISA_SVM && raw == 0x07b)	/* IOIO */
 			x86_port(fv, ev);
 	}
+	x86_vector(fv, ev);
 }
 
 static int64_t x86_isa_raw(enum kvm_isa isa)
@@ -210,6 +239,24 @@ static enum reason_class x86_class(enum kvm_isa isa, uint32_t code, uint32_t fla
 	return RC_OTHER;
 }
 
+/*
+ * The companion events of arch/x86/kvm/trace.h (fields unchanged since
+ * 2.6.32; kvm_hv_hypercall since 2.6.34): KVM writes them on the vCPU's
+ * thread while it handles the exit.  kvm_mmio's type: 0 a read not yet
+ * done (to user space), 1 a read, 2 a write; its object is the page.
+ */
+static const struct obj_event x86_obj_events[] = {
+	{ "kvm", "kvm_pio", KVM_OBJ_PORT, "port", "rw", "size", OBJ_WRITE_ANY, 0 },
+	{ "kvm", "kvm_mmio", KVM_OBJ_MMIO, "gpa", "type", "len", 2, ~0xfffull },
+	{ "kvm", "kvm_msr", KVM_OBJ_MSR, "ecx", "write", NULL, OBJ_WRITE_ANY, 0 },
+	{ "kvm", "kvm_apic", KVM_OBJ_APIC, "reg", "rw", NULL, OBJ_WRITE_ANY, 0 },
+	{ "kvm", "kvm_hypercall", KVM_OBJ_HCALL, "nr", NULL, NULL, 0, 0 },
+	{ "kvm", "kvm_hv_hypercall", KVM_OBJ_HV_HCALL, "code", NULL, NULL, 0, 0 },
+	{ "kvm", "kvm_cr", KVM_OBJ_CR, "cr", "rw", NULL, OBJ_WRITE_ANY, 0 },
+	{ "kvm", "kvm_cpuid", KVM_OBJ_CPUID, "function", NULL, NULL, 0, 0 },
+	{ NULL },
+};
+
 const struct arch_ops arch_x86 = {
 	.name = "x86",
 	.exit_system = "kvm",
@@ -223,6 +270,7 @@ const struct arch_ops arch_x86 = {
 		[FR_VCPU] = { "vcpu_id" },
 		[FR_INFO1] = { "info1" },
 		[FR_INFO2] = { "info2" },
+		[FR_AUX] = { "intr_info" },
 	},
 	.entry_fields = {
 		[FR_VCPU] = { "vcpu_id" },
@@ -242,4 +290,5 @@ const struct arch_ops arch_x86 = {
 	.async = x86_async,
 	.class_of = x86_class,
 	.ip_halves = true,
+	.obj_events = x86_obj_events,
 };

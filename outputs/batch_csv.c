@@ -3,7 +3,8 @@
  * Batch output as CSV: one row per VM, vCPU thread and exit reason, its
  * reason columns every field of model_fields.h by name (empty where the
  * input does not measure it), then the vCPU's time states and the VM's
- * thread groups, then KVM's statistics.  Strings are quoted as RFC 4180
+ * thread groups, then KVM's statistics.  With --fields that name an
+ * object's field, a row is one object of a reason (kvmtop(1), OBJECTS).  Strings are quoted as RFC 4180
  * has it, and escaped (escape.h).
  */
 #include <inttypes.h>
@@ -87,11 +88,12 @@ static void csv_header(struct batch *b)
 	fputc('\n', b->out);
 }
 
-/* One row: a reason of vCPU v of vm, whose scope is cs. */
+/* One row: a reason of vCPU v of vm, whose scope is cs (o: one of its objects, with --fields). */
 static void csv_row(const struct batch *b, const struct vm *vm, const struct vcpu *v,
-		    const struct model_scope *cs, const struct model_reason_row *w, uint64_t end)
+		    const struct model_scope *cs, const struct model_reason_row *w,
+		    const struct model_obj_row *o, uint64_t end)
 {
-	const struct model_row row = { .m = b->m, .vm = vm, .v = v, .r = w };
+	const struct model_row row = { .m = b->m, .vm = vm, .v = v, .r = w, .o = o };
 	const struct model_field *fs;
 	unsigned int j, n;
 
@@ -119,6 +121,33 @@ static void csv_row(const struct batch *b, const struct vm *vm, const struct vcp
 	fputc('\n', b->out);
 }
 
+/* Does --fields name a field of an object (then a row is one object of a reason)? */
+static bool csv_objects(const struct batch *b)
+{
+	unsigned int j;
+
+	for (j = 0; j < b->nr_fields; j++)
+		if (b->fields[j]->row == MR_OBJECT)
+			return true;
+	return false;
+}
+
+/* Reason w's rows: one, or with object fields one per object it has. */
+static void csv_reason(const struct batch *b, const struct vm *vm, const struct vcpu *v,
+		       const struct model_scope *cs, const struct model_reason_row *w, uint64_t end)
+{
+	const struct model_obj_row *o;
+	unsigned int i, n;
+
+	if (!csv_objects(b)) {
+		csv_row(b, vm, v, cs, w, NULL, end);
+		return;
+	}
+	n = model_scope_objs(cs, w->id, &o);
+	for (i = 0; i < n; i++)
+		csv_row(b, vm, v, cs, w, &o[i], end);
+}
+
 /* The rows of vCPU v: 0 or -1 (no memory). */
 static int csv_vcpu(const struct batch *b, const struct vm *vm, const struct vcpu *v, uint64_t end)
 {
@@ -133,7 +162,7 @@ static int csv_vcpu(const struct batch *b, const struct vm *vm, const struct vcp
 	if (!rows)
 		goto out;
 	for (i = 0; i < n; i++)
-		csv_row(b, vm, v, &cs, rows[i], end);
+		csv_reason(b, vm, v, &cs, rows[i], end);
 	ret = 0;
 out:
 	free(rows);

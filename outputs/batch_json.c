@@ -42,16 +42,19 @@ static void json_row_fields(const struct batch *b, enum model_row_kind kind, con
 	}
 }
 
-/* One reason row: every field of model_fields.h, null where the input does not measure it. */
-static void json_reason(const struct batch *b, const struct model_reason_row *w)
+/*
+ * The fields of a reason's or an object's row (kind MR_REASON or
+ * MR_OBJECT), a group's in an object of its own ("latency": {...}),
+ * null where the input does not measure it; the row's braces are the
+ * caller's.
+ */
+static void json_fields(const struct batch *b, enum model_row_kind kind, const struct model_row *row)
 {
-	const struct model_row row = { .m = b->m, .r = w };
 	const struct model_field *fs;
 	const char *group = NULL;
 	unsigned int j, n;
 
-	fputc('{', b->out);
-	fs = model_fields_of(MR_REASON, &n);
+	fs = model_fields_of(kind, &n);
 	for (j = 0; j < n; j++) {
 		const struct model_field *f = &fs[j];
 
@@ -69,11 +72,33 @@ static void json_reason(const struct batch *b, const struct model_reason_row *w)
 		}
 		fprintf(b->out, "\"%s\":", f->key);
 		if (batch_field_known(b, f))
-			batch_machine_value(b, f, &row, escape_json);
+			batch_machine_value(b, f, row, escape_json);
 		else
 			fputs("null", b->out);
 	}
-	fputs(group ? "}}" : "}", b->out);
+	if (group)
+		fputc('}', b->out);
+}
+
+/* One reason row: every field of model_fields.h, then its objects (each every object field). */
+static void json_reason(const struct batch *b, const struct model_scope *sc, const struct model_reason_row *w)
+{
+	const struct model_row row = { .m = b->m, .r = w };
+	const struct model_obj_row *o;
+	unsigned int i, n;
+
+	fputc('{', b->out);
+	json_fields(b, MR_REASON, &row);
+	fputs(",\"objects\":[", b->out);
+	n = model_scope_objs(sc, w->id, &o);
+	for (i = 0; i < n; i++) {
+		const struct model_row orow = { .m = b->m, .o = &o[i] };
+
+		fputs(i ? ",{" : "{", b->out);
+		json_fields(b, MR_OBJECT, &orow);
+		fputc('}', b->out);
+	}
+	fputs("]}", b->out);
 }
 
 static void json_reasons(const struct batch *b, const struct model_scope *sc)
@@ -86,7 +111,7 @@ static void json_reasons(const struct batch *b, const struct model_scope *sc)
 	for (i = 0; rows && i < n; i++) {
 		if (i)
 			fputc(',', b->out);
-		json_reason(b, rows[i]);
+		json_reason(b, sc, rows[i]);
 	}
 	fputc(']', b->out);
 	free(rows);

@@ -102,6 +102,58 @@ static unsigned int text_columns(const struct batch *b, const struct model_field
 	return n;
 }
 
+#define TEXT_OBJS	8	/* objects shown under a reason; the rest are counted */
+
+/* An object field's value in row as text, into buf: buf ("-" where it has none). */
+static const char *text_obj_val(const struct batch *b, const char *name, const struct model_row *row,
+				char *buf, size_t len)
+{
+	const struct model_field *f = model_field(name);
+	struct model_field_val v;
+	bool has;
+
+	model_field_value(f, row, &v, &has);
+	if (!has)
+		snprintf(buf, len, "-");
+	else if (f->kind == MF_TEXT)
+		escape_text(v.s, buf, len);
+	else if (f->kind == MF_TIME)
+		fmt_duration((double)v.u, b->ns, 2, buf, len);
+	else
+		snprintf(buf, len, "%" PRIu64, v.u);
+	return buf;
+}
+
+/*
+ * Under a reason's line, what its exits touched: a line per object, most
+ * exits first (TEXT_OBJS of them, then how many more), each its kind,
+ * number, name, direction and size, its exits and share of the reason's,
+ * and their latency.
+ */
+static void text_objects(const struct batch *b, const struct model_scope *sc,
+			 const struct model_reason_row *w, const char *indent)
+{
+	const struct model_obj_row *o;
+	unsigned int i, n = model_scope_objs(sc, w->id, &o);
+	char k[16], obj[32], name[64], dir[8], p50[16], p99[16], max[16];
+
+	for (i = 0; i < n && i < TEXT_OBJS; i++) {
+		const struct model_row row = { .m = b->m, .o = &o[i] };
+
+		fprintf(b->out, "%s    %-12s %-10s %-30s %-5s %2u %9" PRIu64 " %6.2f%% p50 %9s p99 %9s max %9s\n",
+			indent, text_obj_val(b, "object_kind", &row, k, sizeof(k)),
+			text_obj_val(b, "object", &row, obj, sizeof(obj)),
+			text_obj_val(b, "object_name", &row, name, sizeof(name)),
+			o[i].dir ? text_obj_val(b, "dir", &row, dir, sizeof(dir)) : "-", o[i].size,
+			o[i].count, o[i].reason_count ? 100.0 * (double)o[i].count / (double)o[i].reason_count : 0.0,
+			text_obj_val(b, "obj_p50", &row, p50, sizeof(p50)),
+			text_obj_val(b, "obj_p99", &row, p99, sizeof(p99)),
+			text_obj_val(b, "obj_max", &row, max, sizeof(max)));
+	}
+	if (n > TEXT_OBJS)
+		fprintf(b->out, "%s    (%u more objects)\n", indent, n - TEXT_OBJS);
+}
+
 static void text_table(const struct batch *b, const struct model_scope *sc, const char *indent)
 {
 	const struct model_field *f[BATCH_FIELDS_MAX > NR_TEXT_COLS ? BATCH_FIELDS_MAX : NR_TEXT_COLS];
@@ -127,6 +179,7 @@ static void text_table(const struct batch *b, const struct model_scope *sc, cons
 			fputc(' ', b->out);
 		}
 		fputc('\n', b->out);
+		text_objects(b, sc, rows[i], indent);
 	}
 	free(rows);
 }

@@ -25,6 +25,7 @@
 #include "config.h"
 #include "metrics.h"
 #include "model/model_fields.h"
+#include "decode/objects.h"
 #include "model/model_scope.h"
 
 enum fam_id {
@@ -32,6 +33,7 @@ enum fam_id {
 	FAM_LATENCY,
 	FAM_VCPU_SECONDS,
 	FAM_STOLEN,
+	FAM_OBJECTS,
 	FAM_EVENTS,
 	FAM_UEXITS,
 	FAM_LOST,
@@ -63,6 +65,8 @@ static const struct family families[FAM_NR] = {
 		"vCPU threads' time by state: guest, host, vmm, halt, wait (runnable, waiting for a CPU)" },
 	[FAM_STOLEN] = { "kvmtop_vcpu_stolen_seconds", "counter", "seconds",
 		"Per vCPU, the time another thread ran on its CPU while it waited for one (--metrics-stolen)" },
+	[FAM_OBJECTS] = { "kvmtop_object_exits", "counter", NULL,
+		"KVM exits by VM, exit reason and what they touched: port, MMIO page, MSR ... (--metrics-objects)" },
 	[FAM_EVENTS] = { "kvmtop_events", "counter", NULL,
 		"KVM events other than exits and entries by VM and event" },
 	[FAM_UEXITS] = { "kvmtop_userspace_exits", "counter", NULL,
@@ -546,6 +550,28 @@ static void stolen(struct out *o, const struct vm *vm)
 	}
 }
 
+/* --metrics-objects: the exits of each of the VM's objects (scope sc) since the start. */
+static void objects(struct out *o, const struct model_scope *sc)
+{
+	FILE *f = o->f[FAM_OBJECTS];
+	unsigned int i;
+	char buf[32];
+
+	for (i = 0; i < sc->nr_objs; i++) {
+		const struct model_obj_row *w = &sc->objs[i];
+		const char *name = kvm_obj_name(w->kind, w->value);
+
+		fputs("kvmtop_object_exits_total", f);
+		vm_labels(o, f);
+		reason_labels(f, w->r);
+		fprintf(f, ",kind=\"%s\",object=\"%s\",name=\"", kvm_obj_kind_name(w->kind),
+			kvm_obj_value(w->kind, w->value, buf, sizeof(buf)));
+		label_value(f, name ? name : "unknown");
+		fprintf(f, "\",dir=\"%s\"}", kvm_obj_dir_name(w->kind, w->dir));
+		value(f, w->total);
+	}
+}
+
 static int one_vm(struct out *o, const struct vm *vm)
 {
 	const struct model *m = o->m;
@@ -580,6 +606,8 @@ static int one_vm(struct out *o, const struct vm *vm)
 	}
 	if (o->o->stolen && o->o->ns)
 		stolen(o, vm);
+	if (o->o->objects)
+		objects(o, &sc);
 	if (o->o->per_vcpu) {
 		per_vcpu(o, vm);
 	} else if (o->o->ns) {

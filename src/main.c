@@ -89,6 +89,7 @@ static void metrics_config(const struct options *o, struct metrics_opts *mo)
 	metrics_opts_init(mo);
 	mo->per_vcpu = o->metrics.per_vcpu;
 	mo->stolen = o->metrics.stolen;
+	mo->objects = o->metrics.objects;
 	/* the options' order: host, vm, vcpu */
 	mo->latency = o->metrics.latency == 2 ? ML_VCPU : o->metrics.latency == 1 ? ML_VM : ML_HOST;
 	if (o->metrics.nr_le) {
@@ -137,6 +138,7 @@ static void driver_config(const struct options *o, const struct model_filter *f,
 	*c = (struct driver_config){
 		.delay = o->delay, .iterations = o->iterations, .summary = o->summary, .duration = o->duration,
 		.ring = o->ring, .ip_slots = o->ip_slots, .max_vcpus = o->max_vcpus,
+		.no_objects = o->no_objects, .max_objs = o->max_objs,
 		.thieves = o->thieves,
 		/* the metrics' stolen family counts since the start */
 		.steal_totals = o->metrics.stolen,

@@ -158,6 +158,14 @@ static int set_stolen(struct options *o, const struct opt_def *d, const char *ar
 	return 0;
 }
 
+/* --metrics-objects: each VM's exits by reason and object in the metrics. */
+static int set_mobjects(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	o->metrics_given = true;
+	o->metrics.objects = true;
+	return 0;
+}
+
 static void usage(FILE *f);
 static void (*keys_help)(FILE *f);
 
@@ -474,6 +482,10 @@ static const struct opt_def opts[] = {
 	  .help = "metrics: per vCPU, the threads that ran while it waited\n"
 		  "for a CPU (kvmtop_vcpu_stolen_seconds_total; series: VMs x\n"
 		  "vCPUs x (--thieves + 1))" },
+	{ "metrics-objects", 0, NULL, OPT_CALL, .set = set_mobjects,
+	  .help = "metrics: per VM, exits by reason and object (port, MMIO\n"
+		  "page, MSR ...: kvmtop_object_exits_total; series: at most\n"
+		  "VMs x vCPUs x --objects)" },
 	{ "metrics-latency", 0, "WHERE", OPT_CALL, .set = set_latency,
 	  .help = "metrics: the exit-latency histograms per reason of the\n"
 		  "host (default: R x (buckets + 3) series), or of each VM\n"
@@ -500,6 +512,13 @@ static const struct opt_def opts[] = {
 	  .help = "guest IPs kept per vCPU, each of time samples and\n"
 		  "exit sites (default " XSTR(MODEL_IPS_DEFAULT) ", at most " XSTR(MODEL_IPS_MAX) "; 0: none); only\n"
 		  "for the screen, text, JSON and folded stacks" },
+	{ "objects", 0, "N", NUM(max_objs, 1, MODEL_OBJS_MAX, "a number of objects from 1 to " XSTR(MODEL_OBJS_MAX)),
+	  .help = "objects kept per vCPU (default " XSTR(MODEL_OBJS_DEFAULT) "): a new one in a full\n"
+		  "table takes the least counted's place, whose exits go\n"
+		  "to its reason's \"other objects\"" },
+	{ "no-objects", 0, NULL, OPT_FLAG, F(no_objects),
+	  .help = "keep no objects (what each exit touched: ports, MMIO\n"
+		  "pages, MSRs ...); their rows and arrays stay empty" },
 	{ "ip-top", 0, "N", NUM(ip_top, 0, 1000000, "a number of IPs from 0 to 1000000"),
 	  .help = "text and JSON: the N most counted IPs of each kind\n"
 		  "per VM and vCPU (default 10; 0: none)" },
@@ -711,6 +730,7 @@ void options_parse(int argc, char **argv, struct options *o, void (*keys)(FILE *
 	o->thieves = MODEL_THIEVES_DEFAULT;
 	o->demo_vcpus = 2;
 	o->ip_slots = MODEL_IPS_DEFAULT;
+	o->max_objs = MODEL_OBJS_DEFAULT;
 	o->ip_top = 10;
 	o->ip_kind = IP_TIME;
 	memset(lopts, 0, sizeof(lopts));

@@ -33,6 +33,7 @@ typedef int (*opt_format_fn)(unsigned int i, struct opt_format *f);
 struct opt_metrics {
 	bool per_vcpu;
 	bool stolen;		/* --metrics-stolen */
+	bool objects;		/* --metrics-objects */
 	int latency;		/* --metrics-latency: index of host, vm, vcpu */
 	uint64_t le_ns[OPT_MAX_LE];	/* the bounds given, ascending */
 	unsigned int nr_le;		/* 0: the outputs' default */
@@ -52,6 +53,8 @@ struct options {
 	unsigned int ring;
 	size_t buffer_kb;	/* live: per-CPU trace buffer, 0: default */
 	bool no_sched;		/* live: no sched events (time states without host, halt, wait) */
+	bool no_objects;	/* what exits touched is not kept (kvmtop(1), OBJECTS) */
+	unsigned int max_objs;	/* --objects: kept per vCPU */
 	bool demo;
 	int demo_vcpus;
 	long long demo_loops;	/* 0: until kvmtop stops */

@@ -46,7 +46,7 @@ static bool field_known(const char *name, bool batch)
 	return model_field(name) || (!batch && tui_col_known(name));
 }
 
-static const char *const row_kinds[MR_KINDS] = { "VM", "vCPU", "reason" };
+static const char *const row_kinds[MR_KINDS] = { "VM", "vCPU", "reason", "object" };
 
 /* --fields help: the table's fields by row, then each pane's columns. */
 static void fields_help(FILE *f)

@@ -58,6 +58,8 @@ def main():
         for r in scope["reasons"]:
             flat = []
             for k, v in r.items():
+                if isinstance(v, list):
+                    continue    # the objects: CSV's rows with --fields that name theirs
                 if isinstance(v, dict):
                     flat.extend(v.keys() if k == "latency" else [k + "_" + x for x in v])
                 else:

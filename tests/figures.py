@@ -85,6 +85,11 @@ VM_LINE = re.compile(r"^VM .* \(pid (-?\d+)[,)]")
 VCPU_LINE = re.compile(r"^  vCPU -?\d+ \(tid (\d+) ")
 
 
+# the lines under a reason's: its objects, then how many more there are
+OBJ_LINE = re.compile(r"^\s+((port|mmio|msr|apic|hypercall|hv_hypercall|cr|cpuid|vector|other)\s.*"
+                      r" p50 .* p99 .* max .*|\(\d+ more objects\))$")
+
+
 def from_text(text, ns=True):
     """kvmtop's text tables (per VM, per vCPU), every column; a list of snapshots."""
     snaps, scope, header = [], None, None
@@ -98,6 +103,8 @@ def from_text(text, ns=True):
             scope = ("vm" if line.startswith("VM") else "vcpu", int(m.group(1)))
             header = None
             continue
+        if OBJ_LINE.match(line):
+            continue    # a reason's object, under its line (kvmtop(1), OBJECTS)
         f = line.split()
         if f and f[0] == "REASON":
             header = f

@@ -125,8 +125,8 @@ def fields_cases(dat, ps):
     rc, out, err = run(["--fields", "help"])
     fields = [l.split(":", 1)[1].split() for l in out.splitlines() if l.startswith("  ") and " rows:" in l]
     head = next(iter(csv.reader(io.StringIO(run(["-b", "-r", dat, "-o", "csv"])[1]))))
-    ok(rc == 0 and len(fields) == 3 and all(n in sum(fields, []) for n in head[3:9] + head[9:37]),
-       "--fields help lists the VM, vCPU and reason fields of the table (CSV's among them)", out)
+    ok(rc == 0 and len(fields) == 4 and all(n in sum(fields, []) for n in head[3:9] + head[9:37]),
+       "--fields help lists the VM, vCPU, reason and object fields of the table (CSV's among them)", out)
     for args, what in ((["--sort", "nosuch"], "--sort: an unknown field"),
                        (["--fields", "vm_name,nosuch"], "--fields: an unknown field"),
                        (["-b", "--sort", "exits_s", "-r", dat], "--sort: a screen column in batch output")):

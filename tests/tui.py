@@ -438,6 +438,38 @@ def gen(name, layout, *args):
     return dat
 
 
+def objects_case():
+    """Enter on a reason: what its exits touched; Enter on an object: its recent exits only."""
+    ports = [0x70] * 6 + [0x3f8] * 3
+    lines, t = ["comm 1001 CPU 0/KVM"], 1000000
+    for i, port in enumerate(ports + [None, None]):
+        ex = "exit_reason=30 isa=1 vcpu_id=0 info1=%d" % (port << 16) if port else "exit_reason=12 isa=1 vcpu_id=0"
+        lines.append("%d 0 1001 exit %s guest_rip=%d" % (t, ex, 0xffffffff81000000 + i))
+        lines.append("%d 0 1001 entry vcpu_id=0" % (t + 2000))
+        t += 10000
+    script = os.path.join(TMP, "tui-objects.txt")
+    with open(script, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    reasons = open_reasons(gen("tui-objects.dat", "x86-objects", "-S", script))
+    rows = rows_after_titles(reasons)
+    ok(rows and rows[0].split()[0] == "IO_INSTRUCTION", "objects: the reasons pane, IO_INSTRUCTION first", rows[:3])
+    keys("Enter")
+    lines = settled(has("Objects of IO_INSTRUCTION"))
+    rows = [r.split() for r in rows_after_titles(lines)]
+    eq([r[:6] for r in rows], [["port", "0x70", "CMOS", "index", "out", "1"], ["port", "0x3f8", "COM1", "out", "1", "3"]],
+       "objects: Enter on a reason lists its objects, most exits first, named (6 x 0x70, 3 x 0x3f8)")
+    ok(rows and rows[0][6] == "6", "objects: 0x70's count is its 6 exits", rows[:1])
+    keys("Enter")
+    lines = settled(has("Recent exits of vCPU 0 (tid 1001) on port 0x70"))
+    rows = rows_after_titles(lines)
+    eq((len(rows), all("IO_INSTRUCTION" in r for r in rows)), (6, True),
+       "objects: Enter on an object, its recent exits: the 6 of port 0x70 only")
+    keys("Escape")
+    keys("Escape")
+    lines = settled(has("Exit reasons of vCPU"))
+    ok(lines, "objects: Esc, Esc: back to the reasons")
+
+
 def arch_case(layout, names):
     """Other arches on screen: a vCPU's exit reasons carry the arch's names."""
     lines = open_reasons(gen("tui-%s.dat" % layout, layout, "-v", "1", "-n", "500"))
@@ -1061,6 +1093,7 @@ def main():
             skip("real: replay of a real recording", "../shared/traces not found")
         help_case(dat)
         recent_case(dat)
+        objects_case()
         ips_case()
         interval_case(dat)
         gone_bad_case(dat)

@@ -241,13 +241,15 @@ static const char *reasons_label(const struct tui *t, const void *r, char *buf, 
 	return buf;
 }
 
+/* Enter on a reason: what its exits touched (the events' rows have no objects). */
 static int reasons_enter(struct tui *t, const void *r)
 {
 	const struct pane *p = &t->stack[t->depth - 1];
+	const struct reason_row *w = r;
 
-	if (p->tid < 0)
-		return 1;	/* recent exits are per vCPU */
-	return tui_push(t, PANE_RECENT, p->vm_pid, p->tid);
+	if (w->event)
+		return 1;
+	return tui_push_obj(t, PANE_OBJECTS, p->vm_pid, p->tid, w->id, NULL);
 }
 
 static int reasons_tab(struct tui *t)

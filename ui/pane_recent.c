@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/objects.h"
 #include "tui_priv.h"
 
 struct recent_row {
@@ -104,9 +105,14 @@ static int recent_build(struct tui *t, struct pane *p)
 	if (!rows)
 		return -1;
 	for (i = 0; i < n; i++) {
-		struct recent_row *w = &rows[p->nr++];
+		struct recent_row *w = &rows[p->nr];
 		const struct exit_rec *e = model_recent(v, i, &w->seq);
 
+		/* opened from an object: only its exits */
+		if (p->obj.on && (e->reason_id != p->reason || e->obj_kind != p->obj.kind ||
+				  e->obj != p->obj.value || e->obj_dir != p->obj.dir || e->obj_size != p->obj.size))
+			continue;
+		p->nr++;
 		w->time = e->time;
 		w->ip = e->ip;
 		w->latency = e->latency;
@@ -144,6 +150,15 @@ static void recent_title(const struct tui *t, const struct pane *p, char *buf, s
 	const struct vcpu *v = tui_find_vcpu(t, p->tid);
 	char id[16];
 
+	char obj[32], reason[96];
+
+	if (p->obj.on) {
+		snprintf(buf, len, "Recent exits of vCPU %s (tid %d) on %s %s (%s): of the last %u kept, newest first",
+			 tui_vcpu_id(v ? v->vcpu_id : -1, id, sizeof(id)), p->tid, kvm_obj_kind_name(p->obj.kind),
+			 kvm_obj_value(p->obj.kind, p->obj.value, obj, sizeof(obj)),
+			 tui_reason_name(t, p->reason, reason, sizeof(reason)), t->m->ring_size);
+		return;
+	}
 	snprintf(buf, len, "Recent exits of vCPU %s (tid %d): the last %u kept (--ring), newest first; Tab: guest IPs",
 		 tui_vcpu_id(v ? v->vcpu_id : -1, id, sizeof(id)), p->tid, t->m->ring_size);
 }

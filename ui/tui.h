@@ -26,6 +26,13 @@
 
 struct pane_ops;
 
+/* An object of a reason (model_objs.c), as a pane is filtered by it. */
+struct pane_obj {
+	bool on;		/* the pane shows only this object's exits */
+	uint8_t kind, dir, size;
+	uint64_t value;
+};
+
 struct pane {
 	const struct pane_ops *ops;
 	void *rows;		/* nr rows of ops->row_size */
@@ -41,6 +48,9 @@ struct pane {
 	/* What the pane is about: a VM pid, a vCPU tid, or -1. */
 	int vm_pid;
 	int tid;
+	/* The objects pane: the reason it is of; recent exits: only the exits of obj (with reason). */
+	int reason;
+	struct pane_obj obj;
 };
 
 #define TUI_STACK	8

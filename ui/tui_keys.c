@@ -114,8 +114,8 @@ static int opened(struct tui *t, int r)
 		return VIEW_NOMEM;
 	if (r == 0)
 		return rebuild(t);
-	/* the only pane that cannot open: a VM's reasons have no recent exits */
-	snprintf(t->msg, sizeof(t->msg), "recent exits are per vCPU: open a vCPU first");
+	/* a row with nothing under it: an event's (no objects), a VM's object (recent exits are a vCPU's) */
+	snprintf(t->msg, sizeof(t->msg), "nothing to open: events have no objects, recent exits are per vCPU");
 	return 0;
 }
 
@@ -407,9 +407,9 @@ const struct tui_key tui_keys[] = {
 	{ "< > F6", "sort", "sort by the previous / next column (F6: next)", "F6", "SortBy", TUI_ANY,
 	  TUI_ON_ROWS, { '<', '>', KEY_F(6) }, k_sort, false },
 	{ "I", "inverts", "invert the sort order", NULL, NULL, TUI_ANY, 0, { 'I' }, k_invert, false },
-	{ "Enter", "opens (VM -> vCPUs -> exit reasons -> recent exits)",
-	  "open the selected row: VM -> its vCPUs -> a vCPU's exit reasons -> its recent exits",
-	  "Enter", "Open", TUI_ANY, TUI_ON(PANE_VMS) | TUI_ON(PANE_VCPUS) | TUI_ON(PANE_REASONS) |
+	{ "Enter", "opens (VM -> vCPUs -> exit reasons -> objects -> recent exits)",
+	  "open the selected row: VM -> its vCPUs -> a vCPU's exit reasons -> a reason's objects -> a vCPU's recent exits of that object",
+	  "Enter", "Open", TUI_ANY, TUI_ON(PANE_VMS) | TUI_ON(PANE_VCPUS) | TUI_ON(PANE_REASONS) | TUI_ON(PANE_OBJECTS) |
 	  TUI_ON(PANE_FINDINGS) | TUI_ON(PANE_THIEVES), { '\n', '\r', KEY_ENTER, KEY_RIGHT }, k_open, false },
 	{ "Esc Backspace Left", "goes back", "back to the pane before (first clears a filter)", "Esc",
 	  "Back", TUI_ANY, TUI_ON_ALL & ~TUI_ON(PANE_VMS), { 27, KEY_BACKSPACE, 127, 8, KEY_LEFT },

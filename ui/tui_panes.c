@@ -18,6 +18,7 @@ const struct pane_ops *const tui_panes[PANE_NR] = {
 	[PANE_FINDINGS]	= &pane_findings,
 	[PANE_THIEVES]	= &pane_thieves,
 	[PANE_SETUP]	= &pane_setup,
+	[PANE_OBJECTS]	= &pane_objects,
 };
 
 bool tui_col_known(const char *name)

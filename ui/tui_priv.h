@@ -131,7 +131,7 @@ struct pane_ops {
 /* The panes, one a file; each opens another by id, through struct tui's panes. */
 enum pane_id {
 	PANE_VMS, PANE_VCPUS, PANE_REASONS, PANE_RECENT, PANE_IPS, PANE_HELP, PANE_FINDINGS,
-	PANE_THIEVES, PANE_SETUP, PANE_NR
+	PANE_THIEVES, PANE_SETUP, PANE_OBJECTS, PANE_NR
 };
 _Static_assert(PANE_NR <= TUI_PANES, "struct tui's settings have room for every pane");
 
@@ -191,10 +191,13 @@ extern const struct pane_ops pane_help;
 extern const struct pane_ops pane_findings;
 extern const struct pane_ops pane_thieves;
 extern const struct pane_ops pane_setup;
+extern const struct pane_ops pane_objects;
 
 /* tui_stack.c: the stack of panes */
 /* Open pane id on top, about VM vm_pid or vCPU thread tid (-1: none): 0, 1 (full), -1 (no memory). */
 int tui_push(struct tui *t, enum pane_id id, int vm_pid, int tid);
+/* The same for a pane of one reason (objects), or of one of its objects (obj: recent exits). */
+int tui_push_obj(struct tui *t, enum pane_id id, int vm_pid, int tid, int reason, const struct pane_obj *obj);
 /* Replace the top pane by another of the same scope. */
 int tui_swap(struct tui *t, enum pane_id id);
 /* Back to the pane under the top one. */

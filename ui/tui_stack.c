@@ -179,6 +179,11 @@ int tui_build_all(struct tui *t)
 
 int tui_push(struct tui *t, enum pane_id id, int vm_pid, int tid)
 {
+	return tui_push_obj(t, id, vm_pid, tid, -1, NULL);
+}
+
+int tui_push_obj(struct tui *t, enum pane_id id, int vm_pid, int tid, int reason, const struct pane_obj *obj)
+{
 	const struct pane_ops *ops = t->panes[id];
 	bool invert;
 	struct pane *p;
@@ -200,6 +205,9 @@ int tui_push(struct tui *t, enum pane_id id, int vm_pid, int tid)
 	}
 	p->vm_pid = vm_pid;
 	p->tid = tid;
+	p->reason = reason;
+	if (obj)
+		p->obj = *obj;
 	t->filter[0] = '\0';
 	return build_pane(t, p);
 }

@@ -47,6 +47,7 @@ struct decode_fmt {
 	struct decode_tables tables;	/* the print fmt's __print_symbolic tables */
 	struct decode_syms syms;	/* the same with the fields' names, for the arch */
 	int other;
+	const struct obj_event *obj;	/* a companion event: what its fields say, else NULL */
 	struct reason_cache_ent *cache;
 	unsigned int cache_size;	/* power of two */
 	unsigned int cache_used;
@@ -497,6 +498,32 @@ static int bind_exits(struct decoder *d, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * If e is a companion event of the arch (kvm_pio, kvm_msr ...), its
+ * object's fields bound: value, direction and size in the roles INFO1,
+ * INFO2 and REASON.  One without its value field names no object.
+ * 0, or -1 (err set).
+ */
+static int bind_obj(struct decoder *d, struct decode_fmt *f, char *err, size_t errlen)
+{
+	const struct obj_event *o = d->arch ? d->arch->obj_events : NULL;
+	const char *names[FR_NR][3] = { { NULL } };
+
+	for (; o && o->event; o++)
+		if (!strcmp(f->event->system, o->system) && !strcmp(f->event->name, o->event))
+			break;
+	if (!o || !o->event)
+		return 0;
+	names[FR_INFO1][0] = o->value;
+	names[FR_INFO2][0] = o->dir;
+	names[FR_REASON][0] = o->size;
+	if (bind_fields(d, f, (const char *const (*)[3])names, err, errlen))
+		return -1;
+	if (f->have & (1u << FR_INFO1))
+		f->obj = o;
+	return 0;
+}
+
 /* Another KVM event e: counted by name; kvm_userspace_exit by its reason too.  0, -1, -2. */
 static int bind_other(struct decoder *d, struct tep_event *e, char *err, size_t errlen)
 {
@@ -517,8 +544,9 @@ static int bind_other(struct decoder *d, struct tep_event *e, char *err, size_t 
 			return -1;
 		d->uexit_other = f->other;
 		d->uexit_fmt = f;
+		return 0;
 	}
-	return 0;
+	return bind_obj(d, f, err, errlen);
 }
 
 /* Then the entries, of the exits' arch, and every other KVM event.  0, -1, -2. */
@@ -795,6 +823,20 @@ static inline int common_type(const struct decoder *d, const struct tep_record *
 	return (int)read_num(d, (const char *)rec->data + d->type_off, d->type_size);
 }
 
+/* A companion event's object out of its fields (bind_obj's roles). */
+static inline void decode_obj(const struct obj_event *o, const struct field_vals *fv,
+			      struct kvm_event *ev)
+{
+	if (!FV_HAS(fv, FR_INFO1))
+		return;
+	ev->obj_kind = o->kind;
+	ev->obj = o->mask ? fv->v[FR_INFO1] & o->mask : fv->v[FR_INFO1];
+	ev->obj_dir = !FV_HAS(fv, FR_INFO2) ? OBJ_DIR_NONE :
+		      fv->v[FR_INFO2] == o->write_val || (o->write_val == OBJ_WRITE_ANY && fv->v[FR_INFO2]) ?
+		      OBJ_DIR_WRITE : OBJ_DIR_READ;
+	ev->obj_size = FV_HAS(fv, FR_REASON) && fv->v[FR_REASON] < 256 ? (uint8_t)fv->v[FR_REASON] : 0;
+}
+
 /*
  * Every record of every source passes here, and where this function
  * starts weighs more than most of what it does: on the AMD EPYC make
@@ -817,6 +859,7 @@ int decode_record(struct decoder *d, struct tep_record *rec, struct kvm_event *e
 	ev->kind = f->kind;
 	ev->other = f->other;
 	ev->sub = -1;
+	ev->obj_kind = KVM_OBJ_NONE;
 	if (f->kind == KVM_EV_OTHER && !f->have) {
 		/* most events are only counted: nothing else to read */
 		ev->vcpu_id = KVM_VCPU_NONE;
@@ -836,7 +879,8 @@ int decode_record(struct decoder *d, struct tep_record *rec, struct kvm_event *e
 
 	switch (f->kind) {
 	case KVM_EV_EXIT:
-		ev->obj_kind = KVM_OBJ_NONE;
+		ev->obj_dir = OBJ_DIR_NONE;
+		ev->obj_size = 0;
 		f->arch->decode_exit(&fv, ev);
 		if (ev->mode == GUEST_MODE_UNKNOWN && f->arch->ip_halves && FV_HAS(&fv, FR_IP))
 			ev->mode = kvm_guest_mode_guess(ev->ip);
@@ -847,6 +891,10 @@ int decode_record(struct decoder *d, struct tep_record *rec, struct kvm_event *e
 	case KVM_EV_ENTRY:
 		break;
 	case KVM_EV_OTHER:
+		if (f->obj) {
+			decode_obj(f->obj, &fv, ev);
+			break;
+		}
 		if (FV_HAS(&fv, FR_AUX))
 			ev->sub = fv.v[FR_AUX] < UEXIT_MAX - 1 ? (int)fv.v[FR_AUX] : UEXIT_MAX - 1;
 		break;

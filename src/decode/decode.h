@@ -59,6 +59,26 @@ struct field_want {
 
 #define ARCH_WANT_MAX	4
 
+/*
+ * A companion event: one KVM writes while it handles an exit, naming
+ * what the exit touched.  Its fields by name (NULL: none): the object's
+ * value (masked with mask, 0: whole), its direction (write_val there
+ * means a write, port I/O's out; any other value a read; OBJ_WRITE_ANY:
+ * any value but 0, as the kernel's print fmt reads "rw ? write : read")
+ * and its size.
+ */
+#define OBJ_WRITE_ANY	UINT64_MAX
+struct obj_event {
+	const char *system;
+	const char *event;
+	enum kvm_obj_kind kind;
+	const char *value;
+	const char *dir;
+	const char *size;
+	uint64_t write_val;
+	uint64_t mask;
+};
+
 struct arch_ops {
 	const char *name;
 	const char *exit_system;
@@ -103,6 +123,8 @@ struct arch_ops {
 	bool ip_halves;
 	/* Optional fields of the exit event worth a notice when missing. */
 	struct field_want want[ARCH_WANT_MAX];
+	/* Its companion events (a row with a NULL event ends them), or NULL. */
+	const struct obj_event *obj_events;
 };
 
 extern const struct arch_ops arch_x86;

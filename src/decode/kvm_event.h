@@ -41,10 +41,32 @@ enum kvm_isa {
 
 #define KVM_VCPU_NONE	(-1)
 
-/* What an exit touched, where its arch tells it (kvm_event.obj). */
+/*
+ * What an exit touched (kvm_event.obj): from the exit's own info (an x86
+ * port, an exception vector) or from the companion event of the same
+ * vCPU thread (kvm_pio, kvm_mmio, kvm_msr ...) that KVM writes while it
+ * handles the exit.  Named by src/decode/objects.c's table.
+ */
 enum kvm_obj_kind {
 	KVM_OBJ_NONE,		/* not known */
 	KVM_OBJ_PORT,		/* x86 port I/O: the I/O port */
+	KVM_OBJ_MMIO,		/* emulated MMIO: the guest-physical page */
+	KVM_OBJ_MSR,		/* x86 MSR index */
+	KVM_OBJ_APIC,		/* x86 local APIC register (its xAPIC offset) */
+	KVM_OBJ_HCALL,		/* KVM hypercall number */
+	KVM_OBJ_HV_HCALL,	/* Hyper-V hypercall code */
+	KVM_OBJ_CR,		/* x86 control register */
+	KVM_OBJ_CPUID,		/* cpuid leaf */
+	KVM_OBJ_VECTOR,		/* exception vector */
+	KVM_OBJ_OTHER,		/* the model's: objects a full table left out */
+	KVM_OBJ_KINDS,
+};
+
+/* An object's direction, where its event says it. */
+enum kvm_obj_dir {
+	OBJ_DIR_NONE,
+	OBJ_DIR_READ,		/* a read, port I/O's in */
+	OBJ_DIR_WRITE,		/* a write, port I/O's out */
 };
 
 #define DECODE_OTHER_MAX	128	/* other kvm events counted apart */
@@ -67,9 +89,9 @@ enum guest_mode {
 #define PPC_MSR_PR	(1ull << 14)
 
 /*
- * For KVM_EV_OTHER only time, cpu, tid, vcpu_id, kind, other and sub are
- * set: most such events are only counted, and their records are not read
- * further.
+ * For KVM_EV_OTHER only time, cpu, tid, vcpu_id, kind, other, sub and
+ * the object (a companion event's, else KVM_OBJ_NONE) are set: most
+ * such events are only counted, and their records are not read further.
  */
 #define KVM_COMM_LEN	16	/* the kernel's TASK_COMM_LEN */
 
@@ -86,8 +108,10 @@ struct kvm_event {
 	uint64_t info1;		/* arch detail of an exit (x86 info1, powerpc MSR ...) */
 	uint64_t info2;
 	int ninfo;		/* how many of info1, info2 the layout has */
-	enum kvm_obj_kind obj_kind;	/* exits: what obj is, set by the arch */
-	uint64_t obj;		/* exits: the object the exit touched (a port ...) */
+	enum kvm_obj_kind obj_kind;	/* exits and companions: what obj is, KVM_OBJ_NONE: none */
+	uint64_t obj;		/* the object touched (a port, an MMIO page's address ...) */
+	uint8_t obj_dir;	/* enum kvm_obj_dir */
+	uint8_t obj_size;	/* bytes moved, 0: not said */
 	enum guest_mode mode;	/* exits: exact or inferred, see enum guest_mode */
 	int reason_id;		/* KVM_EV_EXIT: id in the reason table */
 	int other;		/* KVM_EV_OTHER: index in decode's event table */

@@ -44,6 +44,8 @@ struct driver_config {
 	bool summary;			/* one report of the whole input (--summary) */
 	unsigned int ring;		/* recent exits kept per vCPU, for a view that shows them */
 	unsigned int ip_slots;		/* guest IPs kept per vCPU and kind, for a view that shows them */
+	bool no_objects;		/* keep no objects (what exits touched) */
+	unsigned int max_objs;		/* objects kept per vCPU (--objects) */
 	unsigned int max_vcpus;		/* threads tracked */
 	unsigned int thieves;		/* who ran while a vCPU waited: kept per vCPU */
 	bool steal_totals;		/* ... and since the start (the metrics' stolen family) */

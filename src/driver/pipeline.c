@@ -156,6 +156,7 @@ static int model_up(struct driver *drv)
 	m->live = drv->src.live;
 	m->filter = c->filter;
 	m->ip_slots = drv->v->ips ? c->ip_slots : 0;
+	m->max_objs = c->no_objects ? 0 : c->max_objs;
 	m->max_vcpus = c->max_vcpus;
 	m->max_thieves = c->thieves;
 	/* the metrics' stolen family counts since the start */

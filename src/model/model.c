@@ -23,6 +23,7 @@ struct model *model_new(const struct kvm_names *names,
 	m->nr_other = names->nr_other;
 	m->ring_size = ring_size;
 	m->ip_slots = MODEL_IPS_DEFAULT;
+	m->max_objs = MODEL_OBJS_DEFAULT;
 	m->max_vcpus = MODEL_MAX_VCPUS;
 	m->ident = ident;
 	m->ident_ctx = ident_ctx;
@@ -33,6 +34,7 @@ static void vcpu_free(struct vcpu *v)
 {
 	unsigned int i;
 
+	model_objs_free(v);
 	for (i = 0; i < v->nr_rs; i++) {
 		if (!v->rs[i])
 			continue;
@@ -419,8 +421,12 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 
 	if (!rs)
 		return -1;
-	if (v->pending)
+	if (v->pending) {
 		v->unmatched_exits.total++;
+		/* the exit before it had no entry: counted on its object, without a latency */
+		if (model_objs_close(m, v, MODEL_LAT_NONE))
+			return -1;
+	}
 	v->exits.total++;
 	m->exits.total++;
 	rs->count.total++;
@@ -440,6 +446,7 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 		r->info2 = ev->info2;
 		r->ninfo = (int8_t)ev->ninfo;
 		r->mode = (int8_t)ev->mode;
+		r->obj_kind = KVM_OBJ_NONE;
 		v->pending_slot = v->ring_head;
 		/* it wraps once it has all ring_size slots */
 		if (++v->ring_head == m->ring_size)
@@ -450,6 +457,8 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 	memset(v->pending_states, 0, sizeof(v->pending_states));
 	v->pending_time = ev->time;
 	v->pending_reason = ev->reason_id;
+	if (m->max_objs)
+		model_objs_note(v, ev);
 	return m->ip_slots ? feed_ip(m, v, ev) : 0;
 }
 
@@ -465,7 +474,7 @@ static int feed_entry(struct model *m, struct vcpu *v, const struct kvm_event *e
 	v->pending = false;
 	lat = ev->time >= v->pending_time ? ev->time - v->pending_time : 0;
 	rs = v->rs[v->pending_reason];
-	if (hist_add(&rs->lat, lat))
+	if (hist_add(&rs->lat, lat) || model_objs_close(m, v, lat))
 		return -1;
 	if (m->names->sched) {
 		struct reason_split *sp = rs->split;
@@ -535,6 +544,9 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 	case KVM_EV_OTHER:
 		if (ev->other >= 0 && ev->other < m->nr_other)
 			v->other[ev->other].total++;
+		/* a companion event: what the pending exit touched */
+		if (ev->obj_kind != KVM_OBJ_NONE && v->pending && m->max_objs)
+			model_objs_note(v, ev);
 		if (ev->sub >= 0 && ev->sub < UEXIT_MAX) {
 			if (!v->uexit && !(v->uexit = calloc(UEXIT_MAX, sizeof(*v->uexit))))
 				return -1;
@@ -669,6 +681,7 @@ static void vcpu_ctrs_apply(const struct model *m, struct vcpu *v, void (*op)(st
 		op(&v->uexit[j]);
 	for (i = 0; i < v->nr_kst; i++)
 		op(&v->kst[i]);
+	model_objs_marks(v, op);
 }
 
 /*
@@ -745,6 +758,8 @@ int model_interval_end(struct model *m, uint64_t now)
 
 	/* a vCPU not on the list has interval histograms that are empty */
 	TAILQ_FOREACH(v, &m->dirty, dirty_link) {
+		if (model_objs_interval_end(v))
+			return -1;
 		for (i = 0; i < v->nr_rs; i++) {
 			struct reason_stat *rs = v->rs[i];
 
@@ -787,6 +802,7 @@ void model_reset(struct model *m, uint64_t now)
 			hist_clear(&v->rs[i]->split->handling_done);
 		}
 		v->pending = false;
+		model_objs_reset(v);
 		if (v->state != VS_NONE)
 			v->state_since = now;
 		if (v->wait_cpu >= 0)
@@ -817,6 +833,8 @@ void model_finish(struct model *m)
 			continue;
 		v->pending = false;
 		v->unmatched_exits.total++;
+		/* counted on its object without a latency (no memory: not counted there) */
+		model_objs_close(m, v, MODEL_LAT_NONE);
 	}
 }
 

@@ -58,6 +58,10 @@ struct exit_rec {
 	int16_t cpu;
 	int8_t ninfo;		/* 0: the layout has no info fields */
 	int8_t mode;		/* enum guest_mode, where the arch says exactly */
+	uint8_t obj_kind;	/* what it touched (model_objs.c), set when it is counted; KVM_OBJ_NONE */
+	uint8_t obj_dir;
+	uint8_t obj_size;
+	uint64_t obj;
 };
 
 /* With sched events: each exit's time on a CPU, and its time off one. */
@@ -68,11 +72,53 @@ struct reason_split {
 	struct ctr blocked;	/* asleep */
 };
 
+/*
+ * What an exit touched, per (vCPU, reason, object) (model_objs.c): its
+ * exits are counted when the vCPU enters again (companion events come
+ * between), their latency goes to it as to the reason.
+ */
+struct model_obj_key {
+	uint64_t value;		/* kvm_event.obj */
+	int32_t reason_id;
+	uint8_t kind;		/* enum kvm_obj_kind */
+	uint8_t dir;		/* enum kvm_obj_dir */
+	uint8_t size;		/* bytes, 0: not said */
+	uint8_t zero;		/* always 0: keys are compared as 16 bytes */
+};
+
+struct model_obj {
+	struct model_obj_key key;
+	uint64_t since;		/* its place's number in its vCPU's table: of two least counted, the older goes */
+	struct ctr count;
+	struct hist lat;	/* exit -> entry of this interval */
+	struct hist lat_done;	/* of the intervals before it */
+};
+
+/*
+ * A vCPU's objects: at most the model's max_objs (--objects), found by a
+ * hash; a new object in a full table takes the place of the least
+ * counted, whose figures go to its reason's "other objects" row.
+ */
+#define MODEL_OBJS_DEFAULT	64
+#define MODEL_OBJS_MAX		4096
+struct model_objs {
+	struct model_obj *o;
+	unsigned int nr;
+	unsigned int alloc;	/* grows by doubling up to cap */
+	unsigned int cap;
+	unsigned int mask;	/* slot has mask + 1 entries, at least twice cap */
+	uint16_t *slot;		/* index in o + 1, 0: empty */
+	uint64_t evicted;	/* objects whose figures went to "other objects" */
+	uint64_t placed;	/* objects given a place, ever */
+	unsigned int last;	/* the place of the object counted last */
+};
+
 struct reason_stat {
 	struct ctr count;
 	struct hist lat;	/* exit -> entry of this interval */
 	struct hist lat_done;	/* of the intervals before it */
 	struct reason_split *split;	/* NULL until an exit of it is split (sched events) */
+	struct model_obj *obj_rest;	/* its exits on objects a full table left out, NULL: none */
 };
 
 /*
@@ -127,6 +173,9 @@ struct vcpu {
 	int pending_reason;
 	unsigned int pending_slot;
 	struct reason_stat **rs;	/* indexed by reason id, NULL if never seen */
+	struct model_objs *objs;	/* what its exits touched, NULL before the first */
+	bool pending_obj;		/* the pending exit's object is known: pobj */
+	struct model_obj_key pobj;
 	unsigned int nr_rs;
 	struct ctr *other;		/* indexed by kvm_event.other */
 	struct ctr *uexit;		/* kvm_userspace_exit by reason, UEXIT_MAX; NULL before the first */
@@ -309,6 +358,7 @@ struct model {
 	const struct reason_table *reasons;	/* = &names->reasons */
 	unsigned int ring_size;
 	unsigned int ip_slots;		/* entries per guest IP table, 0: no IPs kept */
+	unsigned int max_objs;		/* objects kept per vCPU (--objects), 0: none */
 	unsigned int max_vcpus;
 	unsigned int nr_vcpus;		/* threads in by_tid: vCPUs and VMM threads */
 	unsigned int nr_vmm;		/* of which VMM threads (no vCPU rows) */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The fields of every row, declared once (model_fields.h): a VM's, then a
- * vCPU thread's, then an exit reason's.  Within a kind the order is
+ * vCPU thread's, then an exit reason's, then an object's.  Within a kind the order is
  * JSON's key order (and, for reasons, CSV's column order); a group's
  * fields are adjacent.  Latency figures are of the exit -> entry pairs
  * the count holds; handling figures of the same pairs' time on a CPU.
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model_fields.h"
+#include "decode/objects.h"
 
 uint64_t model_quantile(const struct hist *h, double q)
 {
@@ -19,6 +20,10 @@ uint64_t model_quantile(const struct hist *h, double q)
 #define GET(fn, expr) \
 	static void fn(const struct model_row *row, struct model_field_val *v) \
 	{ const struct model_reason_row *w = row->r; expr; }
+/* An object's field: o is the row's object figures. */
+#define GET_OBJ(fn, expr) \
+	static void fn(const struct model_row *row, struct model_field_val *v) \
+	{ const struct model_obj_row *o = row->o; expr; }
 /* A VM's or vCPU's field: vm and c are the row's VM and vCPU. */
 #define GET_ROW(fn, expr) \
 	static void fn(const struct model_row *row, struct model_field_val *v) \
@@ -63,9 +68,31 @@ GET(get_h_sum, v->u = hist_sum(&w->handling))
 GET(get_preempted, v->u = w->preempted)
 GET(get_blocked, v->u = w->blocked)
 
+GET_OBJ(get_o_reason, v->s = o->r->name)
+GET_OBJ(get_o_kind, v->s = kvm_obj_kind_name(o->kind))
+GET_OBJ(get_o_object, v->s = kvm_obj_value(o->kind, o->value, v->buf, sizeof(v->buf)))
+GET_OBJ(get_o_value, v->u = o->value)
+GET_OBJ(get_o_name, v->s = kvm_obj_name(o->kind, o->value) ?: "unknown")
+GET_OBJ(get_o_dir, v->s = kvm_obj_dir_name(o->kind, o->dir))
+GET_OBJ(get_o_size, v->u = o->size)
+GET_OBJ(get_o_count, v->u = o->count)
+GET_OBJ(get_o_pct, v->d = o->reason_count ? 100.0 * (double)o->count / (double)o->reason_count : 0.0)
+GET_OBJ(get_o_total, v->u = o->total)
+GET_OBJ(get_o_samples, v->u = o->lat.samples)
+GET_OBJ(get_o_min, v->u = o->lat.samples ? o->lat.min : 0)
+GET_OBJ(get_o_mean, v->d = hist_mean(&o->lat))
+GET_OBJ(get_o_p50, v->u = model_quantile(&o->lat, 0.50))
+GET_OBJ(get_o_p90, v->u = model_quantile(&o->lat, 0.90))
+GET_OBJ(get_o_p99, v->u = model_quantile(&o->lat, 0.99))
+GET_OBJ(get_o_p999, v->u = model_quantile(&o->lat, 0.999))
+GET_OBJ(get_o_max, v->u = o->lat.max)
+GET_OBJ(get_o_sum, v->u = hist_sum(&o->lat))
+
 #define LAT(n, t, k, fn)	{ MR_REASON, n, "latency", n, t, k, MF_LAT, false, fn }
 #define HAND(n, t, k, fn)	{ MR_REASON, "handling_" n, "handling", n, t, k, MF_HANDLING, true, fn }
 /* name, its JSON key, title, kind, getter */
+#define OBJ(n, k, t, kind, fn)	{ MR_OBJECT, n, NULL, k, t, kind, MF_NO_HIST, false, fn }
+#define OLAT(n, k, t, kind, fn)	{ MR_OBJECT, n, "latency", k, t, kind, MF_OBJ_LAT, false, fn }
 #define VM(n, k, t, kind, fn)	{ MR_VM, n, NULL, k, t, kind, MF_NO_HIST, false, fn }
 #define VCPU(n, k, t, kind, fn)	{ MR_VCPU, n, NULL, k, t, kind, MF_NO_HIST, false, fn }
 
@@ -107,6 +134,25 @@ const struct model_field model_fields[] = {
 	HAND("sum",  "HSUM",     MF_TIME,      get_h_sum),
 	{ MR_REASON, "preempted_s", NULL, "preempted_s", "PREEMPTED", MF_SECS, MF_NO_HIST, true, get_preempted },
 	{ MR_REASON, "blocked_s",   NULL, "blocked_s",   "BLOCKED",   MF_SECS, MF_NO_HIST, true, get_blocked },
+	OBJ("obj_reason",  "reason",  "REASON",  MF_TEXT, get_o_reason),
+	OBJ("object_kind", "kind",    "KIND",    MF_TEXT, get_o_kind),
+	OBJ("object",      "object",  "OBJECT",  MF_TEXT, get_o_object),
+	OBJ("obj_value",   "value",   "VALUE",   MF_NUM,  get_o_value),
+	OBJ("object_name", "name",    "NAME",    MF_TEXT, get_o_name),
+	OBJ("dir",         "dir",     "DIR",     MF_TEXT, get_o_dir),
+	OBJ("size",        "size",    "SIZE",    MF_NUM,  get_o_size),
+	OBJ("obj_count",   "count",   "COUNT",   MF_NUM,  get_o_count),
+	OBJ("obj_pct",     "pct",     "%REASON", MF_PCT,  get_o_pct),
+	OBJ("obj_total",   "total",   "TOTAL",   MF_NUM,  get_o_total),
+	{ MR_OBJECT, "obj_samples", "latency", "samples", "PAIRS", MF_NUM, MF_NO_HIST, false, get_o_samples },
+	OLAT("obj_min",  "min",  "MIN",   MF_TIME,      get_o_min),
+	OLAT("obj_mean", "mean", "MEAN",  MF_TIME_MEAN, get_o_mean),
+	OLAT("obj_p50",  "p50",  "P50",   MF_TIME,      get_o_p50),
+	OLAT("obj_p90",  "p90",  "P90",   MF_TIME,      get_o_p90),
+	OLAT("obj_p99",  "p99",  "P99",   MF_TIME,      get_o_p99),
+	OLAT("obj_p999", "p999", "P99.9", MF_TIME,      get_o_p999),
+	OLAT("obj_max",  "max",  "MAX",   MF_TIME,      get_o_max),
+	OLAT("obj_sum",  "sum",  "SUM",   MF_TIME,      get_o_sum),
 };
 
 const unsigned int model_nr_fields = sizeof(model_fields) / sizeof(model_fields[0]);
@@ -144,6 +190,9 @@ void model_field_value(const struct model_field *f, const struct model_row *row,
 		break;
 	case MF_HANDLING:
 		*has = row->r->handling.samples > 0;
+		break;
+	case MF_OBJ_LAT:
+		*has = row->o->lat.samples > 0;
 		break;
 	default:
 		*has = true;

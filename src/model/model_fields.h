@@ -20,6 +20,7 @@ enum model_row_kind {
 	MR_VM,		/* a VM (host process) */
 	MR_VCPU,	/* one of its vCPU threads */
 	MR_REASON,	/* an exit reason, in a scope (host, VM or vCPU) */
+	MR_OBJECT,	/* what a reason's exits touched, in a scope (model_scope_objs) */
 	MR_KINDS,
 };
 
@@ -39,6 +40,7 @@ enum model_field_hist {
 	MF_NO_HIST,
 	MF_LAT,		/* exit -> entry */
 	MF_HANDLING,	/* its time on a CPU (sched events) */
+	MF_OBJ_LAT,	/* an object's exit -> entry */
 };
 
 struct model_field_val {
@@ -47,6 +49,7 @@ struct model_field_val {
 	int64_t i;
 	double d;
 	bool b;
+	char buf[32];	/* what s points to where the getter formats it */
 };
 
 /* What a getter reads: the row's VM, its vCPU (a vCPU's row) or its reason (a reason's row). */
@@ -55,6 +58,7 @@ struct model_row {
 	const struct vm *vm;
 	const struct vcpu *v;
 	const struct model_reason_row *r;
+	const struct model_obj_row *o;	/* an object's row */
 };
 
 struct model_field {

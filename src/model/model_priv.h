@@ -41,4 +41,18 @@ void model_steal_to(struct model *m, uint64_t now);
 void model_steal_reset(struct model *m);
 void model_steal_forget(struct model *m, struct vcpu *v);
 
+/*
+ * Objects (model_objs.c): an exit's or a companion event's object
+ * becomes the pending exit's; model_objs_close() counts the pending
+ * exit on it (lat MODEL_LAT_NONE: no entry came), at its entry, at the
+ * next exit or at the end.  _interval_end, _reset and _free as the
+ * reasons' figures.  0, or -1 (no memory).
+ */
+void model_objs_note(struct vcpu *v, const struct kvm_event *ev);
+int model_objs_close(const struct model *m, struct vcpu *v, uint64_t lat);
+int model_objs_interval_end(struct vcpu *v);
+void model_objs_reset(struct vcpu *v);
+void model_objs_marks(struct vcpu *v, void (*op)(struct ctr *));
+void model_objs_free(struct vcpu *v);
+
 #endif

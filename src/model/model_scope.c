@@ -35,6 +35,12 @@ void model_scope_free(struct model_scope *sc)
 {
 	unsigned int i;
 
+	for (i = 0; sc->objs && i < sc->nr_objs; i++)
+		hist_free(&sc->objs[i].lat);
+	free(sc->objs);
+	sc->objs = NULL;
+	sc->nr_objs = 0;
+	sc->alloc_objs = 0;
 	for (i = 0; sc->rows && i < sc->nr; i++) {
 		hist_free(&sc->rows[i].lat);
 		hist_free(&sc->rows[i].handling);
@@ -52,12 +58,137 @@ static inline uint64_t ctr_get(const struct ctr *c, bool cumulative)
 	return cumulative ? c->total : ctr_interval(c);
 }
 
+/* Object o of a vCPU as a row of sc, merged with the others later (scope_objs_merge): 0 or -1. */
+static int scope_add_obj(struct model_scope *sc, const struct model_obj *o)
+{
+	struct model_obj_row *w;
+
+	if (!o->count.total || (unsigned int)o->key.reason_id >= sc->nr)
+		return 0;
+	if (sc->nr_objs == sc->alloc_objs) {
+		unsigned int n = sc->alloc_objs ? sc->alloc_objs * 2 : 16;
+
+		w = reallocarray(sc->objs, n, sizeof(*w));
+		if (!w)
+			return -1;
+		sc->objs = w;
+		sc->alloc_objs = n;
+	}
+	w = &sc->objs[sc->nr_objs++];
+	memset(w, 0, sizeof(*w));
+	hist_init(&w->lat);
+	w->reason_id = o->key.reason_id;
+	w->r = sc->rows[w->reason_id].r;
+	w->kind = o->key.kind;
+	w->dir = o->key.dir;
+	w->size = o->key.size;
+	w->value = o->key.value;
+	w->count = ctr_get(&o->count, sc->cumulative);
+	w->total = o->count.total;
+	if (sc->counts)
+		return 0;
+	if (hist_merge(&w->lat, &o->lat))
+		return -1;
+	return sc->cumulative ? hist_merge(&w->lat, &o->lat_done) : 0;
+}
+
+/* v's objects into sc: 0 or -1 (no memory). */
+static int scope_add_objs(struct model_scope *sc, const struct vcpu *v)
+{
+	unsigned int i;
+
+	for (i = 0; v->objs && i < v->objs->nr; i++)
+		if (scope_add_obj(sc, &v->objs->o[i]))
+			return -1;
+	for (i = 0; i < v->nr_rs; i++)
+		if (v->rs[i] && v->rs[i]->obj_rest && scope_add_obj(sc, v->rs[i]->obj_rest))
+			return -1;
+	return 0;
+}
+
+/* Object rows in key order (reason, kind, value, dir, size). */
+static int scope_obj_key_cmp(const void *a, const void *b)
+{
+	const struct model_obj_row *x = a, *y = b;
+
+	if (x->reason_id != y->reason_id)
+		return x->reason_id < y->reason_id ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	if (x->dir != y->dir)
+		return x->dir < y->dir ? -1 : 1;
+	return (x->size > y->size) - (x->size < y->size);
+}
+
+/* Object rows by reason, then most exits first (the other objects last), then key. */
+static int scope_obj_cmp(const void *a, const void *b)
+{
+	const struct model_obj_row *x = a, *y = b;
+
+	if (x->reason_id != y->reason_id)
+		return x->reason_id < y->reason_id ? -1 : 1;
+	if ((x->kind == KVM_OBJ_OTHER) != (y->kind == KVM_OBJ_OTHER))
+		return x->kind == KVM_OBJ_OTHER ? 1 : -1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return scope_obj_key_cmp(a, b);
+}
+
+/* The rows of one object from several vCPUs made one, in scope_obj_cmp's order: 0 or -1. */
+static int scope_objs_merge(struct model_scope *sc)
+{
+	unsigned int i, n = 0;
+
+	if (!sc->nr_objs)
+		return 0;
+	qsort(sc->objs, sc->nr_objs, sizeof(*sc->objs), scope_obj_key_cmp);
+	for (i = 0; i < sc->nr_objs; i++) {
+		struct model_obj_row *w = &sc->objs[i];
+
+		if (n && !scope_obj_key_cmp(&sc->objs[n - 1], w)) {
+			sc->objs[n - 1].count += w->count;
+			sc->objs[n - 1].total += w->total;
+			if (hist_merge(&sc->objs[n - 1].lat, &w->lat))
+				return -1;
+			hist_free(&w->lat);
+			continue;
+		}
+		sc->objs[n++] = *w;
+	}
+	sc->nr_objs = n;
+	for (i = 0; i < n; i++)
+		sc->objs[i].reason_count = sc->rows[sc->objs[i].reason_id].count;
+	qsort(sc->objs, sc->nr_objs, sizeof(*sc->objs), scope_obj_cmp);
+	return 0;
+}
+
+unsigned int model_scope_objs(const struct model_scope *sc, int id, const struct model_obj_row **first)
+{
+	unsigned int i, n = 0;
+
+	*first = NULL;
+	for (i = 0; i < sc->nr_objs; i++) {
+		if (sc->objs[i].reason_id != id)
+			continue;
+		if (!n)
+			*first = &sc->objs[i];
+		n++;
+	}
+	return n;
+}
+
 static int scope_add_vcpu(struct model_scope *sc, const struct model *m, const struct vcpu *v)
 {
 	bool cu = sc->cumulative;
 	unsigned int i;
 	int j;
 
+	if (scope_add_objs(sc, v))
+		return -1;
 	for (i = 0; i < v->nr_rs && i < sc->nr; i++) {
 		const struct reason_stat *rs = v->rs[i];
 
@@ -118,7 +249,7 @@ int model_scope_host(struct model_scope *sc, const struct model *m, bool cumulat
 	RB_FOREACH(v, vcpu_tree, (struct vcpu_tree *)&m->vcpus)
 		if (scope_add_vcpu(sc, m, v))
 			return -1;
-	return 0;
+	return scope_objs_merge(sc);
 }
 
 /* vm's vCPU threads and, since their events are the VM's too, its VMM's threads into s */
@@ -140,7 +271,7 @@ int model_scope_vm(struct model_scope *sc, const struct model *m,
 {
 	if (scope_init(sc, m, cumulative))
 		return -1;
-	return scope_add_vm(sc, m, vm);
+	return scope_add_vm(sc, m, vm) ?: scope_objs_merge(sc);
 }
 
 int model_scope_vcpu(struct model_scope *sc, const struct model *m,
@@ -148,7 +279,7 @@ int model_scope_vcpu(struct model_scope *sc, const struct model *m,
 {
 	if (scope_init(sc, m, cumulative))
 		return -1;
-	return scope_add_vcpu(sc, m, v);
+	return scope_add_vcpu(sc, m, v) ?: scope_objs_merge(sc);
 }
 
 int model_scope_vm_counts(struct model_scope *sc, const struct model *m, const struct vm *vm)
@@ -156,7 +287,7 @@ int model_scope_vm_counts(struct model_scope *sc, const struct model *m, const s
 	if (scope_init(sc, m, true))
 		return -1;
 	sc->counts = true;
-	return scope_add_vm(sc, m, vm);
+	return scope_add_vm(sc, m, vm) ?: scope_objs_merge(sc);
 }
 
 int model_host_latency(const struct model *m, struct hist *out, unsigned int nr)

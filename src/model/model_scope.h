@@ -28,6 +28,20 @@ struct model_reason_row {
 	uint64_t blocked;	/* their time asleep */
 };
 
+/* Figures of one object of one reason in one scope (KVM_OBJ_OTHER: the objects a full table left out). */
+struct model_obj_row {
+	const struct reason *r;
+	int reason_id;
+	enum kvm_obj_kind kind;
+	enum kvm_obj_dir dir;
+	unsigned int size;	/* bytes, 0: not said */
+	uint64_t value;
+	uint64_t count;		/* this interval (cumulative: since start) */
+	uint64_t total;		/* since start */
+	uint64_t reason_count;	/* its reason's count in the scope, for % */
+	struct hist lat;	/* the exit -> entry pairs counted in count */
+};
+
 struct model_scope {
 	struct model_reason_row *rows;	/* indexed by reason id */
 	unsigned int nr;
@@ -44,6 +58,10 @@ struct model_scope {
 	uint64_t uexits;		/* all userspace exits */
 	uint64_t time[VS_NR];		/* the vCPU threads' time in each state */
 	unsigned int time_known;	/* model_time_known(): bit (1 << VS_x) */
+	/* objects, by reason, most exits first within one (model_scope_objs) */
+	struct model_obj_row *objs;
+	unsigned int nr_objs;
+	unsigned int alloc_objs;
 	/* Filled by model_scope_summary(): */
 	struct hist handling;		/* latency of the non-blocking reasons */
 	uint64_t halted;		/* summed latency of the blocking reasons */
@@ -82,6 +100,8 @@ int model_vcpu_reason_lat(const struct vcpu *v, unsigned int id, struct hist *ou
 /* handling, halted and top, from the rows: 0 or -1. */
 int model_scope_summary(struct model_scope *sc);
 void model_scope_free(struct model_scope *sc);
+/* The object rows of reason id in the scope, most exits first: *first, how many. */
+unsigned int model_scope_objs(const struct model_scope *sc, int id, const struct model_obj_row **first);
 /* The rows that have exits since start, most exits first; out holds s->nr. */
 unsigned int model_scope_sorted(const struct model_scope *sc, const struct model_reason_row **out);
 

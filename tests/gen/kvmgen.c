@@ -39,8 +39,13 @@ int tc_zlib_register(void);	/* tests/gen/tc_zlib.c */
 #define TS_BITS		27
 #define TYPE_EXTEND	30
 
-/* G_ENTRY2: a second entry event (LoongArch's kvm_enter after a return to user space) */
-enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_MMIO, G_ENTRY2, G_SWITCH, G_WAKING, G_NR };
+/*
+ * G_ENTRY2: a second entry event (LoongArch's kvm_enter after a return to
+ * user space).  G_MSR .. G_CPUID: the companion events that name an exit's
+ * object (kvm_msr ...), written by -S scripts only, where the layout has them.
+ */
+enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_MMIO, G_ENTRY2, G_MSR, G_APIC, G_HCALL, G_HVCALL, G_CR,
+	     G_CPUID, G_SWITCH, G_WAKING, G_NR };
 
 /*
  * The arch is that of the layout's exit event: x86, arm and RISC-V share
@@ -50,10 +55,17 @@ enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_MMIO, G_ENTRY2, G_SWITCH, G_WAKI
 enum garch { A_X86, A_ARM, A_PPC, A_S390, A_RISCV, A_LOONG };
 
 static const char *gk_event[G_NR] = {
-	"kvm_exit", "kvm_entry", "kvm_pio", "kvm_userspace_exit", "kvm_mmio", NULL, "sched_switch",
-	"sched_waking",
+	"kvm_exit", "kvm_entry", "kvm_pio", "kvm_userspace_exit", "kvm_mmio", NULL, "kvm_msr", "kvm_apic",
+	"kvm_hypercall", "kvm_hv_hypercall", "kvm_cr", "kvm_cpuid", "sched_switch", "sched_waking",
 };
-static const char *gk_system[G_NR] = { "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "sched", "sched" };
+static const char *gk_system[G_NR] = {
+	"kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "sched", "sched",
+};
+/* each kind's word in a -S script */
+static const char *const gk_script[G_NR] = {
+	"exit", "entry", "pio", "uexit", "mmio", "entry2", "msr", "apic", "hypercall", "hv_hypercall", "cr",
+	"cpuid", "switch", "waking",
+};
 static enum garch garch;
 /* the kernel's isa numbers for x86; kvmtop's for the others (its JSON "isa") */
 #define ISA_ARM64_NR	3
@@ -117,6 +129,7 @@ struct opts {
 	bool cut;
 	bool lost;
 	bool others;
+	bool objects;		/* -O: each exit's companion event, where the layout has it */
 	const char *comm_fmt;	/* thread names */
 	const char *script;	/* -S */
 	uint64_t kaslr;		/* -K: the guest kernel's KASLR offset */
@@ -539,6 +552,28 @@ static void sched_in_exit(const struct mix *m, uint64_t t, uint64_t lat, int cpu
 	}
 }
 
+/*
+ * -O: the companion event KVM writes inside VMX exit e of reason code
+ * (its object one of a few: APIC registers, MMIO pages, MSRs, ports),
+ * where the layout has its format.  The model's truth does not change:
+ * companions are other events.
+ */
+static void push_object(struct gev *e, uint32_t code, uint64_t lat, unsigned int *seed)
+{
+	static const uint32_t apic[] = { 0xb0, 0x300, 0x380 }, msr[] = { 0x6e0, 0x830, 0x80b };
+	static const uint64_t gpa[] = { 0xfee000b0, 0xfed000f0, 0xfebf1000, 0xfec00010 };
+	struct gev c = *e;
+	uint32_t r = rnd(seed);
+
+	c.kind = code == 56 ? G_APIC : code == 49 ? G_MMIO : code == 32 ? G_MSR : code == 30 ? G_PIO : G_NR;
+	if (c.kind == G_NR || !ev_fmt[c.kind])
+		return;
+	c.aux = c.kind == G_APIC ? apic[r % 3] : msr[r % 3];
+	c.msr = gpa[r % 4];
+	c.t = e->t + 1 + lat / 4;
+	push(&c);
+}
+
 static void scenario(const struct opts *o)
 {
 	unsigned int seed = o->seed, ipseed = o->seed * 7919u + 1;
@@ -622,6 +657,8 @@ static void scenario(const struct opts *o)
 					       (garch == A_S390 ? 0x0704000180000000ull : 0x8000000000009033ull);
 				e.rip = guest_ip(o, m, user, ipr, &ipseed, &e);
 				push(&e);
+				if (o->objects)
+					push_object(&e, m->reason, lat, &seed);
 				if (o->others && to_user) {
 					/* port I/O (or MMIO) handled in user space, inside the exit */
 					e.kind = G_PIO;
@@ -669,6 +706,7 @@ static void read_script(const char *path)
 		die("cannot read %s", path);
 	while (fgets(line, sizeof(line), f)) {
 		char kind[16], *p, *tok;
+		int k;
 		struct script_ev *s;
 		unsigned long long t;
 		int cpu, tid, used;
@@ -687,13 +725,14 @@ static void read_script(const char *path)
 			comm_len += n;
 			continue;
 		}
-		if (sscanf(line, "%llu %d %d %15s %n", &t, &cpu, &tid, kind, &used) != 4 ||
-		    (strcmp(kind, "exit") && strcmp(kind, "entry") && strcmp(kind, "switch") &&
-		     strcmp(kind, "waking") && strcmp(kind, "pio") && strcmp(kind, "uexit") &&
-		     strcmp(kind, "mmio")) || cpu < 0 || cpu > 255)
-			die("%s:%d: want TIME CPU TID exit|entry|pio|uexit|mmio|switch|waking FIELD=VALUE...",
-			    path, lineno);
-		if ((!strcmp(kind, "uexit") && !ev_fmt[G_UEXIT]) || (!strcmp(kind, "mmio") && !ev_fmt[G_MMIO]))
+		k = G_NR;
+		if (sscanf(line, "%llu %d %d %15s %n", &t, &cpu, &tid, kind, &used) == 4)
+			for (k = 0; k < G_NR && strcmp(kind, gk_script[k]); k++)
+				;
+		if (k == G_NR || cpu < 0 || cpu > 255)
+			die("%s:%d: want TIME CPU TID exit|entry|pio|uexit|mmio|msr|apic|hypercall|"
+			    "hv_hypercall|cr|cpuid|switch|waking FIELD=VALUE...", path, lineno);
+		if (k < G_SWITCH && !ev_fmt[k])
 			die("%s:%d: the layout has no format for %s", path, lineno, kind);
 		if (kind[0] == 's' || kind[0] == 'w') {
 			if (!ev_fmt[G_SWITCH])
@@ -716,9 +755,7 @@ static void read_script(const char *path)
 			s->v[s->nr++] = strtoull(eq + 1, NULL, 0);
 		}
 		memset(&e, 0, sizeof(e));
-		e.kind = !strcmp(kind, "exit") ? G_EXIT : !strcmp(kind, "entry") ? G_ENTRY :
-			 !strcmp(kind, "pio") ? G_PIO : !strcmp(kind, "uexit") ? G_UEXIT :
-			 !strcmp(kind, "mmio") ? G_MMIO : !strcmp(kind, "switch") ? G_SWITCH : G_WAKING;
+		e.kind = (uint8_t)k;
 		e.t = t;
 		e.cpu = cpu;
 		e.tid = tid;
@@ -913,6 +950,19 @@ static void encode(const struct gev *g, unsigned char *data, size_t *len)
 		set_field(data, e, "vcpu_pc", g->rip);
 		set_field(data, e, "pc", g->rip);
 		set_field(data, e, "pswaddr", g->rip);
+		break;
+	case G_MSR:
+		set_field(data, e, "write", 1);
+		set_field(data, e, "ecx", g->aux);
+		break;
+	case G_APIC:
+		set_field(data, e, "rw", 1);
+		set_field(data, e, "reg", g->aux);
+		break;
+	case G_MMIO:
+		set_field(data, e, "type", 2);
+		set_field(data, e, "len", 4);
+		set_field(data, e, "gpa", g->msr);
 		break;
 	case G_PIO:
 		set_field(data, e, "rw", 1);
@@ -1778,10 +1828,14 @@ static void usage(void)
 "  -t                a cut recording: starts after an exit, ends before entries\n"
 "  -l                lose events: some pages start after missed events\n"
 "  -x                with port I/O exits, kvm_pio and kvm_userspace_exit events\n"
+"  -O                with each exit's companion event (kvm_apic, kvm_mmio, kvm_msr, kvm_pio)\n"
+"                    where FORMAT_DIR has its format: a recording rich in objects\n"
 "  -N qemu|kvmtool|none  thread names: CPU n/KVM, kvm-vcpu-n, or one name for all\n"
 "  -S FILE           the events of FILE instead of a workload, one per line:\n"
 "                    'TIME_NS CPU TID exit|entry FIELD=VALUE...' or 'comm TID NAME'\n"
-"                    (also pio: kvm_pio; with -w switch|waking: sched_switch, sched_waking)\n"
+"                    (also pio: kvm_pio; with -w switch|waking: sched_switch, sched_waking;\n"
+"                    uexit, mmio, msr, apic, hypercall, hv_hypercall, cr, cpuid: those\n"
+"                    kvm events, where FORMAT_DIR has them)\n"
 "  -K OFFSET         the guest kernel's KASLR offset (its IPs are shifted by it)\n"
 "  -k FILE           write the guest's kallsyms (running addresses) to FILE\n"
 "  -M FILE           write its System.map (link-time addresses) to FILE\n"
@@ -1815,7 +1869,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxN:S:K:k:M:Ud:wP:RT:")) != -1) {
+	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxON:S:K:k:M:Ud:wP:RT:")) != -1) {
 		switch (c) {
 		case 'f': o.formats = optarg; break;
 		case 'o': o.out = optarg; break;
@@ -1832,6 +1886,7 @@ int main(int argc, char **argv)
 		case 't': o.cut = true; break;
 		case 'l': o.lost = true; break;
 		case 'x': o.others = true; break;
+		case 'O': o.objects = true; break;
 		case 'N': o.comm_fmt = optarg; break;
 		case 'S': o.script = optarg; break;
 		case 'K': o.kaslr = strtoull(optarg, NULL, 0); break;

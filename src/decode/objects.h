@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What an exit touched (kvm_event.h's enum kvm_obj_kind): each kind's
+ * name, its directions' names and the arch table that names its values,
+ * one row per kind (objects.c).  The names of ports, MMIO ranges, MSRs,
+ * APIC registers, hypercalls, control registers, cpuid leaves and
+ * exception vectors are arch/x86_objects.c's, each table saying where
+ * its names come from.  No tracing header: the model and the views read
+ * these names.
+ */
+#ifndef KVMTOP_OBJECTS_H
+#define KVMTOP_OBJECTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvm_event.h"
+
+/* "port", "mmio", "msr", "apic", "hypercall", "hv_hypercall", "cr", "cpuid", "vector", "other". */
+const char *kvm_obj_kind_name(enum kvm_obj_kind k);
+/* "in"/"out" for ports, "read"/"write" for the others, "" where d is none. */
+const char *kvm_obj_dir_name(enum kvm_obj_kind k, enum kvm_obj_dir d);
+/* The name of object v of kind k from the arch's tables, or NULL: none known. */
+const char *kvm_obj_name(enum kvm_obj_kind k, uint64_t v);
+/* The object's number as shown (hex, as the kernel prints them; a vector in decimal), into buf: buf. */
+const char *kvm_obj_value(enum kvm_obj_kind k, uint64_t v, char *buf, size_t len);
+
+/* arch/x86_objects.c: x86's names, NULL where its tables have none. */
+const char *x86_port_name(uint64_t port);
+const char *x86_mmio_name(uint64_t gpa);
+const char *x86_msr_name(uint64_t msr);
+const char *x86_apic_name(uint64_t reg);
+const char *x86_hcall_name(uint64_t nr);
+const char *x86_hv_hcall_name(uint64_t code);
+const char *x86_cr_name(uint64_t cr);
+const char *x86_cpuid_name(uint64_t leaf);
+const char *x86_vector_name(uint64_t vector);
+
+#endif

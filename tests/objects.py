@@ -1,0 +1,309 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What each exit touched: generated recordings with known objects.
+
+The test writes the events itself (tests/kvmgen -S, the x86-objects layout:
+kvm_exit, kvm_entry and the companion events kvm_pio, kvm_mmio, kvm_msr,
+kvm_apic, kvm_hypercall, kvm_hv_hypercall, kvm_cr, kvm_cpuid at the
+kernel's offsets), so what kvmtop must report per (vCPU, reason, object)
+is the test's own count: each exit's object is the last companion event
+of its thread before its entry, else the exit's own (an IO_INSTRUCTION's
+info1, an exception's intr_info); its count and latency go there.
+Absurd values (a port past 0xffff, a page past 52 bits, an MSR no table
+names) are shown as numbers named "unknown"; a vCPU's 65th object and on
+go to the reason's "other" row.
+"""
+import csv
+import io
+import json
+import os
+import random
+import re
+
+from tap import ok, eq, done, run, kvmgen
+
+TMP = os.environ.get("KVMTOP_TMP", "/tmp")
+LAYOUT = "x86-objects"
+VMX = 1
+
+# reason name -> VMX code
+CODES = {"EXCEPTION_NMI": 0, "CPUID": 10, "HLT": 12, "VMCALL": 18, "CR_ACCESS": 28,
+         "IO_INSTRUCTION": 30, "MSR_READ": 31, "MSR_WRITE": 32, "EPT_MISCONFIG": 49}
+
+
+def hexs(v):
+    return "0x%x" % v
+
+
+def scenario(rnd):
+    """One exit: (reason, exit fields, [(event, fields)], its object (kind, text, dir, size) or None)."""
+    pick = rnd.randrange(11)
+    if pick == 0:       # port I/O, the exit's own info only
+        port, out, size = rnd.choice([(0x70, True, 1), (0x71, False, 1), (0x3f8, True, 1), (0xcfc, False, 4)])
+        q = port << 16 | (0 if out else 8) | (size - 1)
+        return "IO_INSTRUCTION", {"info1": q}, [], ("port", hexs(port), "out" if out else "in", size)
+    if pick == 1:       # port I/O with kvm_pio: the companion says the same, or (a test) another port
+        port, out, size = rnd.choice([(0x70, True, 1), (0x510, False, 2), (0xb008, False, 4)])
+        own = (0x80 << 16) | 8
+        return ("IO_INSTRUCTION", {"info1": own},
+                [("pio", {"rw": 1 if out else 0, "port": port, "size": size, "count": 1})],
+                ("port", hexs(port), "out" if out else "in", size))
+    if pick == 2:       # an x2APIC write: kvm_apic, then kvm_msr; the last one wins
+        msr = rnd.choice([0x830, 0x6e0, 0x80b])
+        return ("MSR_WRITE", {}, [("apic", {"rw": 1, "reg": (msr - 0x800) << 4}),
+                                  ("msr", {"write": 1, "ecx": msr, "data": 7})],
+                ("msr", hexs(msr), "write", 0))
+    if pick == 3:
+        msr = rnd.choice([0x10, 0xc0000080, 0x4b564d01])
+        return "MSR_READ", {}, [("msr", {"write": 0, "ecx": msr})], ("msr", hexs(msr), "read", 0)
+    if pick == 4:       # MMIO to the LAPIC: kvm_mmio, then kvm_apic names the register
+        reg = rnd.choice([0xb0, 0x300, 0x380])
+        return ("EPT_MISCONFIG", {}, [("mmio", {"type": 2, "len": 4, "gpa": 0xfee00000 + reg}),
+                                      ("apic", {"rw": 1, "reg": reg})],
+                ("apic", hexs(reg), "write", 0))
+    if pick == 5:       # MMIO elsewhere: the page, read or write
+        gpa, typ = rnd.choice([(0xfed000f0, 1), (0xfec00010, 2), (0xfebf1008, 0)])
+        return ("EPT_MISCONFIG", {}, [("mmio", {"type": typ, "len": 4, "gpa": gpa})],
+                ("mmio", hexs(gpa & ~0xfff), "write" if typ == 2 else "read", 4))
+    if pick == 6:
+        nr = rnd.choice([5, 10, 11])
+        return "VMCALL", {}, [("hypercall", {"nr": nr})], ("hypercall", hexs(nr), "", 0)
+    if pick == 7:
+        code = rnd.choice([0x8, 0x13])
+        return "VMCALL", {}, [("hv_hypercall", {"code": code})], ("hv_hypercall", hexs(code), "", 0)
+    if pick == 8:
+        leaf = rnd.choice([0, 1, 0x40000000])
+        return "CPUID", {}, [("cpuid", {"function": leaf})], ("cpuid", hexs(leaf), "", 0)
+    if pick == 9:
+        cr, rw = rnd.choice([(0, 1), (4, 1), (3, 0)])
+        return ("CR_ACCESS", {}, [("cr", {"rw": rw, "cr": cr})],
+                ("cr", hexs(cr), "write" if rw else "read", 0))
+    vec = rnd.choice([14, 6])
+    return "EXCEPTION_NMI", {"intr_info": 0x80000b00 | vec}, [], ("vector", str(vec), "", 0)
+
+
+def fields(d):
+    return " ".join("%s=%d" % kv for kv in d.items())
+
+
+def write_script(path, threads, exits, rnd, extra=None):
+    """threads: [(tid, vcpu)]; each does `exits` exits.  -> {(tid, reason, kind, obj, dir, size): [lats]}."""
+    truth = {}
+    lines = ["comm %d CPU %d/KVM" % (tid, vc) for tid, vc in threads]
+    for tid, vc in threads:
+        t = 1000000 + 7 * tid
+        for i in range(exits):
+            reason, own, comps, obj = extra(i) if extra else scenario(rnd)
+            lat = rnd.randrange(300, 90000)
+            ex = dict(exit_reason=CODES[reason], isa=VMX, vcpu_id=vc, guest_rip=0xffffffff81000000 + i)
+            ex.update(own)
+            lines.append("%d %d %d exit %s" % (t, vc, tid, fields(ex)))
+            for k, (ev, f) in enumerate(comps):
+                lines.append("%d %d %d %s %s" % (t + 10 + 10 * k, vc, tid, ev, fields(f)))
+            lines.append("%d %d %d entry vcpu_id=%d" % (t + lat, vc, tid, vc))
+            if obj:
+                truth.setdefault((tid,) + (reason,) + obj, []).append(lat)
+            t += lat + rnd.randrange(500, 5000)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return truth
+
+
+def record(name, script_fn):
+    script = os.path.join(TMP, name + ".txt")
+    dat = os.path.join(TMP, name + ".dat")
+    truth = script_fn(script)
+    kvmgen(dat, LAYOUT, ["-S", script])
+    return dat, truth
+
+
+def json_objects(scope, tid=None):
+    """{(tid, reason, kind, object, dir, size): (count, samples, sum, min, max, name)} of a JSON scope."""
+    out = {}
+    for r in scope["reasons"]:
+        for o in r["objects"]:
+            lat = o["latency"]
+            out[(tid, r["reason"], o["kind"], o["object"], o["dir"], o["size"])] = (
+                o["count"], lat["samples"], lat["sum"], lat["min"] if lat["samples"] else None,
+                lat["max"] if lat["samples"] else None, o["name"])
+    return out
+
+
+def want_of(truth, tid=None):
+    """The truth as json_objects() gives it, per thread or (tid None) summed."""
+    out = {}
+    for (t, reason, kind, obj, d, size), lats in truth.items():
+        if tid is not None and t != tid:
+            continue
+        k = (tid, reason, kind, obj, d, size)
+        out.setdefault(k, []).extend(lats)
+    return {k: (len(v), len(v), sum(v), min(v), max(v)) for k, v in out.items()}
+
+
+def mixed_case():
+    rnd = random.Random(38)
+    threads = [(1001, 0), (1002, 1)]
+    dat, truth = record("objects-mixed", lambda p: write_script(p, threads, 400, rnd))
+    rc, out, err = run(["-b", "-r", dat, "-o", "json"])
+    eq((rc, err), (0, ""), "a recording with every kind of object replays")
+    j = json.loads(out)
+    vm = j["vms"][0]
+    for tid, vc in threads:
+        v = [c for c in vm["vcpus"] if c["tid"] == tid][0]
+        got = {k: g[:5] for k, g in json_objects(v, tid).items()}
+        eq(got, want_of(truth, tid),
+           "vCPU %d: each object's exits, their latency's count, sum, min and max, as the events were written" % vc)
+    got = {k: g[:5] for k, g in json_objects(j["host"]).items()}
+    eq(got, want_of(truth), "the host: each object summed over the vCPUs")
+    got = {k: g[:5] for k, g in json_objects(vm).items()}
+    eq(got, want_of(truth), "the VM: the same")
+    names = {(k[2], k[3]): g[5] for k, g in json_objects(j["host"]).items()}
+    want = {("port", "0x70"): "CMOS index", ("port", "0x3f8"): "COM1", ("port", "0xcfc"): "PCI config data",
+            ("port", "0x510"): "fw_cfg", ("port", "0xb008"): "ACPI PM timer (PIIX4)",
+            ("msr", "0x830"): "x2APIC ICR", ("msr", "0x6e0"): "IA32_TSC_DEADLINE", ("msr", "0x10"): "IA32_TSC",
+            ("msr", "0xc0000080"): "EFER", ("msr", "0x4b564d01"): "KVM_SYSTEM_TIME_NEW",
+            ("apic", "0xb0"): "EOI", ("apic", "0x300"): "ICR", ("apic", "0x380"): "TMICT",
+            ("mmio", "0xfed00000"): "HPET", ("mmio", "0xfec00000"): "IOAPIC", ("mmio", "0xfebf1000"): "unknown",
+            ("hypercall", "0x5"): "KVM_HC_KICK_CPU", ("hypercall", "0xa"): "KVM_HC_SEND_IPI",
+            ("hv_hypercall", "0x8"): "HVCALL_NOTIFY_LONG_SPIN_WAIT", ("cpuid", "0x40000000"): "hypervisor id",
+            ("cr", "0x4"): "CR4", ("cr", "0x3"): "CR3", ("vector", "14"): "#PF", ("vector", "6"): "#UD"}
+    eq({k: names.get(k) for k in want}, want, "objects named from the arch's tables")
+    # the objects' shares of each reason's exits add up to 100 %
+    for r in j["host"]["reasons"]:
+        if r["objects"]:
+            s = sum(o["pct"] for o in r["objects"])
+            ok(abs(s - 100.0) < 0.1 * len(r["objects"]), "%s: its objects' shares add up to 100 %%" % r["reason"], s)
+            break
+    rc, out, err = run(["-b", "-r", dat, "-o", "csv", "--fields",
+                        "tid,reason,object_kind,object,dir,size,obj_count,obj_samples,obj_sum,obj_min,obj_max"])
+    rows = list(csv.DictReader(io.StringIO(out)))
+    got = {(int(r["tid"]), r["reason"], r["object_kind"], r["object"], r["dir"], int(r["size"])):
+           (int(r["obj_count"]), int(r["obj_samples"]), int(r["obj_sum"]), int(r["obj_min"]), int(r["obj_max"]))
+           for r in rows}
+    want = {}
+    for tid, _ in threads:
+        want.update({(tid,) + k[1:]: v for k, v in want_of(truth, tid).items()})
+    eq(got, want, "CSV with object fields: a row per (vCPU, reason, object), the same figures")
+    # in intervals: an exit is counted in the one of its entry; together they hold every exit once
+    rc, out, err = run(["-b", "-r", dat, "-o", "json", "-d", "0.005"])
+    snaps = [json.loads(l) for l in out.splitlines()]
+    per = {}
+    for snap in snaps:
+        for k, g in json_objects(snap["host"]).items():
+            c = per.setdefault(k, [0, 0, 0])
+            c[0] += g[0]
+            c[1] += g[1]
+            c[2] += g[2]
+    eq((len(snaps) > 2, {k: tuple(v) for k, v in per.items()}),
+       (True, {k: v[:3] for k, v in want_of(truth).items()}),
+       "intervals (-d): each object's exits and latency sums add up to the recording's")
+    rc, out, err = run(["-b", "-r", dat, "-o", "json", "--no-objects"])
+    j2 = json.loads(out)
+    ok(rc == 0 and not any(r["objects"] for r in j2["host"]["reasons"]) and
+       [r["count"] for r in j2["host"]["reasons"]] == [r["count"] for r in j["host"]["reasons"]],
+       "--no-objects: no objects, the reasons' figures the same")
+    # the metrics, opt-in: per VM, reason and object, the exits since the start
+    rc, out, err = run(["-b", "-r", dat, "-o", "prometheus"])
+    ok(rc == 0 and "kvmtop_object_exits" not in out, "metrics: no object series unless asked")
+    rc, out, err = run(["-b", "-r", dat, "-o", "prometheus", "--metrics-objects"])
+    got = {}
+    for line in out.splitlines():
+        m = re.match(r'^kvmtop_object_exits_total\{.*reason="([^"]*)".*kind="([^"]*)",object="([^"]*)",'
+                     r'name="([^"]*)",dir="([^"]*)"\} (\d+)$', line)
+        if m:
+            got[(m.group(1), m.group(2), m.group(3), m.group(5))] = (int(m.group(6)), m.group(4))
+    want = {}
+    for (tid, reason, kind, obj, d, size), lats in truth.items():
+        want[(reason, kind, obj, d)] = want.get((reason, kind, obj, d), 0) + len(lats)
+    eq({k: v[0] for k, v in got.items()}, want,
+       "metrics (--metrics-objects): kvmtop_object_exits_total per reason and object, its exits")
+    eq({(k[1], k[2]): v[1] for k, v in got.items()}, {(k[1], k[2]): names.get((k[1], k[2])) for k in got},
+       "metrics: each object's name label, as the tables name it")
+    rc, out, err = run(["-b", "-r", dat])
+    ok(rc == 0 and "CMOS index" in out and "x2APIC ICR" in out and "#PF" in out,
+       "text: each reason's objects under it, named", out[:2000])
+
+
+def absurd_case():
+    """Values no table names, past their ranges: numbers, 'unknown', no crash."""
+    def script(path):
+        seq = [("IO_INSTRUCTION", {"info1": 8}, [("pio", {"rw": 0, "port": 0x12345, "size": 9})],
+                ("port", "0x12345", "in", 9)),
+               ("EPT_MISCONFIG", {}, [("mmio", {"type": 7, "len": 300, "gpa": (1 << 60) | 0xabc})],
+                ("mmio", hexs(1 << 60), "read", 0)),
+               # write=3: a write, as the kernel's print fmt reads it (write ? "write" : "read")
+               ("MSR_READ", {}, [("msr", {"write": 3, "ecx": 0xdeadbeef})], ("msr", "0xdeadbeef", "write", 0)),
+               ("VMCALL", {}, [("hypercall", {"nr": (1 << 64) - 1})], ("hypercall", hexs((1 << 64) - 1), "", 0)),
+               ("EXCEPTION_NMI", {"intr_info": 0xff}, [], None)]
+        return write_script(path, [(1001, 0)], len(seq), random.Random(1), extra=lambda i: seq[i])
+    dat, truth = record("objects-absurd", script)
+    rc, out, err = run(["-b", "-r", dat, "-o", "json"])
+    eq((rc, err), (0, ""), "absurd object fields: read without a word, exit 0")
+    j = json.loads(out)
+    got = json_objects(j["host"])
+    eq({k: g[:5] for k, g in got.items()}, want_of(truth), "each counted on its number (an invalid intr_info: none)")
+    eq(sorted(set(g[5] for g in got.values())), ["unknown"], "none of them named")
+
+
+def unmatched_case():
+    """An exit followed by an exit, and one at the end: counted on their objects without a latency."""
+    lines = ["comm 1001 CPU 0/KVM",
+             "1000 0 1001 exit exit_reason=30 isa=1 vcpu_id=0 info1=0x700000",
+             "1100 0 1001 pio rw=1 port=0x70 size=1 count=1",
+             "2000 0 1001 exit exit_reason=10 isa=1 vcpu_id=0",
+             "2100 0 1001 cpuid function=1",
+             "2600 0 1001 entry vcpu_id=0",
+             "3000 0 1001 msr write=1 ecx=0x6e0",
+             "4000 0 1001 exit exit_reason=31 isa=1 vcpu_id=0",
+             "4100 0 1001 msr write=0 ecx=0x10"]
+    script = os.path.join(TMP, "objects-unmatched.txt")
+    dat = os.path.join(TMP, "objects-unmatched.dat")
+    with open(script, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    kvmgen(dat, LAYOUT, ["-S", script])
+    rc, out, err = run(["-b", "-r", dat, "-o", "json"])
+    got = {(k[1], k[3]): g[:3] for k, g in json_objects(json.loads(out)["host"]).items()}
+    eq(got, {("IO_INSTRUCTION", "0x70"): (1, 0, 0), ("CPUID", "0x1"): (1, 1, 600), ("MSR_READ", "0x10"): (1, 0, 0)},
+       "an exit with no entry after it is counted on its object, without a latency; a companion between exits names none")
+
+
+def overflow_case():
+    """More objects than a vCPU keeps: the least counted make room, their exits go to 'other objects'."""
+    ports = list(range(0x1000, 0x1000 + 70))
+    hot = 0x2000
+
+    def one(i):
+        # 70 ports twice, then a busy one 50 times when the table is full, each time after a new port
+        p = ports[i % len(ports)] if i < 140 else hot if (i - 140) % 2 else 0x3000 + (i - 140) // 2
+        return "IO_INSTRUCTION", {"info1": p << 16}, [], ("port", hexs(p), "out", 1)
+
+    def script(path):
+        return write_script(path, [(1001, 0)], 240, random.Random(2), extra=one)
+    dat, truth = record("objects-many", script)
+    want = {k[3]: v for k, v in want_of(truth).items()}
+    rc, out, err = run(["-b", "-r", dat, "-o", "json"])
+    objs = json.loads(out)["vms"][0]["vcpus"][0]["reasons"][0]["objects"]
+    kinds = [o["kind"] for o in objs]
+    eq((kinds.count("port"), kinds.count("other")), (64, 1), "64 objects kept, then one row of the others")
+    rest = [o for o in objs if o["kind"] == "other"][0]
+    eq((rest["name"], rest["object"]), ("other objects", "-"), "the others' row")
+    eq(sum(o["count"] for o in objs), 240, "every exit counted once, on a kept object or on the others")
+    eq(sum(o["latency"]["sum"] for o in objs), sum(sum(v) for v in truth.values()), "and its latency")
+    got = {o["object"]: o["count"] for o in objs if o["kind"] == "port"}
+    eq(got.get(hexs(hot)), 50, "a busy object that comes when the table is full, among new ones, is kept, "
+       "every exit of it")
+    ok(all(n <= want[p][0] for p, n in got.items()), "a kept object's count is at most its exits", got)
+    rc, out, err = run(["-b", "-r", dat, "-o", "json", "--objects", "300"])
+    objs = json.loads(out)["vms"][0]["vcpus"][0]["reasons"][0]["objects"]
+    got = {(o["kind"], o["object"]): o["count"] for o in objs}
+    eq(got, {("port", p): v[0] for p, v in want.items()}, "--objects 300: all 121 kept, each its exits")
+
+
+def main():
+    mixed_case()
+    absurd_case()
+    unmatched_case()
+    overflow_case()
+    done()
+
+
+main()
