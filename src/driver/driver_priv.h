@@ -39,6 +39,7 @@ struct driver {
 	bool src_open;
 	struct kvm_names names;
 	struct ident proc;		/* live: who the host's threads are */
+	struct ident_births *births;	/* the threads made while traced (task_newtask) */
 	struct decoder d;
 	struct model *m;
 	struct view *v;
@@ -107,7 +108,12 @@ void driver_read_times(struct driver *drv, uint64_t now, bool new_only);
  * of memory, drv->nomem).
  */
 int driver_read(struct driver *drv, source_rec_fn fn, void *ctx);
-/* A record's lost events into the model, then its event decoded: 1, 0 (not ours), -1 (no memory). */
+/* A new thread's birth kept, for who it was once it is gone (ident_births.c). */
+void driver_birth(struct driver *drv, const struct kvm_event *ev);
+/*
+ * A record's lost events into the model, then its event decoded: 1, 0
+ * (not ours, or a birth, kept here: not the model's), -1 (no memory).
+ */
 static inline int driver_decode(struct driver *drv, struct tep_record *rec, struct kvm_event *ev)
 {
 	int ret;
@@ -117,6 +123,10 @@ static inline int driver_decode(struct driver *drv, struct tep_record *rec, stru
 	ret = decode_record(&drv->d, rec, ev);
 	if (ret < 0)
 		drv->nomem = true;
+	if (ret > 0 && ev->kind == KVM_EV_NEWTASK) {
+		driver_birth(drv, ev);
+		return 0;
+	}
 	return ret;
 }
 /*

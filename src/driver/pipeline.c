@@ -75,15 +75,68 @@ int driver_view_up(struct driver *drv)
 	return 0;
 }
 
-/* Who thread tid is: the source says, else the host's /proc. */
-static void driver_ident(void *ctx, int tid, struct ident_info *out)
+void driver_birth(struct driver *drv, const struct kvm_event *ev)
 {
-	struct driver *drv = ctx;
+	/* CLONE_THREAD (linux/sched.h): a thread of its creator's process */
+	ident_births_add(drv->births, ev->next_tid, ev->tid, ev->info1 & 0x00010000, ev->next_comm);
+}
 
+/* Who thread tid is, as the source says, else as the host's /proc says. */
+static void driver_ask(struct driver *drv, int tid, struct ident_info *out)
+{
 	if (drv->ops->ident)
 		drv->ops->ident(&drv->src, tid, out);
 	else
 		ident_thread(&drv->proc, tid, out);
+}
+
+/*
+ * A thread the source cannot place (gone from /proc, or in no snapshot
+ * of a recording's threads) placed by its birth: its process is its
+ * creator's (asked instead; a recording without a snapshot guesses the
+ * creator's, so a VMM's threads stay together), or one born while
+ * traced, whose pid is known even when it is gone too (then named as
+ * its thread was born).
+ */
+static void driver_ident_born(struct driver *drv, int tid, struct ident_info *out)
+{
+	struct ident_info p = { .pid = 0, .vcpu_hint = -1 };
+	char comm[IDENT_NAME_LEN] = "";
+	bool born;
+	int t = ident_births_process(drv->births, tid, &born, comm, sizeof(comm));
+
+	if (!t)
+		return;
+	if (t != tid) {
+		strlcpy(p.vm_name, "unknown", sizeof(p.vm_name));
+		driver_ask(drv, t, &p);
+	}
+	if (p.pid > 0) {
+		/* its creator's process, or (a recording's, no snapshot) its creator's guess */
+		out->pid = p.pid;
+		out->kernel = p.kernel;
+		out->guessed = p.guessed;
+		strlcpy(out->vm_name, p.vm_name, sizeof(out->vm_name));
+	} else if (born) {
+		out->pid = t;
+		out->kernel = false;
+		out->guessed = false;
+		strlcpy(out->vm_name, comm[0] ? comm : "unknown", sizeof(out->vm_name));
+	} else {
+		return;
+	}
+	if (!out->comm[0])
+		strlcpy(out->comm, comm, sizeof(out->comm));
+}
+
+/* Who thread tid is: the source says, else the host's /proc, else its birth. */
+static void driver_ident(void *ctx, int tid, struct ident_info *out)
+{
+	struct driver *drv = ctx;
+
+	driver_ask(drv, tid, out);
+	if ((out->pid <= 0 || out->guessed) && !out->kernel)
+		driver_ident_born(drv, tid, out);
 	/* the vCPU id its name gives, until its events say */
 	out->vcpu_id = ident_vcpu_id(out->comm);
 }
@@ -184,7 +237,8 @@ int driver_open(struct driver *drv)
 	drv->src.tick_ms = drv->tick_ms;
 	drv->src.proc = &drv->proc;
 	drv->src.priv = calloc(1, drv->ops->priv_size);
-	if (!drv->src.priv)
+	drv->births = ident_births_new();
+	if (!drv->src.priv || !drv->births)
 		goto out_nomem;
 	if (drv->ops->open(&drv->src, &drv->c->source, &drv->names, err, sizeof(err))) {
 		driver_fail(drv, "%s", err);
@@ -218,6 +272,8 @@ void driver_close(struct driver *drv)
 	drv->src_open = false;
 	free(drv->src.priv);
 	drv->src.priv = NULL;
+	ident_births_free(drv->births);
+	drv->births = NULL;
 	drv->src.tep = NULL;
 	names_free(&drv->names);
 }

@@ -26,6 +26,10 @@ struct model *model_new(const struct kvm_names *names,
 	m->max_vcpus = MODEL_MAX_VCPUS;
 	m->ident = ident;
 	m->ident_ctx = ident_ctx;
+	if (names->sched && model_time_pre_new(m)) {
+		free(m);
+		return NULL;
+	}
 	return m;
 }
 
@@ -80,6 +84,7 @@ void model_free(struct model *m)
 
 	if (!m)
 		return;
+	free(m->pre);
 	RB_FOREACH_SAFE(v, vcpu_tree, &m->vcpus, vn) {
 		RB_REMOVE(vcpu_tree, &m->vcpus, v);
 		vcpu_free(v);
@@ -499,6 +504,8 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 		m->first_time = ev->time;
 		m->interval_start = ev->time;
 	}
+	if (ev->kind == KVM_EV_NEWTASK)
+		return 0;	/* identity's (the driver keeps births), not counted */
 	if (ev->time > m->last_time)
 		m->last_time = ev->time;
 	if (ev->kind == KVM_EV_SWITCH || ev->kind == KVM_EV_WAKE) {
@@ -543,6 +550,7 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 		return 0;
 	case KVM_EV_SWITCH:
 	case KVM_EV_WAKE:
+	case KVM_EV_NEWTASK:
 		break;
 	}
 	return 0;

@@ -334,6 +334,12 @@ struct model {
 	TAILQ_HEAD(, vcpu) stolen;	/* the vCPUs whose tables have figures */
 	/* the source's answers about thieves, MODEL_THIEF_PIDS of them by tid */
 	struct { int tid, pid; char comm[KVM_COMM_LEN]; } *thief_pids;
+	/*
+	 * The scheduler's view of threads that are no vCPU yet (model_time.c):
+	 * their time before their first KVM event takes the states it says.
+	 * MODEL_PRE_SLOTS of them by tid; NULL without sched events.
+	 */
+	struct model_pre *pre;
 	TAILQ_HEAD(, vm) ported;	/* the VMs whose port tables have figures */
 	/*
 	 * The host's exit latency per reason id over the intervals closed

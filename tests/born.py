@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Short-lived vCPU threads keep their VM (issue 37): recordings whose vCPU
+threads are born and gone inside them, with the generator's truth.
+
+tests/kvmgen -B makes each VM's vCPU threads with a task:task_newtask of
+the VMM's main thread (CLONE_THREAD) 400 us before their first exit; they
+live a few ms, and the -P snapshot of the host's threads, taken at the
+end, lists only the VMMs' main and I/O threads: the vCPU threads are
+gone.  Every exit must still be under its VM's pid and name (the
+snapshot's JSON names them, and the tids of each), each thread's exits
+equal to the truth.  With -w each thread is also woken 300 us and
+switched in 50 us before its first exit: those 250 us are wait (the
+scheduler's word), never host, and every state equals the truth.
+"""
+import json
+import os
+
+from tap import ok, done, run, kvmgen
+
+TMP = os.environ.get("KVMTOP_TMP", "/tmp")
+STATES = ("guest", "host", "vmm", "halt", "wait")
+
+
+def gen(name, *args):
+    out = os.path.join(TMP, "born-%s.dat" % name)
+    exp = kvmgen(out, "x86-6.5", args, expect=os.path.join(TMP, "born-%s.expect.json" % name), timeout=300)
+    return out, exp
+
+
+def summary(dat, *extra):
+    rc, out, err = run(["-b", "-r", dat, "--summary", "-o", "json"] + list(extra))
+    try:
+        return json.loads(out) if rc == 0 else {"vms": []}, err
+    except ValueError:
+        return {"vms": []}, err
+
+
+def ns(secs):
+    return round(secs * 1e9)
+
+
+def main():
+    # 1. Five VMs of three vCPUs, every vCPU thread gone before the snapshot.
+    ps = os.path.join(TMP, "born-ps.txt")
+    dat, exp = gen("names", "-m", "5", "-v", "3", "-n", "200", "-C", "4", "-s", "3", "-B", "-P", ps)
+    with open(ps + ".json") as f:
+        vms = json.load(f)
+    with open(ps) as f:
+        listed = {int(line.split()[0]) for line in f}
+    lived = [n for vm in vms for n in vm["lived_ns"]]
+    ok(vms and all(0 < n < 200000000 for n in lived) and not listed & {t for vm in vms for t in vm["tids"]},
+       "the truth: every vCPU thread lives under 200 ms and the snapshot lists none of them",
+       "%s %s" % (lived, sorted(listed)))
+    j, err = summary(dat, "--threads", ps)
+    want = {t["tid"]: t["exits"] for t in exp["threads"]}
+    bad = []
+    got_vms = {vm["pid"]: vm for vm in j["vms"]}
+    for vm in vms:
+        g = got_vms.get(vm["pid"])
+        if g is None:
+            bad.append("VM %d %r: missing" % (vm["pid"], vm["name"]))
+            continue
+        if g["name"] != vm["name"]:
+            bad.append("VM %d: named %r, want %r" % (vm["pid"], g["name"], vm["name"]))
+        tids = sorted(c["tid"] for c in g["vcpus"])
+        if tids != sorted(vm["tids"]):
+            bad.append("VM %d: vCPU threads %s, want %s" % (vm["pid"], tids, vm["tids"]))
+        for c in g["vcpus"]:
+            if c["exits"] != want.get(c["tid"]):
+                bad.append("tid %d: %s exits, want %s" % (c["tid"], c["exits"], want.get(c["tid"])))
+    ok(len(j["vms"]) == len(vms) and not bad,
+       "--threads: every vCPU thread gone from the snapshot is under its VM's pid and name "
+       "(task_newtask: a thread of its creator's process), every exit counted",
+       "\n".join(bad) + err)
+    ok(not any(vm["name"].startswith("unknown") for vm in j["vms"]),
+       "... and no VM is 'unknown@...'", [vm["name"] for vm in j["vms"]])
+
+    # 2. Without the snapshot: the births still group each VM's threads by their VMM's pid.
+    j, err = summary(dat)
+    groups = sorted(sorted(c["tid"] for c in vm["vcpus"]) for vm in j["vms"])
+    ok(groups == sorted(sorted(vm["tids"]) for vm in vms)
+       and sorted(vm["pid"] for vm in j["vms"]) == sorted(vm["pid"] for vm in vms),
+       "no --threads: each VM's vCPU threads together, under their VMM's pid", "%s %s" % (groups, err))
+
+    # 3. Woken 250 us before they are switched in, before kvmtop knows them as vCPUs: wait.
+    dat_b, exp_b = gen("wait", "-m", "2", "-v", "2", "-n", "100", "-C", "2", "-s", "5", "-w", "-B")
+    dat_n, exp_n = gen("nowait", "-m", "2", "-v", "2", "-n", "100", "-C", "2", "-s", "5", "-w")
+    jb, err_b = summary(dat_b)
+    jn, err_n = summary(dat_n)
+    length = jb.get("end", 0) - jb.get("start", 0)
+    got = {c["tid"]: {k: ns(v) for k, v in c.get("time_s", {}).items()} for vm in jb["vms"] for c in vm["vcpus"]}
+    want = {t["tid"]: t["time"] for t in exp_b["threads"]}
+    bad = ["tid %d: got %s\n  want %s" % (t, got.get(t), w) for t, w in sorted(want.items()) if got.get(t) != w]
+    bad += ["tid %d: states add up to %d, the recording is %d" % (t, sum(g.values()), length)
+            for t, g in got.items() if sum(g.values()) != length]
+    ok(want and not bad, "-w -B: every vCPU's five states equal the truth to the ns and add up to the recording",
+       "\n".join(bad) + err_b)
+    wait_n = {c["tid"]: ns(c["time_s"]["wait"]) for vm in jn["vms"] for c in vm["vcpus"]}
+    truth_n = {t["tid"]: t["time"]["wait"] for t in exp_n["threads"]}
+    diff = {t: got.get(t, {}).get("wait", 0) - wait_n.get(t, 0) for t in want}
+    ok(diff and set(diff.values()) == {250000}
+       and all(want[t]["wait"] - truth_n[t] == 250000 for t in want),
+       "the 250 us between sched_waking and the first switch-in are wait: each thread's wait is 250 us "
+       "more than without them (kvmtop and the truth alike)", "%s %s" % (diff, err_n))
+    done()
+
+
+main()
