@@ -14,8 +14,11 @@ scheduler's word), never host, and every state equals the truth.
 """
 import json
 import os
+import subprocess
+import time
 
-from tap import ok, done, run, kvmgen
+from tap import ok, done, run, kvmgen, kvmtop, skip, kvm_here, live_elsewhere, live_only, \
+    live_cases_in_kvm_host, inside_kvm_host
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 STATES = ("guest", "host", "vmm", "halt", "wait")
@@ -39,7 +42,58 @@ def ns(secs):
     return round(secs * 1e9)
 
 
+LIVE = "live: a VMM's vCPU threads that lived under 200 ms: every exit under the VM's name"
+
+
+def live_case():
+    """The demo guest started by the test itself, its threads brief, kvmtop tracing meanwhile."""
+    if live_elsewhere():
+        live_cases_in_kvm_host(__file__, "born.py live")
+        return
+    if not kvm_here():
+        skip(LIVE, "needs root and a KVM that traces VM exits")
+        return
+    report = os.path.join(TMP, "born-demo.json")
+    if os.path.exists(report):
+        os.unlink(report)
+    slow = 20 if inside_kvm_host() else 1
+    k = subprocess.Popen([kvmtop(), "-b", "--summary", "-o", "json", "--duration", str(3 * slow)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(0.5 * slow)	# tracing, from before the guest starts
+    env = dict(os.environ, KVMTOP_DEMO_LINGER_MS=str(1000 * slow))
+    # ~30 ms here, ~70 ms in the emulated host, where every guest instruction is emulated
+    loops = "10" if inside_kvm_host() else "30"
+    g = subprocess.run([kvmtop(), "--demo-guest", "-name", "guest=brief,debug-threads=on", "3", loops, report],
+                       env=env, capture_output=True, timeout=120 * slow)
+    out, err = k.communicate(timeout=120 * slow)
+    guest = json.load(open(report)) if os.path.exists(report) else {"vcpus": [], "seconds": -1}
+    try:
+        j = json.loads(out.decode())
+    except ValueError:
+        j = {"vms": []}
+    vms = {vm["pid"]: vm for vm in j["vms"]}
+    vm = vms.get(guest.get("pid"), {"name": None, "vcpus": []})
+    got = {c["tid"]: c for c in vm["vcpus"]}
+    bad = []
+    for c in guest["vcpus"]:
+        h = got.get(c["tid"])
+        have = h and (h["events"].get("kvm_pio", 0), h["userspace_exits"].get("IO", 0),
+                      h["userspace_exits"].get("HLT", 0))
+        if have != (c["exits"]["IO"], c["exits"]["IO"], c["exits"]["HLT"]):
+            bad.append("tid %d: %s, want kvm_pio, IO, HLT %s" % (c["tid"], have, (c["exits"]["IO"], c["exits"]["IO"],
+                                                                                  c["exits"]["HLT"])))
+    unknown = [v["name"] for v in j["vms"] if v["name"].startswith("unknown")]
+    ok(g.returncode == 0 and k.returncode == 0 and len(guest["vcpus"]) == 3 and 0 < guest["seconds"] < 0.2
+       and vm["name"] == "brief" and not bad and not unknown,
+       LIVE + " (the guest's own counts, its vCPUs ran %.3f s)" % guest["seconds"],
+       "\n".join(bad) + " unknown VMs %s, VMs %s\n%s %s" % (unknown, [(v["pid"], v["name"], len(v["vcpus"]))
+                                                              for v in j["vms"]], g.stderr.decode(), err.decode()))
+
+
 def main():
+    if live_only():
+        live_case()
+        done()
     # 1. Five VMs of three vCPUs, every vCPU thread gone before the snapshot.
     ps = os.path.join(TMP, "born-ps.txt")
     dat, exp = gen("names", "-m", "5", "-v", "3", "-n", "200", "-C", "4", "-s", "3", "-B", "-P", ps)
@@ -102,6 +156,7 @@ def main():
        and all(want[t]["wait"] - truth_n[t] == 250000 for t in want),
        "the 250 us between sched_waking and the first switch-in are wait: each thread's wait is 250 us "
        "more than without them (kvmtop and the truth alike)", "%s %s" % (diff, err_n))
+    live_case()
     done()
 
 
