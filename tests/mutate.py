@@ -95,6 +95,10 @@ MUTATIONS = [
      [("src/model/model_time.c", "ev->state & SCHED_SLEEP_MASK ? VS_HALT : VS_WAIT", "VS_HALT")]),
     ("time: a thread's sched events before its first KVM event are forgotten (woken 250 us: host, not wait)",
      [("src/model/model_time.c", "\t\tv->time[st].total += p->acc[st];\n", "")]),
+    ("stats: a VMM that holds no statistics fds left out, not listed with its reason",
+     [("src/sources/stats.c", "none ? STATS_NO_FDS : NULL", "NULL")]),
+    ("text: a VM's 'exits unknown:' line left out",
+     [("outputs/batch_text.c", "\tif (vm->exits_unknown)\n\t\tfprintf", "\tif (0)\n\t\tfprintf")]),
     ("births: CLONE_THREAD ignored, every new thread a process of its own",
      [("src/driver/pipeline.c", "ev->info1 & 0x00010000", "false")]),
     ("births: the new thread's creator taken for the thread itself",
@@ -239,7 +243,7 @@ def failed_tests(work):
 # it; one that survives has run the whole suite.
 FIRST = ["tests/structure.py", "tests/golden.py", "tests/replay_gen.py", "tests/replay_oracle.py",
          "tests/scope.py", "tests/time_states.py", "tests/steal.py", "tests/findings.py", "tests/ips.py",
-         "tests/bad_input.py", "tests/metrics.py", "tests/born.py"]
+         "tests/bad_input.py", "tests/metrics.py", "tests/born.py", "tests/listed.py"]
 
 
 def test_stages(work):

@@ -713,6 +713,10 @@ out_nomem:
 	return -1;
 }
 
+/* Why a VM's exits are unknown to this source: it has none of its statistics. */
+#define STATS_NO_FDS	"no statistics fds: its VMM holds none open, and KVM gives them " \
+			"only to the VM's own process (KVM_GET_STATS_FD: EIO)"
+
 static int stats_poll(struct stats_src *s, struct model *m, char *err, size_t errlen)
 {
 	bool fresh = ++s->polls == 1;
@@ -722,10 +726,20 @@ static int stats_poll(struct stats_src *s, struct model *m, char *err, size_t er
 		s->vms[i].listed = false;
 	if (vms_check(s, m, err, errlen) || procs_check(s, err, errlen))
 		return -1;
-	for (i = 0; i < s->nr_vms; i++)
-		if (vm_poll(s, m, &s->vms[i], fresh, err, errlen))
+	for (i = 0; i < s->nr_vms; i++) {
+		struct stats_vm *vm = &s->vms[i];
+		bool none = vm->refused && vm->vm.fd < 0 && !vm->nr_vcpus;
+
+		/* listed all the same, saying why it has no figures */
+		if (model_vm_exits_unknown(m, vm->pid, none ? STATS_NO_FDS : NULL))
+			goto out_nomem;
+		if (vm_poll(s, m, vm, fresh, err, errlen))
 			return -1;
+	}
 	return 0;
+out_nomem:
+	snprintf(err, errlen, "out of memory");
+	return -1;
 }
 
 static void stats_close(struct stats_src *s)
