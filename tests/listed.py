@@ -13,6 +13,13 @@ same guest holding its fds is listed with its figures and exits_unknown
 "".  On a host whose KVM traces no exits (PVM), plain `kvmtop -b` (which
 reads the statistics there) lists it the same way.
 
+--source stats looks for new VMs each second between its samples: a demo
+guest whose two vCPUs run 2000 loops of 1 ms (KVMTOP_DEMO_HALT_US) and
+end, started after kvmtop's first sample and gone before its second (-d
+6), must be in that snapshot, named, with each vCPU's mmio_exits and
+halt_exits equal to the guest's own report (it was never seen when the
+processes were looked at only at each sample).
+
 Runs here, directly: it needs root and a /dev/kvm that runs guests (PVM's
 does), not one that traces exits.
 """
@@ -27,7 +34,8 @@ CASES = ["json: the VM of a VMM without statistics fds, with exits_unknown sayin
          "text: its VM line and 'exits unknown:', not 'no KVM events'",
          "-z: it is not left out as idle",
          "with its statistics fds: listed with its figures, exits_unknown empty",
-         "PVM, plain kvmtop -b: the same VM with its reason"]
+         "PVM, plain kvmtop -b: the same VM with its reason",
+         "--source stats -d 6: a VM that lived ~2 s between two samples, named, its MMIO and HLT exits = its own counts"]
 
 
 def why_not():
@@ -83,6 +91,33 @@ def vm_of(out, pid):
     return vms
 
 
+def brief_case():
+    """A VM that lives between two samples of --source stats."""
+    rep = os.path.join(os.environ.get("KVMTOP_TMP", "/tmp"), "listed-brief.json")
+    if os.path.exists(rep):
+        os.unlink(rep)
+    k = subprocess.Popen([kvmtop(), "-b", "--source", "stats", "-d", "6", "-n", "1", "-o", "json"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(0.5)
+    env = dict(os.environ, KVMTOP_DEMO_HALT_US="1000")
+    g = subprocess.run([kvmtop(), "--demo-guest", "-name", "guest=brief,debug-threads=on", "2", "2000", rep],
+                       env=env, capture_output=True, timeout=60)
+    out, err = k.communicate(timeout=60)
+    guest = json.load(open(rep)) if os.path.exists(rep) else {"pid": 0, "vcpus": [], "seconds": -1}
+    vm = (vm_of(out.decode(), guest["pid"]) or [None])[-1] or {"vcpus": []}
+    got = {c["tid"]: c.get("kvm_stats", {}) for c in vm["vcpus"]}
+    bad = []
+    for c in guest["vcpus"]:
+        # (not io_exits: PVM's KVM emulates port I/O without counting it there)
+        have = tuple(got.get(c["tid"], {}).get(k) for k in ("mmio_exits", "halt_exits"))
+        if have != (c["exits"]["MMIO"], c["exits"]["HLT"]):
+            bad.append("tid %d: %s, want %s" % (c["tid"], have, (c["exits"]["MMIO"], c["exits"]["HLT"])))
+    ok(g.returncode == 0 and k.returncode == 0 and 1 < guest["seconds"] < 5 and guest["vcpus"] and not bad
+       and vm.get("name") == "brief",
+       CASES[5] + " (it ran %.2f s)" % guest["seconds"],
+       "\n".join(bad) + "\n%s\n%s %s" % (out.decode()[:1200], g.stderr.decode(), err.decode()))
+
+
 def main():
     why = why_not()
     if why:
@@ -118,6 +153,7 @@ def main():
            CASES[3], "%s\n%s" % (out[:1500], err))
     finally:
         stop(g)
+    brief_case()
     done()
 
 

@@ -59,6 +59,7 @@ struct driver {
 	long nr_intervals;
 	/* the filter's pids and names said to match no VM (bit i: the i-th), said once */
 	uint64_t said_pids, said_names;
+	uint64_t discover_at;		/* live: a counter source looks for new VMs next then */
 	/* KVMTOP_SNAPSHOT_STATS: how long the snapshots' output took (make bench) */
 	uint64_t snap_n, snap_ns, snap_max_ns;
 };
@@ -100,6 +101,8 @@ int driver_open(struct driver *drv);
 void driver_close(struct driver *drv);
 /* A counter source adds what grew: 0, or -1 (said why). */
 int driver_sample(struct driver *drv);
+/* Live, between samples: a counter source looks for new VMs (at most each SOURCE_DISCOVER_MS): 0, or -1. */
+int driver_discover(struct driver *drv, uint64_t now);
 /* Live without sched events: each vCPU thread's /proc accounting at now (new_only: those never read). */
 void driver_read_times(struct driver *drv, uint64_t now, bool new_only);
 /*

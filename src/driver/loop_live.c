@@ -153,6 +153,9 @@ static int live_tick(struct live *l, uint64_t now)
 		l->next = now + l->step;
 	}
 	now_please = act & (VIEW_REFRESH | VIEW_RESET);
+	/* VMs that live a few seconds: found between the samples */
+	if (driver_discover(drv, now))
+		return -1;
 	/* --summary of counters: read them each delay all the same, so VMs that come and go count */
 	if (!l->timed && drv->ops->sample && now >= l->next) {
 		if (driver_sample(drv))

@@ -175,6 +175,20 @@ int driver_sample(struct driver *drv)
 	return 0;
 }
 
+int driver_discover(struct driver *drv, uint64_t now)
+{
+	char err[512];
+
+	if (!drv->ops->discover || now < drv->discover_at)
+		return 0;
+	drv->discover_at = now + SOURCE_DISCOVER_MS * 1000000ull;
+	if (drv->ops->discover(&drv->src, drv->m, err, sizeof(err))) {
+		driver_fail(drv, "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
 int driver_read(struct driver *drv, source_rec_fn fn, void *ctx)
 {
 	char err[512];
