@@ -11,6 +11,14 @@ snapshot's JSON names them, and the tids of each), each thread's exits
 equal to the truth.  With -w each thread is also woken 300 us and
 switched in 50 us before its first exit: those 250 us are wait (the
 scheduler's word), never host, and every state equals the truth.
+
+Live (in the emulated KVM host where this one's KVM traces no exits):
+kvmtop's demo guest as a VMM whose three vCPU threads run a few loops and
+end in well under 200 ms while the process stays (KVMTOP_DEMO_LINGER_MS):
+kvmtop, tracing from before, must put every exit the guest counted itself
+(its report) under the VM's name and pid, none under "unknown".  Its
+--summary must also show the VM's emulator group (its one main thread):
+a VM's groups are read from when it appears, not first at the end.
 """
 import json
 import os
@@ -43,6 +51,7 @@ def ns(secs):
 
 
 LIVE = "live: a VMM's vCPU threads that lived under 200 ms: every exit under the VM's name"
+LIVE_EMU = "live --summary: the VM's emulator group, read from when it appeared: its one main thread"
 
 
 def live_case():
@@ -52,15 +61,17 @@ def live_case():
         return
     if not kvm_here():
         skip(LIVE, "needs root and a KVM that traces VM exits")
+        skip(LIVE_EMU, "needs root and a KVM that traces VM exits")
         return
     report = os.path.join(TMP, "born-demo.json")
     if os.path.exists(report):
         os.unlink(report)
-    slow = 20 if inside_kvm_host() else 1
+    slow = 8 if inside_kvm_host() else 1
     k = subprocess.Popen([kvmtop(), "-b", "--summary", "-o", "json", "--duration", str(3 * slow)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(0.5 * slow)	# tracing, from before the guest starts
-    env = dict(os.environ, KVMTOP_DEMO_LINGER_MS=str(1000 * slow))
+    # the process outlives kvmtop's run: its groups are read at the end too
+    env = dict(os.environ, KVMTOP_DEMO_LINGER_MS=str(4000 * slow))
     # ~30 ms here, ~70 ms in the emulated host, where every guest instruction is emulated
     loops = "10" if inside_kvm_host() else "30"
     g = subprocess.run([kvmtop(), "--demo-guest", "-name", "guest=brief,debug-threads=on", "3", loops, report],
@@ -83,11 +94,14 @@ def live_case():
             bad.append("tid %d: %s, want kvm_pio, IO, HLT %s" % (c["tid"], have, (c["exits"]["IO"], c["exits"]["IO"],
                                                                                   c["exits"]["HLT"])))
     unknown = [v["name"] for v in j["vms"] if v["name"].startswith("unknown")]
+    emu = vm.get("threads", {}).get("emulator", {}).get("count")
     ok(g.returncode == 0 and k.returncode == 0 and len(guest["vcpus"]) == 3 and 0 < guest["seconds"] < 0.2
        and vm["name"] == "brief" and not bad and not unknown,
        LIVE + " (the guest's own counts, its vCPUs ran %.3f s)" % guest["seconds"],
        "\n".join(bad) + " unknown VMs %s, VMs %s\n%s %s" % (unknown, [(v["pid"], v["name"], len(v["vcpus"]))
                                                               for v in j["vms"]], g.stderr.decode(), err.decode()))
+    # the demo process is its main thread and its vCPU threads: one emulator thread
+    ok(emu == 1, LIVE_EMU, "threads %s" % vm.get("threads"))
 
 
 def main():

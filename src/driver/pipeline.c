@@ -331,7 +331,7 @@ static int snapshot_prepare(struct driver *drv, uint64_t end)
 	/* every thread's state lasts to the snapshot's end: the states add up to it */
 	model_time_to(drv->m, end);
 	driver_read_times(drv, end, false);
-	if (ident_sample_groups(&drv->groups, &drv->proc, drv->m)) {
+	if (ident_sample_groups(&drv->groups, &drv->proc, drv->m, false)) {
 		driver_fail(drv, "out of memory");
 		return -1;
 	}
