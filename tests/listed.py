@@ -11,7 +11,8 @@ exits_unknown saying why, in the text with an "exits unknown:" line and
 without "no KVM events", and in `kvmtop -b -z` (not idle: unknown).  The
 same guest holding its fds is listed with its figures and exits_unknown
 "".  On a host whose KVM traces no exits (PVM), plain `kvmtop -b` (which
-reads the statistics there) lists it the same way.
+reads the statistics there) lists it the same way, and `--source trace`
+lists it saying that this host's KVM traces no exits.
 
 --source stats looks for new VMs each second between its samples: a demo
 guest whose two vCPUs run 2000 loops of 1 ms (KVMTOP_DEMO_HALT_US) and
@@ -35,7 +36,8 @@ CASES = ["json: the VM of a VMM without statistics fds, with exits_unknown sayin
          "-z: it is not left out as idle",
          "with its statistics fds: listed with its figures, exits_unknown empty",
          "PVM, plain kvmtop -b: the same VM with its reason",
-         "--source stats -d 6: a VM that lived ~2 s between two samples, named, its MMIO and HLT exits = its own counts"]
+         "--source stats -d 6: a VM that lived ~2 s between two samples, named, its MMIO and HLT exits = its own counts",
+         "PVM, --source trace: the VM listed, exits_unknown saying this KVM traces no exits"]
 
 
 def why_not():
@@ -141,8 +143,13 @@ def main():
             vms = vm_of(out, g.pid)
             ok(rc == 0 and vms and all(v and "statistics fds" in v["exits_unknown"] for v in vms),
                CASES[4], "%s\n%s" % (out[:1500], err))
+            rc, out, err = snapshots(["--source", "trace", "-o", "json"])
+            vms = vm_of(out, g.pid)
+            ok(rc == 0 and vms and all(v and "traces none" in v["exits_unknown"] and v["name"] == "listed"
+                                       for v in vms), CASES[6], "%s\n%s" % (out[:1500], err))
         else:
             skip(CASES[4], "this host's KVM is %s, not PVM's" % kvm_vendor())
+            skip(CASES[6], "this host's KVM is %s, not PVM's" % kvm_vendor())
     finally:
         stop(g)
     g = guest("counted", True)

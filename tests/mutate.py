@@ -101,6 +101,8 @@ MUTATIONS = [
      [("outputs/batch_text.c", "\tif (vm->exits_unknown)\n\t\tfprintf", "\tif (0)\n\t\tfprintf")]),
     ("stats: no look for new VMs between samples (a VM of a few seconds never seen)",
      [("src/driver/pipeline.c", "if (!drv->ops->discover || now < drv->discover_at)", "if (1)")]),
+    ("trace on a host whose KVM traces no exits: its VMs not told why",
+     [("src/driver/pipeline.c", "drv->c->exits_unknown && vms_unseen(drv)", "0")]),
     ("births: CLONE_THREAD ignored, every new thread a process of its own",
      [("src/driver/pipeline.c", "ev->info1 & 0x00010000", "false")]),
     ("births: the new thread's creator taken for the thread itself",

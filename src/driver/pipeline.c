@@ -323,6 +323,38 @@ static void filter_unmatched(struct driver *drv)
 		}
 }
 
+/*
+ * Live, where the source sees no exits at all (c->exits_unknown): each
+ * process holding a VM (its /proc fds) listed, saying why.  Every
+ * process's fds are read at each snapshot: only for that case.  0 or -1
+ * (no memory).
+ */
+static int vms_unseen(struct driver *drv)
+{
+	struct ident_proc *procs = NULL, *p;
+	size_t n = 0, max = 4096, i;
+	int ret = -1;
+
+	for (;;) {
+		p = reallocarray(procs, max, sizeof(*procs));
+		if (!p)
+			goto out;
+		procs = p;
+		n = ident_procs(&drv->proc, procs, max);
+		if (n < max || max >= (1u << 22))
+			break;
+		max *= 2;
+	}
+	for (i = 0; i < n; i++)
+		if (ident_holds_vm(&drv->proc, procs[i].pid) &&
+		    model_vm_exits_unknown(drv->m, procs[i].pid, drv->c->exits_unknown))
+			goto out;
+	ret = 0;
+out:
+	free(procs);
+	return ret;
+}
+
 /* The model brought to end and read from /proc for the snapshot: 0, or -1 (said why). */
 static int snapshot_prepare(struct driver *drv, uint64_t end)
 {
@@ -331,7 +363,8 @@ static int snapshot_prepare(struct driver *drv, uint64_t end)
 	/* every thread's state lasts to the snapshot's end: the states add up to it */
 	model_time_to(drv->m, end);
 	driver_read_times(drv, end, false);
-	if (ident_sample_groups(&drv->groups, &drv->proc, drv->m, false)) {
+	if ((drv->src.live && drv->c->exits_unknown && vms_unseen(drv)) ||
+	    ident_sample_groups(&drv->groups, &drv->proc, drv->m, false)) {
 		driver_fail(drv, "out of memory");
 		return -1;
 	}
