@@ -155,8 +155,9 @@ const struct vm **batch_vms(const struct batch *b, unsigned int *n)
 	*n = 0;
 	if (!vms)
 		return NULL;
+	/* a VM whose exits the source cannot see is never left out as idle */
 	MODEL_FOREACH_VM(vm, b->m)
-		if (!b->zero || model_vm_active(b->m, vm))
+		if (!b->zero || model_vm_active(b->m, vm) || vm->exits_unknown)
 			vms[(*n)++] = vm;
 	if (sort_rows(b, MR_VM, (const void **)vms, *n, vm_row_of)) {
 		free(vms);

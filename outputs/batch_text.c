@@ -294,8 +294,8 @@ static void text_header(const struct batch *b, const struct model_scope *host, u
 		fprintf(b->out, ", dropped (over %u threads) %" PRIu64, m->max_vcpus,
 			ctr_interval(&m->dropped));
 	fputc('\n', b->out);
-	/* no thread at all, not a VM's, not a VMM's, not the host kernel's */
-	if (!m->nr_vcpus)
+	/* no thread at all, not a VM's, not a VMM's, not the host kernel's; no VM listed */
+	if (!m->nr_vcpus && !model_nr_vms(m))
 		fprintf(b->out, "no KVM events\n");
 }
 
@@ -366,7 +366,7 @@ out:
 static int text_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 {
 	const struct model_row row = { .m = b->m, .vm = vm };
-	char name[256], pid[24], nr_vcpus[24], rate[48];
+	char name[256], pid[24], nr_vcpus[24], rate[48], why[256];
 	const struct vcpu **vcpus = NULL;
 	struct model_scope vs;
 	unsigned int i, n;
@@ -381,6 +381,9 @@ static int text_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 		vm->guessed ? ", guessed: no --threads" : "",
 		vm->exited ? ", exited" : "", vs.exits, rate,
 		batch_text_field("vm_vcpus", &row, nr_vcpus, sizeof(nr_vcpus)));
+	if (vm->exits_unknown)
+		fprintf(b->out, "  exits unknown: %s\n",
+			batch_text_field("vm_exits_unknown", &row, why, sizeof(why)));
 	text_groups(b, vm, end);
 	if (vs.exits_total)
 		text_table(b, &vs, "  ");

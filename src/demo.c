@@ -56,6 +56,8 @@ struct demo_vcpu {
 
 static volatile sig_atomic_t demo_stop_flag;
 static useconds_t halt_us;	/* each hlt sleeps this long in the VMM */
+static long linger_ms;		/* the process stays this long after its vCPU threads end */
+static bool no_stats;		/* hold no statistics fds, as Debian 12's QEMU 7.2 */
 
 static void on_term(int sig)
 {
@@ -127,7 +129,8 @@ static int setup_vcpu(int kvm, int vm, struct demo_vcpu *v, int mmap_size)
 	 * process, and kvmtop --source stats takes the fd from here.  A
 	 * kernel without binary statistics (before 5.14) has none.
 	 */
-	ioctl(v->fd, KVM_GET_STATS_FD, NULL);
+	if (!no_stats)
+		ioctl(v->fd, KVM_GET_STATS_FD, NULL);
 	v->run = mmap(NULL, mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, v->fd, 0);
 	if (v->run == MAP_FAILED)
 		return -1;
@@ -220,7 +223,8 @@ static int make_vm(int kvm, int *mmap_size)
 		return -1;
 	}
 	/* the VM's statistics fd, held open as each vCPU's (setup_vcpu) */
-	ioctl(vm, KVM_GET_STATS_FD, NULL);
+	if (!no_stats)
+		ioctl(vm, KVM_GET_STATS_FD, NULL);
 	return vm;
 }
 
@@ -249,10 +253,42 @@ static int run_vcpus(struct demo_vcpu *v, int n, double *secs)
 	return ret;
 }
 
+/* KVMTOP_DEMO_HALT_US, KVMTOP_DEMO_LINGER_MS and KVMTOP_DEMO_NO_STATS: 0, or -1 (said why). */
+static int demo_env(void)
+{
+	const char *bad = NULL;
+
+	no_stats = getenv("KVMTOP_DEMO_NO_STATS") && strcmp(getenv("KVMTOP_DEMO_NO_STATS"), "0");
+	if (getenv("KVMTOP_DEMO_HALT_US")) {
+		halt_us = (useconds_t)strtonum(getenv("KVMTOP_DEMO_HALT_US"), 0, 1000000, &bad);
+		if (bad) {
+			fprintf(stderr, "kvmtop: KVMTOP_DEMO_HALT_US: %s (0 to 1000000)\n", bad);
+			return -1;
+		}
+	}
+	if (getenv("KVMTOP_DEMO_LINGER_MS")) {
+		linger_ms = (long)strtonum(getenv("KVMTOP_DEMO_LINGER_MS"), 0, 3600000, &bad);
+		if (bad) {
+			fprintf(stderr, "kvmtop: KVMTOP_DEMO_LINGER_MS: %s (0 to 3600000)\n", bad);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A VMM whose vCPU threads were brief: it stays linger_ms (until stopped), its threads gone. */
+static void demo_linger(void)
+{
+	long ms;
+
+	for (ms = 0; ms < linger_ms && !demo_stop_flag; ms += 10)
+		usleep(10000);
+}
+
 int demo_guest_main(int argc, char **argv)
 {
 	struct demo_vcpu *v = NULL;
-	const char *report, *bad = NULL;
+	const char *report;
 	int kvm, vm, n, i, mmap_size, ret = 1;
 	long long loops;
 	double secs;
@@ -266,13 +302,8 @@ int demo_guest_main(int argc, char **argv)
 	report = argc > 6 ? argv[6] : NULL;
 	if (n < 1 || n > DEMO_MAX_VCPUS || loops < 0)
 		return 2;
-	if (getenv("KVMTOP_DEMO_HALT_US")) {
-		halt_us = (useconds_t)strtonum(getenv("KVMTOP_DEMO_HALT_US"), 0, 1000000, &bad);
-		if (bad) {
-			fprintf(stderr, "kvmtop: KVMTOP_DEMO_HALT_US: %s (0 to 1000000)\n", bad);
-			return 2;
-		}
-	}
+	if (demo_env())
+		return 2;
 	if (guest_process())
 		return 1;
 	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
@@ -299,6 +330,7 @@ int demo_guest_main(int argc, char **argv)
 	ret = run_vcpus(v, n, &secs);
 	if (report)
 		write_report(report, v, n, loops, secs);
+	demo_linger();
 out:
 	free(v);
 	return ret;

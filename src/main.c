@@ -71,8 +71,14 @@ static void source_for_host(struct options *o)
 	if (o->replay || strcmp(o->source, "trace") || !trace_exitless_kvm(NULL, mod, sizeof(mod)))
 		return;
 	if (o->source_given) {
+		static char why[160];
+
 		snprintf(line, sizeof(line), "this host's KVM (%s) traces no VM exits (no kvm_exit, kvm_entry): "
 			 "--source stats counts them", mod);
+		/* its VMs are listed all the same, each saying so */
+		snprintf(why, sizeof(why), "no exit events: this host's KVM (%s) traces none "
+			 "(--source stats counts them)", mod);
+		o->exits_unknown = why;
 	} else {
 		snprintf(line, sizeof(line), "this host's KVM (%s) traces no VM exits (no kvm_exit, kvm_entry): "
 			 "these are KVM's statistics (--source stats)", mod);
@@ -145,6 +151,7 @@ static void driver_config(const struct options *o, const struct model_filter *f,
 		/* the metrics' host-wide latency (--metrics-latency host, the options' first) */
 		.host_latency = o->metrics.latency == 0,
 		.proc_root = o->proc_root, .notice = o->notice, .filter = f,
+		.exits_unknown = o->exits_unknown,
 		.workload = o->demo ? w : NULL,
 		.source = {
 			.file = o->replay, .threads = o->threads, .buffer_kb = o->buffer_kb,

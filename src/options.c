@@ -590,7 +590,9 @@ static void usage(FILE *f)
 	fputs("Environment: NO_COLOR (no colours), KVMTOP_DRAW_STATS=FILE (the screen's\n"
 	      "redraw times, written to FILE at the end), KVMTOP_SNAPSHOT_STATS=FILE (how\n"
 	      "long each snapshot's output took, the same way), KVMTOP_DEMO_HALT_US=N (the\n"
-	      "demo guest's VMM sleeps N us at each HLT: an idle vCPU).\n"
+	      "demo guest's VMM sleeps N us at each HLT: an idle vCPU), KVMTOP_DEMO_LINGER_MS=N\n"
+	      "(the demo guest's process stays N ms after its vCPU threads end),\n"
+	      "KVMTOP_DEMO_NO_STATS=1 (the demo guest holds no KVM statistics fds).\n"
 	      "See kvmtop(1) for the output fields.\n", f);
 }
 

@@ -85,6 +85,8 @@ struct options {
 	enum ip_kind ip_kind;	/* --ip-kind: what -o folded writes */
 	struct sym_set syms;	/* --guest-kallsyms, --guest-map, --guest-kaslr */
 	const char *notice;	/* one line for the screen's message line, or NULL */
+	/* --source trace on a host whose KVM traces no exits: why each VM has none, else NULL */
+	const char *exits_unknown;
 	/* --output FILE, NULL: stdout: appended to (the metrics: each snapshot replaces it) */
 	const char *output;
 	/* metrics: -o prometheus|openmetrics, --listen */

@@ -176,24 +176,29 @@ static bool is_kvm_system(const char *sys)
 }
 
 /*
- * The scheduler events kvmtop reads, and their fields in the roles of
- * field_vals (they have no arch): prev_pid, next_pid and prev_state of a
- * switch, the woken pid of a wakeup.  Both wakeup events may be there;
- * a second wakeup of a runnable thread changes nothing.
+ * The scheduler and task events kvmtop reads, and their fields in the
+ * roles of field_vals (they have no arch): prev_pid, next_pid and
+ * prev_state of a switch, the woken pid of a wakeup, the new thread and
+ * its clone flags of a task_newtask (whose common_pid is its creator).
+ * Both wakeup events may be there; a second wakeup of a runnable thread
+ * changes nothing.
  */
 #define SCHED_SWITCH_FIELDS	(1u << FR_AUX | 1u << FR_INFO1 | 1u << FR_INFO2)
 
 static const struct sched_want {
+	const char *system;
 	const char *name;
 	enum kvm_event_kind kind;
 	const char *fields[FR_NR][3];
 	unsigned int required;
 } sched_wants[] = {
-	{ "sched_switch", KVM_EV_SWITCH,
+	{ "sched", "sched_switch", KVM_EV_SWITCH,
 	  { [FR_AUX] = { "prev_pid" }, [FR_INFO1] = { "next_pid" }, [FR_INFO2] = { "prev_state" } },
 	  SCHED_SWITCH_FIELDS },
-	{ "sched_waking", KVM_EV_WAKE, { [FR_AUX] = { "pid" }, [FR_INFO1] = { "target_cpu" } }, 1u << FR_AUX },
-	{ "sched_wakeup", KVM_EV_WAKE, { [FR_AUX] = { "pid" }, [FR_INFO1] = { "target_cpu" } }, 1u << FR_AUX },
+	{ "sched", "sched_waking", KVM_EV_WAKE, { [FR_AUX] = { "pid" }, [FR_INFO1] = { "target_cpu" } }, 1u << FR_AUX },
+	{ "sched", "sched_wakeup", KVM_EV_WAKE, { [FR_AUX] = { "pid" }, [FR_INFO1] = { "target_cpu" } }, 1u << FR_AUX },
+	{ "task", "task_newtask", KVM_EV_NEWTASK, { [FR_AUX] = { "pid" }, [FR_INFO1] = { "clone_flags" } },
+	  1u << FR_AUX | 1u << FR_INFO1 },
 };
 
 #define NR_SCHED_WANTS	(sizeof(sched_wants) / sizeof(sched_wants[0]))
@@ -204,10 +209,8 @@ static bool is_ours(const struct tep_event *e)
 
 	if (is_kvm_system(e->system))
 		return true;
-	if (strcmp(e->system, "sched"))
-		return false;
 	for (i = 0; i < NR_SCHED_WANTS; i++)
-		if (!strcmp(e->name, sched_wants[i].name))
+		if (!strcmp(e->system, sched_wants[i].system) && !strcmp(e->name, sched_wants[i].name))
 			return true;
 	return false;
 }
@@ -243,7 +246,7 @@ static int bind_sched(struct decoder *d, char *err, size_t errlen)
 
 	for (i = 0; i < NR_SCHED_WANTS; i++) {
 		const struct sched_want *w = &sched_wants[i];
-		struct tep_event *e = tep_find_event_by_name(d->tep, "sched", w->name);
+		struct tep_event *e = tep_find_event_by_name(d->tep, w->system, w->name);
 		struct decode_fmt *f;
 
 		if (!e || e->id < 0 || e->id >= d->nr_ids)
@@ -265,6 +268,8 @@ static int bind_sched(struct decoder *d, char *err, size_t errlen)
 			f->comm[0] = comm_field(d, e, "prev_comm");
 			f->comm[1] = comm_field(d, e, "next_comm");
 		}
+		if (w->kind == KVM_EV_NEWTASK)
+			f->comm[0] = comm_field(d, e, "comm");
 	}
 	return 0;
 }
@@ -916,6 +921,14 @@ int decode_record(struct decoder *d, struct tep_record *rec, struct kvm_event *e
 		ev->vcpu_id = KVM_VCPU_NONE;
 		/* an out-of-range CPU is none known */
 		ev->wake_cpu = FV_HAS(&fv, FR_INFO1) && fv.v[FR_INFO1] < 65536 ? (int)fv.v[FR_INFO1] : -1;
+		break;
+	case KVM_EV_NEWTASK:
+		if ((fv.have & (1u << FR_AUX | 1u << FR_INFO1)) != (1u << FR_AUX | 1u << FR_INFO1) ||
+		    (int)fv.v[FR_AUX] <= 0)
+			return 0;
+		ev->next_tid = (int)fv.v[FR_AUX];
+		ev->vcpu_id = KVM_VCPU_NONE;
+		read_comm(f->comm[0], rec->data, rec->size, ev->next_comm);
 		break;
 	}
 	return 1;

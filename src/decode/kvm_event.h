@@ -24,6 +24,14 @@ enum kvm_event_kind {
 	 */
 	KVM_EV_SWITCH,
 	KVM_EV_WAKE,
+	/*
+	 * A new thread or process (task:task_newtask): tid (common_pid)
+	 * made next_tid, named next_comm (its creator's name then), with
+	 * the clone flags in info1 (CLONE_THREAD: a thread of tid's
+	 * process).  Identity, not KVM: the driver keeps it (who a thread
+	 * that is gone was), the model never sees it.
+	 */
+	KVM_EV_NEWTASK,
 };
 
 /* Instruction set / hypervisor flavour an exit code belongs to. */
@@ -116,9 +124,9 @@ struct kvm_event {
 	int reason_id;		/* KVM_EV_EXIT: id in the reason table */
 	int other;		/* KVM_EV_OTHER: index in decode's event table */
 	int sub;		/* KVM_EV_OTHER: sub-reason (userspace exit reason), -1 if none */
-	int next_tid;		/* KVM_EV_SWITCH: the thread that got the CPU */
+	int next_tid;		/* KVM_EV_SWITCH: the thread that got the CPU; NEWTASK: the new one */
 	uint64_t state;		/* KVM_EV_SWITCH: prev_state */
-	/* KVM_EV_SWITCH: the names of both threads ("" where the format has none) */
+	/* KVM_EV_SWITCH: the names of both threads ("" where the format has none); NEWTASK: next_comm */
 	char prev_comm[KVM_COMM_LEN];
 	char next_comm[KVM_COMM_LEN];
 	int wake_cpu;		/* KVM_EV_WAKE: the CPU it is woken onto, -1: not known */

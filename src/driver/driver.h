@@ -52,6 +52,11 @@ struct driver_config {
 	bool host_latency;		/* a totals view keeps the host's latency per reason */
 	const char *proc_root;		/* whose /proc names the host's threads, NULL: /proc */
 	const char *notice;		/* one line for the screen's message line, or NULL */
+	/*
+	 * Live: the source sees no VM's exits, for this reason (a host whose
+	 * KVM traces none): each VM process found in /proc is listed with it.
+	 */
+	const char *exits_unknown;
 	const struct model_filter *filter;	/* what the views show (-p, -g, --vcpu), NULL: all */
 	const struct driver_workload *workload;	/* NULL: none */
 	struct source_config source;	/* what the source is asked */

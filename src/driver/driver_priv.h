@@ -39,6 +39,7 @@ struct driver {
 	bool src_open;
 	struct kvm_names names;
 	struct ident proc;		/* live: who the host's threads are */
+	struct ident_births *births;	/* the threads made while traced (task_newtask) */
 	struct decoder d;
 	struct model *m;
 	struct view *v;
@@ -58,6 +59,7 @@ struct driver {
 	long nr_intervals;
 	/* the filter's pids and names said to match no VM (bit i: the i-th), said once */
 	uint64_t said_pids, said_names;
+	uint64_t discover_at;		/* live: a counter source looks for new VMs next then */
 	/* KVMTOP_SNAPSHOT_STATS: how long the snapshots' output took (make bench) */
 	uint64_t snap_n, snap_ns, snap_max_ns;
 };
@@ -99,6 +101,8 @@ int driver_open(struct driver *drv);
 void driver_close(struct driver *drv);
 /* A counter source adds what grew: 0, or -1 (said why). */
 int driver_sample(struct driver *drv);
+/* Live, between samples: a counter source looks for new VMs (at most each SOURCE_DISCOVER_MS): 0, or -1. */
+int driver_discover(struct driver *drv, uint64_t now);
 /* Live without sched events: each vCPU thread's /proc accounting at now (new_only: those never read). */
 void driver_read_times(struct driver *drv, uint64_t now, bool new_only);
 /*
@@ -107,7 +111,12 @@ void driver_read_times(struct driver *drv, uint64_t now, bool new_only);
  * of memory, drv->nomem).
  */
 int driver_read(struct driver *drv, source_rec_fn fn, void *ctx);
-/* A record's lost events into the model, then its event decoded: 1, 0 (not ours), -1 (no memory). */
+/* A new thread's birth kept, for who it was once it is gone (ident_births.c). */
+void driver_birth(struct driver *drv, const struct kvm_event *ev);
+/*
+ * A record's lost events into the model, then its event decoded: 1, 0
+ * (not ours, or a birth, kept here: not the model's), -1 (no memory).
+ */
 static inline int driver_decode(struct driver *drv, struct tep_record *rec, struct kvm_event *ev)
 {
 	int ret;
@@ -117,6 +126,10 @@ static inline int driver_decode(struct driver *drv, struct tep_record *rec, stru
 	ret = decode_record(&drv->d, rec, ev);
 	if (ret < 0)
 		drv->nomem = true;
+	if (ret > 0 && ev->kind == KVM_EV_NEWTASK) {
+		driver_birth(drv, ev);
+		return 0;
+	}
 	return ret;
 }
 /*

@@ -98,12 +98,17 @@ static int live_pull(struct live *l)
 	if (drv->ops->threads && drv->m->vcpus_gen != l->threads_gen && follow_threads(l))
 		return -1;
 	/*
-	 * --summary: new threads' /proc figures start now, not at the end.
-	 * Intervals start them at the next snapshot, so every interval a
-	 * thread has figures for is whole.
+	 * --summary: new threads' /proc figures start now, not at the end,
+	 * and so do a new VM's groups (emulator, vhost: known from their
+	 * second reading, the end's).  Intervals start them at the next
+	 * snapshot, so every interval a thread has figures for is whole.
 	 */
 	if (drv->c->summary && drv->m->vcpus_gen != l->times_gen) {
 		driver_read_times(drv, clock_mono_ns(), true);
+		if (ident_sample_groups(&drv->groups, &drv->proc, drv->m, true)) {
+			driver_fail(drv, "out of memory");
+			return -1;
+		}
 		l->times_gen = drv->m->vcpus_gen;
 	}
 	/* losses are counted in the output; make them less likely */
@@ -153,6 +158,9 @@ static int live_tick(struct live *l, uint64_t now)
 		l->next = now + l->step;
 	}
 	now_please = act & (VIEW_REFRESH | VIEW_RESET);
+	/* VMs that live a few seconds: found between the samples */
+	if (driver_discover(drv, now))
+		return -1;
 	/* --summary of counters: read them each delay all the same, so VMs that come and go count */
 	if (!l->timed && drv->ops->sample && now >= l->next) {
 		if (driver_sample(drv))

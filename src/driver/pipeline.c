@@ -75,15 +75,68 @@ int driver_view_up(struct driver *drv)
 	return 0;
 }
 
-/* Who thread tid is: the source says, else the host's /proc. */
-static void driver_ident(void *ctx, int tid, struct ident_info *out)
+void driver_birth(struct driver *drv, const struct kvm_event *ev)
 {
-	struct driver *drv = ctx;
+	/* CLONE_THREAD (linux/sched.h): a thread of its creator's process */
+	ident_births_add(drv->births, ev->next_tid, ev->tid, ev->info1 & 0x00010000, ev->next_comm);
+}
 
+/* Who thread tid is, as the source says, else as the host's /proc says. */
+static void driver_ask(struct driver *drv, int tid, struct ident_info *out)
+{
 	if (drv->ops->ident)
 		drv->ops->ident(&drv->src, tid, out);
 	else
 		ident_thread(&drv->proc, tid, out);
+}
+
+/*
+ * A thread the source cannot place (gone from /proc, or in no snapshot
+ * of a recording's threads) placed by its birth: its process is its
+ * creator's (asked instead; a recording without a snapshot guesses the
+ * creator's, so a VMM's threads stay together), or one born while
+ * traced, whose pid is known even when it is gone too (then named as
+ * its thread was born).
+ */
+static void driver_ident_born(struct driver *drv, int tid, struct ident_info *out)
+{
+	struct ident_info p = { .pid = 0, .vcpu_hint = -1 };
+	char comm[IDENT_NAME_LEN] = "";
+	bool born;
+	int t = ident_births_process(drv->births, tid, &born, comm, sizeof(comm));
+
+	if (!t)
+		return;
+	if (t != tid) {
+		strlcpy(p.vm_name, "unknown", sizeof(p.vm_name));
+		driver_ask(drv, t, &p);
+	}
+	if (p.pid > 0) {
+		/* its creator's process, or (a recording's, no snapshot) its creator's guess */
+		out->pid = p.pid;
+		out->kernel = p.kernel;
+		out->guessed = p.guessed;
+		strlcpy(out->vm_name, p.vm_name, sizeof(out->vm_name));
+	} else if (born) {
+		out->pid = t;
+		out->kernel = false;
+		out->guessed = false;
+		strlcpy(out->vm_name, comm[0] ? comm : "unknown", sizeof(out->vm_name));
+	} else {
+		return;
+	}
+	if (!out->comm[0])
+		strlcpy(out->comm, comm, sizeof(out->comm));
+}
+
+/* Who thread tid is: the source says, else the host's /proc, else its birth. */
+static void driver_ident(void *ctx, int tid, struct ident_info *out)
+{
+	struct driver *drv = ctx;
+
+	driver_ask(drv, tid, out);
+	if ((out->pid <= 0 || out->guessed) && !out->kernel)
+		driver_ident_born(drv, tid, out);
 	/* the vCPU id its name gives, until its events say */
 	out->vcpu_id = ident_vcpu_id(out->comm);
 }
@@ -118,6 +171,20 @@ int driver_sample(struct driver *drv)
 	if (drv->src.notice[0] && drv->view_on) {
 		driver_notice(drv, "%s", drv->src.notice);
 		drv->src.notice[0] = '\0';
+	}
+	return 0;
+}
+
+int driver_discover(struct driver *drv, uint64_t now)
+{
+	char err[512];
+
+	if (!drv->ops->discover || now < drv->discover_at)
+		return 0;
+	drv->discover_at = now + SOURCE_DISCOVER_MS * 1000000ull;
+	if (drv->ops->discover(&drv->src, drv->m, err, sizeof(err))) {
+		driver_fail(drv, "%s", err);
+		return -1;
 	}
 	return 0;
 }
@@ -185,7 +252,8 @@ int driver_open(struct driver *drv)
 	drv->src.tick_ms = drv->tick_ms;
 	drv->src.proc = &drv->proc;
 	drv->src.priv = calloc(1, drv->ops->priv_size);
-	if (!drv->src.priv)
+	drv->births = ident_births_new();
+	if (!drv->src.priv || !drv->births)
 		goto out_nomem;
 	if (drv->ops->open(&drv->src, &drv->c->source, &drv->names, err, sizeof(err))) {
 		driver_fail(drv, "%s", err);
@@ -219,6 +287,8 @@ void driver_close(struct driver *drv)
 	drv->src_open = false;
 	free(drv->src.priv);
 	drv->src.priv = NULL;
+	ident_births_free(drv->births);
+	drv->births = NULL;
 	drv->src.tep = NULL;
 	names_free(&drv->names);
 }
@@ -254,6 +324,38 @@ static void filter_unmatched(struct driver *drv)
 		}
 }
 
+/*
+ * Live, where the source sees no exits at all (c->exits_unknown): each
+ * process holding a VM (its /proc fds) listed, saying why.  Every
+ * process's fds are read at each snapshot: only for that case.  0 or -1
+ * (no memory).
+ */
+static int vms_unseen(struct driver *drv)
+{
+	struct ident_proc *procs = NULL, *p;
+	size_t n = 0, max = 4096, i;
+	int ret = -1;
+
+	for (;;) {
+		p = reallocarray(procs, max, sizeof(*procs));
+		if (!p)
+			goto out;
+		procs = p;
+		n = ident_procs(&drv->proc, procs, max);
+		if (n < max || max >= (1u << 22))
+			break;
+		max *= 2;
+	}
+	for (i = 0; i < n; i++)
+		if (ident_holds_vm(&drv->proc, procs[i].pid) &&
+		    model_vm_exits_unknown(drv->m, procs[i].pid, drv->c->exits_unknown))
+			goto out;
+	ret = 0;
+out:
+	free(procs);
+	return ret;
+}
+
 /* The model brought to end and read from /proc for the snapshot: 0, or -1 (said why). */
 static int snapshot_prepare(struct driver *drv, uint64_t end)
 {
@@ -262,7 +364,8 @@ static int snapshot_prepare(struct driver *drv, uint64_t end)
 	/* every thread's state lasts to the snapshot's end: the states add up to it */
 	model_time_to(drv->m, end);
 	driver_read_times(drv, end, false);
-	if (ident_sample_groups(&drv->groups, &drv->proc, drv->m)) {
+	if ((drv->src.live && drv->c->exits_unknown && vms_unseen(drv)) ||
+	    ident_sample_groups(&drv->groups, &drv->proc, drv->m, false)) {
 		driver_fail(drv, "out of memory");
 		return -1;
 	}

@@ -168,4 +168,24 @@ bool ident_threads_find(const struct ident_threads *t, int tid, struct ident_inf
  */
 void ident_guess(int tid, const char *comm, int vcpu_hint, struct ident_info *out);
 
+/*
+ * Births (ident_births.c): the threads and processes made while kvmtop
+ * traced, so one that is gone by the time it is asked about is still
+ * placed.  A table of fixed size (newer births take older ones' slots).
+ * new: NULL when memory ran out.
+ */
+struct ident_births;
+struct ident_births *ident_births_new(void);
+void ident_births_free(struct ident_births *b);
+/* creator made tid, a thread of creator's process (thread) or a process of its own, named comm. */
+void ident_births_add(struct ident_births *b, int tid, int creator, bool thread, const char *comm);
+/*
+ * Thread tid's process as its birth says: a thread of the same process
+ * that is older than the births kept (the creator's creator ...: ask the
+ * source who that one is), or (*born) the process's own first thread,
+ * whose id is its pid.  comm gets tid's name at birth (its creator's).
+ * 0 when no birth of tid is kept.
+ */
+int ident_births_process(const struct ident_births *b, int tid, bool *born, char *comm, size_t len);
+
 #endif

@@ -97,7 +97,7 @@ out_nomem:
 	return -1;
 }
 
-int ident_sample_groups(struct ident_sampler *s, const struct ident *id, struct model *m)
+int ident_sample_groups(struct ident_sampler *s, const struct ident *id, struct model *m, bool new_only)
 {
 	struct vm *vm;
 
@@ -109,7 +109,8 @@ int ident_sample_groups(struct ident_sampler *s, const struct ident *id, struct 
 		s->vk_gen = m->vcpus_gen;
 	}
 	RB_FOREACH(vm, vm_tree, &m->vms)
-		if (!vm->kernel && vm->pid > 0 && !vm->exited && read_vm_groups(s, id, m, vm))
+		if (!vm->kernel && vm->pid > 0 && !vm->exited && !(new_only && vm->groups[TG_EMULATOR].seen) &&
+		    read_vm_groups(s, id, m, vm))
 			return -1;
 	return 0;
 }

@@ -34,8 +34,9 @@ int ident_sample_times(const struct ident *id, struct model *m, uint64_t now, bo
 /*
  * Each VM's threads that are not its vCPUs, into its groups: the VMM's own
  * (emulator) and its vhost workers (threads named vhost-PID, and the vhost
- * kernel threads of older kernels).  0, or -1 (no memory).
+ * kernel threads of older kernels); new_only: only the VMs never read (a
+ * group is known from its second reading on).  0, or -1 (no memory).
  */
-int ident_sample_groups(struct ident_sampler *s, const struct ident *id, struct model *m);
+int ident_sample_groups(struct ident_sampler *s, const struct ident *id, struct model *m, bool new_only);
 
 #endif

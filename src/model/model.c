@@ -27,6 +27,10 @@ struct model *model_new(const struct kvm_names *names,
 	m->max_vcpus = MODEL_MAX_VCPUS;
 	m->ident = ident;
 	m->ident_ctx = ident_ctx;
+	if (names->sched && model_time_pre_new(m)) {
+		free(m);
+		return NULL;
+	}
 	return m;
 }
 
@@ -82,6 +86,7 @@ void model_free(struct model *m)
 
 	if (!m)
 		return;
+	free(m->pre);
 	RB_FOREACH_SAFE(v, vcpu_tree, &m->vcpus, vn) {
 		RB_REMOVE(vcpu_tree, &m->vcpus, v);
 		vcpu_free(v);
@@ -508,6 +513,8 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 		m->first_time = ev->time;
 		m->interval_start = ev->time;
 	}
+	if (ev->kind == KVM_EV_NEWTASK)
+		return 0;	/* identity's (the driver keeps births), not counted */
 	if (ev->time > m->last_time)
 		m->last_time = ev->time;
 	if (ev->kind == KVM_EV_SWITCH || ev->kind == KVM_EV_WAKE) {
@@ -555,6 +562,7 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 		return 0;
 	case KVM_EV_SWITCH:
 	case KVM_EV_WAKE:
+	case KVM_EV_NEWTASK:
 		break;
 	}
 	return 0;
@@ -610,24 +618,39 @@ static struct ctr *kst_grow(struct ctr **c, unsigned int *nr_c, unsigned int nr)
 	return n;
 }
 
-struct ctr *model_kstats_vm(struct model *m, int pid, unsigned int nr)
+/* The VM of process pid, made (named as its process) if new: NULL when memory ran out. */
+static struct vm *vm_of_pid(struct model *m, int pid)
 {
 	struct ident_info id = { .pid = pid };
 	struct vm key = { .pid = pid }, *vm;
 
 	vm = RB_FIND(vm_tree, &m->vms, &key);
-	if (!vm) {
-		/* a process's main thread has its pid: who it is */
-		strlcpy(id.vm_name, "unknown", sizeof(id.vm_name));
-		if (m->ident)
-			m->ident(m->ident_ctx, pid, &id);
-		id.pid = pid;
-		id.kernel = false;
-		vm = vm_get(m, &id);
-		if (!vm)
-			return NULL;
-	}
-	return kst_grow(&vm->kst, &vm->nr_kst, nr);
+	if (vm)
+		return vm;
+	/* a process's main thread has its pid: who it is */
+	strlcpy(id.vm_name, "unknown", sizeof(id.vm_name));
+	if (m->ident)
+		m->ident(m->ident_ctx, pid, &id);
+	id.pid = pid;
+	id.kernel = false;
+	return vm_get(m, &id);
+}
+
+struct ctr *model_kstats_vm(struct model *m, int pid, unsigned int nr)
+{
+	struct vm *vm = vm_of_pid(m, pid);
+
+	return vm ? kst_grow(&vm->kst, &vm->nr_kst, nr) : NULL;
+}
+
+int model_vm_exits_unknown(struct model *m, int pid, const char *why)
+{
+	struct vm *vm = why ? vm_of_pid(m, pid) : RB_FIND(vm_tree, &m->vms, &(struct vm){ .pid = pid });
+
+	if (!vm)
+		return why ? -1 : 0;
+	vm->exits_unknown = why;
+	return 0;
 }
 
 struct ctr *model_kstats_vcpu(struct model *m, int tid, int vcpu_id, unsigned int nr)

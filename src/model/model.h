@@ -304,6 +304,8 @@ struct vm {
 	bool exited;		/* live: its process ended; removed next interval */
 	bool guessed;		/* a recording's VM grouped by the guess, not a snapshot */
 	bool kernel;		/* the host kernel's threads (pid MODEL_PID_KERNEL): not a VM */
+	/* why the source sees none of its exits (a constant string), NULL: they are counted */
+	const char *exits_unknown;
 	struct thread_group_stat groups[TG_NR];
 	/* KVM's statistics of its VM fd (the stats source), by names->kstats[KSTAT_VM] slot */
 	struct ctr *kst;
@@ -384,6 +386,12 @@ struct model {
 	TAILQ_HEAD(, vcpu) stolen;	/* the vCPUs whose tables have figures */
 	/* the source's answers about thieves, MODEL_THIEF_PIDS of them by tid */
 	struct { int tid, pid; char comm[KVM_COMM_LEN]; } *thief_pids;
+	/*
+	 * The scheduler's view of threads that are no vCPU yet (model_time.c):
+	 * their time before their first KVM event takes the states it says.
+	 * MODEL_PRE_SLOTS of them by tid; NULL without sched events.
+	 */
+	struct model_pre *pre;
 	TAILQ_HEAD(, vm) ported;	/* the VMs whose port tables have figures */
 	/*
 	 * The host's exit latency per reason id over the intervals closed
@@ -422,6 +430,12 @@ int model_add_other(struct model *m, int tid, int other, uint64_t n);
  * max_vcpus (its figures are then dropped).
  */
 struct ctr *model_kstats_vm(struct model *m, int pid, unsigned int nr);
+/*
+ * VM pid runs, but the source sees none of its exits, for the reason why
+ * (a constant string, said in its row; NULL: they are seen again): its
+ * row is made if new, named as its process.  0 or -1 (no memory).
+ */
+int model_vm_exits_unknown(struct model *m, int pid, const char *why);
 struct ctr *model_kstats_vcpu(struct model *m, int tid, int vcpu_id, unsigned int nr);
 /*
  * Time states (model_time.c).  The vCPUs' current states last until now:

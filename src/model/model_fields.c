@@ -33,6 +33,7 @@ GET_ROW(get_vm_pid, v->i = vm->pid)
 GET_ROW(get_vm_name, v->s = vm->name)
 GET_ROW(get_vm_state, v->s = model_vm_state(row->m, vm))
 GET_ROW(get_vm_grouped_by, v->s = model_vm_ident(row->m, vm))
+GET_ROW(get_vm_exits_unknown, v->s = vm->exits_unknown ? vm->exits_unknown : "")
 GET_ROW(get_vm_vcpus, v->i = vm->nr_vcpus)
 GET_ROW(get_vcpu, v->i = c->vcpu_id)
 GET_ROW(get_tid, v->i = c->tid)
@@ -101,6 +102,7 @@ const struct model_field model_fields[] = {
 	VM("vm_name",       "name",         "VM",        MF_TEXT, get_vm_name),
 	VM("vm_state",      "state",        "STATE",     MF_TEXT, get_vm_state),
 	VM("vm_grouped_by", "grouped_by",   "GROUPED BY", MF_TEXT, get_vm_grouped_by),
+	VM("vm_exits_unknown", "exits_unknown", "EXITS UNKNOWN", MF_TEXT, get_vm_exits_unknown),
 	VM("vm_vcpus",      "vcpu_threads", "VCPUS",     MF_INT,  get_vm_vcpus),
 	VCPU("vcpu",        "vcpu",         "VCPU",      MF_INT,  get_vcpu),
 	VCPU("tid",         "tid",          "TID",       MF_INT,  get_tid),

@@ -22,9 +22,15 @@ static inline unsigned int model_tid_slot(const struct model *m, int tid)
 
 /* Time states: an exit, entry or other KVM event of v, before the model counts it. */
 void model_time_event(struct model *m, struct vcpu *v, const struct kvm_event *ev);
-/* A switch from prev to next, or a wakeup of prev; either NULL when it is no vCPU. */
+/*
+ * A switch from prev to next, or a wakeup of prev; either NULL when it is
+ * no vCPU (yet): then kept, for the states of its time before it is one.
+ */
 void model_time_sched(struct model *m, struct vcpu *prev, struct vcpu *next,
 		      const struct kvm_event *ev);
+/* The table model_time_sched() keeps threads that are no vCPU yet in: 0 or -1 (no memory). */
+#define MODEL_PRE_SLOTS		4096	/* a power of two */
+int model_time_pre_new(struct model *m);
 
 /*
  * Stolen time: model_steal_sched() takes each switch and wakeup before

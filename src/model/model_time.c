@@ -11,7 +11,13 @@
  *
  * Before a thread's first event, it was in the state that event ends (in
  * the guest before an exit, asleep before a wakeup ...), from the start
- * of the interval it appeared in.  Each state's time is a counter like
+ * of the interval it appeared in.  The sched events of a thread that is
+ * no vCPU yet are kept (m->pre, a table of fixed size by tid), so its
+ * time before its first KVM event in the same interval is in the states
+ * they say: woken 250 us before it is switched in and enters the guest,
+ * those 250 us are wait, not host.  Its time on a CPU then is host; at
+ * its first KVM event it is on a CPU whatever they said (a wakeup of a
+ * thread that had not slept changes nothing).  Each state's time is a counter like
  * every other (total and base), so an interval's five states add up to
  * its length; model_time_to() brings every thread's current state up to
  * the snapshot's end.  While an exit is pending, its time in each state
@@ -31,6 +37,7 @@
  * same time: guest_time : utime - guest_time : stime for guest, vmm,
  * host.  Time on a CPU in which no tick fell counts as host.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "model.h"
@@ -162,20 +169,96 @@ static void spend(struct vcpu *v, uint64_t now)
 	v->state_since = now;
 }
 
+/* A thread that is no vCPU yet, as its sched events say: its state since, this interval's time. */
+struct model_pre {
+	int tid;			/* 0: empty */
+	enum vcpu_state state;		/* VS_HOST: on a CPU (host or VMM: not told) */
+	uint64_t since;
+	uint64_t ival;			/* the interval_start acc is of */
+	uint64_t acc[VS_NR];
+};
+
+int model_time_pre_new(struct model *m)
+{
+	m->pre = calloc(MODEL_PRE_SLOTS, sizeof(*m->pre));
+	return m->pre ? 0 : -1;
+}
+
+/* tid's slot (taken from another tid: the table is bounded). */
+static struct model_pre *pre_slot(const struct model *m, int tid)
+{
+	return &m->pre[((unsigned int)tid * 2654435761u) >> 20 & (MODEL_PRE_SLOTS - 1)];
+}
+
+/* Thread tid, no vCPU, goes from state before (its first event's) to st at now. */
+static void pre_state(struct model *m, int tid, uint64_t now, enum vcpu_state before, enum vcpu_state st)
+{
+	struct model_pre *p;
+
+	if (!m->pre || tid <= 0)
+		return;
+	p = pre_slot(m, tid);
+	if (p->tid != tid) {
+		memset(p, 0, sizeof(*p));
+		p->tid = tid;
+		p->state = before;
+		p->since = p->ival = m->interval_start;
+	} else if (p->ival != m->interval_start) {
+		/* the time of intervals before is no vCPU's: not shown */
+		memset(p->acc, 0, sizeof(p->acc));
+		p->ival = m->interval_start;
+		if (p->since < p->ival)
+			p->since = p->ival;
+	}
+	/* a wakeup of a thread that had not slept changes nothing */
+	if (before == VS_HALT && p->state != VS_HALT)
+		return;
+	if (now > p->since) {
+		p->acc[p->state] += now - p->since;
+		p->since = now;
+	}
+	p->state = st;
+}
+
+/*
+ * v's first state, at its first KVM event: before from the interval's
+ * start, unless its sched events said more while it was no vCPU.
+ */
+static void pre_take(const struct model *m, struct vcpu *v, enum vcpu_state before)
+{
+	struct model_pre *p = m->pre ? pre_slot(m, v->tid) : NULL;
+	int st;
+
+	/*
+	 * From the interval's start, even when the event is older: one
+	 * recorded before the interval began but read after it (a CPU's
+	 * buffer drained late) must not add time before the interval to
+	 * it.  Its state holds from the start on.
+	 */
+	v->state = before;
+	v->state_since = m->interval_start;
+	if (!p || p->tid != v->tid)
+		return;
+	p->tid = 0;
+	if (p->ival != m->interval_start)
+		memset(p->acc, 0, sizeof(p->acc));
+	for (st = 0; st < VS_NR; st++)
+		v->time[st].total += p->acc[st];
+	/*
+	 * Since its last sched event it was in before: on a CPU since it
+	 * was switched in, and its own event says it is on one even when a
+	 * wakeup came last (of a thread that had not slept).
+	 */
+	if (p->since > v->state_since)
+		v->state_since = p->since;
+}
+
 /* v's state becomes st at now; before its first event it was in before. */
 static void set_state(const struct model *m, struct vcpu *v, uint64_t now,
 		      enum vcpu_state before, enum vcpu_state st)
 {
-	if (v->state == VS_NONE) {
-		/*
-		 * From the interval's start, even when the event is older: one
-		 * recorded before the interval began but read after it (a CPU's
-		 * buffer drained late) must not add time before the interval to
-		 * it.  Its state holds from the start on.
-		 */
-		v->state = before;
-		v->state_since = m->interval_start;
-	}
+	if (v->state == VS_NONE)
+		pre_take(m, v, before);
 	spend(v, now);
 	v->state = st;
 }
@@ -205,8 +288,14 @@ void model_time_sched(struct model *m, struct vcpu *prev, struct vcpu *next,
 		/* a wakeup of a thread on a CPU (it had not slept yet) changes nothing */
 		if (prev && (prev->state == VS_NONE || prev->state == VS_HALT))
 			set_state(m, prev, ev->time, VS_HALT, VS_WAIT);
+		else if (!prev)
+			pre_state(m, ev->tid, ev->time, VS_HALT, VS_WAIT);
 		return;
 	}
+	if (!prev)
+		pre_state(m, ev->tid, ev->time, VS_HOST, (ev->state & SCHED_SLEEP_MASK) ? VS_HALT : VS_WAIT);
+	if (!next)
+		pre_state(m, ev->next_tid, ev->time, VS_WAIT, VS_HOST);
 	if (prev) {
 		prev->on_cpu = prev->state == VS_VMM ? VS_VMM : VS_HOST;
 		set_state(m, prev, ev->time, VS_HOST,

@@ -27,6 +27,8 @@ typedef int (*source_rec_fn)(struct tep_record *rec, void *ctx);
 
 struct source;
 
+#define SOURCE_DISCOVER_MS	1000	/* live: a counter source looks for new VMs this often */
+
 /* What a source is asked to read: the program fills it from its command line. */
 struct source_config {
 	const char *file;		/* a recording (-r) */
@@ -60,6 +62,13 @@ struct source_ops {
 	 * -1 with one line in err (no memory, a file it cannot read).
 	 */
 	int (*sample)(struct source *src, struct model *m, char *err, size_t errlen);
+	/*
+	 * Optional, a counter source live: between samples, each
+	 * SOURCE_DISCOVER_MS, look for the VMs and vCPUs that came, so one
+	 * that lives a few seconds is seen (its figures come at the next
+	 * sample).  0, or -1 with one line in err.
+	 */
+	int (*discover)(struct source *src, struct model *m, char *err, size_t errlen);
 	/* Who thread (or counter row) tid is; NULL: the host's /proc says (s->proc). */
 	void (*ident)(struct source *src, int tid, struct ident_info *out);
 	/*

@@ -47,9 +47,13 @@
 #define STATS_VMS_MAX	MODEL_MAX_VCPUS
 /* Processes looked at for a VM: more are left out (pid_max is at most 4 M). */
 #define STATS_PROCS_MAX	(1u << 22)
-/* A process is looked at on each of its first STATS_YOUNG polls, then every STATS_RESCAN. */
+/*
+ * A process is looked at on each of its first STATS_YOUNG looks, then
+ * every STATS_RESCAN; a VM's fds are listed on the same schedule.  Live,
+ * a look is each second (stats_source_discover) and each sample.
+ */
 #define STATS_YOUNG	3
-#define STATS_RESCAN	10
+#define STATS_RESCAN	30
 
 /* A process kvmtop has looked at: when to look again whether it holds a VM. */
 struct stats_proc {
@@ -104,7 +108,8 @@ struct stats_src {
 	struct stats_vm *vms;
 	unsigned int nr_vms;
 	unsigned int alloc_vms;
-	unsigned int polls;
+	unsigned int looks;	/* for new VMs and vCPUs: each sample, and each second between */
+	unsigned int reads;	/* samples: the first is the counters' start */
 	int *reason;		/* vCPU table index: -2 not an exit counter, -1 "exits", else a reason */
 	unsigned int nr_reason;
 	struct kvm_names *names;
@@ -620,7 +625,7 @@ static int vm_poll(struct stats_src *s, struct model *m, struct stats_vm *vm, bo
  * The VMs known: one whose process ended is read a last time (its stats
  * fds still read the kernel's final counts) and goes at once, as they pin
  * the VM in the kernel; the others' fds are listed again on their first
- * polls and then every STATS_RESCAN polls (new vCPUs, a VM fd closed).
+ * looks and then every STATS_RESCAN looks (new vCPUs, a VM fd closed).
  */
 static int vms_check(struct stats_src *s, struct model *m, char *err, size_t errlen)
 {
@@ -637,11 +642,11 @@ static int vms_check(struct stats_src *s, struct model *m, char *err, size_t err
 				return -1;
 			continue;
 		}
-		if (s->polls >= vm->next_scan) {
+		if (s->looks >= vm->next_scan) {
 			vm->seen = false;
 			if (vm_scan(s, vm, err, errlen))
 				return -1;
-			vm->next_scan = s->polls + (++vm->scans < STATS_YOUNG ? 1 : STATS_RESCAN);
+			vm->next_scan = s->looks + (++vm->scans < STATS_YOUNG ? 1 : STATS_RESCAN);
 			if (!vm->seen) {
 				vm_close(vm);
 				continue;
@@ -656,8 +661,8 @@ static int vms_check(struct stats_src *s, struct model *m, char *err, size_t err
 /*
  * The processes that do not hold a VM (as far as kvmtop knows): listing
  * every process's fds costs a readlink per fd, so each is looked at on
- * its first STATS_YOUNG polls (a VMM makes its VM as it starts) and then
- * every STATS_RESCAN polls.  A new VM is read from its creation on, so
+ * its first STATS_YOUNG looks (a VMM makes its VM as it starts) and then
+ * every STATS_RESCAN looks.  A new VM is read from its creation on, so
  * seeing it late loses nothing of it but its rows in the snapshots between.
  */
 static int procs_check(struct stats_src *s, char *err, size_t errlen)
@@ -684,10 +689,10 @@ static int procs_check(struct stats_src *s, char *err, size_t errlen)
 		if (i < s->nr_procs && s->procs[i].pid == pid && s->procs[i].ino == s->pids[k].ino)
 			*e = s->procs[i];
 		else
-			*e = (struct stats_proc){ .pid = pid, .ino = s->pids[k].ino, .next = s->polls };
-		if (s->polls < e->next || vm_known(s, nv, pid))
+			*e = (struct stats_proc){ .pid = pid, .ino = s->pids[k].ino, .next = s->looks };
+		if (s->looks < e->next || vm_known(s, nv, pid))
 			continue;
-		e->next = s->polls + (++e->looks < STATS_YOUNG ? 1 : STATS_RESCAN);
+		e->next = s->looks + (++e->looks < STATS_YOUNG ? 1 : STATS_RESCAN);
 		if (ident_holds_vm(&s->proc, pid)) {
 			struct stats_vm *vm = stats_vm_find(s, pid);
 
@@ -713,19 +718,42 @@ out_nomem:
 	return -1;
 }
 
-static int stats_poll(struct stats_src *s, struct model *m, char *err, size_t errlen)
+/* Why a VM's exits are unknown to this source: it has none of its statistics. */
+#define STATS_NO_FDS	"no statistics fds: its VMM holds none open, and KVM gives them " \
+			"only to the VM's own process (KVM_GET_STATS_FD: EIO)"
+
+/* Look for new VMs and vCPUs, drop the VMs gone (read a last time): 0, or -1 (err set). */
+static int stats_look(struct stats_src *s, struct model *m, char *err, size_t errlen)
 {
-	bool fresh = ++s->polls == 1;
 	unsigned int i;
 
+	s->looks++;
 	for (i = 0; i < s->nr_vms; i++)
 		s->vms[i].listed = false;
-	if (vms_check(s, m, err, errlen) || procs_check(s, err, errlen))
+	return vms_check(s, m, err, errlen) || procs_check(s, err, errlen) ? -1 : 0;
+}
+
+static int stats_poll(struct stats_src *s, struct model *m, char *err, size_t errlen)
+{
+	bool fresh = ++s->reads == 1;
+	unsigned int i;
+
+	if (stats_look(s, m, err, errlen))
 		return -1;
-	for (i = 0; i < s->nr_vms; i++)
-		if (vm_poll(s, m, &s->vms[i], fresh, err, errlen))
+	for (i = 0; i < s->nr_vms; i++) {
+		struct stats_vm *vm = &s->vms[i];
+		bool none = vm->refused && vm->vm.fd < 0 && !vm->nr_vcpus;
+
+		/* listed all the same, saying why it has no figures */
+		if (model_vm_exits_unknown(m, vm->pid, none ? STATS_NO_FDS : NULL))
+			goto out_nomem;
+		if (vm_poll(s, m, vm, fresh, err, errlen))
 			return -1;
+	}
 	return 0;
+out_nomem:
+	snprintf(err, errlen, "out of memory");
+	return -1;
 }
 
 static void stats_close(struct stats_src *s)
@@ -777,6 +805,40 @@ out_close:
 	return -1;
 }
 
+/*
+ * Between samples: new VMs found and their fds taken, their vCPUs'
+ * threads looked for, so a VM that lives a few seconds is read (its
+ * figures at the next sample, its stats fds held meanwhile).
+ */
+static int stats_source_discover(struct source *src, struct model *m, char *err, size_t errlen)
+{
+	struct stats_src *s = src->priv;
+	const struct kstat_table *t = &s->names->kstats[KSTAT_VCPU];
+	unsigned int i, j;
+
+	if (stats_look(s, m, err, errlen))
+		return -1;
+	for (i = 0; i < s->nr_vms; i++) {
+		struct stats_vm *vm = &s->vms[i];
+
+		for (j = 0; vm->listed && j < vm->nr_vcpus; j++) {
+			struct stats_file *f = &vm->vcpus[j];
+
+			if (f->fd < 0 || f->tid)
+				continue;
+			f->tid = ident_vcpu_thread(&s->proc, vm->pid, f->run_fd, f->vcpu);
+			/* its row now, named while its thread and process are there to ask */
+			if (f->tid && !model_kstats_vcpu(m, f->tid, f->vcpu, t->nr_slots) &&
+			    m->nr_vcpus < m->max_vcpus)
+				goto out_nomem;
+		}
+	}
+	return 0;
+out_nomem:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
 static int stats_source_sample(struct source *src, struct model *m, char *err, size_t errlen)
 {
 	struct stats_src *s = src->priv;
@@ -800,5 +862,6 @@ const struct source_ops source_stats = {
 	.priv_size = sizeof(struct stats_src),
 	.open = stats_source_open,
 	.sample = stats_source_sample,
+	.discover = stats_source_discover,
 	.close = stats_source_close,
 };

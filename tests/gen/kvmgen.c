@@ -45,7 +45,7 @@ int tc_zlib_register(void);	/* tests/gen/tc_zlib.c */
  * object (kvm_msr ...), written by -S scripts only, where the layout has them.
  */
 enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_MMIO, G_ENTRY2, G_MSR, G_APIC, G_HCALL, G_HVCALL, G_CR,
-	     G_CPUID, G_SWITCH, G_WAKING, G_NR };
+	     G_CPUID, G_SWITCH, G_WAKING, G_NEWTASK, G_NR };
 
 /*
  * The arch is that of the layout's exit event: x86, arm and RISC-V share
@@ -57,14 +57,15 @@ enum garch { A_X86, A_ARM, A_PPC, A_S390, A_RISCV, A_LOONG };
 static const char *gk_event[G_NR] = {
 	"kvm_exit", "kvm_entry", "kvm_pio", "kvm_userspace_exit", "kvm_mmio", NULL, "kvm_msr", "kvm_apic",
 	"kvm_hypercall", "kvm_hv_hypercall", "kvm_cr", "kvm_cpuid", "sched_switch", "sched_waking",
+	"task_newtask",
 };
 static const char *gk_system[G_NR] = {
-	"kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "sched", "sched",
+	"kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "sched", "sched", "task",
 };
 /* each kind's word in a -S script */
 static const char *const gk_script[G_NR] = {
 	"exit", "entry", "pio", "uexit", "mmio", "entry2", "msr", "apic", "hypercall", "hv_hypercall", "cr",
-	"cpuid", "switch", "waking",
+	"cpuid", "switch", "waking", "newtask",
 };
 static enum garch garch;
 /* the kernel's isa numbers for x86; kvmtop's for the others (its JSON "isa") */
@@ -86,7 +87,7 @@ struct gev {
 	uint8_t isa;		/* exit: 1 VMX, 2 SVM (the kernel's isa values) */
 	int32_t tid;		/* common_pid: sched_switch's prev_pid, sched_waking's waker */
 	uint32_t reason;	/* exit: raw exit_reason, arm type, ppc trap, s390 icptcode; uexit: KVM_EXIT_*;
-				 * switch: next_pid; waking: the woken pid */
+				 * switch: next_pid; waking: the woken pid; newtask: the new thread */
 	uint32_t aux;		/* exit: arm EC (as written), ppc ceded, RISC-V stval; switch: prev_state */
 	uint32_t vcpu;
 	uint64_t rip;
@@ -141,6 +142,7 @@ struct opts {
 	int thieves;		/* -T N: host tasks hog-0 .. hog-N-1 run while vCPUs wait */
 	bool wide;		/* -R: twenty VMX reasons in equal parts */
 	const char *ps;		/* -P: write the host's ps -eLo tid=,pid=,args= snapshot */
+	bool born;		/* -B: vCPU threads born and gone inside the recording */
 };
 
 static struct tep_handle *tep;
@@ -188,7 +190,7 @@ static bool file_exists(const char *dir, const char *name)
 	return access(path, R_OK) == 0;
 }
 
-static void load_formats(const char *dir, bool sched)
+static void load_formats(const char *dir, bool sched, bool born)
 {
 	int k;
 
@@ -216,12 +218,14 @@ static void load_formats(const char *dir, bool sched)
 		size_t len;
 		char *buf;
 
-		if ((k >= G_SWITCH && !sched) || !gk_event[k])
+		if (k == G_NEWTASK && (!born || !file_exists(dir, gk_event[k])))
+			continue;	/* -B's, where the layout has it */
+		if ((k >= G_SWITCH && k != G_NEWTASK && !sched) || !gk_event[k])
 			continue;
 		snprintf(path, sizeof(path), "%s/%s.format", dir, gk_event[k]);
 		buf = read_file(path, &len);
 		if (!buf) {
-			if (k <= G_ENTRY || k >= G_SWITCH)
+			if (k <= G_ENTRY || (k >= G_SWITCH && k != G_NEWTASK))
 				die("no format file %s", path);
 			continue;
 		}
@@ -574,6 +578,36 @@ static void push_object(struct gev *e, uint32_t code, uint64_t lat, unsigned int
 	push(&c);
 }
 
+/*
+ * -B: each vCPU thread is made (task_newtask, by its VMM's main thread,
+ * pid 1000+100v+99, CLONE_THREAD) 400 us before its first exit, and
+ * with -w woken 300 us before it and switched in 50 us before it: 250 us
+ * runnable, waiting for a CPU, before kvmtop knows it as a vCPU.  -P's
+ * snapshot, taken at the end, lists none of them: they are gone.
+ */
+#define BORN_NEWTASK	400000
+#define BORN_WAKING	300000
+#define BORN_SWITCH	50000
+#define CLONE_THREAD_VMM	0x3d0f00ull	/* glibc's pthread_create: VM|FS|FILES|SIGHAND|THREAD|SYSVSEM|SETTLS|... */
+
+static void born_thread(const struct opts *o, int vm, int tid, int cpu, uint64_t first)
+{
+	struct gev e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = G_NEWTASK;
+	e.t = first - BORN_NEWTASK;
+	e.cpu = cpu;
+	e.tid = 1000 + vm * 100 + 99;
+	e.reason = (uint32_t)tid;
+	e.msr = CLONE_THREAD_VMM;
+	push(&e);
+	if (!o->sched)
+		return;
+	push_sched(G_WAKING, first - BORN_WAKING, cpu, 0, tid, 0);
+	push_sched(G_SWITCH, first - BORN_SWITCH, cpu, 0, tid, 0);
+}
+
 static void scenario(const struct opts *o)
 {
 	unsigned int seed = o->seed, ipseed = o->seed * 7919u + 1;
@@ -614,6 +648,9 @@ static void scenario(const struct opts *o)
 			struct gev e;
 			uint32_t ipr;
 			bool user;
+
+			if (o->born)
+				born_thread(o, vm, tid, cpu, t);
 
 			/* a cut recording starts inside an exit: an entry with no exit */
 			if (o->cut) {
@@ -994,6 +1031,12 @@ static void encode(const struct gev *g, unsigned char *data, size_t *len)
 		set_field(data, e, "prio", 120);
 		set_field(data, e, "target_cpu", g->cpu);
 		break;
+	case G_NEWTASK:
+		/* the new thread has its creator's name until it names itself */
+		set_field(data, e, "pid", g->reason);
+		set_str(data, e, "comm", "qemu-system-x86");
+		set_field(data, e, "clone_flags", g->msr);
+		break;
 	}
 	*len = n;
 }
@@ -1074,8 +1117,8 @@ static void make_tracing_dir(const char *dir, const struct opts *o)
 	FILE *f;
 	int k;
 
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/events/kvm' '%s/events/kvm_hv' '%s/events/ftrace' '%s/events/sched'",
-		 dir, dir, dir, dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/events/kvm' '%s/events/kvm_hv' '%s/events/ftrace' '%s/events/sched' "
+		 "'%s/events/task'", dir, dir, dir, dir, dir);
 	if (system(cmd))
 		die("cannot create %s", dir);
 	write_text(dir, "events/header_page", header_page);
@@ -1439,6 +1482,12 @@ static void to_state(const struct opts *o, uint64_t t0, struct tstat *t, int idx
 	t->st = st;
 }
 
+/* Is tid one of the scenario's vCPU threads? */
+static bool scenario_tid(const struct opts *o, int tid)
+{
+	return tid >= 1000 && (tid - 1000) / 100 < o->vms && (tid - 1000) % 100 < o->vcpus;
+}
+
 /* Is tid a vCPU thread of the scenario that has had a KVM event (kvmtop knows it as one)? */
 static struct tstat *known_vcpu(const struct opts *o, struct tstat *ts, int tid)
 {
@@ -1503,7 +1552,7 @@ static int thief_cmp(const void *a, const void *b)
 static void expect(const struct opts *o, const char *path, uint64_t lost)
 {
 	struct tstat *ts = calloc(o->vms * o->vcpus, sizeof(*ts));
-	uint64_t t0 = nr_evs ? seen_time(o, evs[0].t) : 0, last = t0;
+	uint64_t t0 = 0, last;
 	struct rset host = { 0 };
 	struct rset *vmrs = calloc(o->vms, sizeof(*vmrs));	/* each VM's: its threads' together */
 	bool has_isa = tep_find_field(ev_fmt[G_EXIT], "isa");
@@ -1518,6 +1567,13 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 
 	if (!ts || !f || !vmrs)
 		die("cannot write %s", path);
+	/* the start: the first event kvmtop counts (a thread's birth is identity, not counted) */
+	for (i = 0; i < nr_evs; i++)
+		if (evs[i].kind != G_NEWTASK) {
+			t0 = seen_time(o, evs[i].t);
+			break;
+		}
+	last = t0;
 	for (i = 0; i < (size_t)(o->vms * o->vcpus); i++) {
 		ts[i].tid = -1;
 		ts[i].st = -1;
@@ -1532,14 +1588,21 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 		struct tstat *t = &ts[idx];
 		uint64_t now = seen_time(o, g->t);
 
+		if (g->kind == G_NEWTASK)
+			continue;
+
 		last = now;
 		if (g->kind == G_SWITCH && g->cpu >= 0 && g->cpu < 256)
 			steal_switch(o, ts, cur, t0, now, g);
 		if (g->kind == G_WAKING)
 			steal_wake(o, ts, now, g);
+		/*
+		 * A vCPU thread's sched events count from the start, before its
+		 * first KVM event too: its time then is in the states they say.
+		 */
 		if (g->kind == G_SWITCH) {
 			/* the vCPU thread switched out (prev) or in (next) */
-			if (g->tid >= 1000 && ts[tid_idx(o, g->tid)].tid >= 0) {
+			if (scenario_tid(o, g->tid)) {
 				t = &ts[tid_idx(o, g->tid)];
 				if (t->st == S_HOST || t->st == S_VMM)
 					t->on_cpu = t->st;
@@ -1548,7 +1611,7 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 				to_state(o, t0, t, tid_idx(o, g->tid), now, S_HOST,
 					 g->aux & 0xff ? S_HALT : S_WAIT);
 			}
-			if (g->reason >= 1000 && ts[tid_idx(o, g->reason)].tid >= 0) {
+			if (scenario_tid(o, (int)g->reason)) {
 				t = &ts[tid_idx(o, g->reason)];
 				to_state(o, t0, t, tid_idx(o, g->reason), now, S_WAIT,
 					 t->st < 0 ? S_HOST : t->on_cpu);
@@ -1556,13 +1619,20 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
 			continue;
 		}
 		if (g->kind == G_WAKING) {
-			if (g->reason >= 1000 && ts[tid_idx(o, g->reason)].tid >= 0) {
+			if (scenario_tid(o, (int)g->reason)) {
 				t = &ts[tid_idx(o, g->reason)];
 				if (t->st < 0 || t->st == S_HALT)
 					to_state(o, t0, t, tid_idx(o, g->reason), now, S_HALT, S_WAIT);
 			}
 			continue;
 		}
+		/*
+		 * Its first entry or exit: it is on a CPU, so since its last
+		 * sched event it was in the state the event ends, whatever a
+		 * wakeup said (of a thread that had not slept).
+		 */
+		if (t->tid < 0 && t->st >= 0 && (g->kind == G_EXIT || g->kind == G_ENTRY))
+			t->st = g->kind == G_EXIT ? S_GUEST : S_HOST;
 		t->tid = g->tid;
 		t->vcpu = g->vcpu;
 		switch (g->kind) {
@@ -1750,6 +1820,28 @@ static void expect(const struct opts *o, const char *path, uint64_t lost)
  * own way.  FILE.json gives each VM's pid, the name a reader must find
  * and its vCPU threads, for the test to compare with.
  */
+/* Thread tid's life in the recording: from its birth (or first event) to its last event, in ns. */
+static uint64_t lifetime(int tid)
+{
+	uint64_t a = UINT64_MAX, b = 0;
+	size_t i;
+
+	for (i = 0; i < nr_evs; i++) {
+		const struct gev *g = &evs[i];
+		bool its = g->kind == G_NEWTASK ? (int)g->reason == tid :
+			   g->kind == G_WAKING ? (int)g->reason == tid :
+			   g->kind == G_SWITCH ? g->tid == tid || (int)g->reason == tid : g->tid == tid;
+
+		if (!its)
+			continue;
+		if (g->t < a)
+			a = g->t;
+		if (g->t > b)
+			b = g->t;
+	}
+	return a <= b ? b - a : 0;
+}
+
 static void write_ps(const struct opts *o, const char *path)
 {
 	char jpath[4200];
@@ -1798,7 +1890,8 @@ static void write_ps(const struct opts *o, const char *path)
 			break;
 		}
 		fprintf(f, "%7d %7d %s\n", pid, pid, args);
-		for (k = 0; k < o->vcpus; k++)
+		/* -B: the vCPU threads ended before the snapshot */
+		for (k = 0; k < o->vcpus && !o->born; k++)
 			fprintf(f, "%7d %7d %s\n", base + k, pid, args);
 		if (o->vcpus < 98)	/* an I/O thread, no vCPU */
 			fprintf(f, "%7d %7d %s\n", base + 98, pid, args);
@@ -1808,6 +1901,9 @@ static void write_ps(const struct opts *o, const char *path)
 		fprintf(j, "\",\"tids\":[");
 		for (k = 0; k < o->vcpus; k++)
 			fprintf(j, "%s%d", k ? "," : "", base + k);
+		fprintf(j, "],\"lived_ns\":[");
+		for (k = 0; k < o->vcpus; k++)
+			fprintf(j, "%s%" PRIu64, k ? "," : "", lifetime(base + k));
 		fprintf(j, "]}");
 	}
 	fprintf(f, "%7d %7d ps -eLo tid=,pid=,args=\n", 1000 + o->vms * 100, 1000 + o->vms * 100);
@@ -1847,6 +1943,10 @@ static void usage(void)
 "                  VM's pid, name and vCPU tids)\n"
 "  -R                VMX exits of twenty reasons in equal parts (a wide table)\n"
 "  -w                with sched_switch and sched_waking of the vCPU threads\n"
+"  -B                vCPU threads born inside the recording (task_newtask by the\n"
+"                    VMM's main thread, 400 us before the first exit; FORMAT_DIR\n"
+"                    has its format) and gone before -P's snapshot; with -w woken\n"
+"                    300 us and switched in 50 us before it (not with -d)\n"
 "  -T N              with -w: N host tasks (hog-K, tid 500+K) run while vCPUs wait,\n"
 "                    now and then two in turn; the truth's stolen_by per thread\n"
 "                    inside exits (FORMAT_DIR has their formats); -e also\n"
@@ -1869,7 +1969,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxON:S:K:k:M:Ud:wP:RT:")) != -1) {
+	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxON:S:K:k:M:Ud:wP:RT:B")) != -1) {
 		switch (c) {
 		case 'f': o.formats = optarg; break;
 		case 'o': o.out = optarg; break;
@@ -1898,6 +1998,7 @@ int main(int argc, char **argv)
 		case 'P': o.ps = optarg; break;
 		case 'R': o.wide = true; break;
 		case 'T': o.thieves = atoi(optarg); break;
+		case 'B': o.born = true; break;
 		default: usage();
 		}
 	}
@@ -1906,12 +2007,14 @@ int main(int argc, char **argv)
 		usage();
 	if (o.thieves < 0 || o.thieves > 64 || (o.thieves && !o.sched))
 		usage();
-	load_formats(o.formats, o.sched);
+	load_formats(o.formats, o.sched, o.born);
 	with_sched = o.sched;
 	gen_thieves = o.thieves;
 	gen_comm_fmt = o.comm_fmt;
 	if (o.others && (!ev_fmt[G_PIO] || !ev_fmt[G_UEXIT]))
 		o.others = false;
+	if (o.born && (!ev_fmt[G_NEWTASK] || o.step))
+		die("-B needs task_newtask.format in %s, and no -d", o.formats);
 	if (o.script) {
 		int max_cpu = 0;
 
