@@ -38,7 +38,8 @@ static void json_row_fields(const struct batch *b, enum model_row_kind kind, con
 	fs = model_fields_of(kind, &n);
 	for (j = 0; j < n; j++) {
 		fprintf(b->out, "%s\"%s\":", j ? "," : "", fs[j].key);
-		batch_machine_value(b, &fs[j], row, escape_json);
+		if (!batch_machine_value(b, &fs[j], row, escape_json))
+			fputs("null", b->out);
 	}
 }
 

@@ -52,6 +52,7 @@ static void text_cell(const struct batch *b, const struct model_field *f, int wi
 		fprintf(b->out, "%*" PRId64, width, v.i);
 		return;
 	case MF_PCT:
+	case MF_RATE:
 		fprintf(b->out, "%*.2f", width, v.d);
 		return;
 	case MF_TIME:

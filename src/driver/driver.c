@@ -60,6 +60,7 @@ int driver_run(const struct driver_config *c, const struct source_ops *ops, stru
 	drv.tick_ms = tick_ms(c);
 	/* the host's threads and processes, or the tree --proc gives for them */
 	ident_init(&drv.proc, c->proc_root);
+	context_init(&drv.ctx, c->proc_root, c->sys_root);
 	/* SIGHUP reopens the output of a view that can, else it stops the run */
 	driver_signals(v->ops->reopen != NULL);
 	driver_crash_arm(&drv);

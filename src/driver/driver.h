@@ -49,6 +49,7 @@ struct driver_config {
 	bool steal_totals;		/* ... and since the start (the metrics' stolen family) */
 	bool host_latency;		/* a totals view keeps the host's latency per reason */
 	const char *proc_root;		/* whose /proc names the host's threads, NULL: /proc */
+	const char *sys_root;		/* whose /sys holds the VMs' taps and cgroups, NULL: /sys */
 	const char *notice;		/* one line for the screen's message line, or NULL */
 	const struct model_filter *filter;	/* what the views show (-p, -g, --vcpu), NULL: all */
 	const struct driver_workload *workload;	/* NULL: none */

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "context/context.h"
 #include "decode/decode.h"
 #include "ident/ident.h"
 #include "ident/ident_sample.h"
@@ -51,6 +52,7 @@ struct driver {
 	bool done;			/* -n snapshots shown: stop */
 	unsigned long long snapshots;
 	struct ident_sampler groups;	/* live: the VMs' other threads, from /proc */
+	struct context ctx;		/* live: the VMs' memory, disk, network, pressure */
 	struct findings findings;	/* the last snapshot's */
 	/* the screen on a recording: it shows interval k of nr (k 0: all of it); -n does not count */
 	bool browsing;

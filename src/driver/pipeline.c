@@ -265,6 +265,9 @@ static int snapshot_prepare(struct driver *drv, uint64_t end)
 		driver_fail(drv, "out of memory");
 		return -1;
 	}
+	/* live: each VM's memory, disk, network and pressure (src/context/) */
+	if (drv->src.live)
+		context_sample(&drv->ctx, drv->m, end);
 	/* VMs that ended go, once their last figures were shown */
 	if (drv->src.live)
 		model_reap(drv->m, driver_alive, drv);

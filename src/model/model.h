@@ -27,6 +27,7 @@
 #include "hist.h"
 #include "decode/kvm_event.h"
 #include "decode/names.h"
+#include "context/context.h"
 #include "ident/ident.h"
 #include "model_ips.h"
 
@@ -227,6 +228,34 @@ struct thread_group_stat {
 };
 
 /*
+ * A VM's context (src/context/, live): what /proc, /sys and its cgroup v2
+ * say of its VMM process at each snapshot, beside the events.  Each figure
+ * has its bit in known: a figure the host does not give (no cgroup of its
+ * own, no delay accounting, a file gone mid-read, the first reading of a
+ * counter) is unknown, never a zero.  Levels are bytes or %; rates are per
+ * second over the snapshot's interval.
+ */
+
+struct vm_ctx {
+	uint32_t known;			/* bit f: val[f] holds a figure */
+	bool ram_cmdline;		/* CTX_RAM is the command line's -m, not the largest mapping */
+	int nr_taps;			/* tap/macvtap interfaces its VMM holds (-1: not known) */
+	uint64_t taps_sig;		/* which ones (a hash of their names): the rates' counters sum them */
+	double val[CTX_NR];
+	/* the counters behind the rates, as of prev_at (bit f of prev_known: prev[f] was read) */
+	uint32_t prev_known;
+	uint64_t prev_at;
+	uint64_t prev[CTX_NR];
+};
+
+/* Figure f of a VM's context: true with *val, or false where it is not known. */
+static inline bool vm_ctx_get(const struct vm_ctx *c, enum vm_ctx_fig f, double *val)
+{
+	*val = c->val[f];
+	return c->known & (1u << f);
+}
+
+/*
  * Which VMs and vCPU threads the views show (-p, -g, --vcpu; kvmtop(1),
  * SCOPE).  A VM is shown when no pid or name is given, or one matches it
  * (a name is a glob); a vCPU thread when its VM is, and no vCPU id is
@@ -256,6 +285,7 @@ struct vm {
 	bool guessed;		/* a recording's VM grouped by the guess, not a snapshot */
 	bool kernel;		/* the host kernel's threads (pid MODEL_PID_KERNEL): not a VM */
 	struct thread_group_stat groups[TG_NR];
+	struct vm_ctx ctx;	/* memory, disk, network, pressure (src/context/) */
 	/* KVM's statistics of its VM fd (the stats source), by names->kstats[KSTAT_VM] slot */
 	struct ctr *kst;
 	unsigned int nr_kst;
@@ -343,6 +373,8 @@ struct model {
 	bool host_lat_on;		/* kept (a metrics view asked): off, nothing is folded */
 	struct hist *host_lat;
 	unsigned int nr_host_lat;
+	/* live: the host's pressure (/proc/pressure), CTX_CPU_SOME .. CTX_IO_FULL (src/context/) */
+	struct vm_ctx host_ctx;
 };
 
 /* names->nr_other is fixed from here on. */

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A VM's context at each snapshot (context.h): the readers' table run
+ * for each live VM, and the counters they read turned into rates over the
+ * time since the last reading.  A counter's first reading, a counter that
+ * went back (a thread gone with its share), or a tap set that changed
+ * gives no rate for that interval: unknown, never a zero.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "context_priv.h"
+#include "model/model.h"
+
+/* The readers, in the order they run: a new kind of figure is a new row. */
+static const struct ctx_reader ctx_readers[] = {
+	{ "memory",   ctx_proc_memory },
+	{ "disk",     ctx_proc_disk },
+	{ "network",  ctx_net_taps },
+	{ "pressure", ctx_psi_vm },
+};
+
+/*
+ * The figures that are counters: their rate per second is the growth
+ * times this scale (0: a level, kept as read).  Delay ticks and PSI's µs
+ * become % of the interval.
+ */
+static double ctx_scale(const struct context *c, enum vm_ctx_fig f)
+{
+	switch (f) {
+	case CTX_RSS:
+	case CTX_SWAP:
+	case CTX_RAM:
+	case CTX_HUGE:
+		return 0;
+	case CTX_BLKIO:
+		return 100.0 / (double)c->clk_tck;
+	case CTX_CPU_SOME:
+	case CTX_CPU_FULL:
+	case CTX_MEM_SOME:
+	case CTX_MEM_FULL:
+	case CTX_IO_SOME:
+	case CTX_IO_FULL:
+		return 100.0 / 1e6;
+	default:
+		return 1;
+	}
+}
+
+void context_init(struct context *c, const char *proc_root, const char *sys_root)
+{
+	memset(c, 0, sizeof(*c));
+	strlcpy(c->proc, proc_root ? proc_root : "/proc", sizeof(c->proc));
+	strlcpy(c->sys, sys_root ? sys_root : "/sys", sizeof(c->sys));
+	c->clk_tck = sysconf(_SC_CLK_TCK);
+	if (c->clk_tck <= 0)
+		c->clk_tck = 100;
+}
+
+/* Reading r at now into x: levels as read, counters as rates against x's last reading. */
+static void ctx_store(const struct context *c, struct vm_ctx *x, const struct ctx_reading *r, uint64_t now,
+		      bool same_taps)
+{
+	double secs = x->prev_at && now > x->prev_at ? (double)(now - x->prev_at) / 1e9 : 0;
+	uint32_t counters = 0;
+	int f;
+
+	x->known = 0;
+	for (f = 0; f < CTX_NR; f++) {
+		double scale = ctx_scale(c, f);
+		bool tap = f >= CTX_RX_BPS && f <= CTX_DROPS;
+
+		if (!(r->known & (1u << f)))
+			continue;
+		if (!scale) {
+			x->val[f] = r->val[f];
+			x->known |= 1u << f;
+			continue;
+		}
+		counters |= 1u << f;
+		if (secs > 0 && (x->prev_known & (1u << f)) && r->val[f] >= (double)x->prev[f] &&
+		    (!tap || same_taps)) {
+			x->val[f] = (r->val[f] - (double)x->prev[f]) * scale / secs;
+			x->known |= 1u << f;
+		}
+		x->prev[f] = (uint64_t)r->val[f];
+	}
+	x->prev_known = counters;
+	x->prev_at = now;
+}
+
+void context_sample(struct context *c, struct model *m, uint64_t now)
+{
+	struct ctx_reading r;
+	struct vm *vm;
+	unsigned int i;
+
+	memset(&r, 0, sizeof(r));
+	ctx_psi_host(c, &r);
+	ctx_store(c, &m->host_ctx, &r, now, true);
+	RB_FOREACH(vm, vm_tree, &m->vms) {
+		struct vm_ctx *x = &vm->ctx;
+		bool same;
+
+		if (vm->kernel || vm->pid <= 0 || vm->exited)
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.nr_taps = -1;
+		for (i = 0; i < sizeof(ctx_readers) / sizeof(ctx_readers[0]); i++)
+			ctx_readers[i].read(c, vm->pid, &r);
+		same = r.taps_sig == x->taps_sig;
+		ctx_store(c, x, &r, now, same);
+		x->taps_sig = r.taps_sig;
+		x->ram_cmdline = r.ram_cmdline;
+		x->nr_taps = r.nr_taps;
+	}
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The context room's files and what they share.  context.c runs the
+ * readers' table for each VM; each reader reads one kind of figure:
+ *
+ *   context.c          the table, the loop over the VMs, counters into rates
+ *     context_proc.c   memory and disk of the VMM process: /proc/PID/...
+ *     context_psi.c    pressure of its cgroup v2, and the host's
+ *     context_net.c    its tap/macvtap interfaces' counters
+ *       context_file.c small files read whole, "Key: value" lines
+ *
+ * No file outside src/context/ includes this header.
+ */
+#ifndef KVMTOP_CONTEXT_PRIV_H
+#define KVMTOP_CONTEXT_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "context.h"
+
+/*
+ * One reading of a VM: levels as they are, counters as read (context.c
+ * turns those into rates); bit f of known: val[f] was read.
+ */
+struct ctx_reading {
+	uint32_t known;
+	double val[CTX_NR];
+	bool ram_cmdline;
+	int nr_taps;		/* -1: not known */
+	uint64_t taps_sig;	/* which interfaces the counters sum: a change starts the rates anew */
+};
+
+static inline void ctx_set(struct ctx_reading *r, enum vm_ctx_fig f, double v)
+{
+	r->val[f] = v;
+	r->known |= 1u << f;
+}
+
+/* A reader of the table: what it finds of VM pid into r (nothing where it cannot read). */
+struct ctx_reader {
+	const char *name;
+	void (*read)(struct context *c, int pid, struct ctx_reading *r);
+};
+
+/* context_proc.c */
+void ctx_proc_memory(struct context *c, int pid, struct ctx_reading *r);
+void ctx_proc_disk(struct context *c, int pid, struct ctx_reading *r);
+/* context_psi.c */
+void ctx_psi_vm(struct context *c, int pid, struct ctx_reading *r);
+/* The host's /proc/pressure files, as counters (CTX_CPU_SOME .. CTX_IO_FULL). */
+void ctx_psi_host(struct context *c, struct ctx_reading *r);
+/* context_net.c */
+void ctx_net_taps(struct context *c, int pid, struct ctx_reading *r);
+
+/* context_file.c */
+/* File path (printf-style) read whole into c->buf, NUL-ended: its length, or -1. */
+ssize_t ctx_file_read(struct context *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * The number after "key" at a line's start in text (the rest of the line
+ * after the key: spaces, tabs or '=' first): true with *v, false if none.
+ */
+bool ctx_file_key(const char *text, const char *key, uint64_t *v);
+
+#endif
