@@ -209,6 +209,17 @@ MUTATIONS = [
     ("settings: W writes over the file in place, not a new file renamed over it",
      [("ui/tui_rc.c", 'snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);\n\tfd = mkstemp(tmp);',
        'snprintf(tmp, sizeof(tmp), "%s", path);\n\tfd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);')]),
+    ("context: swapped memory read from VmRSS",
+     [("src/context/context_proc.c", 'ctx_file_key(c->buf, "VmSwap:", &v)', 'ctx_file_key(c->buf, "VmRSS:", &v)')]),
+    ("context: a multiqueue tap counted once per queue",
+     [("src/context/context_net.c", "!t->name[i][len])\n\t\t\treturn;", "!t->name[i][len])\n\t\t\tbreak;")]),
+    ("context: pressure of a cgroup the VMM shares",
+     [("src/context/context_psi.c", "if (atoi(p) != pid)\n\t\t\treturn false;", "if (atoi(p) != pid)\n\t\t\tcontinue;")]),
+    ("context: an unknown figure written as a zero",
+     [("outputs/batch_common.c", "if (v.unknown)\n\t\treturn false;", "if (v.unknown && false)\n\t\treturn false;")]),
+    ("context: a rate over the snapshot's seconds counted twice",
+     [("src/context/context.c", "x->val[f] = (r->val[f] - (double)x->prev[f]) * scale / secs;",
+       "x->val[f] = (r->val[f] - (double)x->prev[f]) * scale / secs / 2;")]),
 ]
 
 
