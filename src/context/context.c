@@ -108,6 +108,13 @@ void context_sample(struct context *c, struct model *m, uint64_t now)
 		r.nr_taps = -1;
 		for (i = 0; i < sizeof(ctx_readers) / sizeof(ctx_readers[0]); i++)
 			ctx_readers[i].read(c, vm->pid, &r);
+		/* smaps_rollup walks page tables: at a slower cadence, the last share meanwhile */
+		if (!x->huge_at || now - x->huge_at >= CTX_HUGE_EVERY_NS) {
+			ctx_proc_huge(c, vm->pid, &r);
+			x->huge_at = now;
+		} else if (x->known & (1u << CTX_HUGE)) {
+			ctx_set(&r, CTX_HUGE, x->val[CTX_HUGE]);
+		}
 		same = r.taps_sig == x->taps_sig;
 		ctx_store(c, x, &r, now, same);
 		x->taps_sig = r.taps_sig;

@@ -107,8 +107,7 @@ static uint64_t proc_ram_mapping(const struct context *c, int pid)
 
 void ctx_proc_memory(struct context *c, int pid, struct ctx_reading *r)
 {
-	uint64_t v, ram, huge = 0;
-	bool any_huge = false;
+	uint64_t v, ram;
 
 	if (ctx_file_read(c, "%s/%d/status", c->proc, pid) > 0) {
 		if (ctx_file_key(c->buf, "VmRSS:", &v))
@@ -124,6 +123,15 @@ void ctx_proc_memory(struct context *c, int pid, struct ctx_reading *r)
 		ram = proc_ram_mapping(c, pid);
 	if (ram)
 		ctx_set(r, CTX_RAM, (double)ram);
+}
+
+void ctx_proc_huge(struct context *c, int pid, struct ctx_reading *r)
+{
+	uint64_t v, huge = 0, ram = (uint64_t)r->val[CTX_RAM];
+	bool any_huge = false;
+
+	if (!(r->known & (1u << CTX_RAM)))
+		return;
 	if (ctx_file_read(c, "%s/%d/smaps_rollup", c->proc, pid) > 0) {
 		static const char *const keys[] = { "AnonHugePages:", "Shared_Hugetlb:", "Private_Hugetlb:" };
 		unsigned int i;
@@ -134,7 +142,7 @@ void ctx_proc_memory(struct context *c, int pid, struct ctx_reading *r)
 				any_huge = true;
 			}
 	}
-	if (any_huge && ram)
+	if (any_huge)
 		ctx_set(r, CTX_HUGE, huge >= ram ? 100.0 : 100.0 * (double)huge / (double)ram);
 }
 

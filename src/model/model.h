@@ -241,6 +241,7 @@ struct vm_ctx {
 	bool ram_cmdline;		/* CTX_RAM is the command line's -m, not the largest mapping */
 	int nr_taps;			/* tap/macvtap interfaces its VMM holds (-1: not known) */
 	uint64_t taps_sig;		/* which ones (a hash of their names): the rates' counters sum them */
+	uint64_t huge_at;		/* when huge pages were last read (smaps_rollup: a slower cadence) */
 	double val[CTX_NR];
 	/* the counters behind the rates, as of prev_at (bit f of prev_known: prev[f] was read) */
 	uint32_t prev_known;
