@@ -18,6 +18,7 @@ and no more than the growth the test reads itself from the same files).
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -67,7 +68,7 @@ def write_vm1(root, sysd, n):
     cg = os.path.join(sysd, "fs", "cgroup", "machine.slice", "machine-qemu\\x2d1\\x2dweb1.scope")
     put(os.path.join(cg, "cgroup.procs"), "", "w")
     put(os.path.join(cg, "cpu.pressure"), psi(1000000 + 200000 * n, 0), "w")
-    put(os.path.join(cg, "memory.pressure"), psi(5000 + 100000 * n, 2000 + 50000 * n), "w")
+    put(os.path.join(cg, "memory.pressure"), psi(5000 + 300000 * n, 2000 + 150000 * n), "w")
     put(os.path.join(cg, "io.pressure"), psi(9000 + 300000 * n, 9000 + 10000 * n), "w")
     if not os.path.lexists(os.path.join(d, "fd", "20")):
         os.symlink("/dev/net/tun", os.path.join(d, "fd", "20"))
@@ -158,13 +159,24 @@ def fixture_case():
         ok(near(a["net_rx_bps"] * secs, 11 * 1500 * 40) and near(a["net_rx_pps"] * secs, 11 * 40) and
            near(a["net_tx_pps"] * secs, 11 * 20) and near(a["net_drops_s"] * secs, 11 * 3),
            "context: the taps' counters summed, per second", a)
-        ok(near(a["psi_cpu_some"] * secs, 20.0) and near(a["psi_mem_some"] * secs, 10.0) and
-           near(a["psi_mem_full"] * secs, 5.0) and near(a["psi_io_some"] * secs, 30.0) and
+        ok(near(a["psi_cpu_some"] * secs, 20.0) and near(a["psi_mem_some"] * secs, 30.0) and
+           near(a["psi_mem_full"] * secs, 15.0) and near(a["psi_io_some"] * secs, 30.0) and
            near(a["psi_cpu_full"], 0.0),
            "context: its libvirt cgroup's PSI totals' growth, % of the interval", a)
         eq([b[k] for k in ("mem_swap", "disk_rd_bps", "blkio_pct", "net_rx_bps", "psi_mem_some")],
            [None] * 5, "context: no VmSwap, no io, no delay field, no tap, a shared cgroup: unknown")
         eq((b["mem_rss"], b["net_taps"]), (1000 * 1024, 0), "context: the figures it has, beside them")
+        # the fixture's figures against the thresholds the man page's FINDINGS gives
+        fs = {(f["pid"], f["rule"]): f["severity"] for f in docs[1]["findings"]}
+        eq({k: v for k, v in fs.items() if k[1] in ("swapped", "memory-pressure", "io-pressure", "tap-drops")},
+           {(4100, "swapped"): "warning", (4100, "memory-pressure"): "severe",
+            (4100, "io-pressure"): "warning", (4100, "tap-drops"): "warning"},
+           "context: findings: swapped (4 MiB, 30 faults/s), memory pressure (full 15 %), "
+           "io pressure (some 30 %), tap drops (33/s); none of VM 4200, whose figures are unknown")
+        ev = next((f["evidence"] for f in docs[1]["findings"] if f["rule"] == "swapped"), "")
+        faults = re.search(r"([0-9.]+) major faults/s", ev)
+        ok("4 MiB" in ev and faults and near(float(faults.group(1)) * secs, 30, absolute=0.1),
+           "context: the swapped finding's evidence: what is swapped out and the faults", ev)
         put(os.path.join(proc, "sys", "kernel", "task_delayacct"), "0\n", "w")
         p = subprocess.Popen([kvmtop(), "-b", "--source", "stats", "--proc", proc, "--sys", sysd,
                               "-d", "1", "-n", "2", "-o", "json"],
