@@ -21,6 +21,18 @@ double batch_seconds(const struct batch *b, uint64_t end)
 	return b->ns ? (double)t / 1e9 : 0.0;
 }
 
+bool batch_host_psi(const struct batch *b, unsigned int i, const char **key, double *v)
+{
+	static const struct { const char *key; enum vm_ctx_fig f; } psi[BATCH_HOST_PSI] = {
+		{ "cpu_some", CTX_CPU_SOME }, { "cpu_full", CTX_CPU_FULL },
+		{ "memory_some", CTX_MEM_SOME }, { "memory_full", CTX_MEM_FULL },
+		{ "io_some", CTX_IO_SOME }, { "io_full", CTX_IO_FULL },
+	};
+
+	*key = psi[i].key;
+	return vm_ctx_get(&b->m->host_ctx, psi[i].f, v);
+}
+
 bool batch_field_known(const struct batch *b, const struct model_field *f)
 {
 	if (f->sched && !(model_time_known(b->m) & TIME_SPLIT))

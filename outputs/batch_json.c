@@ -242,6 +242,28 @@ static void json_kernel(const struct batch *b, const struct vm *k, const struct 
 }
 
 /* The snapshot's own keys, up to the host's object. */
+/* Live: the host's pressure, each figure or null; nothing for a recording (none read). */
+static void json_host_psi(const struct batch *b)
+{
+	const char *key;
+	unsigned int i;
+	double v;
+
+	if (!b->m->host_ctx.prev_known)
+		return;
+	fputs(",\"host_pressure\":{", b->out);
+	for (i = 0; i < BATCH_HOST_PSI; i++) {
+		bool known = batch_host_psi(b, i, &key, &v);
+
+		fprintf(b->out, "%s\"%s\":", i ? "," : "", key);
+		if (known)
+			fprintf(b->out, "%.2f", v);
+		else
+			fputs("null", b->out);
+	}
+	fputc('}', b->out);
+}
+
 static void json_header(const struct batch *b, uint64_t end)
 {
 	const struct model *m = b->m;
@@ -265,6 +287,7 @@ static void json_header(const struct batch *b, uint64_t end)
 	fprintf(b->out, ",\"empty_intervals\":%" PRIu64, b->empty > 1 ? b->empty : 0);
 	fprintf(b->out, ",\"kvm_events\":%" PRIu64 ",\"lost_events\":%" PRIu64 ",\"dropped_events\":%" PRIu64,
 		ctr_interval(&m->events), ctr_interval(&m->lost_events), ctr_interval(&m->dropped));
+	json_host_psi(b);
 }
 
 /* A scope's exits, their rate and its unmatched events. */

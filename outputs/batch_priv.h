@@ -12,6 +12,13 @@
 #include "batch.h"
 
 /* batch_common.c: what the formats share. */
+/*
+ * The host's pressure (live: /proc/pressure), figure i of BATCH_HOST_PSI:
+ * its name ("cpu_some" ...) in *key; true with *v (% of the snapshot), or
+ * false where it is not known.
+ */
+#define BATCH_HOST_PSI	6
+bool batch_host_psi(const struct batch *b, unsigned int i, const char **key, double *v);
 /* The snapshot's length in seconds, 0 when times are not ns. */
 double batch_seconds(const struct batch *b, uint64_t end);
 /*

@@ -64,6 +64,7 @@ def write_vm1(root, sysd, n):
     put(os.path.join(d, "io"), "rchar: 1\nwchar: 1\nsyscr: %d\nsyscw: %d\nread_bytes: %d\n"
         "write_bytes: %d\ncancelled_write_bytes: 0\n" % (100 + 40 * n, 10 + 20 * n, 8 * MIB + 3 * MIB * n,
                                                          MIB + 2 * MIB * n), "w")
+    put(os.path.join(root, "pressure", "cpu"), psi(100 + 400000 * n, 100), "w")
     put(os.path.join(d, "cgroup"), "0::/machine.slice/machine-qemu\\x2d1\\x2dweb1.scope/libvirt/emulator\n", "w")
     cg = os.path.join(sysd, "fs", "cgroup", "machine.slice", "machine-qemu\\x2d1\\x2dweb1.scope")
     put(os.path.join(cg, "cgroup.procs"), "", "w")
@@ -127,7 +128,7 @@ def fixture_case():
         proc_vm(proc, 4200, "db2", {0: (4201, "CPU 0/KVM", True)})
         vm_stats(proc, 4200, {}, {0: vcpu_vals(10, H0, LIN)})
         put(os.path.join(proc, "sys", "kernel", "task_delayacct"), "1\n", "w")
-        for f, s in (("cpu", 100), ("memory", 200), ("io", 300)):
+        for f, s in (("memory", 200), ("io", 300)):
             put(os.path.join(proc, "pressure", f), psi(s, s), "w")
         write_vm1(proc, sysd, 0)
         write_vm2(proc, sysd)
@@ -166,6 +167,11 @@ def fixture_case():
         eq([b[k] for k in ("mem_swap", "disk_rd_bps", "blkio_pct", "net_rx_bps", "psi_mem_some")],
            [None] * 5, "context: no VmSwap, no io, no delay field, no tap, a shared cgroup: unknown")
         eq((b["mem_rss"], b["net_taps"]), (1000 * 1024, 0), "context: the figures it has, beside them")
+        hp = docs[1]["host_pressure"]
+        ok(near(hp["cpu_some"] * secs, 40.0) and hp["cpu_full"] == 0 and hp["io_some"] == 0,
+           "context: the host's pressure in JSON: /proc/pressure's totals' growth", hp)
+        ok("host_pressure" in docs[0] and docs[0]["host_pressure"]["cpu_some"] is None,
+           "context: the host's pressure at the first snapshot: null, not 0", docs[0].get("host_pressure"))
         # the fixture's figures against the thresholds the man page's FINDINGS gives
         fs = {(f["pid"], f["rule"]): f["severity"] for f in docs[1]["findings"]}
         eq({k: v for k, v in fs.items() if k[1] in ("swapped", "memory-pressure", "io-pressure", "tap-drops")},
@@ -177,6 +183,12 @@ def fixture_case():
         faults = re.search(r"([0-9.]+) major faults/s", ev)
         ok("4 MiB" in ev and faults and near(float(faults.group(1)) * secs, 30, absolute=0.1),
            "context: the swapped finding's evidence: what is swapped out and the faults", ev)
+        t = subprocess.run([kvmtop(), "-b", "--source", "stats", "--proc", proc, "--sys", sysd, "-n", "1"],
+                           capture_output=True, timeout=30).stdout.decode()
+        line = next((l for l in t.splitlines() if l.strip().startswith("context:")), "")
+        ok("mem_rss=%d " % (301000 * 1024) in line and "guest_ram_from=cmdline" in line and "mem_swap=" in line
+           and "majflt_s" not in line, "text: a VM's context line, its known figures as NAME=value", line)
+        ok("host pressure: cpu some -" in t, "text: the host's pressure line, '-' where not known yet", t[:300])
         put(os.path.join(proc, "sys", "kernel", "task_delayacct"), "0\n", "w")
         p = subprocess.Popen([kvmtop(), "-b", "--source", "stats", "--proc", proc, "--sys", sysd,
                               "-d", "1", "-n", "2", "-o", "json"],
