@@ -119,6 +119,50 @@ def near(got, want, rel=0.01, absolute=0.02):
     return got is not None and abs(got - want) <= max(abs(want) * rel, absolute)
 
 
+OM_PARSE = """
+import json, sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+print(json.dumps([[s.name, s.labels, s.value] for f in text_string_to_metric_families(sys.stdin.read())
+                  for s in f.samples]))
+"""
+
+
+def metrics_check(proc, sysd):
+    """-o openmetrics of the fixture at step 1: the kernel's totals as the files hold them, parsed
+    by prometheus_client (not kvmtop's code)."""
+    sys_py = "/usr/bin/python3"     # Debian's, which sees python3-prometheus-client
+    if subprocess.run([sys_py, "-c", "import prometheus_client"], capture_output=True).returncode:
+        skip("context: the metrics of a VM's context", "python3-prometheus-client is not installed")
+        return
+    p = subprocess.run([kvmtop(), "-b", "--source", "stats", "--proc", proc, "--sys", sysd, "-n", "1",
+                        "-o", "openmetrics"], capture_output=True, timeout=30)
+    parsed = subprocess.run([sys_py, "-c", OM_PARSE], input=p.stdout, capture_output=True, timeout=60)
+    ok(parsed.returncode == 0, "metrics: the VM context's families pass prometheus_client's strict parser",
+       parsed.stderr.decode()[-500:])
+    got = {}
+    for name, labels, value in json.loads(parsed.stdout or b"[]"):
+        if name.startswith("kvmtop_vm_") and labels.get("pid") in ("4100", "4200"):
+            key = (name, labels["pid"]) + tuple(sorted((k, v) for k, v in labels.items() if k not in ("vm", "pid")))
+            got[key] = value
+    want = {("kvmtop_vm_memory_bytes", "4100", ("kind", "resident")): 301000 * 1024,
+            ("kvmtop_vm_memory_bytes", "4100", ("kind", "swapped")): 4096 * 1024,
+            ("kvmtop_vm_memory_bytes", "4100", ("kind", "guest")): 2 << 30,
+            ("kvmtop_vm_huge_pages_ratio", "4100"): 0.25,
+            ("kvmtop_vm_major_faults_total", "4100"): 80,
+            ("kvmtop_vm_disk_bytes_total", "4100", ("op", "read")): 11 * MIB,
+            ("kvmtop_vm_disk_operations_total", "4100", ("op", "write")): 30,
+            ("kvmtop_vm_blkio_delay_seconds_total", "4100"): 50.0 / os.sysconf("SC_CLK_TCK"),
+            ("kvmtop_vm_network_packets_total", "4100", ("dir", "rx")): 11 * 44,
+            ("kvmtop_vm_network_drops_total", "4100"): 33,
+            ("kvmtop_vm_pressure_seconds_total", "4100", ("kind", "some"), ("resource", "memory")): 0.305,
+            ("kvmtop_vm_memory_bytes", "4200", ("kind", "resident")): 1000 * 1024}
+    eq({k: got.get(k) for k in want}, want, "metrics: a VM's context, the kernel's totals as the fixture holds them")
+    eq(sorted(k for k in got if k[1] == "4200"), [("kvmtop_vm_major_faults_total", "4200"),
+                                                  ("kvmtop_vm_memory_bytes", "4200", ("kind", "resident"))],
+       "metrics: a figure not known is no series (VM 4200: no swap line, io, tap, delay field or cgroup)")
+    eq(len(got), 21 + 2, "metrics: 21 series of a VM with every figure known (the man page's count)")
+
+
 def fixture_case():
     root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-ctx-")
     proc, sysd = os.path.join(root, "proc"), os.path.join(root, "sys")
@@ -189,6 +233,7 @@ def fixture_case():
         ok("mem_rss=%d " % (301000 * 1024) in line and "guest_ram_from=cmdline" in line and "mem_swap=" in line
            and "majflt_s" not in line, "text: a VM's context line, its known figures as NAME=value", line)
         ok("host pressure: cpu some -" in t, "text: the host's pressure line, '-' where not known yet", t[:300])
+        metrics_check(proc, sysd)
         put(os.path.join(proc, "sys", "kernel", "task_delayacct"), "0\n", "w")
         p = subprocess.Popen([kvmtop(), "-b", "--source", "stats", "--proc", proc, "--sys", sysd,
                               "-d", "1", "-n", "2", "-o", "json"],

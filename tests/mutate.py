@@ -220,6 +220,8 @@ MUTATIONS = [
     ("findings: memory and io pressure severe on some, not on full",
      [("src/model/findings.c", "return full >= FULL_SEVERE ? FS_SEVERE : FS_WARNING;",
        "return some >= FULL_SEVERE ? FS_SEVERE : FS_WARNING;")]),
+    ("metrics: a VM context's counter from its last rate, not the kernel's total",
+     [("outputs/metrics.c", "(double)x->prev[vm_ctx_metrics[i].f] * scale", "x->val[vm_ctx_metrics[i].f] * scale")]),
     ("context: a rate over the snapshot's seconds counted twice",
      [("src/context/context.c", "x->val[f] = (r->val[f] - (double)x->prev[f]) * scale / secs;",
        "x->val[f] = (r->val[f] - (double)x->prev[f]) * scale / secs / 2;")]),
