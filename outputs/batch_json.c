@@ -242,6 +242,19 @@ static void json_kernel(const struct batch *b, const struct vm *k, const struct 
 }
 
 /* The snapshot's own keys, up to the host's object. */
+/* Live: the VM's memory per NUMA node (numa_maps, as last read), bytes by node id; nothing unread. */
+static void json_numa(const struct batch *b, const struct vm *vm)
+{
+	int n;
+
+	if (vm->ctx.nr_nodes <= 0)
+		return;
+	fputs(",\"numa_node_bytes\":[", b->out);
+	for (n = 0; n < vm->ctx.nr_nodes; n++)
+		fprintf(b->out, "%s%" PRIu64, n ? "," : "", vm->ctx.node_bytes[n]);
+	fputc(']', b->out);
+}
+
 /* Live: the host's pressure, each figure or null; nothing for a recording (none read). */
 static void json_host_psi(const struct batch *b)
 {
@@ -338,6 +351,7 @@ static int json_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 		goto out;
 	fputc('{', b->out);
 	json_row_fields(b, MR_VM, &(struct model_row){ .m = m, .vm = vm });
+	json_numa(b, vm);
 	json_exits(b, &vs, end);
 	json_threads(b, vm, &vs);
 	json_reasons(b, &vs);

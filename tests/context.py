@@ -34,10 +34,11 @@ LIN = [0, 0, 0, 0]
 MIB = 1 << 20
 
 
-def stat_line(pid, majflt, blkio=None):
-    """A /proc/PID/stat: majflt is field 12, delayacct_blkio_ticks field 42 (left out: None)."""
+def stat_line(pid, majflt, blkio=None, cpu=0):
+    """A /proc/PID/stat: majflt is field 12, processor 39, delayacct_blkio_ticks 42 (left out: None)."""
     f = [str(pid), "(qemu-system-x86)", "S"] + ["0"] * 49
     f[11] = str(majflt)
+    f[38] = str(cpu)
     if blkio is None:
         f = f[:20]
     else:
@@ -56,8 +57,16 @@ def write_vm1(root, sysd, n):
     put(os.path.join(d, "status"), "Name:\tqemu-system-x86\nTgid:\t4100\nPid:\t4100\n"
         "VmRSS:\t  %d kB\nVmSwap:\t  %d kB\n" % (300000 + 1000 * n, 2048 * (1 + n)), "w")
     put(os.path.join(d, "stat"), stat_line(4100, 50 + 30 * n, 0), "w")
-    for tid, ticks in ((4100, 7), (4101, 3)):
-        put(os.path.join(d, "task", str(tid), "stat"), stat_line(tid, 0, ticks * (1 + 4 * n)), "w")
+    for tid, ticks, cpu in ((4100, 7, 0), (4101, 3, 2), (4102, 0, 1)):
+        put(os.path.join(d, "task", str(tid), "stat"), stat_line(tid, 0, ticks * (1 + 4 * n), cpu), "w")
+    # NUMA: nodes 0 (CPUs 0-1) and 1 (2-3); vCPU 0 on CPU 2 runs 200 ms of the interval, vCPU 1 on CPU 0 600 ms
+    for node, cpus in ((0, "0-1"), (1, "2-3")):
+        put(os.path.join(sysd, "devices", "system", "node", "node%d" % node, "cpulist"), cpus + "\n", "w")
+    for tid, run in ((4101, 10 ** 9 + 2 * 10 ** 8 * n), (4102, 5 * 10 ** 8 + 6 * 10 ** 8 * n)):
+        put(os.path.join(d, "task", str(tid), "schedstat"), "%d 0 10\n" % run, "w")
+    put(os.path.join(d, "numa_maps"), "7f0000000000 default anon=4000 dirty=4000 N0=1000 N1=3000 "
+        "kernelpagesize_kB=4\n7f2000000000 default file=/dev/hugepages/g huge dirty=10 N1=10 "
+        "kernelpagesize_kB=2048\n7f4000000000 default file=/usr/lib/x.so\n", "w")
     put(os.path.join(d, "cmdline"), b"qemu-system-x86_64\0-name\0guest=web1\0-m\0size=2G,slots=4\0")
     put(os.path.join(d, "smaps_rollup"), "Rss:\t  300000 kB\nAnonHugePages:\t  524288 kB\n"
         "Shared_Hugetlb:\t  0 kB\nPrivate_Hugetlb:\t  0 kB\n", "w")
@@ -167,8 +176,8 @@ def fixture_case():
     root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-ctx-")
     proc, sysd = os.path.join(root, "proc"), os.path.join(root, "sys")
     try:
-        proc_vm(proc, 4100, "web1", {0: (4101, "CPU 0/KVM", True)})
-        vm_stats(proc, 4100, {}, {0: vcpu_vals(10, H0, LIN)})
+        proc_vm(proc, 4100, "web1", {0: (4101, "CPU 0/KVM", True), 1: (4102, "CPU 1/KVM", True)})
+        vm_stats(proc, 4100, {}, {0: vcpu_vals(10, H0, LIN), 1: vcpu_vals(10, H0, LIN)})
         proc_vm(proc, 4200, "db2", {0: (4201, "CPU 0/KVM", True)})
         vm_stats(proc, 4200, {}, {0: vcpu_vals(10, H0, LIN)})
         put(os.path.join(proc, "sys", "kernel", "task_delayacct"), "1\n", "w")
@@ -211,6 +220,17 @@ def fixture_case():
         eq([b[k] for k in ("mem_swap", "disk_rd_bps", "blkio_pct", "net_rx_bps", "psi_mem_some")],
            [None] * 5, "context: no VmSwap, no io, no delay field, no tap, a shared cgroup: unknown")
         eq((b["mem_rss"], b["net_taps"]), (1000 * 1024, 0), "context: the figures it has, beside them")
+        n0, n1 = 4000 * 1024, 3000 * 4096 + 10 * 2048 * 1024
+        eq((a["numa_node"], a["numa_node_bytes"]), (1, [n0, n1]),
+           "NUMA: the VM's memory per node from numa_maps (4 KiB and 2 MiB pages), the node holding most")
+        ok(near(a["numa_node_pct"], 100.0 * n1 / (n0 + n1)), "NUMA: the share of its memory on that node",
+           a["numa_node_pct"])
+        eq(sorted((c["vcpu"], c["node"]) for c in a["vcpus"]), [(0, 1), (1, 0)],
+           "NUMA: each vCPU's node: that of the CPU it last ran on (stat's processor, the node's cpulist)")
+        eq((a1["numa_local_pct"], a["numa_local_pct"]), (None, 25.0),
+           "NUMA: its vCPUs' time on the main node: 200 of 800 ms (none at the first reading)")
+        eq((b["numa_node"], "numa_node_bytes" in b, b["vcpus"][0]["node"]), (None, False, None),
+           "NUMA: no numa_maps, no vCPU stat: unknown")
         hp = docs[1]["host_pressure"]
         ok(near(hp["cpu_some"] * secs, 40.0) and hp["cpu_full"] == 0 and hp["io_some"] == 0,
            "context: the host's pressure in JSON: /proc/pressure's totals' growth", hp)
@@ -218,11 +238,13 @@ def fixture_case():
            "context: the host's pressure at the first snapshot: null, not 0", docs[0].get("host_pressure"))
         # the fixture's figures against the thresholds the man page's FINDINGS gives
         fs = {(f["pid"], f["rule"]): f["severity"] for f in docs[1]["findings"]}
-        eq({k: v for k, v in fs.items() if k[1] in ("swapped", "memory-pressure", "io-pressure", "tap-drops")},
+        eq({k: v for k, v in fs.items() if k[1] in ("swapped", "memory-pressure", "io-pressure", "tap-drops",
+                                                    "numa-remote")},
            {(4100, "swapped"): "warning", (4100, "memory-pressure"): "severe",
-            (4100, "io-pressure"): "warning", (4100, "tap-drops"): "warning"},
+            (4100, "io-pressure"): "warning", (4100, "tap-drops"): "warning", (4100, "numa-remote"): "warning"},
            "context: findings: swapped (4 MiB, 30 faults/s), memory pressure (full 15 %), "
-           "io pressure (some 30 %), tap drops (33/s); none of VM 4200, whose figures are unknown")
+           "io pressure (some 30 %), tap drops (33/s), NUMA (89 % on node 1, its vCPUs there 25 %); "
+           "none of VM 4200, whose figures are unknown")
         ev = next((f["evidence"] for f in docs[1]["findings"] if f["rule"] == "swapped"), "")
         faults = re.search(r"([0-9.]+) major faults/s", ev)
         ok("4 MiB" in ev and faults and near(float(faults.group(1)) * secs, 30, absolute=0.1),

@@ -222,6 +222,8 @@ MUTATIONS = [
        "return some >= FULL_SEVERE ? FS_SEVERE : FS_WARNING;")]),
     ("metrics: a VM context's counter from its last rate, not the kernel's total",
      [("outputs/metrics.c", "(double)x->prev[vm_ctx_metrics[i].f] * scale", "x->val[vm_ctx_metrics[i].f] * scale")]),
+    ("context: a vCPU's NUMA node taken as its CPU's number",
+     [("src/context/context_numa.c", "v->ctx_node = c->cpu_node[cpu];", "v->ctx_node = (int)cpu;")]),
     ("context: a rate over the snapshot's seconds counted twice",
      [("src/context/context.c", "x->val[f] = (r->val[f] - (double)x->prev[f]) * scale / secs;",
        "x->val[f] = (r->val[f] - (double)x->prev[f]) * scale / secs / 2;")]),

@@ -32,6 +32,9 @@ static double ctx_scale(const struct context *c, enum vm_ctx_fig f)
 	case CTX_SWAP:
 	case CTX_RAM:
 	case CTX_HUGE:
+	case CTX_NODE:
+	case CTX_NODE_PCT:
+	case CTX_LOCAL_PCT:
 		return 0;
 	case CTX_BLKIO:
 		return 100.0 / (double)c->clk_tck;
@@ -111,10 +114,14 @@ void context_sample(struct context *c, struct model *m, uint64_t now)
 		/* smaps_rollup walks page tables: at a slower cadence, the last share meanwhile */
 		if (!x->huge_at || now - x->huge_at >= CTX_HUGE_EVERY_NS) {
 			ctx_proc_huge(c, vm->pid, &r);
+			ctx_numa_memory(c, vm->pid, &r);
+			memcpy(x->node_bytes, r.node_bytes, sizeof(x->node_bytes));
+			x->nr_nodes = r.nr_nodes;
 			x->huge_at = now;
 		} else if (x->known & (1u << CTX_HUGE)) {
 			ctx_set(&r, CTX_HUGE, x->val[CTX_HUGE]);
 		}
+		ctx_numa_vcpus(c, vm, &r);
 		same = r.taps_sig == x->taps_sig;
 		ctx_store(c, x, &r, now, same);
 		x->taps_sig = r.taps_sig;

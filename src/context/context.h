@@ -40,8 +40,15 @@ enum vm_ctx_fig {
 	CTX_MEM_FULL,
 	CTX_IO_SOME,
 	CTX_IO_FULL,
+	CTX_NODE,		/* the NUMA node holding most of its memory (numa_maps) */
+	CTX_NODE_PCT,		/* % of its memory on that node */
+	CTX_LOCAL_PCT,		/* % of its vCPUs' time on a CPU of that node (sampled: see the man page) */
 	CTX_NR,
 };
+
+/* NUMA nodes kvmtop tells apart (node ids past it are left out), and CPUs it maps to them. */
+#define CTX_NODES	64
+#define CTX_CPUS	8192
 
 /* The command line read for the guest's RAM (-m): longer ones are cut. */
 #define CONTEXT_CMDLINE_MAX	32768
@@ -50,6 +57,8 @@ struct context {
 	char proc[PATH_MAX];	/* "/proc", or a tree laid out as it (--proc) */
 	char sys[PATH_MAX];	/* "/sys", or a tree laid out as it (--sys): net, cgroup v2 */
 	long clk_tck;		/* stat's ticks per second */
+	bool nodes_read;	/* cpu_node read from sys's nodeN/cpulist */
+	signed char cpu_node[CTX_CPUS];	/* CPU -> its NUMA node, -1: none known */
 	char buf[CONTEXT_CMDLINE_MAX];	/* the file being read: no allocation per VM */
 };
 

@@ -65,3 +65,31 @@ bool ctx_file_key(const char *text, const char *key, uint64_t *v)
 	}
 	return false;
 }
+
+bool ctx_stat_field(const char *text, int n, uint64_t *v)
+{
+	const char *p = strrchr(text, ')');
+	char *end;
+	int field = 2;
+
+	if (!p)
+		return false;
+	p++;
+	while (field < n) {
+		while (*p == ' ')
+			p++;
+		if (!*p || *p == '\n')
+			return false;
+		field++;
+		if (field == n)
+			break;
+		while (*p && *p != ' ' && *p != '\n')
+			p++;
+	}
+	while (*p == ' ')
+		p++;
+	if (*p < '0' || *p > '9')
+		return false;
+	*v = strtoull(p, &end, 10);
+	return true;
+}

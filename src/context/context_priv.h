@@ -31,6 +31,8 @@ struct ctx_reading {
 	bool ram_cmdline;
 	int nr_taps;		/* -1: not known */
 	uint64_t taps_sig;	/* which interfaces the counters sum: a change starts the rates anew */
+	uint64_t node_bytes[CTX_NODES];	/* numa_maps, at the slow cadence: nr_nodes 0 when not read */
+	int nr_nodes;
 };
 
 static inline void ctx_set(struct ctx_reading *r, enum vm_ctx_fig f, double v)
@@ -59,6 +61,16 @@ void ctx_proc_huge(struct context *c, int pid, struct ctx_reading *r);
 void ctx_psi_vm(struct context *c, int pid, struct ctx_reading *r);
 /* The host's /proc/pressure files, as counters (CTX_CPU_SOME .. CTX_IO_FULL). */
 void ctx_psi_host(struct context *c, struct ctx_reading *r);
+/* context_numa.c */
+/* VM pid's memory per node (numa_maps: walks its page tables) into r->node_bytes. */
+void ctx_numa_memory(struct context *c, int pid, struct ctx_reading *r);
+/*
+ * Each vCPU thread's node (the model's vcpu ctx_node) and the VM's main
+ * node, its share and the vCPUs' time on it (CTX_NODE .. CTX_LOCAL_PCT)
+ * from the VM's node_bytes as last read.
+ */
+struct vm;
+void ctx_numa_vcpus(struct context *c, struct vm *vm, struct ctx_reading *r);
 /* context_net.c */
 void ctx_net_taps(struct context *c, int pid, struct ctx_reading *r);
 
@@ -70,5 +82,7 @@ ssize_t ctx_file_read(struct context *c, const char *fmt, ...) __attribute__((fo
  * after the key: spaces, tabs or '=' first): true with *v, false if none.
  */
 bool ctx_file_key(const char *text, const char *key, uint64_t *v);
+/* Field n (1: the pid) of a /proc stat file's text, counted after its ")": true with *v. */
+bool ctx_stat_field(const char *text, int n, uint64_t *v);
 
 #endif

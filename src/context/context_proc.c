@@ -13,35 +13,6 @@
 
 #include "context_priv.h"
 
-/* stat's field n (1: pid) of the text after its ")": true with *v. */
-static bool proc_stat_field(const char *text, int n, uint64_t *v)
-{
-	const char *p = strrchr(text, ')');
-	char *end;
-	int field = 2;
-
-	if (!p)
-		return false;
-	p++;
-	while (field < n) {
-		while (*p == ' ')
-			p++;
-		if (!*p || *p == '\n')
-			return false;
-		field++;
-		if (field == n)
-			break;
-		while (*p && *p != ' ' && *p != '\n')
-			p++;
-	}
-	while (*p == ' ')
-		p++;
-	if (*p < '0' || *p > '9')
-		return false;
-	*v = strtoull(p, &end, 10);
-	return true;
-}
-
 /* QEMU's -m value in bytes (MiB without a suffix; "size=" form too): 0 if none. */
 static uint64_t proc_mem_arg(const char *arg)
 {
@@ -115,7 +86,7 @@ void ctx_proc_memory(struct context *c, int pid, struct ctx_reading *r)
 		if (ctx_file_key(c->buf, "VmSwap:", &v))
 			ctx_set(r, CTX_SWAP, (double)v * 1024);
 	}
-	if (ctx_file_read(c, "%s/%d/stat", c->proc, pid) > 0 && proc_stat_field(c->buf, 12, &v))
+	if (ctx_file_read(c, "%s/%d/stat", c->proc, pid) > 0 && ctx_stat_field(c->buf, 12, &v))
 		ctx_set(r, CTX_MAJFLT, (double)v);
 	ram = proc_ram_cmdline(c, pid);
 	r->ram_cmdline = ram != 0;
@@ -170,7 +141,7 @@ static bool proc_blkio(struct context *c, int pid, uint64_t *ticks)
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
 		if (ctx_file_read(c, "%s/%d/task/%s/stat", c->proc, pid, de->d_name) <= 0 ||
-		    !proc_stat_field(c->buf, 42, &v))
+		    !ctx_stat_field(c->buf, 42, &v))
 			continue;
 		*ticks += v;
 		any = true;

@@ -33,6 +33,8 @@
 #define IO_SOME		20.0	/* ... on I/O */
 #define FULL_SEVERE	10.0	/* % all of them stalled: severe */
 #define TAP_DROPS	1.0	/* drops per second on its taps */
+#define NUMA_MEM	75.0	/* % of its memory on one node ... */
+#define NUMA_LOCAL	50.0	/* ... and less than this % of its vCPUs' time there */
 
 /* Exits of class cls in scope s this interval, and the reason with most of them. */
 static uint64_t class_exits(const struct finding_in *in, enum reason_class cls, const struct reason **top)
@@ -326,6 +328,17 @@ static int eval_tap_drops(const struct finding_in *in, char *ev, size_t len)
 	return FS_WARNING;
 }
 
+static int eval_numa(const struct finding_in *in, char *ev, size_t len)
+{
+	double node = ctx(in, CTX_NODE), mem = ctx(in, CTX_NODE_PCT), local = ctx(in, CTX_LOCAL_PCT);
+
+	if (node < 0 || mem < NUMA_MEM || local < 0 || local >= NUMA_LOCAL)
+		return -1;
+	snprintf(ev, len, "%.1f %% of its memory on node %.0f, its vCPUs ran there %.1f %% of their time",
+		 mem, node, local);
+	return FS_WARNING;
+}
+
 const struct finding_rule finding_rules[] = {
 	{ "overcommit", FSC_VCPU, "the vCPU thread's wait time (sched events or /proc) and stolen_by",
 	  "wait >= 10 % of the snapshot (severe from 30 %)",
@@ -412,6 +425,15 @@ const struct finding_rule finding_rules[] = {
 	  "vhost-net's threads on CPUs of their own; check the bridge or macvtap's lower device too",
 	  "Linux Documentation/networking/tuntap.rst; QEMU documentation (virtio-net multiqueue, vhost)",
 	  eval_tap_drops },
+	{ "numa-remote", FSC_VM, "the VM's memory per NUMA node (numa_maps) and its vCPUs' time per node",
+	  ">= 75 % of its memory on one node and < 50 % of its vCPUs' time on that node's CPUs",
+	  "the guest's memory is mostly on another NUMA node than its vCPUs run on: its accesses cross "
+	  "the interconnect",
+	  "keep a VM's vCPUs and memory on one node: pin the vCPUs to that node's CPUs and bind the "
+	  "memory (libvirt <numatune> and <vcpupin>, numactl, cpuset.mems), or give it a virtual NUMA "
+	  "topology matching the host's; automatic NUMA balancing (kernel.numa_balancing) moves it in time",
+	  "Linux Documentation/admin-guide/mm/numa_memory_policy.rst; libvirt domain XML <numatune>",
+	  eval_numa },
 	{ "lost-events", FSC_HOST, "the snapshot's lost and dropped events",
 	  "any",
 	  "events were lost or dropped: this snapshot's figures are incomplete",

@@ -119,6 +119,9 @@ struct vcpu {
 	bool vmm;
 	int vcpu_id;		/* from the events, else the thread name, else -1 */
 	int last_cpu;
+	/* live (src/context/): the NUMA node of the CPU it last ran on (-1: not known), its run ns then */
+	int ctx_node;
+	uint64_t ctx_run_ns;
 	char comm[MODEL_NAME_LEN];	/* raw: escape before printing */
 	struct ctr exits;
 	struct ctr unmatched_exits;	/* exits followed by an exit, not an entry */
@@ -241,7 +244,10 @@ struct vm_ctx {
 	bool ram_cmdline;		/* CTX_RAM is the command line's -m, not the largest mapping */
 	int nr_taps;			/* tap/macvtap interfaces its VMM holds (-1: not known) */
 	uint64_t taps_sig;		/* which ones (a hash of their names): the rates' counters sum them */
-	uint64_t huge_at;		/* when huge pages were last read (smaps_rollup: a slower cadence) */
+	uint64_t huge_at;		/* when huge pages and NUMA were last read (they walk page tables) */
+	/* its memory per NUMA node (numa_maps), bytes; nr_nodes 0: not known */
+	uint64_t node_bytes[CTX_NODES];
+	int nr_nodes;
 	double val[CTX_NR];
 	/* the counters behind the rates, as of prev_at (bit f of prev_known: prev[f] was read) */
 	uint32_t prev_known;

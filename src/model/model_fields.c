@@ -63,6 +63,10 @@ GET_CTX(get_mem_some, CTX_MEM_SOME)
 GET_CTX(get_mem_full, CTX_MEM_FULL)
 GET_CTX(get_io_some, CTX_IO_SOME)
 GET_CTX(get_io_full, CTX_IO_FULL)
+GET_ROW(get_numa_node, v->unknown = !vm_ctx_get(&vm->ctx, CTX_NODE, &v->d); v->i = (int64_t)v->d)
+GET_CTX(get_numa_node_pct, CTX_NODE_PCT)
+GET_CTX(get_numa_local, CTX_LOCAL_PCT)
+GET_ROW(get_node, v->i = c->ctx_node; v->unknown = c->ctx_node < 0)
 
 GET(get_reason, v->s = w->r->name)
 GET(get_code, v->u = w->r->code)
@@ -129,10 +133,14 @@ const struct model_field model_fields[] = {
 	VM("psi_mem_full",  "psi_mem_full", "MEM FULL%", MF_PCT,  get_mem_full),
 	VM("psi_io_some",   "psi_io_some",  "IO SOME%",  MF_PCT,  get_io_some),
 	VM("psi_io_full",   "psi_io_full",  "IO FULL%",  MF_PCT,  get_io_full),
+	VM("numa_node",     "numa_node",    "NODE",      MF_INT,  get_numa_node),
+	VM("numa_node_pct", "numa_node_pct", "NODE MEM%", MF_PCT, get_numa_node_pct),
+	VM("numa_local_pct", "numa_local_pct", "LOCAL%", MF_PCT,  get_numa_local),
 	VCPU("vcpu",        "vcpu",         "VCPU",      MF_INT,  get_vcpu),
 	VCPU("tid",         "tid",          "TID",       MF_INT,  get_tid),
 	VCPU("comm",        "comm",         "THREAD",    MF_TEXT, get_comm),
 	VCPU("last_cpu",    "last_cpu",     "CPU",       MF_INT,  get_last_cpu),
+	VCPU("node",        "node",         "NODE",      MF_INT,  get_node),
 	{ MR_REASON, "reason",   NULL, "reason",   "REASON",   MF_TEXT, MF_NO_HIST, false, get_reason },
 	{ MR_REASON, "code",     NULL, "code",     "CODE",     MF_NUM,  MF_NO_HIST, false, get_code },
 	{ MR_REASON, "isa",      NULL, "isa",      "ISA",      MF_TEXT, MF_NO_HIST, false, get_isa },
