@@ -92,12 +92,13 @@ static void ctx_store(const struct context *c, struct vm_ctx *x, const struct ct
 	x->prev_at = now;
 }
 
-void context_sample(struct context *c, struct model *m, uint64_t now)
+unsigned int context_sample(struct context *c, struct model *m, uint64_t now)
 {
 	struct ctx_reading r;
+	unsigned int i, n = 0;
 	struct vm *vm;
-	unsigned int i;
 
+	c->delayacct_off = ctx_file_read(c, "%s/sys/kernel/task_delayacct", c->proc) > 0 && c->buf[0] == '0';
 	memset(&r, 0, sizeof(r));
 	ctx_psi_host(c, &r);
 	ctx_store(c, &m->host_ctx, &r, now, true);
@@ -118,8 +119,13 @@ void context_sample(struct context *c, struct model *m, uint64_t now)
 			memcpy(x->node_bytes, r.node_bytes, sizeof(x->node_bytes));
 			x->nr_nodes = r.nr_nodes;
 			x->huge_at = now;
-		} else if (x->known & (1u << CTX_HUGE)) {
-			ctx_set(&r, CTX_HUGE, x->val[CTX_HUGE]);
+		} else {
+			/* the last reading's RAM, huge pages and memory per node stand */
+			if (x->known & (1u << CTX_HUGE))
+				ctx_set(&r, CTX_HUGE, x->val[CTX_HUGE]);
+			if (x->known & (1u << CTX_RAM))
+				ctx_set(&r, CTX_RAM, x->val[CTX_RAM]);
+			r.ram_cmdline = x->ram_cmdline;
 		}
 		ctx_numa_vcpus(c, vm, &r);
 		same = r.taps_sig == x->taps_sig;
@@ -127,5 +133,7 @@ void context_sample(struct context *c, struct model *m, uint64_t now)
 		x->taps_sig = r.taps_sig;
 		x->ram_cmdline = r.ram_cmdline;
 		x->nr_taps = r.nr_taps;
+		n++;
 	}
+	return n;
 }

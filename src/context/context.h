@@ -57,6 +57,7 @@ struct context {
 	char proc[PATH_MAX];	/* "/proc", or a tree laid out as it (--proc) */
 	char sys[PATH_MAX];	/* "/sys", or a tree laid out as it (--sys): net, cgroup v2 */
 	long clk_tck;		/* stat's ticks per second */
+	bool delayacct_off;	/* kernel.task_delayacct is 0 (read once per sample) */
 	bool nodes_read;	/* cpu_node read from sys's nodeN/cpulist */
 	signed char cpu_node[CTX_CPUS];	/* CPU -> its NUMA node, -1: none known */
 	char buf[CONTEXT_CMDLINE_MAX];	/* the file being read: no allocation per VM */
@@ -67,8 +68,9 @@ void context_init(struct context *c, const char *proc_root, const char *sys_root
 /*
  * Every live VM's context at now (ns, the snapshot's end) into the model,
  * and the host's pressure: rates over the time since the last call.  What
- * cannot be read is unknown in the model; nothing here fails.
+ * cannot be read is unknown in the model; nothing here fails.  The VMs
+ * read.
  */
-void context_sample(struct context *c, struct model *m, uint64_t now);
+unsigned int context_sample(struct context *c, struct model *m, uint64_t now);
 
 #endif

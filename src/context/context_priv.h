@@ -51,9 +51,9 @@ struct ctx_reader {
 void ctx_proc_memory(struct context *c, int pid, struct ctx_reading *r);
 void ctx_proc_disk(struct context *c, int pid, struct ctx_reading *r);
 /*
- * The huge-page share of the guest's RAM r holds (smaps_rollup: it walks
- * the VMM's page tables, ~57 ms per GiB of 4 KiB pages measured: context.c
- * reads it once per CTX_HUGE_EVERY_NS).
+ * The guest's RAM (-m, else the largest mapping of maps) and its huge-page
+ * share (smaps_rollup: it walks the VMM's page tables, ~20-60 ms per GiB of
+ * 4 KiB pages measured: context.c reads it once per CTX_HUGE_EVERY_NS).
  */
 void ctx_proc_huge(struct context *c, int pid, struct ctx_reading *r);
 #define CTX_HUGE_EVERY_NS	(60 * 1000000000ull)

@@ -78,7 +78,7 @@ static uint64_t proc_ram_mapping(const struct context *c, int pid)
 
 void ctx_proc_memory(struct context *c, int pid, struct ctx_reading *r)
 {
-	uint64_t v, ram;
+	uint64_t v;
 
 	if (ctx_file_read(c, "%s/%d/status", c->proc, pid) > 0) {
 		if (ctx_file_key(c->buf, "VmRSS:", &v))
@@ -88,21 +88,19 @@ void ctx_proc_memory(struct context *c, int pid, struct ctx_reading *r)
 	}
 	if (ctx_file_read(c, "%s/%d/stat", c->proc, pid) > 0 && ctx_stat_field(c->buf, 12, &v))
 		ctx_set(r, CTX_MAJFLT, (double)v);
-	ram = proc_ram_cmdline(c, pid);
-	r->ram_cmdline = ram != 0;
-	if (!ram)
-		ram = proc_ram_mapping(c, pid);
-	if (ram)
-		ctx_set(r, CTX_RAM, (double)ram);
 }
 
 void ctx_proc_huge(struct context *c, int pid, struct ctx_reading *r)
 {
-	uint64_t v, huge = 0, ram = (uint64_t)r->val[CTX_RAM];
+	uint64_t v, huge = 0, ram = proc_ram_cmdline(c, pid);
 	bool any_huge = false;
 
-	if (!(r->known & (1u << CTX_RAM)))
+	r->ram_cmdline = ram != 0;
+	if (!ram)
+		ram = proc_ram_mapping(c, pid);
+	if (!ram)
 		return;
+	ctx_set(r, CTX_RAM, (double)ram);
 	if (ctx_file_read(c, "%s/%d/smaps_rollup", c->proc, pid) > 0) {
 		static const char *const keys[] = { "AnonHugePages:", "Shared_Hugetlb:", "Private_Hugetlb:" };
 		unsigned int i;
@@ -130,7 +128,7 @@ static bool proc_blkio(struct context *c, int pid, uint64_t *ticks)
 	uint64_t v;
 	DIR *d;
 
-	if (ctx_file_read(c, "%s/sys/kernel/task_delayacct", c->proc) > 0 && c->buf[0] == '0')
+	if (c->delayacct_off)
 		return false;
 	snprintf(path, sizeof(path), "%s/%d/task", c->proc, pid);
 	d = opendir(path);

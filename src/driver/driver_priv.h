@@ -62,6 +62,8 @@ struct driver {
 	uint64_t said_pids, said_names;
 	/* KVMTOP_SNAPSHOT_STATS: how long the snapshots' output took (make bench) */
 	uint64_t snap_n, snap_ns, snap_max_ns;
+	/* ... and the VMs' context: calls, VMs read, this thread's CPU ns in them */
+	uint64_t ctx_n, ctx_vms, ctx_cpu_ns;
 };
 
 /* signals.c: SIGINT, SIGTERM, SIGHUP only set this; the loops look at it. */
