@@ -269,6 +269,58 @@ def fixture_case():
         shutil.rmtree(root, ignore_errors=True)
 
 
+def screen_case():
+    """The VMs pane's context columns are off by default; the settings file picks them; a figure
+    not known is '-'.  The vCPUs pane's node likewise.  Oracle: the fixture's numbers."""
+    import shutil as sh
+    if not sh.which("tmux"):
+        skip("context: the VMs pane's context columns", "tmux is not installed")
+        return
+    import tui_keys as k
+    root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-ctxs-")
+    proc, sysd = os.path.join(root, "proc"), os.path.join(root, "sys")
+    try:
+        proc_vm(proc, 4100, "web1", {0: (4101, "CPU 0/KVM", True), 1: (4102, "CPU 1/KVM", True)})
+        vm_stats(proc, 4100, {}, {0: vcpu_vals(10, H0, LIN), 1: vcpu_vals(10, H0, LIN)})
+        proc_vm(proc, 4200, "db2", {0: (4201, "CPU 0/KVM", True)})
+        vm_stats(proc, 4200, {}, {0: vcpu_vals(10, H0, LIN)})
+        write_vm1(proc, sysd, 1)
+        write_vm2(proc, sysd)
+        live = ["--source", "stats", "--proc", proc, "--sys", sysd, "-d", "1"]
+        k.start(live, width=400)        # room for every column the pane shows by default
+        lines = k.wait_for(lambda ls: len(ls) > 3 and ls[3].split()[:1] == ["VM"] and "EVENTS/s" in ls[3])
+        ok(len(lines) > 3 and "EVENTS/s" in lines[3] and not {"RES", "SWAP", "MAJFLT/S", "LOCAL%"} & set(lines[3].split()),
+           "screen: the VMs pane's context columns are off by default, even with room for them",
+           lines[3] if len(lines) > 3 else lines)
+        k.quit_case("context screen")
+        rc = os.path.join(root, "kvmtoprc")
+        with open(rc, "w") as f:
+            f.write("VMs.columns = vm_name,mem_rss,mem_swap,numa_local_pct\nvCPUs.columns = vcpu,node,tid\n")
+        k.start(["--config", rc] + live)
+        rows_of = lambda ls: {l.split()[0]: l.split() for l in ls[4:] if l.split() and l.split()[0] in ("web1", "db2")}
+        lines = k.wait_for(lambda ls: len(ls) > 3 and ls[3].split()[:4] == ["VM", "RES", "SWAP", "LOCAL%"]
+                           and len(rows_of(ls)) == 2)
+        eq(lines[3].split()[:4] if len(lines) > 3 else lines, ["VM", "RES", "SWAP", "LOCAL%"],
+           "screen: the settings file picks the context columns, titled from the field table")
+        rows = rows_of(lines)
+        eq((rows.get("web1", [])[1:3], rows.get("db2", [])[1:3]), (["308.2M", "4194304"], ["1024000", "-"]),
+           "screen: resident and swapped as counts (308.2M: 301,000 KiB), '-' where not known")
+        for _ in range(3):      # web1's row selected (the pane's order is not this test's)
+            if k.sel_name() == "web1":
+                break
+            k.keys("Down")
+            time.sleep(0.5)
+        k.keys("Enter")
+        cells_of = lambda ls: sorted(tuple(l.split()[:2]) for l in ls[4:]
+                                     if len(l.split()) > 2 and l.split()[2] in ("4101", "4102"))
+        lines = k.wait_for(lambda ls: len(ls) > 3 and ls[3].split()[1:2] == ["NODE"] and len(cells_of(ls)) == 2)
+        cells = cells_of(lines)
+        eq(cells, [("0", "1"), ("1", "0")], "screen: the vCPUs pane's node column, picked by the settings file")
+        k.quit_case("context screen (picked)")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 CHILD = r'''
 import fcntl, mmap, os, struct, sys
 fd = os.open("/dev/net/tun", os.O_RDWR)
@@ -383,4 +435,5 @@ def real_case():
 
 fixture_case()
 real_case()
+screen_case()
 done()

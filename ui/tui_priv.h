@@ -87,7 +87,7 @@ struct pane_col {
 	/* ascending; NULL: a field's column ordered by its value, or no order (not sortable) */
 	int (*compare)(const void *a, const void *b);
 	bool descending;	/* default order when chosen */
-	int priority;		/* columns with the highest number go first when narrow */
+	int priority;		/* columns with the highest number go first when narrow; -1: only when picked (F2) */
 	/*
 	 * Time states (1 << VS_x) the input must measure for the column to
 	 * be shown at all (model_time_known()); 0: always.
