@@ -317,6 +317,31 @@ def screen_case():
         cells = cells_of(lines)
         eq(cells, [("0", "1"), ("1", "0")], "screen: the vCPUs pane's node column, picked by the settings file")
         k.quit_case("context screen (picked)")
+        # m: the VM's context pane, one figure a row
+        k.start(["--config", rc] + live)
+        k.wait_for(lambda ls: len(rows_of(ls)) == 2)
+        for _ in range(3):
+            if k.sel_name() == "web1":
+                break
+            k.keys("Down")
+            time.sleep(0.5)
+        k.keys("m")
+        item = lambda ls, name: next((l for l in ls if l.startswith(name + " ")), "")
+        lines = k.wait_for(lambda ls: any("Context of VM web1" in l for l in ls) and
+                           "B/s" in item(ls, "tap vnet7 rx"), timeout=15)
+        ok(item(lines, "resident").split()[-2:] == ["293.9", "MiB"] and
+           item(lines, "swapped out").split()[-2:] == ["4.0", "MiB"] and
+           item(lines, "memory on node 1").split()[4:6] == ["31.7", "MiB"] and
+           "the most" in item(lines, "memory on node 1") and
+           item(lines, "tap vnet7 rx").split()[3:5] == ["0.0", "B/s"],
+           "screen: m, the VM's context: its memory (301,000 KiB), per node, a tap (the fixture's figures)",
+           "\n".join(lines))
+        k.keys("End")
+        lines = k.wait_for(lambda ls: item(ls, "VMM threads") != "")
+        ok(item(lines, "tap macvtap0 drops").split()[3:4] == ["0.00/s"] and
+           item(lines, "cpu pressure").split()[2:4] == ["0.0", "%"],
+           "screen: m, the VM's context: the second tap, its pressure", "\n".join(lines))
+        k.quit_case("context pane")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -227,6 +227,8 @@ MUTATIONS = [
     ("screen: the VMs pane's resident column shown by default",
      [("ui/pane_vms.c", '"mem_rss",    NULL,         8,  COL_RIGHT, NULL,             NULL,               true,  -1,',
        '"mem_rss",    NULL,         8,  COL_RIGHT, NULL,             NULL,               true,  1,')]),
+    ("screen: the context pane's MiB of 1000 KiB",
+     [("ui/pane_context.c", "\t\tv /= 1024;\n", "\t\tv /= 1000;\n")]),
     ("context: a rate over the snapshot's seconds counted twice",
      [("src/context/context.c", "x->val[f] = (r->val[f] - (double)x->prev[f]) * scale / secs;",
        "x->val[f] = (r->val[f] - (double)x->prev[f]) * scale / secs / 2;")]),

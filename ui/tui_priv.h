@@ -131,7 +131,7 @@ struct pane_ops {
 /* The panes, one a file; each opens another by id, through struct tui's panes. */
 enum pane_id {
 	PANE_VMS, PANE_VCPUS, PANE_REASONS, PANE_RECENT, PANE_IPS, PANE_HELP, PANE_FINDINGS,
-	PANE_THIEVES, PANE_SETUP, PANE_NR
+	PANE_THIEVES, PANE_CONTEXT, PANE_SETUP, PANE_NR
 };
 _Static_assert(PANE_NR <= TUI_PANES, "struct tui's settings have room for every pane");
 
@@ -190,6 +190,7 @@ extern const struct pane_ops pane_ips;
 extern const struct pane_ops pane_help;
 extern const struct pane_ops pane_findings;
 extern const struct pane_ops pane_thieves;
+extern const struct pane_ops pane_context;
 extern const struct pane_ops pane_setup;
 
 /* tui_stack.c: the stack of panes */

@@ -50,6 +50,33 @@ static double ctx_scale(const struct context *c, enum vm_ctx_fig f)
 	}
 }
 
+/* Each tap of reading r into x's rows, its rates against the same interface's last counters. */
+static void ctx_store_taps(struct vm_ctx *x, const struct ctx_reading *r, double secs)
+{
+	struct vm_ctx_tap old[CTX_TAPS];
+	int nr_old = x->nr_tap_rows, k, j, i;
+
+	memcpy(old, x->taps, sizeof(old));
+	for (k = 0; k < r->nr_tap_rows; k++) {
+		struct vm_ctx_tap *t = &x->taps[k];
+
+		memcpy(t->name, r->tap[k], sizeof(t->name));
+		memcpy(t->prev, r->tap_ctr[k], sizeof(t->prev));
+		t->known = false;
+		for (j = 0; j < nr_old && strcmp(old[j].name, t->name); j++)
+			;
+		if (j == nr_old || secs <= 0)
+			continue;
+		t->known = true;
+		for (i = 0; i < CTX_TAP_NR; i++) {
+			if (t->prev[i] < old[j].prev[i])
+				t->known = false;	/* a counter went back: the interface was made anew */
+			t->rate[i] = (double)(t->prev[i] - old[j].prev[i]) / secs;
+		}
+	}
+	x->nr_tap_rows = r->nr_tap_rows;
+}
+
 void context_init(struct context *c, const char *proc_root, const char *sys_root)
 {
 	memset(c, 0, sizeof(*c));
@@ -129,6 +156,7 @@ unsigned int context_sample(struct context *c, struct model *m, uint64_t now)
 		}
 		ctx_numa_vcpus(c, vm, &r);
 		same = r.taps_sig == x->taps_sig;
+		ctx_store_taps(x, &r, x->prev_at && now > x->prev_at ? (double)(now - x->prev_at) / 1e9 : 0);
 		ctx_store(c, x, &r, now, same);
 		x->taps_sig = r.taps_sig;
 		x->ram_cmdline = r.ram_cmdline;

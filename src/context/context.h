@@ -46,6 +46,11 @@ enum vm_ctx_fig {
 	CTX_NR,
 };
 
+/* A VM's tap interfaces kept one by one (the sums count them all): their counters, in order. */
+#define CTX_TAPS	8
+#define CTX_IFNAMSIZ	16
+enum ctx_tap_ctr { CTX_TAP_RXB, CTX_TAP_TXB, CTX_TAP_RXP, CTX_TAP_TXP, CTX_TAP_DROPS, CTX_TAP_NR };
+
 /* NUMA nodes kvmtop tells apart (node ids past it are left out), and CPUs it maps to them. */
 #define CTX_NODES	64
 #define CTX_CPUS	8192

@@ -15,7 +15,7 @@
 #include "context_priv.h"
 
 #define NET_MAX_TAPS	64	/* interfaces summed per VM; more are left out */
-#define NET_IFNAMSIZ	16
+#define NET_IFNAMSIZ	CTX_IFNAMSIZ
 
 struct net_taps {
 	char name[NET_MAX_TAPS][NET_IFNAMSIZ];
@@ -87,10 +87,10 @@ static void net_fd(struct context *c, int pid, const char *fd, struct net_taps *
 
 void ctx_net_taps(struct context *c, int pid, struct ctx_reading *r)
 {
-	static const struct { const char *file; enum vm_ctx_fig f; } stats[] = {
-		{ "rx_bytes", CTX_RX_BPS }, { "tx_bytes", CTX_TX_BPS },
-		{ "rx_packets", CTX_RX_PPS }, { "tx_packets", CTX_TX_PPS },
-		{ "rx_dropped", CTX_DROPS }, { "tx_dropped", CTX_DROPS },
+	static const struct { const char *file; enum vm_ctx_fig f; enum ctx_tap_ctr t; } stats[] = {
+		{ "rx_bytes", CTX_RX_BPS, CTX_TAP_RXB }, { "tx_bytes", CTX_TX_BPS, CTX_TAP_TXB },
+		{ "rx_packets", CTX_RX_PPS, CTX_TAP_RXP }, { "tx_packets", CTX_TX_PPS, CTX_TAP_TXP },
+		{ "rx_dropped", CTX_DROPS, CTX_TAP_DROPS }, { "tx_dropped", CTX_DROPS, CTX_TAP_DROPS },
 	};
 	double sum[CTX_NR] = { 0 };
 	char path[PATH_MAX + 32];
@@ -116,12 +116,21 @@ void ctx_net_taps(struct context *c, int pid, struct ctx_reading *r)
 		for (s = t.name[k]; *s; s++)
 			r->taps_sig = (r->taps_sig ^ (unsigned char)*s) * 1099511628211ull;
 		r->taps_sig = (r->taps_sig ^ '/') * 1099511628211ull;
+		if (k < CTX_TAPS)
+			memcpy(r->tap[k], t.name[k], CTX_IFNAMSIZ);
 		for (i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
+			uint64_t v;
+
 			if (ctx_file_read(c, "%s/class/net/%s/statistics/%s", c->sys, t.name[k],
 					  stats[i].file) <= 0)
 				return;	/* an interface gone mid-read: its counters unknown */
-			sum[stats[i].f] += (double)strtoull(c->buf, NULL, 10);
+			v = strtoull(c->buf, NULL, 10);
+			sum[stats[i].f] += (double)v;
+			if (k < CTX_TAPS)
+				r->tap_ctr[k][stats[i].t] += v;
 		}
+		if (k < CTX_TAPS)
+			r->nr_tap_rows = k + 1;
 	}
 	if (!t.n)
 		return;		/* no tap: no network figures, not zeros */

@@ -31,6 +31,9 @@ struct ctx_reading {
 	bool ram_cmdline;
 	int nr_taps;		/* -1: not known */
 	uint64_t taps_sig;	/* which interfaces the counters sum: a change starts the rates anew */
+	char tap[CTX_TAPS][CTX_IFNAMSIZ];	/* the first taps one by one, and their counters */
+	uint64_t tap_ctr[CTX_TAPS][CTX_TAP_NR];
+	int nr_tap_rows;
 	uint64_t node_bytes[CTX_NODES];	/* numa_maps, at the slow cadence: nr_nodes 0 when not read */
 	int nr_nodes;
 };

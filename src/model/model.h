@@ -239,6 +239,14 @@ struct thread_group_stat {
  * second over the snapshot's interval.
  */
 
+/* One tap of a VM's: its name, its rates per second (known: there was a reading before). */
+struct vm_ctx_tap {
+	char name[CTX_IFNAMSIZ];	/* raw: escape before printing */
+	bool known;
+	double rate[CTX_TAP_NR];
+	uint64_t prev[CTX_TAP_NR];
+};
+
 struct vm_ctx {
 	uint32_t known;			/* bit f: val[f] holds a figure */
 	bool ram_cmdline;		/* CTX_RAM is the command line's -m, not the largest mapping */
@@ -248,6 +256,9 @@ struct vm_ctx {
 	/* its memory per NUMA node (numa_maps), bytes; nr_nodes 0: not known */
 	uint64_t node_bytes[CTX_NODES];
 	int nr_nodes;
+	/* its first CTX_TAPS taps one by one */
+	struct vm_ctx_tap taps[CTX_TAPS];
+	int nr_tap_rows;
 	double val[CTX_NR];
 	/* the counters behind the rates, as of prev_at (bit f of prev_known: prev[f] was read) */
 	uint32_t prev_known;
