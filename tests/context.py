@@ -96,8 +96,10 @@ def write_vm1(root, sysd, n):
 
 
 def write_vm2(root, sysd):
-    """VM 4200: a shared cgroup, no tap, no io file, a stat without delay accounting, no swap line."""
+    """VM 4200: a shared cgroup, no tap, an io file whose read fails (a directory: EISDIR, as a
+    file gone mid-read), a stat without delay accounting, no swap line."""
     d = os.path.join(root, "4200")
+    os.makedirs(os.path.join(d, "io"), exist_ok=True)
     put(os.path.join(d, "status"), "Name:\tqemu-system-x86\nTgid:\t4200\nVmRSS:\t  1000 kB\n", "w")
     put(os.path.join(d, "stat"), stat_line(4200, 5), "w")
     put(os.path.join(d, "task", "4200", "stat"), stat_line(4200, 5), "w")
@@ -218,7 +220,7 @@ def fixture_case():
            near(a["psi_cpu_full"], 0.0),
            "context: its libvirt cgroup's PSI totals' growth, % of the interval", a)
         eq([b[k] for k in ("mem_swap", "disk_rd_bps", "blkio_pct", "net_rx_bps", "psi_mem_some")],
-           [None] * 5, "context: no VmSwap, no io, no delay field, no tap, a shared cgroup: unknown")
+           [None] * 5, "context: no VmSwap, io unreadable, no delay field, no tap, a shared cgroup: unknown")
         eq((b["mem_rss"], b["net_taps"]), (1000 * 1024, 0), "context: the figures it has, beside them")
         n0, n1 = 4000 * 1024, 3000 * 4096 + 10 * 2048 * 1024
         eq((a["numa_node"], a["numa_node_bytes"]), (1, [n0, n1]),
