@@ -62,6 +62,12 @@ Then kvmtop's own CPU per snapshot reading 100 VMs of 4 vCPUs with
 --source stats (a fixture tree) beside --source debugfs on the same VMs,
 and --source stats on this host's /proc.
 
+Then the VMs' context (src/context/): kvmtop's CPU per VM per interval
+reading 100 VMs' memory, disk, network, pressure and NUMA figures (their
+/proc files are those of 100 real processes, linked from a fixture tree),
+and what numa_maps and smaps_rollup, read once a minute, cost per GiB of
+guest RAM in 4 KiB pages.
+
 Last, the exporter: kvmtop --listen on a recording of 1,000 VMs x 8 vCPUs x 20
 reasons, the scrape time, size and series of each format, default,
 --metrics-latency vm and --metrics-per-vcpu, with the time each snapshot
@@ -759,6 +765,73 @@ def stats_cpu():
     shutil.rmtree(dbg, ignore_errors=True)
 
 
+def context_cpu():
+    """The VMs' context: 100 VMs of 2 vCPUs as a --proc tree for --source stats whose context files
+    (status, stat, io, cmdline, maps, smaps_rollup, numa_maps, cgroup, task/) are links to 100 real
+    processes of this bench, each holding a tap where /dev/net/tun can be opened; kvmtop times its
+    own thread's CPU in the context's reading (KVMTOP_SNAPSHOT_STATS): per VM per interval.  Then
+    the page-table walks the slow cadence pays: numa_maps and smaps_rollup of a process with 1 GiB
+    touched, per GiB."""
+    sys.path.insert(0, os.path.join(SRC, "tests"))
+    import kstat_fixture as kf
+    print("\ncontext: kvmtop's CPU reading the VMs' context, 100 VMs x 2 vCPUs, -d 0.1 -n 50, 3 runs")
+    root = os.path.join(OUT, "context-tree")
+    shutil.rmtree(root, ignore_errors=True)
+    child = ("import fcntl, os, struct, sys, time\n"
+             "try:\n fd = os.open('/dev/net/tun', os.O_RDWR)\n"
+             " fcntl.ioctl(fd, 0x400454ca, struct.pack('16sH', sys.argv[1].encode(), 0x1002))\n"
+             " print(fd, flush=True)\nexcept OSError:\n print(-1, flush=True)\ntime.sleep(3600)\n")
+    procs = []
+    try:
+        for k in range(100):
+            p = subprocess.Popen([sys.executable, "-c", child, "kvbench%d" % k], stdout=subprocess.PIPE, text=True)
+            procs.append((p, int(p.stdout.readline())))
+        for k, (p, tunfd) in enumerate(procs):
+            pid = 200000 + 10 * k
+            d = kf.proc_vm(root, pid, "bench%d" % k, {0: (pid + 1, "CPU 0/KVM", True), 1: (pid + 2, "CPU 1/KVM", True)})
+            kf.vm_stats(root, pid, {}, {i: kf.vcpu_vals(10, [0] * 32, [0] * 4) for i in (0, 1)})
+            for name in ("status", "stat", "io", "cmdline", "maps", "smaps_rollup", "numa_maps", "cgroup"):
+                if os.path.exists(os.path.join(d, name)):
+                    os.unlink(os.path.join(d, name))
+                os.symlink("/proc/%d/%s" % (p.pid, name), os.path.join(d, name))
+            for tid in (pid + 1, pid + 2):
+                for f in ("stat", "schedstat"):
+                    os.symlink("/proc/%d/%s" % (p.pid, f), os.path.join(d, "task", str(tid), f))
+            if tunfd >= 0:
+                os.symlink("/dev/net/tun", os.path.join(d, "fd", "30"))
+                os.makedirs(os.path.join(d, "fdinfo"), exist_ok=True)
+                os.symlink("/proc/%d/fdinfo/%d" % (p.pid, tunfd), os.path.join(d, "fdinfo", "30"))
+        stats = os.path.join(OUT, "context-stats.json")
+        per = []
+        for _ in range(3):
+            env = dict(os.environ, KVMTOP_SNAPSHOT_STATS=stats)
+            subprocess.run([os.path.join(TOP, "kvmtop"), "-b", "--source", "stats", "--proc", root,
+                            "-d", "0.1", "-n", "50", "-o", "csv"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, env=env)
+            s = json.load(open(stats))
+            if s.get("context_vms"):
+                per.append(s["context_cpu_ns"] / s["context_vms"])
+        if per:
+            print("context: %.0f us of kvmtop's CPU per VM per interval (median of 3; %d VMs, %s taps)"
+                  % (median(per) / 1e3, len(procs), "with" if procs[0][1] >= 0 else "no"))
+        else:
+            print("context: unmeasured (kvmtop read no VM's context)")
+    finally:
+        for p, _ in procs:
+            p.kill()
+            p.wait()
+        shutil.rmtree(root, ignore_errors=True)
+    walk = ("import mmap, time\nm = mmap.mmap(-1, 1 << 30)\nfor o in range(0, len(m), 4096): m[o] = 1\n"
+            "for f in ('numa_maps', 'smaps_rollup'):\n t = time.process_time()\n"
+            " for i in range(5): open('/proc/self/' + f).read()\n"
+            " print(f, (time.process_time() - t) / 5 * 1000)\n")
+    r = subprocess.run([sys.executable, "-c", walk], capture_output=True, text=True)
+    for line in r.stdout.splitlines():
+        name, ms = line.split()
+        print("context: %s costs %.1f ms of CPU per GiB of guest RAM in 4 KiB pages (read once a minute)"
+              % (name, float(ms)))
+
+
 def metrics():
     """--listen: scrape time and size of 1,000 VMs x 8 vCPUs x 20 reasons, default and
     --metrics-per-vcpu, and what a 1 s scraper costs kvmtop's CPU."""
@@ -887,12 +960,11 @@ def metrics():
     shutil.rmtree(root, ignore_errors=True)
 
 
-main()
-scale()
-first_frame()
-screen()
-live()
-sched_cost()
-guest_cost()
-stats_cpu()
-metrics()
+# KVMTOP_BENCH_ONLY=NAME[,NAME]: only those parts (main scale first_frame screen live sched_cost
+# guest_cost stats_cpu context_cpu metrics), e.g. the VMs' context's cost alone
+ONLY = [n for n in os.environ.get("KVMTOP_BENCH_ONLY", "").split(",") if n]
+for part in (main, scale, first_frame, screen, live, sched_cost, guest_cost, stats_cpu, context_cpu, metrics):
+    if not ONLY or part.__name__ in ONLY:
+        if part is not main:
+            os.makedirs(OUT, exist_ok=True)
+        part()

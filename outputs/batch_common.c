@@ -21,6 +21,18 @@ double batch_seconds(const struct batch *b, uint64_t end)
 	return b->ns ? (double)t / 1e9 : 0.0;
 }
 
+bool batch_host_psi(const struct batch *b, unsigned int i, const char **key, double *v)
+{
+	static const struct { const char *key; enum vm_ctx_fig f; } psi[BATCH_HOST_PSI] = {
+		{ "cpu_some", CTX_CPU_SOME }, { "cpu_full", CTX_CPU_FULL },
+		{ "memory_some", CTX_MEM_SOME }, { "memory_full", CTX_MEM_FULL },
+		{ "io_some", CTX_IO_SOME }, { "io_full", CTX_IO_FULL },
+	};
+
+	*key = psi[i].key;
+	return vm_ctx_get(&b->m->host_ctx, psi[i].f, v);
+}
+
 bool batch_field_known(const struct batch *b, const struct model_field *f)
 {
 	if (f->sched && !(model_time_known(b->m) & TIME_SPLIT))
@@ -51,6 +63,7 @@ static int sort_cmp(const struct model_field *f, bool ascending, const struct so
 		r = x->v.i < y->v.i ? -1 : x->v.i > y->v.i;
 		break;
 	case MF_PCT:
+	case MF_RATE:
 	case MF_TIME_MEAN:
 		r = x->v.d < y->v.d ? -1 : x->v.d > y->v.d;
 		break;
@@ -202,37 +215,41 @@ void batch_scope_init(struct batch *b, const char *sort, const char *fields)
 	}
 }
 
-void batch_machine_value(const struct batch *b, const struct model_field *f,
+bool batch_machine_value(const struct batch *b, const struct model_field *f,
 			 const struct model_row *row, void (*esc)(FILE *f, const char *s))
 {
 	struct model_field_val v;
 	bool has;
 
 	model_field_value(f, row, &v, &has);
+	if (v.unknown)
+		return false;
 	switch (f->kind) {
 	case MF_INT:
 		fprintf(b->out, "%" PRId64, v.i);
-		return;
+		return true;
 	case MF_TEXT:
 		esc(b->out, v.s);
-		return;
+		return true;
 	case MF_BOOL:
 		fputs(v.b ? "true" : "false", b->out);
-		return;
+		return true;
 	case MF_NUM:
 	case MF_TIME:
 		fprintf(b->out, "%" PRIu64, v.u);
-		return;
+		return true;
 	case MF_PCT:
+	case MF_RATE:
 		fprintf(b->out, "%.2f", v.d);
-		return;
+		return true;
 	case MF_TIME_MEAN:
 		fprintf(b->out, "%.1f", v.d);
-		return;
+		return true;
 	case MF_SECS:
 		fprintf(b->out, "%.9f", (double)v.u / 1e9);
-		return;
+		return true;
 	}
+	return true;
 }
 
 const char *batch_text_field(const char *name, const struct model_row *row, char *buf, size_t len)
@@ -242,9 +259,17 @@ const char *batch_text_field(const char *name, const struct model_row *row, char
 	bool has;
 
 	model_field_value(f, row, &v, &has);
+	if (v.unknown) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
 	switch (f->kind) {
 	case MF_TEXT:
 		return escape_text(v.s, buf, len);
+	case MF_PCT:
+	case MF_RATE:
+		snprintf(buf, len, "%.2f", v.d);
+		return buf;
 	case MF_INT:
 		snprintf(buf, len, "%" PRId64, v.i);
 		return buf;

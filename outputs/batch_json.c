@@ -38,7 +38,8 @@ static void json_row_fields(const struct batch *b, enum model_row_kind kind, con
 	fs = model_fields_of(kind, &n);
 	for (j = 0; j < n; j++) {
 		fprintf(b->out, "%s\"%s\":", j ? "," : "", fs[j].key);
-		batch_machine_value(b, &fs[j], row, escape_json);
+		if (!batch_machine_value(b, &fs[j], row, escape_json))
+			fputs("null", b->out);
 	}
 }
 
@@ -266,6 +267,41 @@ static void json_kernel(const struct batch *b, const struct vm *k, const struct 
 }
 
 /* The snapshot's own keys, up to the host's object. */
+/* Live: the VM's memory per NUMA node (numa_maps, as last read), bytes by node id; nothing unread. */
+static void json_numa(const struct batch *b, const struct vm *vm)
+{
+	int n;
+
+	if (vm->ctx.nr_nodes <= 0)
+		return;
+	fputs(",\"numa_node_bytes\":[", b->out);
+	for (n = 0; n < vm->ctx.nr_nodes; n++)
+		fprintf(b->out, "%s%" PRIu64, n ? "," : "", vm->ctx.node_bytes[n]);
+	fputc(']', b->out);
+}
+
+/* Live: the host's pressure, each figure or null; nothing for a recording (none read). */
+static void json_host_psi(const struct batch *b)
+{
+	const char *key;
+	unsigned int i;
+	double v;
+
+	if (!b->m->host_ctx.prev_known)
+		return;
+	fputs(",\"host_pressure\":{", b->out);
+	for (i = 0; i < BATCH_HOST_PSI; i++) {
+		bool known = batch_host_psi(b, i, &key, &v);
+
+		fprintf(b->out, "%s\"%s\":", i ? "," : "", key);
+		if (known)
+			fprintf(b->out, "%.2f", v);
+		else
+			fputs("null", b->out);
+	}
+	fputc('}', b->out);
+}
+
 static void json_header(const struct batch *b, uint64_t end)
 {
 	const struct model *m = b->m;
@@ -289,6 +325,7 @@ static void json_header(const struct batch *b, uint64_t end)
 	fprintf(b->out, ",\"empty_intervals\":%" PRIu64, b->empty > 1 ? b->empty : 0);
 	fprintf(b->out, ",\"kvm_events\":%" PRIu64 ",\"lost_events\":%" PRIu64 ",\"dropped_events\":%" PRIu64,
 		ctr_interval(&m->events), ctr_interval(&m->lost_events), ctr_interval(&m->dropped));
+	json_host_psi(b);
 }
 
 /* A scope's exits, their rate and its unmatched events. */
@@ -339,6 +376,7 @@ static int json_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 		goto out;
 	fputc('{', b->out);
 	json_row_fields(b, MR_VM, &(struct model_row){ .m = m, .vm = vm });
+	json_numa(b, vm);
 	json_exits(b, &vs, end);
 	json_threads(b, vm, &vs);
 	json_reasons(b, &vs);

@@ -12,6 +12,13 @@
 #include "batch.h"
 
 /* batch_common.c: what the formats share. */
+/*
+ * The host's pressure (live: /proc/pressure), figure i of BATCH_HOST_PSI:
+ * its name ("cpu_some" ...) in *key; true with *v (% of the snapshot), or
+ * false where it is not known.
+ */
+#define BATCH_HOST_PSI	6
+bool batch_host_psi(const struct batch *b, unsigned int i, const char **key, double *v);
 /* The snapshot's length in seconds, 0 when times are not ns. */
 double batch_seconds(const struct batch *b, uint64_t end);
 /*
@@ -34,8 +41,12 @@ void batch_scope_init(struct batch *b, const char *sort, const char *fields);
  */
 const struct vm **batch_vms(const struct batch *b, unsigned int *n);
 const struct vcpu **batch_vcpus(const struct batch *b, const struct vm *vm, unsigned int *n);
-/* Field f of row as CSV and JSON write it: a number, or a string through esc. */
-void batch_machine_value(const struct batch *b, const struct model_field *f,
+/*
+ * Field f of row as CSV and JSON write it: a number, or a string through
+ * esc.  false, with nothing written, where the row has no figure (a VM's
+ * context the host does not give): CSV leaves the cell empty, JSON null.
+ */
+bool batch_machine_value(const struct batch *b, const struct model_field *f,
 			 const struct model_row *row, void (*esc)(FILE *f, const char *s));
 /*
  * A VM's or vCPU's field called name (model_fields.h) as text writes it,

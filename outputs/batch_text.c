@@ -52,6 +52,7 @@ static void text_cell(const struct batch *b, const struct model_field *f, int wi
 		fprintf(b->out, "%*" PRId64, width, v.i);
 		return;
 	case MF_PCT:
+	case MF_RATE:
 		fprintf(b->out, "%*.2f", width, v.d);
 		return;
 	case MF_TIME:
@@ -268,6 +269,29 @@ static void text_rate(const struct batch *b, uint64_t n, uint64_t end, char *buf
 		buf[0] = '\0';
 }
 
+/* Live: "host pressure: cpu some 1.20 %, ..." of the figures known, when the host has PSI. */
+static void text_host_psi(const struct batch *b)
+{
+	const char *key, *sep = "host pressure: ";
+	unsigned int i;
+	double v;
+
+	if (!b->m->host_ctx.prev_known)
+		return;
+	for (i = 0; i < BATCH_HOST_PSI; i++) {
+		bool known = batch_host_psi(b, i, &key, &v);
+		const char *us = strchr(key, '_');
+
+		fprintf(b->out, "%s%.*s %s ", sep, (int)(us - key), key, us + 1);
+		if (known)
+			fprintf(b->out, "%.2f %%", v);
+		else
+			fputc('-', b->out);
+		sep = ", ";
+	}
+	fputc('\n', b->out);
+}
+
 /* The snapshot's first lines: what, when, how many exits and events. */
 static void text_header(const struct batch *b, const struct model_scope *host, uint64_t end)
 {
@@ -294,6 +318,7 @@ static void text_header(const struct batch *b, const struct model_scope *host, u
 		fprintf(b->out, ", dropped (over %u threads) %" PRIu64, m->max_vcpus,
 			ctr_interval(&m->dropped));
 	fputc('\n', b->out);
+	text_host_psi(b);
 	/* no thread at all, not a VM's, not a VMM's, not the host kernel's; no VM listed */
 	if (!m->nr_vcpus && !model_nr_vms(m))
 		fprintf(b->out, "no KVM events\n");
@@ -362,6 +387,34 @@ out:
 	return ret;
 }
 
+/*
+ * Live: the VM's context (the VM fields from mem_rss on, src/context/), its
+ * known figures as NAME=value in one "context:" line; none for a recording.
+ */
+static void text_context(const struct batch *b, const struct model_row *row)
+{
+	const struct model_field *all, *f;
+	const char *sep = "  context:";
+	unsigned int n;
+	char buf[96];
+
+	if (!row->vm->ctx.prev_known && !row->vm->ctx.known)
+		return;
+	all = model_fields_of(MR_VM, &n);
+	for (f = model_field("mem_rss"); f && f < all + n; f++) {
+		struct model_field_val v;
+		bool has;
+
+		model_field_value(f, row, &v, &has);
+		if (!has)
+			continue;
+		fprintf(b->out, "%s %s=%s", sep, f->name, batch_text_field(f->name, row, buf, sizeof(buf)));
+		sep = "";
+	}
+	if (!*sep)
+		fputc('\n', b->out);
+}
+
 /* One VM and its vCPU threads: 0 or -1 (no memory). */
 static int text_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 {
@@ -385,6 +438,7 @@ static int text_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 		fprintf(b->out, "  exits unknown: %s\n",
 			batch_text_field("vm_exits_unknown", &row, why, sizeof(why)));
 	text_groups(b, vm, end);
+	text_context(b, &row);
 	if (vs.exits_total)
 		text_table(b, &vs, "  ");
 	text_events(b, &vs, "  ");

@@ -36,6 +36,16 @@ enum fam_id {
 	FAM_OBJECTS,
 	FAM_EVENTS,
 	FAM_UEXITS,
+	FAM_VM_MEMORY,
+	FAM_VM_HUGE,
+	FAM_VM_MAJFLT,
+	FAM_VM_DISK_BYTES,
+	FAM_VM_DISK_OPS,
+	FAM_VM_BLKIO,
+	FAM_VM_NET_BYTES,
+	FAM_VM_NET_PACKETS,
+	FAM_VM_NET_DROPS,
+	FAM_VM_PRESSURE,
 	FAM_LOST,
 	FAM_DROPPED,
 	FAM_VMS,
@@ -71,6 +81,26 @@ static const struct family families[FAM_NR] = {
 		"KVM events other than exits and entries by VM and event" },
 	[FAM_UEXITS] = { "kvmtop_userspace_exits", "counter", NULL,
 		"Exits to the VMM's user space (kvm_userspace_exit) by VM and reason" },
+	[FAM_VM_MEMORY] = { "kvmtop_vm_memory_bytes", "gauge", "bytes",
+		"The VMM's memory: resident, swapped out, and the guest's RAM (-m or its largest mapping)" },
+	[FAM_VM_HUGE] = { "kvmtop_vm_huge_pages_ratio", "gauge", "ratio",
+		"The share of the guest's RAM backed by huge pages (transparent and hugetlbfs)" },
+	[FAM_VM_MAJFLT] = { "kvmtop_vm_major_faults", "counter", NULL,
+		"Major page faults of the VMM process (pages read from disk or swap)" },
+	[FAM_VM_DISK_BYTES] = { "kvmtop_vm_disk_bytes", "counter", "bytes",
+		"Bytes the VMM and its I/O threads read and wrote from and to the block layer (/proc/PID/io)" },
+	[FAM_VM_DISK_OPS] = { "kvmtop_vm_disk_operations", "counter", NULL,
+		"Read and write calls of the VMM and its I/O threads (syscr, syscw)" },
+	[FAM_VM_BLKIO] = { "kvmtop_vm_blkio_delay_seconds", "counter", "seconds",
+		"Time the VMM's threads waited for block I/O (delay accounting), summed over threads" },
+	[FAM_VM_NET_BYTES] = { "kvmtop_vm_network_bytes", "counter", "bytes",
+		"Bytes of the VM's tap/macvtap interfaces, as the host's side counts them (rx: from the guest)" },
+	[FAM_VM_NET_PACKETS] = { "kvmtop_vm_network_packets", "counter", NULL,
+		"Packets of the VM's tap/macvtap interfaces (rx: from the guest)" },
+	[FAM_VM_NET_DROPS] = { "kvmtop_vm_network_drops", "counter", NULL,
+		"Packets dropped on the VM's tap/macvtap interfaces, rx and tx" },
+	[FAM_VM_PRESSURE] = { "kvmtop_vm_pressure_seconds", "counter", "seconds",
+		"PSI of the VM's own cgroup v2: time some (or all) of its tasks stalled on cpu, memory, io" },
 	[FAM_LOST] = { "kvmtop_lost_events", "counter", NULL,
 		"Trace events the kernel's buffers overwrote before kvmtop read them" },
 	[FAM_DROPPED] = { "kvmtop_dropped_events", "counter", NULL,
@@ -572,6 +602,69 @@ static void objects(struct out *o, const struct model_scope *sc)
 	}
 }
 
+/*
+ * The metrics of a VM's context (src/context/): gauges of the last
+ * reading, counters the kernel's own totals as last read.  The rows: a
+ * figure, its family and its labels after the VM's; scale turns a
+ * counter into the family's unit (0: a gauge, the figure as it is).
+ */
+static const struct {
+	enum vm_ctx_fig f;
+	enum fam_id fam;
+	const char *labels;
+	double scale;
+} vm_ctx_metrics[] = {
+	{ CTX_RSS,      FAM_VM_MEMORY,      ",kind=\"resident\"",               0 },
+	{ CTX_SWAP,     FAM_VM_MEMORY,      ",kind=\"swapped\"",                0 },
+	{ CTX_RAM,      FAM_VM_MEMORY,      ",kind=\"guest\"",                  0 },
+	{ CTX_HUGE,     FAM_VM_HUGE,        "",                                 0 },
+	{ CTX_MAJFLT,   FAM_VM_MAJFLT,      "",                                 1 },
+	{ CTX_RD_BPS,   FAM_VM_DISK_BYTES,  ",op=\"read\"",                     1 },
+	{ CTX_WR_BPS,   FAM_VM_DISK_BYTES,  ",op=\"write\"",                    1 },
+	{ CTX_RD_OPS,   FAM_VM_DISK_OPS,    ",op=\"read\"",                     1 },
+	{ CTX_WR_OPS,   FAM_VM_DISK_OPS,    ",op=\"write\"",                    1 },
+	{ CTX_BLKIO,    FAM_VM_BLKIO,       "",                                 -1 },
+	{ CTX_RX_BPS,   FAM_VM_NET_BYTES,   ",dir=\"rx\"",                      1 },
+	{ CTX_TX_BPS,   FAM_VM_NET_BYTES,   ",dir=\"tx\"",                      1 },
+	{ CTX_RX_PPS,   FAM_VM_NET_PACKETS, ",dir=\"rx\"",                      1 },
+	{ CTX_TX_PPS,   FAM_VM_NET_PACKETS, ",dir=\"tx\"",                      1 },
+	{ CTX_DROPS,    FAM_VM_NET_DROPS,   "",                                 1 },
+	{ CTX_CPU_SOME, FAM_VM_PRESSURE,    ",resource=\"cpu\",kind=\"some\"",    1e-6 },
+	{ CTX_CPU_FULL, FAM_VM_PRESSURE,    ",resource=\"cpu\",kind=\"full\"",    1e-6 },
+	{ CTX_MEM_SOME, FAM_VM_PRESSURE,    ",resource=\"memory\",kind=\"some\"", 1e-6 },
+	{ CTX_MEM_FULL, FAM_VM_PRESSURE,    ",resource=\"memory\",kind=\"full\"", 1e-6 },
+	{ CTX_IO_SOME,  FAM_VM_PRESSURE,    ",resource=\"io\",kind=\"some\"",     1e-6 },
+	{ CTX_IO_FULL,  FAM_VM_PRESSURE,    ",resource=\"io\",kind=\"full\"",     1e-6 },
+};
+
+/* A VM's context figures known, each a line of its family (the labels of vm_labels_of first). */
+static void vm_context(struct out *o, const struct vm *vm)
+{
+	const struct vm_ctx *x = &vm->ctx;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(vm_ctx_metrics) / sizeof(vm_ctx_metrics[0]); i++) {
+		FILE *f = o->f[vm_ctx_metrics[i].fam];
+		double scale = vm_ctx_metrics[i].scale, v;
+		unsigned int bit = 1u << vm_ctx_metrics[i].f;
+
+		if (!scale && !(x->known & bit))
+			continue;
+		if (scale && !(x->prev_known & bit))
+			continue;
+		fputs(families[vm_ctx_metrics[i].fam].name, f);
+		fputs(strcmp(families[vm_ctx_metrics[i].fam].type, "counter") ? "" : "_total", f);
+		vm_labels(o, f);
+		/* delay ticks are the kernel's USER_HZ */
+		if (scale < 0)
+			scale = 1.0 / (double)sysconf(_SC_CLK_TCK);
+		v = !scale ? x->val[vm_ctx_metrics[i].f] : (double)x->prev[vm_ctx_metrics[i].f] * scale;
+		if (vm_ctx_metrics[i].fam == FAM_VM_HUGE)
+			v /= 100;
+		fprintf(f, "%s} %.*g\n", vm_ctx_metrics[i].labels, scale && scale < 1 ? 9 : 17, v);
+	}
+}
+
 static int one_vm(struct out *o, const struct vm *vm)
 {
 	const struct model *m = o->m;
@@ -639,6 +732,7 @@ static int one_vm(struct out *o, const struct vm *vm)
 		label_value(o->f[FAM_UEXITS], names_uexit(m->names, j));
 		fprintf(o->f[FAM_UEXITS], "\"} %" PRIu64 "\n", sc.uexit_total[j]);
 	}
+	vm_context(o, vm);
 	model_scope_free(&sc);
 	return 0;
 }

@@ -34,7 +34,7 @@ struct metrics_opts {
 
 /* The default: 1 us to 1 s in 19 bounds. */
 void metrics_opts_init(struct metrics_opts *o);
-#define METRICS_FAMILIES	14
+#define METRICS_FAMILIES	24
 
 /* A piece of a document: len bytes at p. */
 struct metrics_seg {

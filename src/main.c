@@ -150,7 +150,7 @@ static void driver_config(const struct options *o, const struct model_filter *f,
 		.steal_totals = o->metrics.stolen,
 		/* the metrics' host-wide latency (--metrics-latency host, the options' first) */
 		.host_latency = o->metrics.latency == 0,
-		.proc_root = o->proc_root, .notice = o->notice, .filter = f,
+		.proc_root = o->proc_root, .sys_root = o->sys_root, .notice = o->notice, .filter = f,
 		.exits_unknown = o->exits_unknown,
 		.workload = o->demo ? w : NULL,
 		.source = {

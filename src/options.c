@@ -469,6 +469,10 @@ static const struct opt_def opts[] = {
 		  "laid out as /proc, and the statistics of process\n"
 		  "PID's KVM fd N from DIR/PID/kvm-stats/N (a copy of\n"
 		  "what its stats fd reads), instead of this host's" },
+	{ "sys", 0, "DIR", OPT_TEXT, F(sys_root),
+	  .help = "with --source stats: read the VMs' tap interfaces\n"
+		  "(DIR/class/net) and cgroups (DIR/fs/cgroup) from DIR,\n"
+		  "laid out as /sys, instead of this host's" },
 	{ "listen", 0, "ADDR:PORT", OPT_TEXT, F(listen),
 	  .help = "no screen: serve the metrics at http://ADDR:PORT/metrics\n"
 		  "(Prometheus text 0.0.4, OpenMetrics 1.0 when asked),\n"
@@ -679,8 +683,8 @@ static void check_combinations(struct options *o)
 			  o->sort + (*o->sort == '-'));
 	if (!o->batch && (o->fmt_given || o->summary))
 		die_usage("-o and --summary are for batch output: add -b");
-	if (o->replay && (strcmp(o->source, "trace") || o->debugfs_root || o->proc_root))
-		die_usage("--source, --debugfs and --proc choose a live source; they cannot go with -r");
+	if (o->replay && (strcmp(o->source, "trace") || o->debugfs_root || o->proc_root || o->sys_root))
+		die_usage("--source, --debugfs, --proc and --sys choose a live source; they cannot go with -r");
 	if (o->listen && (o->batch || o->fmt_given || o->output))
 		die_usage("--listen serves metrics instead of printing: not with -b, -o or --output");
 	if (o->output && !o->batch)
@@ -696,6 +700,8 @@ static void check_combinations(struct options *o)
 		die_usage("--debugfs goes with --source debugfs");
 	if (o->proc_root && strcmp(o->source, "stats"))
 		die_usage("--proc goes with --source stats");
+	if (o->sys_root && strcmp(o->source, "stats"))
+		die_usage("--sys goes with --source stats");
 	if (strcmp(o->source, "trace") && (o->buffer_kb || o->no_sched))
 		die_usage("--buffer-kb and --no-sched are for tracing; --source %s does not trace",
 			  o->source);

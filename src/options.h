@@ -62,6 +62,7 @@ struct options {
 	const char *source;	/* --source: a live source by its name, from the sources' table */
 	const char *debugfs_root;	/* --debugfs DIR, NULL: the system's */
 	const char *proc_root;		/* --proc DIR, NULL: the host's /proc */
+	const char *sys_root;		/* --sys DIR, NULL: the host's /sys */
 	/* what is shown: -p, -g, --vcpu (model_filter), --sort, --fields, -z */
 	int pids[OPT_SCOPE_MAX];
 	unsigned int nr_pids;

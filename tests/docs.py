@@ -48,7 +48,8 @@ def main():
     # (the handling object's as handling_*), then the vCPU's time states
     states = ["guest_s", "host_s", "vmm_s", "halt_s", "wait_s"]
     groups = ["emulator_run_s", "emulator_wait_s", "vhost_run_s", "vhost_wait_s"]
-    fields = header.split(",")[header.split(",").index("last_cpu") + 1:]
+    # (the row's scope ends with the vCPU's fields: the reason's start at "reason")
+    fields = header.split(",")[header.split(",").index("reason"):]
     tail = len(states) + len(groups)
     csv_fields, csv_states = fields[:-tail], fields[-tail:]
     eq(csv_states, states + groups,

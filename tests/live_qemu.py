@@ -38,7 +38,7 @@ N_OUT, N_IN, N_CPUID = 3000, 2000, 2500
 CASES = ["QEMU ran the guest to its end", "kvmtop's snapshots", "the VM under its QEMU name and pid",
          "one row per vCPU", "SVM reasons named", "time states within each interval",
          "exit sites", "--listen scraped while it runs", "emulator threads", "no trace instance left",
-         "screen: VMs -> vCPUs -> reasons"]
+         "screen: VMs -> vCPUs -> reasons", "the VM's context"]
 
 
 def why_not():
@@ -171,10 +171,16 @@ def watch_case(d, elf, mapfile):
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     up = tracing(k.pid) and tracing(listen.pid)
     q = qemu(elf)
-    seen, scrapes = {}, []
+    seen, scrapes, rss = {}, [], []
     end = time.time() + 600
     while q.poll() is None and time.time() < end:
         seen.update(threads(q.pid))
+        try:
+            # (0 while QEMU is still being exec'd)
+            rss += [int(l.split()[1]) * 1024 for l in open("/proc/%d/status" % q.pid)
+                    if l.startswith("VmRSS:") and int(l.split()[1])]
+        except OSError:
+            pass
         s = scrape(port)
         if s is not None:
             scrapes.append(s)
@@ -262,6 +268,17 @@ def watch_case(d, elf, mapfile):
        "%s: QEMU's own threads (%d seen) are the emulator's, its main thread (%d) no vCPU row"
        % (CASES[8], len([t for t in seen if t not in vcpu_tids]), q.pid), (emu, seen, rows))
     eq(instances(), [], CASES[9])
+    # its context: the RAM the test gave QEMU (-m 32), resident within what the test read of it,
+    # no tap (-nodefaults: no network device), so no network rates; the snapshot in which QEMU
+    # ended (its /proc gone before kvmtop marks it exited) has its context unknown
+    every = [vm for j, vm in ours if vm["state"] == "running"]
+    run = [vm for vm in every if vm["mem_rss"] is not None]
+    ok(len(run) >= len(every) - 1 and rss and all(vm["guest_ram"] == 32 << 20 and vm["guest_ram_from"] == "cmdline" and
+                           min(rss) / 2 <= vm["mem_rss"] <= max(rss) * 2 and vm["net_taps"] == 0 and
+                           vm["net_rx_bps"] is None for vm in run),
+       "%s: guest RAM 32 MiB from -m, resident within the VmRSS the test read (%s MiB), no tap" % (
+           CASES[11], "%.1f-%.1f" % (min(rss) / 2**20, max(rss) / 2**20) if rss else "?"),
+       [(vm["guest_ram"], vm["guest_ram_from"], vm["mem_rss"], vm["net_taps"], vm["net_rx_bps"]) for vm in every])
 
 
 def tmux(*args):

@@ -43,7 +43,7 @@ PROGRAM = {"src/main.c", "src/options.c", "src/tables.c", "src/demo.c", "src/opt
 # and of rooms on a lower layer only.
 LAYERS = {
     "src/util": 0, "src/sym": 0,
-    "src/decode": 1, "arch": 1, "src/ident": 1,
+    "src/decode": 1, "arch": 1, "src/ident": 1, "src/context": 1,
     "src/model": 2,
     "src/sources": 3,
     "src/driver": 4,

@@ -11,7 +11,7 @@
 
 /* The pane's columns; vcpu, tid, comm and cpu are fields of the table (model_fields.h), by name. */
 enum {
-	VCPUS_VCPU, VCPUS_TID, VCPUS_COMM, VCPUS_CPU, VCPUS_EXITS, VCPUS_TOTAL, VCPUS_MEAN,
+	VCPUS_VCPU, VCPUS_TID, VCPUS_COMM, VCPUS_CPU, VCPUS_NODE, VCPUS_EXITS, VCPUS_TOTAL, VCPUS_MEAN,
 	VCPUS_P99, VCPUS_MAX, VCPUS_GUEST, VCPUS_HOST, VCPUS_VMM, VCPUS_HALT, VCPUS_WAIT,
 	VCPUS_TOP, VCPUS_STATE, VCPUS_NR_COLS
 };
@@ -109,6 +109,8 @@ static const struct pane_col vcpus_cols[VCPUS_NR_COLS] = {
 	[VCPUS_TID] =   { "tid",     NULL,         8,  COL_RIGHT, NULL,          NULL,            false, 8, 0,              "tid" },
 	[VCPUS_COMM] =  { "comm",    NULL,         16, COL_LEFT,  NULL,          NULL,            false, 4, 0,              "comm" },
 	[VCPUS_CPU] =   { "cpu",     NULL,         4,  COL_RIGHT, NULL,          NULL,            false, 3, 0,              "last_cpu" },
+	/* live: the NUMA node of its last CPU (src/context/); off until F2 or the settings file picks it */
+	[VCPUS_NODE] =  { "node",    NULL,         4,  COL_RIGHT, NULL,          NULL,            false, -1, 0,             "node" },
 	[VCPUS_EXITS] = { "exits_s", "EXITS/s",    10, COL_RIGHT, vcpus_c_rate,  vcpus_cmp_exits, true,  9, 0,              NULL },
 	[VCPUS_TOTAL] = { "total",   "TOTAL",      10, COL_RIGHT, vcpus_c_total, vcpus_cmp_total, true,  5, 0,              NULL },
 	[VCPUS_MEAN] =  { "mean",    "LAT MEAN",   9,  COL_RIGHT, vcpus_c_mean,  vcpus_cmp_mean,  true,  7, 0,              NULL },

@@ -13,7 +13,8 @@
 enum {
 	VMS_NAME, VMS_PID, VMS_VCPUS, VMS_EXITS, VMS_TOTAL, VMS_PCT, VMS_MEAN, VMS_P99, VMS_HALTED,
 	VMS_UTIL, VMS_STEAL, VMS_EMU, VMS_EMU_WAIT, VMS_VHOST, VMS_VHOST_WAIT, VMS_TOP, VMS_UEXITS,
-	VMS_EVENTS, VMS_NR_COLS
+	VMS_EVENTS, VMS_RSS, VMS_SWAP, VMS_MAJFLT, VMS_DISK_RD, VMS_DISK_WR, VMS_NET_RX, VMS_NET_TX,
+	VMS_DROPS, VMS_MEM_SOME, VMS_IO_SOME, VMS_LOCAL, VMS_NR_COLS
 };
 
 struct vm_row {
@@ -140,6 +141,18 @@ static const struct pane_col vms_cols[VMS_NR_COLS] = {
 	[VMS_TOP] =        { "top",        "TOP REASON", 16, COL_LEFT,  vms_c_top,        vms_cmp_top,        false, 5, 0,                              NULL },
 	[VMS_UEXITS] =     { "uexits_s",   "UEXITS/s",   9,  COL_RIGHT, vms_c_uexits,     vms_cmp_uexits,     true,  6, 0,                              NULL },
 	[VMS_EVENTS] =     { "events_s",   "EVENTS/s",   9,  COL_RIGHT, vms_c_events,     vms_cmp_events,     true,  6, 0,                              NULL },
+	/* its context (src/context/): priority -1, off until F2 or the settings file picks them */
+	[VMS_RSS] =        { "mem_rss",    NULL,         8,  COL_RIGHT, NULL,             NULL,               true,  -1, 0,                             "mem_rss" },
+	[VMS_SWAP] =       { "mem_swap",   NULL,         8,  COL_RIGHT, NULL,             NULL,               true,  -1, 0,                             "mem_swap" },
+	[VMS_MAJFLT] =     { "majflt_s",   NULL,         8,  COL_RIGHT, NULL,             NULL,               true,  -1, 0,                             "majflt_s" },
+	[VMS_DISK_RD] =    { "disk_rd_bps", NULL,        9,  COL_RIGHT, NULL,             NULL,               true,  -1, 0,                             "disk_rd_bps" },
+	[VMS_DISK_WR] =    { "disk_wr_bps", NULL,        9,  COL_RIGHT, NULL,             NULL,               true,  -1, 0,                             "disk_wr_bps" },
+	[VMS_NET_RX] =     { "net_rx_bps", NULL,         8,  COL_RIGHT, NULL,             NULL,               true,  -1, 0,                             "net_rx_bps" },
+	[VMS_NET_TX] =     { "net_tx_bps", NULL,         8,  COL_RIGHT, NULL,             NULL,               true,  -1, 0,                             "net_tx_bps" },
+	[VMS_DROPS] =      { "net_drops_s", NULL,        7,  COL_RIGHT, NULL,             NULL,               true,  -1, 0,                             "net_drops_s" },
+	[VMS_MEM_SOME] =   { "psi_mem_some", NULL,       9,  COL_RIGHT, NULL,             NULL,               true,  -1, 0,                             "psi_mem_some" },
+	[VMS_IO_SOME] =    { "psi_io_some", NULL,        8,  COL_RIGHT, NULL,             NULL,               true,  -1, 0,                             "psi_io_some" },
+	[VMS_LOCAL] =      { "numa_local_pct", NULL,     6,  COL_RIGHT, NULL,             NULL,               false, -1, 0,                             "numa_local_pct" },
 };
 
 static int vms_build(struct tui *t, struct pane *p)

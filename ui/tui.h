@@ -68,7 +68,7 @@ struct tui_config {
 	bool no_config;			/* --no-config: no settings file read or written */
 };
 
-#define TUI_PANES	10	/* room for every pane's settings (PANE_NR, tui_priv.h) */
+#define TUI_PANES	12	/* room for every pane's settings (PANE_NR, tui_priv.h) */
 #define TUI_COLS	32	/* room for a pane's columns */
 
 /*

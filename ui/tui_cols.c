@@ -74,6 +74,9 @@ static void field_cell(const struct tui *t, const struct model_field *f, const s
 	case MF_PCT:
 		tui_fmt_pct(v->d, buf, len);
 		break;
+	case MF_RATE:
+		tui_fmt_per_sec(v->d, buf, len);
+		break;
 	case MF_TIME:
 	case MF_SECS:
 		tui_fmt_lat(t, true, (double)v->u, buf, len);
@@ -94,6 +97,7 @@ static int field_cmp(const struct model_field *f, const struct pane_val *x, cons
 		return x->has ? 1 : -1;
 	switch (f ? f->kind : MF_NUM) {
 	case MF_PCT:
+	case MF_RATE:
 	case MF_TIME_MEAN:
 		return x->v.d < y->v.d ? -1 : x->v.d > y->v.d;
 	case MF_INT:

@@ -58,6 +58,20 @@ void tui_fmt_pct(double v, char *buf, size_t len)
 	snprintf(buf, len, "%.1f", v);
 }
 
+void tui_fmt_per_sec(double v, char *buf, size_t len)
+{
+	if (v < 10)
+		snprintf(buf, len, "%.2f", v);
+	else if (v < 1e4)
+		snprintf(buf, len, "%.0f", v);
+	else if (v < 1e7)
+		snprintf(buf, len, "%.1fK", v / 1e3);
+	else if (v < 1e10)
+		snprintf(buf, len, "%.1fM", v / 1e6);
+	else
+		snprintf(buf, len, "%.1fG", v / 1e9);
+}
+
 const char *tui_reason_name(const struct tui *t, int id, char *buf, size_t len)
 {
 	char raw[96];

@@ -333,6 +333,23 @@ static int k_thieves(struct tui *t, struct pane *p, int ch)
 	return tui_push(t, PANE_THIEVES, p->vm_pid, tid) < 0 ? VIEW_NOMEM : 0;
 }
 
+/* m: the context of the selected VM (VMs pane) or of the pane's VM */
+static int k_context(struct tui *t, struct pane *p, int ch)
+{
+	int pid = p->vm_pid;
+
+	if (tui_pane_is(t, p, PANE_VMS)) {
+		const void *r = tui_selected(t);
+
+		pid = r ? (int)p->ops->key(r) : -1;
+	}
+	if (pid <= 0 || tui_pane_is(t, p, PANE_CONTEXT)) {
+		snprintf(t->msg, sizeof(t->msg), "m shows a VM's context: select a VM first");
+		return 0;
+	}
+	return tui_push(t, PANE_CONTEXT, pid, -1) < 0 ? VIEW_NOMEM : 0;
+}
+
 /* F2: the setup of the pane shown, from the columns drawn now */
 static int k_setup(struct tui *t, struct pane *p, int ch)
 {
@@ -442,6 +459,9 @@ const struct tui_key tui_keys[] = {
 	  "a click on a column's title sorts by it (again: inverts), on a row selects it, a double click opens it; the wheel scrolls",
 	  NULL, NULL, TUI_ANY, 0, { KEY_MOUSE }, k_mouse, true },
 	{ "q F10", "quit", "quit", "F10", "Quit", TUI_ANY, TUI_ON_ALL, { 'q', KEY_F(10) }, k_quit, true },
+	/* last: the help's first screen (30 lines) keeps q in view */
+	{ "m", "context", "context: the selected VM's memory, memory per NUMA node, disk, each tap, pressure and threads (live)",
+	  NULL, NULL, TUI_ANY, TUI_ON(PANE_VMS) | TUI_ON_VCPU, { 'm' }, k_context, false },
 };
 
 const size_t tui_nr_keys = sizeof(tui_keys) / sizeof(tui_keys[0]);

@@ -17,6 +17,7 @@ const struct pane_ops *const tui_panes[PANE_NR] = {
 	[PANE_HELP]	= &pane_help,
 	[PANE_FINDINGS]	= &pane_findings,
 	[PANE_THIEVES]	= &pane_thieves,
+	[PANE_CONTEXT]	= &pane_context,
 	[PANE_SETUP]	= &pane_setup,
 	[PANE_OBJECTS]	= &pane_objects,
 };

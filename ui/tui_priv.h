@@ -87,7 +87,7 @@ struct pane_col {
 	/* ascending; NULL: a field's column ordered by its value, or no order (not sortable) */
 	int (*compare)(const void *a, const void *b);
 	bool descending;	/* default order when chosen */
-	int priority;		/* columns with the highest number go first when narrow */
+	int priority;		/* columns with the highest number go first when narrow; -1: only when picked (F2) */
 	/*
 	 * Time states (1 << VS_x) the input must measure for the column to
 	 * be shown at all (model_time_known()); 0: always.
@@ -131,7 +131,7 @@ struct pane_ops {
 /* The panes, one a file; each opens another by id, through struct tui's panes. */
 enum pane_id {
 	PANE_VMS, PANE_VCPUS, PANE_REASONS, PANE_RECENT, PANE_IPS, PANE_HELP, PANE_FINDINGS,
-	PANE_THIEVES, PANE_SETUP, PANE_OBJECTS, PANE_NR
+	PANE_THIEVES, PANE_CONTEXT, PANE_SETUP, PANE_OBJECTS, PANE_NR
 };
 _Static_assert(PANE_NR <= TUI_PANES, "struct tui's settings have room for every pane");
 
@@ -190,6 +190,7 @@ extern const struct pane_ops pane_ips;
 extern const struct pane_ops pane_help;
 extern const struct pane_ops pane_findings;
 extern const struct pane_ops pane_thieves;
+extern const struct pane_ops pane_context;
 extern const struct pane_ops pane_setup;
 extern const struct pane_ops pane_objects;
 
@@ -298,6 +299,8 @@ void tui_fmt_time(const struct tui *t, double v, char *buf, size_t len);
 /* A latency, or "-" when the scope has none (have false). */
 void tui_fmt_lat(const struct tui *t, bool have, double v, char *buf, size_t len);
 void tui_fmt_pct(double v, char *buf, size_t len);
+/* A figure per second already worked out (a VM's context): 0.25, 512, 12.3K, 4.5M, 1.2G. */
+void tui_fmt_per_sec(double v, char *buf, size_t len);
 const char *tui_reason_name(const struct tui *t, int id, char *buf, size_t len);
 /* A vCPU's id as every pane writes it: the number, or "?" where the event has none. */
 const char *tui_vcpu_id(int vcpu_id, char *buf, size_t len);

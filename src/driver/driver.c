@@ -32,8 +32,10 @@ static void snapshot_stats(const struct driver *drv)
 		fprintf(stderr, "kvmtop: KVMTOP_SNAPSHOT_STATS: cannot write %s: %s\n", path, strerror(errno));
 		return;
 	}
-	fprintf(f, "{\"snapshots\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}\n",
-		drv->snap_n, drv->snap_n ? drv->snap_ns / drv->snap_n : 0, drv->snap_max_ns);
+	fprintf(f, "{\"snapshots\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
+		",\"context_samples\":%" PRIu64 ",\"context_vms\":%" PRIu64 ",\"context_cpu_ns\":%" PRIu64 "}\n",
+		drv->snap_n, drv->snap_n ? drv->snap_ns / drv->snap_n : 0, drv->snap_max_ns,
+		drv->ctx_n, drv->ctx_vms, drv->ctx_cpu_ns);
 	fclose(f);
 }
 
@@ -60,6 +62,7 @@ int driver_run(const struct driver_config *c, const struct source_ops *ops, stru
 	drv.tick_ms = tick_ms(c);
 	/* the host's threads and processes, or the tree --proc gives for them */
 	ident_init(&drv.proc, c->proc_root);
+	context_init(&drv.ctx, c->proc_root, c->sys_root);
 	/* SIGHUP reopens the output of a view that can, else it stops the run */
 	driver_signals(v->ops->reopen != NULL);
 	driver_crash_arm(&drv);

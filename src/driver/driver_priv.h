@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "context/context.h"
 #include "decode/decode.h"
 #include "ident/ident.h"
 #include "ident/ident_sample.h"
@@ -52,6 +53,7 @@ struct driver {
 	bool done;			/* -n snapshots shown: stop */
 	unsigned long long snapshots;
 	struct ident_sampler groups;	/* live: the VMs' other threads, from /proc */
+	struct context ctx;		/* live: the VMs' memory, disk, network, pressure */
 	struct findings findings;	/* the last snapshot's */
 	/* the screen on a recording: it shows interval k of nr (k 0: all of it); -n does not count */
 	bool browsing;
@@ -62,6 +64,8 @@ struct driver {
 	uint64_t discover_at;		/* live: a counter source looks for new VMs next then */
 	/* KVMTOP_SNAPSHOT_STATS: how long the snapshots' output took (make bench) */
 	uint64_t snap_n, snap_ns, snap_max_ns;
+	/* ... and the VMs' context: calls, VMs read, this thread's CPU ns in them */
+	uint64_t ctx_n, ctx_vms, ctx_cpu_ns;
 };
 
 /* signals.c: SIGINT, SIGTERM, SIGHUP only set this; the loops look at it. */

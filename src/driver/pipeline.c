@@ -369,6 +369,14 @@ static int snapshot_prepare(struct driver *drv, uint64_t end)
 		driver_fail(drv, "out of memory");
 		return -1;
 	}
+	/* live: each VM's memory, disk, network and pressure (src/context/), its CPU timed for make bench */
+	if (drv->src.live) {
+		uint64_t t0 = clock_thread_cpu_ns();
+
+		drv->ctx_vms += context_sample(&drv->ctx, drv->m, end);
+		drv->ctx_cpu_ns += clock_thread_cpu_ns() - t0;
+		drv->ctx_n++;
+	}
 	/* VMs that ended go, once their last figures were shown */
 	if (drv->src.live)
 		model_reap(drv->m, driver_alive, drv);

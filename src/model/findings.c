@@ -26,6 +26,15 @@
 #define SLOW_P99	100000	/* ns: and a p99 of at least this */
 #define SLOW_PAIRS	100	/* over at least this many exits */
 #define VMM_SHARE	0.20	/* of a vCPU thread's time, in the VMM */
+#define SWAP_FAULTS	10.0	/* major faults per second of a VMM with memory swapped out */
+#define SWAP_SEVERE	1000.0
+#define SWAP_SHARE	10.0	/* % of its memory swapped out, faults or not */
+#define MEM_SOME	10.0	/* % of the snapshot some of the VM's tasks stalled on memory */
+#define IO_SOME		20.0	/* ... on I/O */
+#define FULL_SEVERE	10.0	/* % all of them stalled: severe */
+#define TAP_DROPS	1.0	/* drops per second on its taps */
+#define NUMA_MEM	75.0	/* % of its memory on one node ... */
+#define NUMA_LOCAL	50.0	/* ... and less than this % of its vCPUs' time there */
 
 /* Exits of class cls in scope s this interval, and the reason with most of them. */
 static uint64_t class_exits(const struct finding_in *in, enum reason_class cls, const struct reason **top)
@@ -260,6 +269,76 @@ static int eval_lost(const struct finding_in *in, char *ev, size_t len)
 	return FS_SEVERE;
 }
 
+/* Figure f of the VM's context, or -1 where it is not known. */
+static double ctx(const struct finding_in *in, enum vm_ctx_fig f)
+{
+	double v;
+
+	return in->vm && vm_ctx_get(&in->vm->ctx, f, &v) ? v : -1;
+}
+
+static int eval_swapped(const struct finding_in *in, char *ev, size_t len)
+{
+	double swap = ctx(in, CTX_SWAP), rss = ctx(in, CTX_RSS), faults = ctx(in, CTX_MAJFLT);
+	double pct = swap > 0 && rss >= 0 ? 100.0 * swap / (swap + rss) : 0;
+	double some = ctx(in, CTX_MEM_SOME);
+	size_t o;
+
+	if (swap <= 0 || (faults < SWAP_FAULTS && pct < SWAP_SHARE))
+		return -1;
+	o = (size_t)snprintf(ev, len, "%.0f MiB of the VMM's memory swapped out (%.1f %%)", swap / 1048576, pct);
+	if (faults >= 0 && o < len)
+		o += (size_t)snprintf(ev + o, len - o, ", %.1f major faults/s", faults);
+	if (some >= 0 && o < len)
+		snprintf(ev + o, len - o, ", memory pressure some %.1f %%", some);
+	return faults >= SWAP_SEVERE ? FS_SEVERE : FS_WARNING;
+}
+
+/* PSI of the VM's cgroup, some and full of one resource: fires at some >= at. */
+static int pressure(const struct finding_in *in, enum vm_ctx_fig some_f, enum vm_ctx_fig full_f, double at,
+		    const char *what, char *ev, size_t len)
+{
+	double some = ctx(in, some_f), full = ctx(in, full_f);
+
+	if (some < at)
+		return -1;
+	snprintf(ev, len, "some of its tasks stalled on %s %.1f %% of the snapshot, all of them %.1f %%%s",
+		 what, some, full < 0 ? 0 : full, full < 0 ? " (full not known)" : "");
+	return full >= FULL_SEVERE ? FS_SEVERE : FS_WARNING;
+}
+
+static int eval_mem_pressure(const struct finding_in *in, char *ev, size_t len)
+{
+	return pressure(in, CTX_MEM_SOME, CTX_MEM_FULL, MEM_SOME, "memory", ev, len);
+}
+
+static int eval_io_pressure(const struct finding_in *in, char *ev, size_t len)
+{
+	return pressure(in, CTX_IO_SOME, CTX_IO_FULL, IO_SOME, "I/O", ev, len);
+}
+
+static int eval_tap_drops(const struct finding_in *in, char *ev, size_t len)
+{
+	double drops = ctx(in, CTX_DROPS), rx = ctx(in, CTX_RX_PPS), tx = ctx(in, CTX_TX_PPS);
+
+	if (drops < TAP_DROPS)
+		return -1;
+	snprintf(ev, len, "%.1f packets dropped/s on its %d tap interface%s (%.0f rx, %.0f tx packets/s)",
+		 drops, in->vm->ctx.nr_taps, in->vm->ctx.nr_taps == 1 ? "" : "s", rx < 0 ? 0 : rx, tx < 0 ? 0 : tx);
+	return FS_WARNING;
+}
+
+static int eval_numa(const struct finding_in *in, char *ev, size_t len)
+{
+	double node = ctx(in, CTX_NODE), mem = ctx(in, CTX_NODE_PCT), local = ctx(in, CTX_LOCAL_PCT);
+
+	if (node < 0 || mem < NUMA_MEM || local < 0 || local >= NUMA_LOCAL)
+		return -1;
+	snprintf(ev, len, "%.1f %% of its memory on node %.0f, its vCPUs ran there %.1f %% of their time",
+		 mem, node, local);
+	return FS_WARNING;
+}
+
 const struct finding_rule finding_rules[] = {
 	{ "overcommit", FSC_VCPU, "the vCPU thread's wait time (sched events or /proc) and stolen_by",
 	  "wait >= 10 % of the snapshot (severe from 30 %)",
@@ -316,6 +395,45 @@ const struct finding_rule finding_rules[] = {
 	  "virtio with ioeventfd, and QEMU iothreads for the rest",
 	  "QEMU documentation (vhost, ioeventfd, iothreads)",
 	  eval_vmm },
+	{ "swapped", FSC_VM, "the VMM's swapped-out memory (VmSwap), major faults/s, its memory pressure",
+	  "swapped memory and >= 10 major faults/s (severe from 1000), or >= 10 % of its memory swapped",
+	  "the host swapped out the VM's memory: a guest access to it waits for the disk",
+	  "give the host the memory its guests are promised: fewer or smaller VMs, no overcommit of RAM, "
+	  "the VM's memory locked (QEMU -overcommit mem-lock=on, libvirt <memoryBacking><locked/>) or in "
+	  "huge pages, a balloon driver to take memory back from guests instead of swapping it",
+	  "Linux Documentation/admin-guide/mm/concepts.rst; libvirt domain XML <memoryBacking>; QEMU -overcommit",
+	  eval_swapped },
+	{ "memory-pressure", FSC_VM, "PSI of the VM's own cgroup v2: memory.pressure's some and full",
+	  "some >= 10 % of the snapshot (severe when full >= 10 %)",
+	  "the VM's tasks wait for memory: reclaim, swap-in or refaults of its cgroup (or the host's)",
+	  "raise the cgroup's memory.high/memory.max (libvirt <memtune>) or the host's free memory; "
+	  "see swapped and the VM's major faults",
+	  "Linux Documentation/accounting/psi.rst; Documentation/admin-guide/cgroup-v2.rst",
+	  eval_mem_pressure },
+	{ "io-pressure", FSC_VM, "PSI of the VM's own cgroup v2: io.pressure's some and full",
+	  "some >= 20 % of the snapshot (severe when full >= 10 %)",
+	  "the VM's tasks wait for block I/O: its disks are slow or throttled",
+	  "check the VM's disk rates (disk_rd_bps, disk_wr_bps) against its storage and any io.max or "
+	  "libvirt <iotune> limit; use virtio-blk or virtio-scsi with an iothread and aio=native or "
+	  "io_uring, cache=none",
+	  "Linux Documentation/accounting/psi.rst; QEMU documentation (iothreads, aio); libvirt <iotune>",
+	  eval_io_pressure },
+	{ "tap-drops", FSC_VM, "the rx and tx drops of the tap/macvtap interfaces its VMM holds",
+	  ">= 1 drop/s",
+	  "packets to or from the VM are dropped on the host's side of its network interface",
+	  "a full tap queue: more queues (multiqueue virtio-net with vhost-net), a longer txqueuelen, "
+	  "vhost-net's threads on CPUs of their own; check the bridge or macvtap's lower device too",
+	  "Linux Documentation/networking/tuntap.rst; QEMU documentation (virtio-net multiqueue, vhost)",
+	  eval_tap_drops },
+	{ "numa-remote", FSC_VM, "the VM's memory per NUMA node (numa_maps) and its vCPUs' time per node",
+	  ">= 75 % of its memory on one node and < 50 % of its vCPUs' time on that node's CPUs",
+	  "the guest's memory is mostly on another NUMA node than its vCPUs run on: its accesses cross "
+	  "the interconnect",
+	  "keep a VM's vCPUs and memory on one node: pin the vCPUs to that node's CPUs and bind the "
+	  "memory (libvirt <numatune> and <vcpupin>, numactl, cpuset.mems), or give it a virtual NUMA "
+	  "topology matching the host's; automatic NUMA balancing (kernel.numa_balancing) moves it in time",
+	  "Linux Documentation/admin-guide/mm/numa_memory_policy.rst; libvirt domain XML <numatune>",
+	  eval_numa },
 	{ "lost-events", FSC_HOST, "the snapshot's lost and dropped events",
 	  "any",
 	  "events were lost or dropped: this snapshot's figures are incomplete",

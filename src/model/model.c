@@ -215,6 +215,7 @@ static struct vcpu *vcpu_new(struct model *m, int tid, int vcpu_hint, bool run)
 	}
 	v->tid = tid;
 	v->last_cpu = -1;
+	v->ctx_node = -1;
 	v->wait_cpu = -1;
 	v->state = VS_NONE;
 	v->on_cpu = VS_HOST;

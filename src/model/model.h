@@ -27,6 +27,7 @@
 #include "hist.h"
 #include "decode/kvm_event.h"
 #include "decode/names.h"
+#include "context/context.h"
 #include "ident/ident.h"
 #include "model_ips.h"
 
@@ -164,6 +165,9 @@ struct vcpu {
 	bool vmm;
 	int vcpu_id;		/* from the events, else the thread name, else -1 */
 	int last_cpu;
+	/* live (src/context/): the NUMA node of the CPU it last ran on (-1: not known), its run ns then */
+	int ctx_node;
+	uint64_t ctx_run_ns;
 	char comm[MODEL_NAME_LEN];	/* raw: escape before printing */
 	struct ctr exits;
 	struct ctr unmatched_exits;	/* exits followed by an exit, not an entry */
@@ -276,6 +280,49 @@ struct thread_group_stat {
 };
 
 /*
+ * A VM's context (src/context/, live): what /proc, /sys and its cgroup v2
+ * say of its VMM process at each snapshot, beside the events.  Each figure
+ * has its bit in known: a figure the host does not give (no cgroup of its
+ * own, no delay accounting, a file gone mid-read, the first reading of a
+ * counter) is unknown, never a zero.  Levels are bytes or %; rates are per
+ * second over the snapshot's interval.
+ */
+
+/* One tap of a VM's: its name, its rates per second (known: there was a reading before). */
+struct vm_ctx_tap {
+	char name[CTX_IFNAMSIZ];	/* raw: escape before printing */
+	bool known;
+	double rate[CTX_TAP_NR];
+	uint64_t prev[CTX_TAP_NR];
+};
+
+struct vm_ctx {
+	uint32_t known;			/* bit f: val[f] holds a figure */
+	bool ram_cmdline;		/* CTX_RAM is the command line's -m, not the largest mapping */
+	int nr_taps;			/* tap/macvtap interfaces its VMM holds (-1: not known) */
+	uint64_t taps_sig;		/* which ones (a hash of their names): the rates' counters sum them */
+	uint64_t huge_at;		/* when huge pages and NUMA were last read (they walk page tables) */
+	/* its memory per NUMA node (numa_maps), bytes; nr_nodes 0: not known */
+	uint64_t node_bytes[CTX_NODES];
+	int nr_nodes;
+	/* its first CTX_TAPS taps one by one */
+	struct vm_ctx_tap taps[CTX_TAPS];
+	int nr_tap_rows;
+	double val[CTX_NR];
+	/* the counters behind the rates, as of prev_at (bit f of prev_known: prev[f] was read) */
+	uint32_t prev_known;
+	uint64_t prev_at;
+	uint64_t prev[CTX_NR];
+};
+
+/* Figure f of a VM's context: true with *val, or false where it is not known. */
+static inline bool vm_ctx_get(const struct vm_ctx *c, enum vm_ctx_fig f, double *val)
+{
+	*val = c->val[f];
+	return c->known & (1u << f);
+}
+
+/*
  * Which VMs and vCPU threads the views show (-p, -g, --vcpu; kvmtop(1),
  * SCOPE).  A VM is shown when no pid or name is given, or one matches it
  * (a name is a glob); a vCPU thread when its VM is, and no vCPU id is
@@ -307,6 +354,7 @@ struct vm {
 	/* why the source sees none of its exits (a constant string), NULL: they are counted */
 	const char *exits_unknown;
 	struct thread_group_stat groups[TG_NR];
+	struct vm_ctx ctx;	/* memory, disk, network, pressure (src/context/) */
 	/* KVM's statistics of its VM fd (the stats source), by names->kstats[KSTAT_VM] slot */
 	struct ctr *kst;
 	unsigned int nr_kst;
@@ -401,6 +449,8 @@ struct model {
 	bool host_lat_on;		/* kept (a metrics view asked): off, nothing is folded */
 	struct hist *host_lat;
 	unsigned int nr_host_lat;
+	/* live: the host's pressure (/proc/pressure), CTX_CPU_SOME .. CTX_IO_FULL (src/context/) */
+	struct vm_ctx host_ctx;
 };
 
 /* names->nr_other is fixed from here on. */

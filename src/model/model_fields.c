@@ -40,6 +40,40 @@ GET_ROW(get_tid, v->i = c->tid)
 GET_ROW(get_comm, v->s = c->comm)
 GET_ROW(get_last_cpu, v->i = c->last_cpu)
 
+/* A VM's context figure f (model.h's vm_ctx): bytes as a whole number, rates and shares as fractions. */
+#define GET_CTX(fn, f) \
+	static void fn(const struct model_row *row, struct model_field_val *v) \
+	{ v->unknown = !vm_ctx_get(&row->vm->ctx, f, &v->d); v->u = (uint64_t)v->d; }
+
+GET_CTX(get_rss, CTX_RSS)
+GET_CTX(get_swap, CTX_SWAP)
+GET_CTX(get_majflt, CTX_MAJFLT)
+GET_CTX(get_ram, CTX_RAM)
+GET_ROW(get_ram_from, v->s = !(vm->ctx.known & (1u << CTX_RAM)) ? NULL :
+	vm->ctx.ram_cmdline ? "cmdline" : "mapping"; v->unknown = !v->s)
+GET_CTX(get_huge, CTX_HUGE)
+GET_CTX(get_rd_bps, CTX_RD_BPS)
+GET_CTX(get_wr_bps, CTX_WR_BPS)
+GET_CTX(get_rd_ops, CTX_RD_OPS)
+GET_CTX(get_wr_ops, CTX_WR_OPS)
+GET_CTX(get_blkio, CTX_BLKIO)
+GET_ROW(get_taps, v->i = vm->ctx.nr_taps; v->unknown = vm->ctx.nr_taps < 0 || !vm->ctx.known)
+GET_CTX(get_rx_bps, CTX_RX_BPS)
+GET_CTX(get_tx_bps, CTX_TX_BPS)
+GET_CTX(get_rx_pps, CTX_RX_PPS)
+GET_CTX(get_tx_pps, CTX_TX_PPS)
+GET_CTX(get_drops, CTX_DROPS)
+GET_CTX(get_cpu_some, CTX_CPU_SOME)
+GET_CTX(get_cpu_full, CTX_CPU_FULL)
+GET_CTX(get_mem_some, CTX_MEM_SOME)
+GET_CTX(get_mem_full, CTX_MEM_FULL)
+GET_CTX(get_io_some, CTX_IO_SOME)
+GET_CTX(get_io_full, CTX_IO_FULL)
+GET_ROW(get_numa_node, v->unknown = !vm_ctx_get(&vm->ctx, CTX_NODE, &v->d); v->i = (int64_t)v->d)
+GET_CTX(get_numa_node_pct, CTX_NODE_PCT)
+GET_CTX(get_numa_local, CTX_LOCAL_PCT)
+GET_ROW(get_node, v->i = c->ctx_node; v->unknown = c->ctx_node < 0)
+
 GET(get_reason, v->s = w->r->name)
 GET(get_code, v->u = w->r->code)
 GET(get_isa, v->s = kvm_isa_name(w->r->isa))
@@ -104,10 +138,38 @@ const struct model_field model_fields[] = {
 	VM("vm_grouped_by", "grouped_by",   "GROUPED BY", MF_TEXT, get_vm_grouped_by),
 	VM("vm_exits_unknown", "exits_unknown", "EXITS UNKNOWN", MF_TEXT, get_vm_exits_unknown),
 	VM("vm_vcpus",      "vcpu_threads", "VCPUS",     MF_INT,  get_vm_vcpus),
+	/* its context (src/context/): null, empty or "-" where the host does not say */
+	VM("mem_rss",       "mem_rss",      "RES",       MF_NUM,  get_rss),
+	VM("mem_swap",      "mem_swap",     "SWAP",      MF_NUM,  get_swap),
+	VM("majflt_s",      "majflt_s",     "MAJFLT/S",  MF_RATE, get_majflt),
+	VM("guest_ram",     "guest_ram",    "RAM",       MF_NUM,  get_ram),
+	VM("guest_ram_from", "guest_ram_from", "RAM FROM", MF_TEXT, get_ram_from),
+	VM("huge_pct",      "huge_pct",     "HUGE%",     MF_PCT,  get_huge),
+	VM("disk_rd_bps",   "disk_rd_bps",  "DISK RD/S", MF_RATE, get_rd_bps),
+	VM("disk_wr_bps",   "disk_wr_bps",  "DISK WR/S", MF_RATE, get_wr_bps),
+	VM("disk_rd_ops",   "disk_rd_ops",  "RDOPS/S",   MF_RATE, get_rd_ops),
+	VM("disk_wr_ops",   "disk_wr_ops",  "WROPS/S",   MF_RATE, get_wr_ops),
+	VM("blkio_pct",     "blkio_pct",    "BLKIO%",    MF_PCT,  get_blkio),
+	VM("net_taps",      "net_taps",     "TAPS",      MF_INT,  get_taps),
+	VM("net_rx_bps",    "net_rx_bps",   "NET RX/S",  MF_RATE, get_rx_bps),
+	VM("net_tx_bps",    "net_tx_bps",   "NET TX/S",  MF_RATE, get_tx_bps),
+	VM("net_rx_pps",    "net_rx_pps",   "RXPKT/S",   MF_RATE, get_rx_pps),
+	VM("net_tx_pps",    "net_tx_pps",   "TXPKT/S",   MF_RATE, get_tx_pps),
+	VM("net_drops_s",   "net_drops_s",  "DROPS/S",   MF_RATE, get_drops),
+	VM("psi_cpu_some",  "psi_cpu_some", "CPU SOME%", MF_PCT,  get_cpu_some),
+	VM("psi_cpu_full",  "psi_cpu_full", "CPU FULL%", MF_PCT,  get_cpu_full),
+	VM("psi_mem_some",  "psi_mem_some", "MEM SOME%", MF_PCT,  get_mem_some),
+	VM("psi_mem_full",  "psi_mem_full", "MEM FULL%", MF_PCT,  get_mem_full),
+	VM("psi_io_some",   "psi_io_some",  "IO SOME%",  MF_PCT,  get_io_some),
+	VM("psi_io_full",   "psi_io_full",  "IO FULL%",  MF_PCT,  get_io_full),
+	VM("numa_node",     "numa_node",    "NODE",      MF_INT,  get_numa_node),
+	VM("numa_node_pct", "numa_node_pct", "NODE MEM%", MF_PCT, get_numa_node_pct),
+	VM("numa_local_pct", "numa_local_pct", "LOCAL%", MF_PCT,  get_numa_local),
 	VCPU("vcpu",        "vcpu",         "VCPU",      MF_INT,  get_vcpu),
 	VCPU("tid",         "tid",          "TID",       MF_INT,  get_tid),
 	VCPU("comm",        "comm",         "THREAD",    MF_TEXT, get_comm),
 	VCPU("last_cpu",    "last_cpu",     "CPU",       MF_INT,  get_last_cpu),
+	VCPU("node",        "node",         "NODE",      MF_INT,  get_node),
 	{ MR_REASON, "reason",   NULL, "reason",   "REASON",   MF_TEXT, MF_NO_HIST, false, get_reason },
 	{ MR_REASON, "code",     NULL, "code",     "CODE",     MF_NUM,  MF_NO_HIST, false, get_code },
 	{ MR_REASON, "isa",      NULL, "isa",      "ISA",      MF_TEXT, MF_NO_HIST, false, get_isa },
@@ -197,7 +259,7 @@ void model_field_value(const struct model_field *f, const struct model_row *row,
 		*has = row->o->lat.samples > 0;
 		break;
 	default:
-		*has = true;
+		*has = !v->unknown;
 		break;
 	}
 }

@@ -33,6 +33,7 @@ enum model_field_kind {
 	MF_TIME,	/* a latency, in the source's time unit */
 	MF_TIME_MEAN,	/* the same, a mean (a fraction) */
 	MF_SECS,	/* a sum of time: seconds in CSV and JSON, on ns sources only */
+	MF_RATE,	/* a figure per second (a fraction) */
 };
 
 /* The histogram a field is a figure of, if any: without samples it has no value. */
@@ -50,6 +51,7 @@ struct model_field_val {
 	double d;
 	bool b;
 	char buf[32];	/* what s points to where the getter formats it */
+	bool unknown;	/* the getter says this row has no figure (a VM's context the host does not give) */
 };
 
 /* What a getter reads: the row's VM, its vCPU (a vCPU's row) or its reason (a reason's row). */

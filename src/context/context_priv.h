@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The context room's files and what they share.  context.c runs the
+ * readers' table for each VM; each reader reads one kind of figure:
+ *
+ *   context.c          the table, the loop over the VMs, counters into rates
+ *     context_proc.c   memory and disk of the VMM process: /proc/PID/...
+ *     context_psi.c    pressure of its cgroup v2, and the host's
+ *     context_net.c    its tap/macvtap interfaces' counters
+ *       context_file.c small files read whole, "Key: value" lines
+ *
+ * No file outside src/context/ includes this header.
+ */
+#ifndef KVMTOP_CONTEXT_PRIV_H
+#define KVMTOP_CONTEXT_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "context.h"
+
+/*
+ * One reading of a VM: levels as they are, counters as read (context.c
+ * turns those into rates); bit f of known: val[f] was read.
+ */
+struct ctx_reading {
+	uint32_t known;
+	double val[CTX_NR];
+	bool ram_cmdline;
+	int nr_taps;		/* -1: not known */
+	uint64_t taps_sig;	/* which interfaces the counters sum: a change starts the rates anew */
+	char tap[CTX_TAPS][CTX_IFNAMSIZ];	/* the first taps one by one, and their counters */
+	uint64_t tap_ctr[CTX_TAPS][CTX_TAP_NR];
+	int nr_tap_rows;
+	uint64_t node_bytes[CTX_NODES];	/* numa_maps, at the slow cadence: nr_nodes 0 when not read */
+	int nr_nodes;
+};
+
+static inline void ctx_set(struct ctx_reading *r, enum vm_ctx_fig f, double v)
+{
+	r->val[f] = v;
+	r->known |= 1u << f;
+}
+
+/* A reader of the table: what it finds of VM pid into r (nothing where it cannot read). */
+struct ctx_reader {
+	const char *name;
+	void (*read)(struct context *c, int pid, struct ctx_reading *r);
+};
+
+/* context_proc.c */
+void ctx_proc_memory(struct context *c, int pid, struct ctx_reading *r);
+void ctx_proc_disk(struct context *c, int pid, struct ctx_reading *r);
+/*
+ * The guest's RAM (-m, else the largest mapping of maps) and its huge-page
+ * share (smaps_rollup: it walks the VMM's page tables, ~20-60 ms per GiB of
+ * 4 KiB pages measured: context.c reads it once per CTX_HUGE_EVERY_NS).
+ */
+void ctx_proc_huge(struct context *c, int pid, struct ctx_reading *r);
+#define CTX_HUGE_EVERY_NS	(60 * 1000000000ull)
+/* context_psi.c */
+void ctx_psi_vm(struct context *c, int pid, struct ctx_reading *r);
+/* The host's /proc/pressure files, as counters (CTX_CPU_SOME .. CTX_IO_FULL). */
+void ctx_psi_host(struct context *c, struct ctx_reading *r);
+/* context_numa.c */
+/* VM pid's memory per node (numa_maps: walks its page tables) into r->node_bytes. */
+void ctx_numa_memory(struct context *c, int pid, struct ctx_reading *r);
+/*
+ * Each vCPU thread's node (the model's vcpu ctx_node) and the VM's main
+ * node, its share and the vCPUs' time on it (CTX_NODE .. CTX_LOCAL_PCT)
+ * from the VM's node_bytes as last read.
+ */
+struct vm;
+void ctx_numa_vcpus(struct context *c, struct vm *vm, struct ctx_reading *r);
+/* context_net.c */
+void ctx_net_taps(struct context *c, int pid, struct ctx_reading *r);
+
+/* context_file.c */
+/* File path (printf-style) read whole into c->buf, NUL-ended: its length, or -1. */
+ssize_t ctx_file_read(struct context *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * The number after "key" at a line's start in text (the rest of the line
+ * after the key: spaces, tabs or '=' first): true with *v, false if none.
+ */
+bool ctx_file_key(const char *text, const char *key, uint64_t *v);
+/* Field n (1: the pid) of a /proc stat file's text, counted after its ")": true with *v. */
+bool ctx_stat_field(const char *text, int n, uint64_t *v);
+
+#endif
