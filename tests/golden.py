@@ -129,7 +129,8 @@ def script_lines():
     does port I/O to user space (kvm_pio, kvm_userspace_exit), then sleeps in HLT and, woken,
     waits while host task 600 runs on its CPU; vCPU 1 (thread 2001, CPU 1) does MMIO (kvm_mmio,
     one exit in fifty slow) and PAUSE exits.  The findings: overcommit, legacy-io, mmio,
-    spinlock and slow-exits."""
+    spinlock and slow-exits; and, from the objects those exits touched, serial-console (port
+    0x3f8 written) and mmio-page (one page written)."""
     ms, us = 1000000, 1000
     ev = []
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "findings.h"
+#include "decode/objects.h"
 #include "util/fmt.h"
 #include "model_fields.h"
 
@@ -35,6 +36,15 @@
 #define TAP_DROPS	1.0	/* drops per second on its taps */
 #define NUMA_MEM	75.0	/* % of its memory on one node ... */
 #define NUMA_LOCAL	50.0	/* ... and less than this % of its vCPUs' time there */
+#define TIMER_RATE	500.0	/* exits/s on the PIT, CMOS and ACPI PM timer ports, a VM */
+#define SERIAL_RATE	500.0	/* writes/s to a serial port, a VM */
+#define IPI_RATE	1000.0	/* ICR writes/s (x2APIC MSR or APIC register), a VM */
+#define TSCDL_RATE	1000.0	/* TSC deadline MSR writes/s, a vCPU */
+#define PAGE_RATE	1000.0	/* MMIO writes/s on one page, a VM */
+#define OBJS_MIN	100	/* exits at least: a rate of a few in a short snapshot is noise */
+#define OBJS_SHOWN	4	/* objects named in an evidence */
+#define OBJS_TALLY	64	/* objects told apart; more count in the sum only (rows come
+				   most counted first within a reason: the busiest are told apart) */
 
 /* Exits of class cls in scope s this interval, and the reason with most of them. */
 static uint64_t class_exits(const struct finding_in *in, enum reason_class cls, const struct reason **top)
@@ -339,6 +349,158 @@ static int eval_numa(const struct finding_in *in, char *ev, size_t len)
 	return FS_WARNING;
 }
 
+/* Objects a rule counts: of kind, values lo..hi, in direction dir (OBJ_DIR_NONE: either). */
+struct findings_objs {
+	enum kvm_obj_kind kind;
+	uint64_t lo, hi;
+	enum kvm_obj_dir dir;
+};
+
+/* Exits on one object of a scope, summed over reasons, directions and sizes. */
+struct findings_tally {
+	enum kvm_obj_kind kind;
+	uint64_t value;
+	uint64_t n;
+};
+
+/* Does object row w belong to one of the nr sets of set? */
+static bool objs_match(const struct model_obj_row *w, const struct findings_objs *set, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (w->kind == set[i].kind && w->value >= set[i].lo && w->value <= set[i].hi &&
+		    (set[i].dir == OBJ_DIR_NONE || w->dir == set[i].dir))
+			return true;
+	return false;
+}
+
+/* Most exits first, then the lower value. */
+static int tally_cmp(const void *a, const void *b)
+{
+	const struct findings_tally *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return (x->value > y->value) - (x->value < y->value);
+}
+
+/* The scope's exits this interval on the objects of set, told apart in t[]: their sum; *k how many in t. */
+static uint64_t objs_tally(const struct finding_in *in, const struct findings_objs *set, size_t nr,
+			   struct findings_tally *t, unsigned int *k)
+{
+	uint64_t sum = 0;
+	unsigned int i, j;
+
+	*k = 0;
+	for (i = 0; i < in->sc->nr_objs; i++) {
+		const struct model_obj_row *w = &in->sc->objs[i];
+
+		if (!w->count || !objs_match(w, set, nr))
+			continue;
+		sum += w->count;
+		for (j = 0; j < *k && (t[j].kind != w->kind || t[j].value != w->value); j++)
+			;
+		if (j == *k && *k == OBJS_TALLY)
+			continue;
+		if (j == *k)
+			t[(*k)++] = (struct findings_tally){ w->kind, w->value, 0 };
+		t[j].n += w->count;
+	}
+	qsort(t, *k, sizeof(*t), tally_cmp);
+	return sum;
+}
+
+/*
+ * The finding of an object rule: the exits on set's objects (one: on the
+ * busiest of them alone) at >= at per second, OBJS_MIN of them at least;
+ * the evidence says their rate, what they are ("port 0x70 (CMOS index)
+ * 300", most first) and their share of the scope's exits.  The
+ * severity, or -1: none.
+ */
+static int objs_eval(const struct finding_in *in, const struct findings_objs *set, size_t nr, bool one,
+		     double at, const char *what, char *ev, size_t len)
+{
+	struct findings_tally t[OBJS_TALLY];
+	uint64_t n;
+	unsigned int i, k;
+	char val[32];
+	const char *name;
+	double rate;
+	size_t o;
+
+	n = objs_tally(in, set, nr, t, &k);
+	if (one && k > 1)
+		k = 1;
+	if (one)
+		n = k ? t[0].n : 0;
+	if (rate_of(in, n, &rate) || rate < at || n < OBJS_MIN)
+		return -1;
+	o = (size_t)snprintf(ev, len, "%.0f %s/s on ", rate, what);
+	for (i = 0; i < k && i < OBJS_SHOWN && o < len; i++) {
+		name = kvm_obj_name(t[i].kind, t[i].value);
+		o += (size_t)snprintf(ev + o, len - o, "%s%s %s%s%s%s %" PRIu64, i ? ", " : "",
+				      kvm_obj_kind_name(t[i].kind), kvm_obj_value(t[i].kind, t[i].value, val, sizeof(val)),
+				      name ? " (" : "", name ? name : "", name ? ")" : "", t[i].n);
+	}
+	if (o < len)
+		snprintf(ev + o, len - o, "; %.1f %% of its exits",
+			 in->sc->exits ? 100.0 * (double)n / (double)in->sc->exits : 0);
+	return FS_WARNING;
+}
+
+static int eval_timer_poll(const struct finding_in *in, char *ev, size_t len)
+{
+	static const struct findings_objs ports[] = {
+		{ KVM_OBJ_PORT, 0x40, 0x43, OBJ_DIR_NONE },		/* PIT */
+		{ KVM_OBJ_PORT, 0x70, 0x71, OBJ_DIR_NONE },		/* CMOS RTC */
+		{ KVM_OBJ_PORT, 0x608, 0x60b, OBJ_DIR_NONE },		/* ACPI PM timer, Q35 */
+		{ KVM_OBJ_PORT, 0xb008, 0xb00b, OBJ_DIR_NONE },	/* ACPI PM timer, PIIX4 */
+	};
+
+	return objs_eval(in, ports, 4, false, TIMER_RATE, "timer port exits", ev, len);
+}
+
+static int eval_serial(const struct finding_in *in, char *ev, size_t len)
+{
+	static const struct findings_objs ports[] = {
+		{ KVM_OBJ_PORT, 0x3f8, 0x3ff, OBJ_DIR_WRITE },		/* COM1 */
+		{ KVM_OBJ_PORT, 0x2f8, 0x2ff, OBJ_DIR_WRITE },		/* COM2 */
+		{ KVM_OBJ_PORT, 0x3e8, 0x3ef, OBJ_DIR_WRITE },		/* COM3 */
+		{ KVM_OBJ_PORT, 0x2e8, 0x2ef, OBJ_DIR_WRITE },		/* COM4 */
+	};
+
+	return objs_eval(in, ports, 4, false, SERIAL_RATE, "serial port writes", ev, len);
+}
+
+static int eval_ipi(const struct finding_in *in, char *ev, size_t len)
+{
+	static const struct findings_objs icr[] = {
+		{ KVM_OBJ_MSR, 0x830, 0x830, OBJ_DIR_WRITE },		/* x2APIC ICR */
+		{ KVM_OBJ_APIC, 0x300, 0x300, OBJ_DIR_WRITE },		/* xAPIC ICR (low half sends) */
+	};
+
+	return objs_eval(in, icr, 2, false, IPI_RATE, "ICR writes (IPIs sent)", ev, len);
+}
+
+static int eval_tsc_deadline(const struct finding_in *in, char *ev, size_t len)
+{
+	static const struct findings_objs msr[] = { { KVM_OBJ_MSR, 0x6e0, 0x6e0, OBJ_DIR_WRITE } };
+
+	return objs_eval(in, msr, 1, false, TSCDL_RATE, "TSC deadline writes", ev, len);
+}
+
+static int eval_mmio_page(const struct finding_in *in, char *ev, size_t len)
+{
+	/* the local APIC's page is no device's doorbell: without kvm_apic its writes stay MMIO */
+	static const struct findings_objs page[] = {
+		{ KVM_OBJ_MMIO, 0, 0xfedff000, OBJ_DIR_WRITE },
+		{ KVM_OBJ_MMIO, 0xfee01000, UINT64_MAX, OBJ_DIR_WRITE },
+	};
+
+	return objs_eval(in, page, 2, true, PAGE_RATE, "MMIO writes", ev, len);
+}
+
 const struct finding_rule finding_rules[] = {
 	{ "overcommit", FSC_VCPU, "the vCPU thread's wait time (sched events or /proc) and stolen_by",
 	  "wait >= 10 % of the snapshot (severe from 30 %)",
@@ -434,6 +596,45 @@ const struct finding_rule finding_rules[] = {
 	  "topology matching the host's; automatic NUMA balancing (kernel.numa_balancing) moves it in time",
 	  "Linux Documentation/admin-guide/mm/numa_memory_policy.rst; libvirt domain XML <numatune>",
 	  eval_numa },
+	{ "timer-polling", FSC_VM, "the VM's exits on the PIT (0x40-0x43), CMOS RTC (0x70-0x71) and ACPI PM "
+	  "timer (0x608-0x60b, 0xb008-0xb00b) ports",
+	  ">= 500 exits/s on those ports",
+	  "the guest reads the time from emulated timer hardware by port I/O: every read is an exit",
+	  "make kvmclock or the TSC the guest's clocksource (Linux: clocksource=kvm-clock or tsc, see "
+	  "/sys/devices/system/clocksource/clocksource0/current_clocksource); give the guest the kvmclock "
+	  "CPUID feature and an invariant TSC",
+	  "Linux Documentation/virt/kvm/x86/msr.rst (kvmclock); Documentation/admin-guide/kernel-parameters.txt (clocksource)",
+	  eval_timer_poll },
+	{ "serial-console", FSC_VM, "the VM's port writes to the serial ports (COM1-COM4: 0x3f8, 0x2f8, "
+	  "0x3e8, 0x2e8 and the 7 after each)",
+	  ">= 500 writes/s",
+	  "the guest writes to an emulated UART, a byte an exit: a console or a log on the serial port",
+	  "use virtio-console (hvc0) for the console, or write less to it (a lower loglevel, quiet)",
+	  "QEMU documentation (virtio-serial, virtconsole); Linux Documentation/admin-guide/serial-console.rst",
+	  eval_serial },
+	{ "ipi", FSC_VM, "the VM's writes to the ICR: x2APIC MSR 0x830 and the APIC register 0x300",
+	  ">= 1000 ICR writes/s",
+	  "the guest sends many IPIs, each an exit to KVM",
+	  "posted interrupts and IPI virtualization (Intel IPIv: kvm_intel.enable_ipiv, AMD AVIC: "
+	  "kvm_amd.avic), or PV send-IPI (KVM_FEATURE_PV_SEND_IPI, kvm-pv-ipi) in the guest to send many in one hypercall",
+	  "Linux Documentation/virt/kvm/x86/cpuid.rst (KVM_FEATURE_PV_SEND_IPI); kvm_intel and kvm_amd module parameters",
+	  eval_ipi },
+	{ "tsc-deadline", FSC_VCPU, "the vCPU's writes to IA32_TSC_DEADLINE (MSR 0x6e0)",
+	  ">= 1000 writes/s, a vCPU",
+	  "the guest programs its timer very often: each TSC deadline write is an exit",
+	  "a tickless guest (nohz) with a lower HZ; on Intel, KVM's preemption timer for the guest's timer "
+	  "(kvm_intel.preemption_timer=1, the default) if it was disabled",
+	  "Linux Documentation/timers/no_hz.rst; kvm_intel module parameters (preemption_timer)",
+	  eval_tsc_deadline },
+	{ "mmio-page", FSC_VM, "the VM's MMIO writes per page (kvm_mmio) other than the local APIC's "
+	  "(0xfee00000)",
+	  ">= 1000 writes/s on one page",
+	  "the guest writes one MMIO page very often, each write emulated: a device's doorbell, as a virtio "
+	  "notify register without ioeventfd",
+	  "let the kernel take the writes: ioeventfd for the device (QEMU's virtio ioeventfd=on, the "
+	  "default), vhost for network and block",
+	  "Linux Documentation/virt/kvm/api.rst (KVM_IOEVENTFD); QEMU documentation (ioeventfd, vhost)",
+	  eval_mmio_page },
 	{ "lost-events", FSC_HOST, "the snapshot's lost and dropped events",
 	  "any",
 	  "events were lost or dropped: this snapshot's figures are incomplete",
