@@ -11,6 +11,7 @@ The rules' table in src/model/findings.c and the man page's FINDINGS section mus
 """
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -51,13 +52,13 @@ class Script:
             self.exit(k * US, k, 1, 2 * US)
             self.exit(1000 * MS + k * US, k, 1, 2 * US)
 
-    def write(self, name, *extra):
+    def write(self, name, *extra, layout="x86-6.5"):
         self.lines.sort(key=lambda l: (0, 0) if l.startswith("comm") else (1, int(l.split()[0])))
         path = os.path.join(TMP, "findings-%s.txt" % name)
         with open(path, "w") as f:
             f.write("\n".join(self.lines) + "\n")
         dat = path[:-4] + ".dat"
-        p = subprocess.run([os.environ["KVMGEN"], "-f", os.path.join(FORMATS, "x86-6.5"), "-o", dat, "-S", path]
+        p = subprocess.run([os.environ["KVMGEN"], "-f", os.path.join(FORMATS, layout), "-o", dat, "-S", path]
                            + list(extra), capture_output=True, text=True)
         if p.returncode:
             print("Bail out! kvmgen -S %s: %s" % (path, p.stderr.strip()))
@@ -156,6 +157,106 @@ def screen_case(dat):
         shutil.rmtree(d, ignore_errors=True)
 
 
+def objects_script(name, per_vcpu, over=990 * MS):
+    """per_vcpu: {k: [(n, reason, info1, companions)]}: vCPU k's exits, shuffled and spread evenly over
+    the second (over < 990 ms: over that time from 0, no timer exits), each with its companion events
+    [(event, fields)] (the x86-objects layout) -> (dat, exits, seconds)."""
+    s = Script()
+    short = over < 990 * MS
+    if not short:
+        s.span()
+    total = 0 if short else 4
+    for k, groups in per_vcpu.items():
+        items = []
+        for n, reason, info1, comps in groups:
+            items += [(reason, info1, comps)] * n
+        random.Random(k).shuffle(items)
+        step = over // len(items)
+        for i, (reason, info1, comps) in enumerate(items):
+            t = (0 if short else 5 * MS) + i * step
+            s.exit(t, k, reason, 5 * US, info1=info1)
+            for j, (ev, f) in enumerate(comps):
+                s.ev(t + (j + 1) * US, k, 2000 + k, ev, **f)
+        total += len(items)
+    return s.write(name, layout="x86-objects"), total, s.last / 1e9
+
+
+def obj_case(name, per_vcpu, want, rule=None, rate=0, objs=(), share_of=None, over=990 * MS):
+    """A case whose finding rule must say "<rate>/s on <objs>; <share> % of its exits", the test's own
+    counts: rate = rate exits over the recording's length, share of share_of exits (None: the VM's)."""
+    dat, total, secs = objects_script("obj%d" % len(name), per_vcpu, over)
+    says = []
+    if rule:
+        says = [r"^%.0f [a-zA-Z ()]+/s on %s; %.1f %% of its exits$" % (
+            rate / secs, ", ".join(objs), 100.0 * rate / (share_of or total))]
+    fs, err = findings(dat)
+    got = fired(fs)
+    ev = [f["evidence"] for f in fs or [] if f["rule"] == rule]
+    ok(fs is not None and got == want and all(len(ev) == 1 and re.search(x, ev[0]) for x in says),
+       "%s: %s" % (name, ", ".join(sorted("%s on %s" % (r, "vCPU thread %d" % t if t else v) for r, v, t in want))
+                   or "none"), "got %r, evidence %r, want %r %s" % (sorted(got, key=str), ev, says, err))
+
+
+def port(p, out=True):
+    """An IO_INSTRUCTION's exit qualification: port p, one byte, out or in."""
+    return p << 16 | (0 if out else 8)
+
+
+def object_cases():
+    """The object rules, each on exits the test counts itself, just above and below its threshold."""
+    io, msrw, ept = 30, 32, 49
+    timer = [(200, io, port(0x70), []), (200, io, port(0x71, False), []), (100, io, port(0x43), []),
+             (100, io, port(0xb008, False), [])]
+    near = [(100, io, port(0x44), []), (100, io, port(0x72), [])]
+    obj_case("timer-polling: 600 exits/s on CMOS, PIT and ACPI PM timer ports", {0: timer + near},
+             {("timer-polling", VM, None)}, "timer-polling", 600,
+             [r"port 0x70 \(CMOS index\) 200", r"port 0x71 \(CMOS data\) 200", r"port 0x43 \([^()]*\) 100",
+              r"port 0xb008 \(ACPI PM timer \(PIIX4\)\) 100"])
+    obj_case("timer-polling: 400 a second (and the ports beside them) are below the threshold",
+             {0: timer[:2] + near + [(200, io, port(0x40 - 1), []), (200, io, port(0x608 - 1), [])]}, set())
+
+    serial = [(500, io, port(0x3f8), []), (100, io, port(0x2f8), [])]
+    obj_case("serial-console: 600 writes/s to COM1 and COM2", {1: serial + [(200, io, port(0x3fd, False), [])]},
+             {("serial-console", VM, None)}, "serial-console", 600,
+             [r"port 0x3f8 \(COM1\) 500", r"port 0x2f8 \(COM2\) 100"])
+    obj_case("serial-console: 400 writes and 300 reads a second are below the threshold",
+             {1: [(400, io, port(0x3f8), []), (300, io, port(0x3fd, False), [])]}, set())
+
+    obj_case("serial-console: 150 writes in 30 ms, 5,000 a second", {1: [(150, io, port(0x3f8), [])]},
+             {("serial-console", VM, None), ("legacy-io", VM, None)}, "serial-console", 150,
+             [r"port 0x3f8 \(COM1\) 150"], over=30 * MS)
+    obj_case("serial-console: 60 writes in 30 ms are too few to tell a rate (legacy-io has no such floor)",
+             {1: [(60, io, port(0x3f8), [])]}, {("legacy-io", VM, None)}, over=30 * MS)
+
+    def msr(n, m, write=True):
+        return (n, msrw if write else 31, 0, [("msr", {"write": int(write), "ecx": m, "data": 7})])
+
+    def apic(n, reg):
+        return (n, ept, 0, [("mmio", {"type": 2, "len": 4, "gpa": 0xfee00000 + reg}), ("apic", {"rw": 1, "reg": reg})])
+
+    obj_case("ipi: 1,100 ICR writes/s, x2APIC and xAPIC, on two vCPUs",
+             {0: [msr(700, 0x830), msr(300, 0x830, False)], 1: [apic(400, 0x300), apic(300, 0x310)]},
+             {("ipi", VM, None)}, "ipi", 1100, [r"msr 0x830 \(x2APIC ICR\) 700", r"apic 0x300 \(ICR\) 400"])
+    obj_case("ipi: 900 ICR writes a second are below the threshold",
+             {0: [msr(700, 0x830), msr(300, 0x830, False)], 1: [apic(200, 0x300), apic(300, 0x310)]}, set())
+
+    obj_case("tsc-deadline: 1,200 writes/s on vCPU 0, 800 on vCPU 1",
+             {0: [msr(1200, 0x6e0), msr(300, 0x6e0, False)], 1: [msr(800, 0x6e0), msr(200, 0x6e1)]},
+             {("tsc-deadline", VM, 2000)}, "tsc-deadline", 1200, [r"msr 0x6e0 \(IA32_TSC_DEADLINE\) 1200"],
+             share_of=1502)
+
+    def mmio(n, gpa, typ=2):
+        return (n, ept, 0, [("mmio", {"type": typ, "len": 4, "gpa": gpa})])
+
+    obj_case("mmio-page: 1,200 writes/s on one page",
+             {0: [mmio(700, 0xfebc0008), mmio(200, 0xfebc0010, 1)], 1: [mmio(500, 0xfebc0008), mmio(300, 0xfebd0000)]},
+             {("mmio-page", VM, None), ("mmio", VM, None)}, "mmio-page", 1200, [r"mmio 0xfebc0000 1200"])
+    obj_case("mmio-page: 1,500 writes/s on two pages, 750 each, are below it (the mmio rule fires)",
+             {0: [mmio(750, 0xfebc0008)], 1: [mmio(750, 0xfebd0000)]}, {("mmio", VM, None)})
+    obj_case("mmio-page: 1,100 writes/s on the local APIC's page (no kvm_apic) are no doorbell",
+             {0: [mmio(1100, 0xfee000b0)]}, {("mmio", VM, None)})
+
+
 def main():
     # nothing wrong: a timer exit every 50 ms, a short preemption now and then
     s = Script()
@@ -175,7 +276,8 @@ def main():
     s.span()
     for i in range(2000):
         s.exit(5 * MS + i * 400 * US, 0, 30, 20 * US, info1=(0x3f8 if i % 4 else 0x70) << 16, uexit=2)
-    case("legacy-io: 2,000 port I/O exits in the second", s.write("io"), {("legacy-io", VM, None)},
+    case("legacy-io: 2,000 port I/O exits in the second", s.write("io"),
+         {("legacy-io", VM, None), ("serial-console", VM, None)},
          [r"200\d port I/O exits/s", r"ports 0x3f8 1500, 0x70 500"])
     s = Script()
     s.span()
@@ -189,7 +291,8 @@ def main():
         t = 5 * MS + i * 600 * US
         s.exit(t, 1, 49, 10 * US)
         s.ev(t + 2 * US, 1, 2001, "mmio", type=2, len=4, gpa=0xfebc0000, val=1)
-    case("mmio: 1,500 EPT_MISCONFIG exits and kvm_mmio events", s.write("mmio"), {("mmio", VM, None)},
+    case("mmio: 1,500 EPT_MISCONFIG exits and kvm_mmio events", s.write("mmio"),
+         {("mmio", VM, None), ("mmio-page", VM, None)},
          [r"150\d emulated MMIO accesses/s", r"1500 kvm_mmio"])
 
     s = Script()
@@ -258,6 +361,8 @@ def main():
     fs, err = findings(whole)
     ok(fs is not None and not [f for f in fs if f["rule"] == "lost-events"],
        "lost-events: the same recording without losses has none", (fs, err))
+
+    object_cases()
 
     # one table, one man page: the rules kvmtop knows are the FINDINGS section's
     src = open(os.path.join(SRC, "src", "model", "findings.c")).read()
