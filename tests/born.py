@@ -54,6 +54,24 @@ LIVE = "live: a VMM's vCPU threads that lived under 200 ms: every exit under the
 LIVE_EMU = "live --summary: the VM's emulator group, read from when it appeared: its one main thread"
 
 
+def wait_tracing(pid, secs):
+    """Wait until kvmtop pid's trace instance has its kvm events (and task_newtask, where the
+    kernel has it) enabled and tracing on: True, or False after secs."""
+    d = "/sys/kernel/tracing/instances/kvmtop-%d" % pid
+    want = ["events/kvm/enable", "tracing_on"]
+    if os.path.exists("/sys/kernel/tracing/events/task/task_newtask"):
+        want.append("events/task/task_newtask/enable")
+    end = time.time() + secs
+    while time.time() < end:
+        try:
+            if all(open(os.path.join(d, f)).read().strip() == "1" for f in want):
+                return True
+        except OSError:
+            pass
+        time.sleep(0.05)
+    return False
+
+
 def live_case():
     """The demo guest started by the test itself, its threads brief, kvmtop tracing meanwhile."""
     if live_elsewhere():
@@ -67,11 +85,14 @@ def live_case():
     if os.path.exists(report):
         os.unlink(report)
     slow = 8 if inside_kvm_host() else 1
-    k = subprocess.Popen([kvmtop(), "-b", "--summary", "-o", "json", "--duration", str(3 * slow)],
+    k = subprocess.Popen([kvmtop(), "-b", "--summary", "-o", "json", "--duration", str(5 * slow)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(0.5 * slow)	# tracing, from before the guest starts
-    # the process outlives kvmtop's run: its groups are read at the end too
-    env = dict(os.environ, KVMTOP_DEMO_LINGER_MS=str(4000 * slow))
+    # the guest starts once kvmtop traces (its instance's kvm and task events on): a fixed
+    # wait was too short for the sanitizer build in the emulated host, which then saw no exit
+    ready = wait_tracing(k.pid, 60 * slow)
+    # the process outlives kvmtop's run (which has 5 s, 40 in the emulated host, from its
+    # start, the wait for its tracing included): its groups are read at the end too
+    env = dict(os.environ, KVMTOP_DEMO_LINGER_MS=str(7000 * slow))
     # ~30 ms here, ~70 ms in the emulated host, where every guest instruction is emulated
     loops = "10" if inside_kvm_host() else "30"
     g = subprocess.run([kvmtop(), "--demo-guest", "-name", "guest=brief,debug-threads=on", "3", loops, report],
@@ -95,9 +116,10 @@ def live_case():
                                                                                   c["exits"]["HLT"])))
     unknown = [v["name"] for v in j["vms"] if v["name"].startswith("unknown")]
     emu = vm.get("threads", {}).get("emulator", {}).get("count")
-    ok(g.returncode == 0 and k.returncode == 0 and len(guest["vcpus"]) == 3 and 0 < guest["seconds"] < 0.2
+    ok(ready and g.returncode == 0 and k.returncode == 0 and len(guest["vcpus"]) == 3 and 0 < guest["seconds"] < 0.2
        and vm["name"] == "brief" and not bad and not unknown,
        LIVE + " (the guest's own counts, its vCPUs ran %.3f s)" % guest["seconds"],
+       ("" if ready else "kvmtop was not tracing after %d s\n" % (60 * slow)) +
        "\n".join(bad) + " unknown VMs %s, VMs %s\n%s %s" % (unknown, [(v["pid"], v["name"], len(v["vcpus"]))
                                                               for v in j["vms"]], g.stderr.decode(), err.decode()))
     # the demo process is its main thread and its vCPU threads: one emulator thread
