@@ -174,14 +174,21 @@ def metrics_check(proc, sysd):
     eq(len(got), 21 + 2, "metrics: 21 series of a VM with every figure known (the man page's count)")
 
 
-def fixture_case():
-    root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-ctx-")
+def two_vms(prefix):
+    """A fixture root with two VMs of the stats source, web1 (pid 4100, vCPUs 4101 and 4102) and
+    db2 (pid 4200, vCPU 4201): the root, its proc and sys folders."""
+    root = tempfile.mkdtemp(dir=TMP, prefix=prefix)
     proc, sysd = os.path.join(root, "proc"), os.path.join(root, "sys")
+    proc_vm(proc, 4100, "web1", {0: (4101, "CPU 0/KVM", True), 1: (4102, "CPU 1/KVM", True)})
+    vm_stats(proc, 4100, {}, {0: vcpu_vals(10, H0, LIN), 1: vcpu_vals(10, H0, LIN)})
+    proc_vm(proc, 4200, "db2", {0: (4201, "CPU 0/KVM", True)})
+    vm_stats(proc, 4200, {}, {0: vcpu_vals(10, H0, LIN)})
+    return root, proc, sysd
+
+
+def fixture_case():
+    root, proc, sysd = two_vms("kvmtop-ctx-")
     try:
-        proc_vm(proc, 4100, "web1", {0: (4101, "CPU 0/KVM", True), 1: (4102, "CPU 1/KVM", True)})
-        vm_stats(proc, 4100, {}, {0: vcpu_vals(10, H0, LIN), 1: vcpu_vals(10, H0, LIN)})
-        proc_vm(proc, 4200, "db2", {0: (4201, "CPU 0/KVM", True)})
-        vm_stats(proc, 4200, {}, {0: vcpu_vals(10, H0, LIN)})
         put(os.path.join(proc, "sys", "kernel", "task_delayacct"), "1\n", "w")
         for f, s in (("memory", 200), ("io", 300)):
             put(os.path.join(proc, "pressure", f), psi(s, s), "w")
@@ -279,13 +286,8 @@ def screen_case():
         skip("context: the VMs pane's context columns", "tmux is not installed")
         return
     import tui_keys as k
-    root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-ctxs-")
-    proc, sysd = os.path.join(root, "proc"), os.path.join(root, "sys")
+    root, proc, sysd = two_vms("kvmtop-ctxs-")
     try:
-        proc_vm(proc, 4100, "web1", {0: (4101, "CPU 0/KVM", True), 1: (4102, "CPU 1/KVM", True)})
-        vm_stats(proc, 4100, {}, {0: vcpu_vals(10, H0, LIN), 1: vcpu_vals(10, H0, LIN)})
-        proc_vm(proc, 4200, "db2", {0: (4201, "CPU 0/KVM", True)})
-        vm_stats(proc, 4200, {}, {0: vcpu_vals(10, H0, LIN)})
         write_vm1(proc, sysd, 1)
         write_vm2(proc, sysd)
         live = ["--source", "stats", "--proc", proc, "--sys", sysd, "-d", "1"]
