@@ -66,9 +66,7 @@ static void findings_json_field(const struct batch *b, const char *key, const ch
 				const struct model_row *row, bool has)
 {
 	fprintf(b->out, ",\"%s\":", key);
-	if (has)
-		batch_machine_value(b, model_field(name), row, escape_json);
-	else
+	if (!has || !batch_machine_value(b, model_field(name), row, escape_json))
 		fputs("null", b->out);
 }
 

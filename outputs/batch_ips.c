@@ -76,7 +76,41 @@ int batch_ips_text(const struct batch *b, const struct vm *vm, const struct vcpu
 	return 0;
 }
 
+const char *batch_obj_site(const struct batch *b, const struct vm *vm, const struct model_obj_row *o,
+			   char *buf, size_t len)
+{
+	const struct sym_table *st = vm ? ips_syms(b, vm) : NULL;
+	char sym[512], esc[512];
+
+	if (!o->site[0].n || !o->count) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	sym_ip(st, o->site[0].ip, true, sym, sizeof(sym));
+	snprintf(buf, len, "%s %.0f%%", escape_text(sym, esc, sizeof(esc)),
+		 100.0 * (double)o->site[0].n / (double)o->count);
+	return buf;
+}
+
 /* --- JSON --- */
+
+void batch_obj_sites_json(const struct batch *b, const struct vm *vm, const struct model_obj_row *o)
+{
+	const struct sym_table *st = vm ? ips_syms(b, vm) : NULL;
+	char sym[512];
+	unsigned int i;
+
+	fputs(",\"sites\":[", b->out);
+	for (i = 0; i < MODEL_OBJ_SITES && o->site[i].n; i++) {
+		fprintf(b->out, "%s{\"ip\":%" PRIu64 ",\"sym\":", i ? "," : "", o->site[i].ip);
+		if (sym_ip(st, o->site[i].ip, true, sym, sizeof(sym)) < 0)
+			fputs("null", b->out);
+		else
+			escape_json(b->out, sym);
+		fprintf(b->out, ",\"count\":%" PRIu64 "}", o->site[i].n);
+	}
+	fprintf(b->out, "],\"sites_rest\":%" PRIu64 ",\"sites_none\":%" PRIu64, o->site_rest, o->site_none);
+}
 
 int batch_ips_json(const struct batch *b, const struct vm *vm, const struct vcpu *v)
 {

@@ -72,17 +72,21 @@ static void json_fields(const struct batch *b, enum model_row_kind kind, const s
 			fputc(',', b->out);
 		}
 		fprintf(b->out, "\"%s\":", f->key);
-		if (batch_field_known(b, f))
-			batch_machine_value(b, f, row, escape_json);
-		else
+		/* null: not measured by the input, or not known for this row */
+		if (!batch_field_known(b, f) || !batch_machine_value(b, f, row, escape_json))
 			fputs("null", b->out);
 	}
 	if (group)
 		fputc('}', b->out);
 }
 
-/* One reason row: every field of model_fields.h, then its objects (each every object field). */
-static void json_reason(const struct batch *b, const struct model_scope *sc, const struct model_reason_row *w)
+/*
+ * One reason row: every field of model_fields.h, then its objects (each
+ * every object field and its sites, named from vm's guest symbols; vm
+ * NULL: the host's, whose sites are of several guests).
+ */
+static void json_reason(const struct batch *b, const struct vm *vm, const struct model_scope *sc,
+			const struct model_reason_row *w)
 {
 	const struct model_row row = { .m = b->m, .r = w };
 	const struct model_obj_row *o;
@@ -97,12 +101,13 @@ static void json_reason(const struct batch *b, const struct model_scope *sc, con
 
 		fputs(i ? ",{" : "{", b->out);
 		json_fields(b, MR_OBJECT, &orow);
+		batch_obj_sites_json(b, vm, &o[i]);
 		fputc('}', b->out);
 	}
 	fputs("]}", b->out);
 }
 
-static void json_reasons(const struct batch *b, const struct model_scope *sc)
+static void json_reasons(const struct batch *b, const struct vm *vm, const struct model_scope *sc)
 {
 	const struct model_reason_row **rows;
 	unsigned int i, n;
@@ -112,7 +117,7 @@ static void json_reasons(const struct batch *b, const struct model_scope *sc)
 	for (i = 0; rows && i < n; i++) {
 		if (i)
 			fputc(',', b->out);
-		json_reason(b, sc, rows[i]);
+		json_reason(b, vm, sc, rows[i]);
 	}
 	fputc(']', b->out);
 	free(rows);
@@ -351,7 +356,7 @@ static int json_vcpu(const struct batch *b, const struct vm *vm, const struct vc
 	json_exits(b, &cs, end);
 	json_states(b, &cs);
 	json_stolen(b, v);
-	json_reasons(b, &cs);
+	json_reasons(b, vm, &cs);
 	json_events(b, &cs);
 	batch_kstats_json(b, vm, v);
 	if (batch_ips_json(b, vm, v))
@@ -379,7 +384,7 @@ static int json_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 	json_numa(b, vm);
 	json_exits(b, &vs, end);
 	json_threads(b, vm, &vs);
-	json_reasons(b, &vs);
+	json_reasons(b, vm, &vs);
 	json_events(b, &vs);
 	batch_kstats_json(b, vm, NULL);
 	if (batch_ips_json(b, vm, NULL))
@@ -417,7 +422,7 @@ static int json_print(struct batch *b, uint64_t end)
 		host.exits, host.exits_total);
 	json_rate(b, host.exits, end);
 	fputc(',', b->out);
-	json_reasons(b, &host);
+	json_reasons(b, NULL, &host);
 	if (batch_kernel(b, json_kernel))
 		goto out;
 	fputc('}', b->out);

@@ -102,6 +102,19 @@ int batch_ips_text(const struct batch *b, const struct vm *vm, const struct vcpu
 		   const char *indent);
 int batch_ips_json(const struct batch *b, const struct vm *vm, const struct vcpu *v);
 /*
+ * The guest IPs object o's exits came from, as JSON keys of its object
+ * ("sites", "sites_rest", "sites_none"), named from vm's guest symbols
+ * (vm NULL: no names, the host's rows mix guests).
+ */
+void batch_obj_sites_json(const struct batch *b, const struct vm *vm, const struct model_obj_row *o);
+/*
+ * In text: the guest IP most of object o's exits came from and its share
+ * of them ("native_write_msr+0x8 95%", "0x...": no symbols, "-": none),
+ * escaped, in buf.  Returns buf.
+ */
+const char *batch_obj_site(const struct batch *b, const struct vm *vm, const struct model_obj_row *o,
+			   char *buf, size_t len);
+/*
  * batch_kstats.c: KVM's binary statistics of a VM (v NULL) or a vCPU:
  * JSON's "kvm_stats" object (nothing without any), the snapshot's
  * "kvm_stats_info" (each one's kind and unit), CSV's kvm_NAME and

@@ -129,19 +129,20 @@ static const char *text_obj_val(const struct batch *b, const char *name, const s
  * Under a reason's line, what its exits touched: a line per object, most
  * exits first (TEXT_OBJS of them, then how many more), each its kind,
  * number, name, direction and size, its exits and share of the reason's,
- * and their latency.
+ * their latency, and the guest IP most of them came from with its share
+ * (named from vm's guest symbols; vm NULL: the host's rows, in hex).
  */
-static void text_objects(const struct batch *b, const struct model_scope *sc,
+static void text_objects(const struct batch *b, const struct vm *vm, const struct model_scope *sc,
 			 const struct model_reason_row *w, const char *indent)
 {
 	const struct model_obj_row *o;
 	unsigned int i, n = model_scope_objs(sc, w->id, &o);
-	char k[16], obj[32], name[64], dir[8], p50[16], p99[16], max[16];
+	char k[16], obj[32], name[64], dir[8], p50[16], p99[16], max[16], site[160];
 
 	for (i = 0; i < n && i < TEXT_OBJS; i++) {
 		const struct model_row row = { .m = b->m, .o = &o[i] };
 
-		fprintf(b->out, "%s    %-12s %-10s %-30s %-5s %2u %9" PRIu64 " %6.2f%% p50 %9s p99 %9s max %9s\n",
+		fprintf(b->out, "%s    %-12s %-10s %-30s %-5s %2u %9" PRIu64 " %6.2f%% p50 %9s p99 %9s max %9s site %s\n",
 			indent, text_obj_val(b, "object_kind", &row, k, sizeof(k)),
 			text_obj_val(b, "object", &row, obj, sizeof(obj)),
 			text_obj_val(b, "object_name", &row, name, sizeof(name)),
@@ -149,13 +150,14 @@ static void text_objects(const struct batch *b, const struct model_scope *sc,
 			o[i].count, o[i].reason_count ? 100.0 * (double)o[i].count / (double)o[i].reason_count : 0.0,
 			text_obj_val(b, "obj_p50", &row, p50, sizeof(p50)),
 			text_obj_val(b, "obj_p99", &row, p99, sizeof(p99)),
-			text_obj_val(b, "obj_max", &row, max, sizeof(max)));
+			text_obj_val(b, "obj_max", &row, max, sizeof(max)),
+			batch_obj_site(b, vm, &o[i], site, sizeof(site)));
 	}
 	if (n > TEXT_OBJS)
 		fprintf(b->out, "%s    (%u more objects)\n", indent, n - TEXT_OBJS);
 }
 
-static void text_table(const struct batch *b, const struct model_scope *sc, const char *indent)
+static void text_table(const struct batch *b, const struct vm *vm, const struct model_scope *sc, const char *indent)
 {
 	const struct model_field *f[BATCH_FIELDS_MAX > NR_TEXT_COLS ? BATCH_FIELDS_MAX : NR_TEXT_COLS];
 	int width[BATCH_FIELDS_MAX > NR_TEXT_COLS ? BATCH_FIELDS_MAX : NR_TEXT_COLS];
@@ -180,7 +182,7 @@ static void text_table(const struct batch *b, const struct model_scope *sc, cons
 			fputc(' ', b->out);
 		}
 		fputc('\n', b->out);
-		text_objects(b, sc, rows[i], indent);
+		text_objects(b, vm, sc, rows[i], indent);
 	}
 	free(rows);
 }
@@ -378,7 +380,7 @@ static int text_vcpu(const struct batch *b, const struct vm *vm, const struct vc
 	text_states(b, &cs, end, "    ");
 	text_stolen(b, v);
 	if (cs.exits_total)
-		text_table(b, &cs, "    ");
+		text_table(b, vm, &cs, "    ");
 	text_events(b, &cs, "    ");
 	batch_kstats_text(b, vm, v, "    ");
 	ret = batch_ips_text(b, vm, v, "    ");
@@ -440,7 +442,7 @@ static int text_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 	text_groups(b, vm, end);
 	text_context(b, &row);
 	if (vs.exits_total)
-		text_table(b, &vs, "  ");
+		text_table(b, vm, &vs, "  ");
 	text_events(b, &vs, "  ");
 	batch_kstats_text(b, vm, NULL, "  ");
 	if (batch_ips_text(b, vm, NULL, "  "))

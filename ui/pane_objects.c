@@ -19,7 +19,8 @@
 /* The pane's columns: its own text cells, then object fields by name (model_fields.h). */
 enum {
 	OBJECTS_KIND, OBJECTS_OBJECT, OBJECTS_NAME, OBJECTS_DIR, OBJECTS_SIZE, OBJECTS_COUNT,
-	OBJECTS_RATE, OBJECTS_PCT, OBJECTS_TOTAL, OBJECTS_P50, OBJECTS_P99, OBJECTS_MAX, OBJECTS_NR_COLS
+	OBJECTS_RATE, OBJECTS_PCT, OBJECTS_TOTAL, OBJECTS_P50, OBJECTS_P99, OBJECTS_MAX, OBJECTS_SITE,
+	OBJECTS_SITE_PCT, OBJECTS_NR_COLS
 };
 
 struct object_row {
@@ -29,6 +30,7 @@ struct object_row {
 	char object[32];
 	char name[96];		/* escaped */
 	char dir[8];
+	char site[96];		/* the guest IP most of its exits came from, named where the VM has symbols; escaped */
 	struct pane_val val[OBJECTS_NR_COLS];	/* the field columns' values */
 };
 
@@ -77,6 +79,16 @@ static void objects_c_dir(const struct tui *t, const void *r, char *buf, size_t 
 	snprintf(buf, len, "%s", w->dir[0] ? w->dir : "-");
 }
 
+static int objects_cmp_site(const void *a, const void *b)
+{
+	return strcmp(((const struct object_row *)a)->site, ((const struct object_row *)b)->site);
+}
+
+static void objects_c_site(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", ((const struct object_row *)r)->site);
+}
+
 PANE_CMP(objects, object_row, count)
 
 PANE_RATE_CELL(objects, object_row, rate, count)
@@ -94,13 +106,16 @@ static const struct pane_col objects_cols[OBJECTS_NR_COLS] = {
 	[OBJECTS_P50] =    { "p50",    NULL,     8,  COL_RIGHT, NULL, NULL,                           true,  4, 0, "obj_p50" },
 	[OBJECTS_P99] =    { "p99",    NULL,     8,  COL_RIGHT, NULL, NULL,                           true,  6, 0, "obj_p99" },
 	[OBJECTS_MAX] =    { "max",    NULL,     8,  COL_RIGHT, NULL, NULL,                           true,  4, 0, "obj_max" },
+	[OBJECTS_SITE] =   { "site",   "SITE",   26, COL_LEFT,  objects_c_site,   objects_cmp_site,   false, 1, 0, NULL },
+	[OBJECTS_SITE_PCT] = { "site_pct", NULL, 6,  COL_RIGHT, NULL, NULL,                           true,  1, 0, "obj_site_pct" },
 };
 
-/* Row w of object row o of the scope. */
-static void objects_fill(struct object_row *w, const struct model_obj_row *o)
+/* Row w of object row o of the scope, its site named from st (NULL: in hex). */
+static void objects_fill(struct object_row *w, const struct model_obj_row *o, const struct sym_table *st)
 {
 	const struct model_row row = { .o = o };
 	const char *name = kvm_obj_name(o->kind, o->value);
+	char sym[512];
 
 	w->obj = (struct pane_obj){ .on = true, .kind = (uint8_t)o->kind, .dir = (uint8_t)o->dir,
 				    .size = (uint8_t)o->size, .value = o->value };
@@ -109,13 +124,20 @@ static void objects_fill(struct object_row *w, const struct model_obj_row *o)
 	kvm_obj_value(o->kind, o->value, w->object, sizeof(w->object));
 	escape_text(name ? name : "unknown", w->name, sizeof(w->name));
 	snprintf(w->dir, sizeof(w->dir), "%s", kvm_obj_dir_name(o->kind, o->dir));
+	if (o->site[0].n) {
+		sym_ip(st, o->site[0].ip, true, sym, sizeof(sym));
+		escape_text(sym, w->site, sizeof(w->site));
+	} else {
+		snprintf(w->site, sizeof(w->site), "-");
+	}
 	tui_cols_fill(objects_cols, OBJECTS_NR_COLS, &row, w->val);
 }
 
 static int objects_build(struct tui *t, struct pane *p)
 {
 	const struct vcpu *v = p->tid >= 0 ? tui_find_vcpu(t, p->tid) : NULL;
-	const struct vm *vm = p->tid < 0 ? tui_find_vm(t, p->vm_pid) : NULL;
+	const struct vm *vm = p->tid < 0 ? tui_find_vm(t, p->vm_pid) : NULL, *owner;
+	const struct sym_table *st;
 	const struct model_obj_row *o;
 	struct object_row *rows;
 	struct model_scope sc;
@@ -134,8 +156,10 @@ static int objects_build(struct tui *t, struct pane *p)
 	p->rows = rows = calloc(n ? n : 1, sizeof(*rows));
 	if (!rows)
 		ret = -1;
+	owner = vm ? vm : v->vm;
+	st = sym_set_find(t->syms, owner->pid, owner->name);
 	for (i = 0; !ret && i < n; i++)
-		objects_fill(&rows[p->nr++], &o[i]);
+		objects_fill(&rows[p->nr++], &o[i], st);
 	model_scope_free(&sc);
 	return ret;
 }

@@ -463,8 +463,11 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 	memset(v->pending_states, 0, sizeof(v->pending_states));
 	v->pending_time = ev->time;
 	v->pending_reason = ev->reason_id;
-	if (m->max_objs)
+	if (m->max_objs) {
+		/* the site of its object: where the guest was, unless the exit came from outside it */
+		v->pobj_ip = m->reasons->r[ev->reason_id].async ? 0 : ev->ip;
 		model_objs_note(v, ev);
+	}
 	return m->ip_slots ? feed_ip(m, v, ev) : 0;
 }
 

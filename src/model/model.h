@@ -87,10 +87,26 @@ struct model_obj_key {
 	uint8_t zero;		/* always 0: keys are compared as 16 bytes */
 };
 
+/*
+ * The guest IPs an object's exits came from (the exit's own IP; none for
+ * exits that interrupt the guest anywhere, an external interrupt's): the
+ * first MODEL_OBJ_SITES distinct ones of the object on its vCPU, each
+ * counted exactly, the exits from any other IP counted together.  Most
+ * objects have one site (the loop that polls a port), so a few do.
+ */
+#define MODEL_OBJ_SITES		3
+struct model_obj_site {
+	uint64_t ip;		/* 0: not taken */
+	struct ctr n;
+};
+
 struct model_obj {
 	struct model_obj_key key;
 	uint64_t since;		/* its place's number in its vCPU's table: of two least counted, the older goes */
 	struct ctr count;
+	struct model_obj_site site[MODEL_OBJ_SITES];
+	struct ctr site_rest;	/* exits from other IPs than site[]'s */
+	struct ctr site_none;	/* exits without a site (no IP, or an asynchronous exit) */
 	struct hist lat;	/* exit -> entry of this interval */
 	struct hist lat_done;	/* of the intervals before it */
 };
@@ -180,6 +196,7 @@ struct vcpu {
 	struct model_objs *objs;	/* what its exits touched, NULL before the first */
 	bool pending_obj;		/* the pending exit's object is known: pobj */
 	struct model_obj_key pobj;
+	uint64_t pobj_ip;		/* the pending exit's guest IP, its object's site; 0: none */
 	unsigned int nr_rs;
 	struct ctr *other;		/* indexed by kvm_event.other */
 	struct ctr *uexit;		/* kvm_userspace_exit by reason, UEXIT_MAX; NULL before the first */

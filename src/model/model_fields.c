@@ -6,6 +6,8 @@
  * fields are adjacent.  Latency figures are of the exit -> entry pairs
  * the count holds; handling figures of the same pairs' time on a CPU.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "model_fields.h"
@@ -111,6 +113,11 @@ GET_OBJ(get_o_name, v->s = kvm_obj_name(o->kind, o->value) ?: "unknown")
 GET_OBJ(get_o_dir, v->s = kvm_obj_dir_name(o->kind, o->dir))
 GET_OBJ(get_o_size, v->u = o->size)
 GET_OBJ(get_o_count, v->u = o->count)
+/* Its first site: the guest IP most of its exits came from (none: unknown). */
+GET_OBJ(get_o_site, v->unknown = !o->site[0].n;
+	snprintf(v->buf, sizeof(v->buf), "0x%" PRIx64, o->site[0].ip); v->s = v->buf)
+GET_OBJ(get_o_site_pct, v->unknown = !o->site[0].n || !o->count;
+	v->d = o->count ? 100.0 * (double)o->site[0].n / (double)o->count : 0.0)
 GET_OBJ(get_o_pct, v->d = o->reason_count ? 100.0 * (double)o->count / (double)o->reason_count : 0.0)
 GET_OBJ(get_o_total, v->u = o->total)
 GET_OBJ(get_o_samples, v->u = o->lat.samples)
@@ -208,6 +215,8 @@ const struct model_field model_fields[] = {
 	OBJ("obj_count",   "count",   "COUNT",   MF_NUM,  get_o_count),
 	OBJ("obj_pct",     "pct",     "%REASON", MF_PCT,  get_o_pct),
 	OBJ("obj_total",   "total",   "TOTAL",   MF_NUM,  get_o_total),
+	OBJ("obj_site",    "site",    "SITE",    MF_TEXT, get_o_site),
+	OBJ("obj_site_pct", "site_pct", "SITE%", MF_PCT,  get_o_site_pct),
 	{ MR_OBJECT, "obj_samples", "latency", "samples", "PAIRS", MF_NUM, MF_NO_HIST, false, get_o_samples },
 	OLAT("obj_min",  "min",  "MIN",   MF_TIME,      get_o_min),
 	OLAT("obj_mean", "mean", "MEAN",  MF_TIME_MEAN, get_o_mean),

@@ -14,6 +14,10 @@
  * reason's "other objects" row (KVM_OBJ_OTHER): a flood of objects seen
  * once (a firmware probing cpuid leaves) churns one place, the busy ones
  * stay, and every exit is counted once, on a kept object or on "other".
+ *
+ * Each object also keeps the guest IPs its exits came from (model.h,
+ * struct model_obj_site): the first few, counted exactly, the rest
+ * together.  The "other objects" rows keep none.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +142,9 @@ static struct model_obj *objs_evict(struct vcpu *v, struct model_objs *t, const 
 	hist_clear(&o->lat);
 	hist_clear(&o->lat_done);
 	memset(&o->count, 0, sizeof(o->count));
+	memset(o->site, 0, sizeof(o->site));
+	memset(&o->site_rest, 0, sizeof(o->site_rest));
+	memset(&o->site_none, 0, sizeof(o->site_none));
 	o->key = *k;
 	o->since = t->placed++;
 	memset(t->slot, 0, (t->mask + 1) * sizeof(*t->slot));
@@ -169,6 +176,25 @@ static struct model_obj *objs_get(const struct model *m, struct vcpu *v)
 	return o;
 }
 
+/* One more exit of o from guest IP ip (0: none): on its site, a new site, or the rest. */
+static void objs_site(struct model_obj *o, uint64_t ip)
+{
+	unsigned int i;
+
+	if (!ip) {
+		o->site_none.total++;
+		return;
+	}
+	for (i = 0; i < MODEL_OBJ_SITES; i++) {
+		if (o->site[i].ip == ip || !o->site[i].ip) {
+			o->site[i].ip = ip;
+			o->site[i].n.total++;
+			return;
+		}
+	}
+	o->site_rest.total++;
+}
+
 int model_objs_close(const struct model *m, struct vcpu *v, uint64_t lat)
 {
 	struct model_obj *o;
@@ -189,6 +215,7 @@ int model_objs_close(const struct model *m, struct vcpu *v, uint64_t lat)
 	if (!o)
 		return -1;
 	o->count.total++;
+	objs_site(o, v->pobj_ip);
 	if (lat != MODEL_LAT_NONE && hist_add(&o->lat, lat))
 		return -1;
 	return 0;
@@ -220,8 +247,16 @@ void model_objs_marks(struct vcpu *v, void (*op)(struct ctr *))
 {
 	unsigned int i;
 
-	for (i = 0; v->objs && i < v->objs->nr; i++)
-		op(&v->objs->o[i].count);
+	for (i = 0; v->objs && i < v->objs->nr; i++) {
+		struct model_obj *o = &v->objs->o[i];
+		unsigned int k;
+
+		op(&o->count);
+		for (k = 0; k < MODEL_OBJ_SITES; k++)
+			op(&o->site[k].n);
+		op(&o->site_rest);
+		op(&o->site_none);
+	}
 	for (i = 0; i < v->nr_rs; i++)
 		if (v->rs[i] && v->rs[i]->obj_rest)
 			op(&v->rs[i]->obj_rest->count);

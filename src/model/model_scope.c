@@ -58,6 +58,46 @@ static inline uint64_t ctr_get(const struct ctr *c, bool cumulative)
 	return cumulative ? c->total : ctr_interval(c);
 }
 
+/* One more site of w (ip, n exits): in its place, most exits first, the least counted to the rest. */
+static void scope_site_add(struct model_obj_row *w, uint64_t ip, uint64_t n)
+{
+	unsigned int i, k;
+
+	if (!n)
+		return;
+	for (i = 0; i < MODEL_OBJ_SITES && w->site[i].n && w->site[i].ip != ip; i++)
+		;
+	if (i < MODEL_OBJ_SITES && w->site[i].n) {
+		/* the same IP from another vCPU: out of its place, then in again */
+		n += w->site[i].n;
+		for (k = i; k + 1 < MODEL_OBJ_SITES; k++)
+			w->site[k] = w->site[k + 1];
+		w->site[MODEL_OBJ_SITES - 1].n = 0;
+	}
+	for (i = 0; i < MODEL_OBJ_SITES && w->site[i].n >= n; i++)
+		;
+	if (i == MODEL_OBJ_SITES) {
+		w->site_rest += n;
+		return;
+	}
+	w->site_rest += w->site[MODEL_OBJ_SITES - 1].n;
+	for (k = MODEL_OBJ_SITES - 1; k > i; k--)
+		w->site[k] = w->site[k - 1];
+	w->site[i].ip = ip;
+	w->site[i].n = n;
+}
+
+/* Object o's sites into row w (the scope says interval or since start). */
+static void scope_obj_sites(const struct model_scope *sc, struct model_obj_row *w, const struct model_obj *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < MODEL_OBJ_SITES; i++)
+		scope_site_add(w, o->site[i].ip, ctr_get(&o->site[i].n, sc->cumulative));
+	w->site_rest += ctr_get(&o->site_rest, sc->cumulative);
+	w->site_none += ctr_get(&o->site_none, sc->cumulative);
+}
+
 /* Object o of a vCPU as a row of sc, merged with the others later (scope_objs_merge): 0 or -1. */
 static int scope_add_obj(struct model_scope *sc, const struct model_obj *o)
 {
@@ -85,6 +125,7 @@ static int scope_add_obj(struct model_scope *sc, const struct model_obj *o)
 	w->value = o->key.value;
 	w->count = ctr_get(&o->count, sc->cumulative);
 	w->total = o->count.total;
+	scope_obj_sites(sc, w, o);
 	if (sc->counts)
 		return 0;
 	if (hist_merge(&w->lat, &o->lat))
@@ -150,9 +191,16 @@ static int scope_objs_merge(struct model_scope *sc)
 		struct model_obj_row *w = &sc->objs[i];
 
 		if (n && !scope_obj_key_cmp(&sc->objs[n - 1], w)) {
-			sc->objs[n - 1].count += w->count;
-			sc->objs[n - 1].total += w->total;
-			if (hist_merge(&sc->objs[n - 1].lat, &w->lat))
+			struct model_obj_row *to = &sc->objs[n - 1];
+			unsigned int k;
+
+			to->count += w->count;
+			to->total += w->total;
+			for (k = 0; k < MODEL_OBJ_SITES; k++)
+				scope_site_add(to, w->site[k].ip, w->site[k].n);
+			to->site_rest += w->site_rest;
+			to->site_none += w->site_none;
+			if (hist_merge(&to->lat, &w->lat))
 				return -1;
 			hist_free(&w->lat);
 			continue;

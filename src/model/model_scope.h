@@ -40,6 +40,18 @@ struct model_obj_row {
 	uint64_t total;		/* since start */
 	uint64_t reason_count;	/* its reason's count in the scope, for % */
 	struct hist lat;	/* the exit -> entry pairs counted in count */
+	/*
+	 * The guest IPs its exits came from, most exits first (n 0: none),
+	 * as its vCPUs kept them (model.h, struct model_obj_site); merging
+	 * rows takes each one's sites in turn, a site pushed out of the
+	 * MODEL_OBJ_SITES places going to site_rest.
+	 */
+	struct {
+		uint64_t ip;
+		uint64_t n;
+	} site[MODEL_OBJ_SITES];
+	uint64_t site_rest;	/* exits from other IPs */
+	uint64_t site_none;	/* exits without a site */
 };
 
 struct model_scope {
