@@ -143,6 +143,26 @@ static void x86_vector(const struct field_vals *fv, struct kvm_event *ev)
 	}
 }
 
+/*
+ * An SVM nested page fault that KVM takes for MMIO: exit_info_1 is the
+ * fault's error code, exit_info_2 the guest-physical address.  KVM marks
+ * the pages of emulated devices with reserved bits in the nested page
+ * tables (its "MMIO SPTEs", arch/x86/kvm/mmu/spte.h), so an access there
+ * faults with PFERR_RSVD (bit 3) set, bit 1 saying a write; a fault on
+ * guest RAM has it clear and names no object.  The page is the object,
+ * as kvm_mmio's; a kvm_mmio after it says the page, direction and size.
+ */
+static void x86_npf_mmio(const struct field_vals *fv, struct kvm_event *ev)
+{
+	uint64_t err = fv->v[FR_INFO1];
+
+	if (!FV_HAS(fv, FR_INFO1) || !FV_HAS(fv, FR_INFO2) || !(err & 8))
+		return;
+	ev->obj_kind = KVM_OBJ_MMIO;
+	ev->obj = fv->v[FR_INFO2] & ~0xfffull;
+	ev->obj_dir = err & 2 ? OBJ_DIR_WRITE : OBJ_DIR_READ;
+}
+
 static void x86_decode_exit(const struct field_vals *fv, struct kvm_event *ev)
 {
 	uint32_t raw = FV_HAS(fv, FR_REASON) ? (uint32_t)fv->v[FR_REASON] : 0;
@@ -164,6 +184,8 @@ static void x86_decode_exit(const struct field_vals *fv, struct kvm_event *ev)
 		ev->flags = 0;
 		if (ev->isa == ISA_SVM && raw == 0x07b)	/* IOIO */
 			x86_port(fv, ev);
+		else if (ev->isa == ISA_SVM && raw == 0x400)	/* NPF */
+			x86_npf_mmio(fv, ev);
 	}
 	x86_vector(fv, ev);
 }

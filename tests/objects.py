@@ -266,6 +266,35 @@ def unmatched_case():
        "an exit with no entry after it is counted on its object, without a latency; a companion between exits names none")
 
 
+def npf_case():
+    """SVM nested page faults: with PFERR_RSVD (bit 3) in exit_info_1 an MMIO access, its page from
+    exit_info_2 and bit 1 a write; without it guest RAM, no object; a kvm_mmio after it wins."""
+    rows = [  # (error code, gpa, companion kvm_mmio or None, the object or None)
+        (0x0b, 0xfebf1004, None, ("mmio", "0xfebf1000", "write", 0)),
+        (0x09, 0xfed00f0f, None, ("mmio", "0xfed00000", "read", 0)),
+        (0x100000009, 0x1fffff000, None, ("mmio", "0x1fffff000", "read", 0)),
+        (0x06, 0x12345678, None, None),
+        (0x0f, 0xfebf1008, {"type": 1, "len": 2, "gpa": 0xfec00020}, ("mmio", "0xfec00000", "read", 2))]
+    lines = ["comm 1001 CPU 0/KVM"]
+    want = {}
+    for i, (err, gpa, mmio, obj) in enumerate(rows * 3):
+        t = 10000 * (i + 1)
+        lines.append("%d 0 1001 exit exit_reason=1024 isa=2 vcpu_id=0 info1=%d info2=%d" % (t, err, gpa))
+        if mmio:
+            lines.append("%d 0 1001 mmio %s" % (t + 10, fields(mmio)))
+        lines.append("%d 0 1001 entry vcpu_id=0" % (t + 500))
+        if obj:
+            want[obj] = want.get(obj, 0) + 1
+    script = os.path.join(TMP, "objects-npf.txt")
+    dat = os.path.join(TMP, "objects-npf.dat")
+    with open(script, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    kvmgen(dat, LAYOUT, ["-S", script])
+    rc, out, err = run(["-b", "-r", dat, "-o", "json"])
+    got = {k[2:]: g[0] for k, g in json_objects(json.loads(out)["host"]).items()}
+    eq(got, want, "SVM npf: an MMIO fault's page and direction from its exit (reserved bit), a RAM fault none")
+
+
 def overflow_case():
     """More objects than a vCPU keeps: the least counted make room, their exits go to 'other objects'."""
     ports = list(range(0x1000, 0x1000 + 70))
@@ -302,6 +331,7 @@ def main():
     mixed_case()
     absurd_case()
     unmatched_case()
+    npf_case()
     overflow_case()
     done()
 
