@@ -24,6 +24,7 @@ import urllib.request
 from tap import ok, eq, skip, done, kvmtop, run, kvmgen, one_clear_line, sanitized, kvm_here, live_only, live_elsewhere, \
     live_cases_in_kvm_host
 from kstat_fixture import proc_vm, vm_stats, vcpu_vals
+from context import two_vms, write_vm1
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 SYS_PY = "/usr/bin/python3"	# Debian's, which sees python3-prometheus-client
@@ -456,14 +457,22 @@ def prometheus_case(dat):
         skip("Prometheus server: scrape and PromQL", "prometheus is not installed (apt-get install prometheus)")
         return
     L = Listener(["-r", dat])
-    if not ok(L.up, "Prometheus case: kvmtop --listen is up"):
+    # a second kvmtop, of VMs' context (tests/context.py's fixture: the stats source on files laid
+    # out as /proc and /sys), for the dashboard's and rules' context series; a job of its own
+    croot, cproc, csys = two_vms("kvmtop-promctx-")
+    write_vm1(cproc, csys, 0)
+    C = Listener(["--source", "stats", "--proc", cproc, "--sys", csys])
+    if not ok(L.up and C.up, "Prometheus case: kvmtop --listen is up (a replay, and VMs' context)"):
         L.stop()
+        C.stop()
         return
     d = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-prom-")
     pport = free_port()
     with open(os.path.join(d, "prometheus.yml"), "w") as f:
         f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n"
-                "  - job_name: kvmtop\n    static_configs:\n      - targets: ['127.0.0.1:%d']\n" % L.port)
+                "  - job_name: kvmtop\n    static_configs:\n      - targets: ['127.0.0.1:%d']\n"
+                "  - job_name: kvmtop-context\n    static_configs:\n      - targets: ['127.0.0.1:%d']\n"
+                % (L.port, C.port))
     prom = subprocess.Popen(["prometheus", "--config.file", os.path.join(d, "prometheus.yml"),
                              "--storage.tsdb.path", os.path.join(d, "data"),
                              "--web.listen-address", "127.0.0.1:%d" % pport],
@@ -494,10 +503,10 @@ def prometheus_case(dat):
         eq(sc and int(float(sc[0]["value"][1])), nsamples,
            "Prometheus took every sample of the OpenMetrics scrape (%d)" % nsamples)
         got = {r["metric"]["reason"]: int(float(r["value"][1]))
-               for r in query("sum by (reason) (kvmtop_exits_total)") or []}
+               for r in query('sum by (reason) (kvmtop_exits_total{job="kvmtop"})') or []}
         want = {r["reason"] + (" " + r["flags"] if r.get("flags") else ""): r["total"] for r in j["host"]["reasons"]}
         eq(got, want, "PromQL sum by (reason) (kvmtop_exits_total): the JSON's host totals, exactly")
-        q = query("histogram_quantile(0.99, sum by (le, reason) (kvmtop_exit_latency_seconds_bucket))") or []
+        q = query('histogram_quantile(0.99, sum by (le, reason) (kvmtop_exit_latency_seconds_bucket{job="kvmtop"}))') or []
         les = [1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2,
                5e-2, 0.1, 0.25, 0.5, 1, float("inf")]
         bad = []
@@ -533,21 +542,23 @@ def prometheus_case(dat):
                 st = he.read().decode(errors="replace")[:200]
             if st != "success":
                 bad.append("%s: %s" % (e[:80], st))
-        ok(len(exprs) >= 6 and len(alerts) == 5 and not bad,
+        ok(len(exprs) >= 12 and len(alerts) == 9 and not bad,
            "contrib: the dashboard's %d and the rules' %d PromQL expressions run on kvmtop's series"
            % (len(exprs), len(alerts)), "\n".join(bad))
         end = time.time() + 15
         series = None
         while time.time() < end:	# rate() needs two scrapes of a series
-            series = query('sum by (vm) (rate(kvmtop_exits_total[1m]))')
-            if series and len(series) == len(j["vms"]):
+            series = query('sum by (vm) (rate(kvmtop_exits_total{job="kvmtop"}[1m]))')
+            ctx = query('rate(kvmtop_vm_major_faults_total{job="kvmtop-context"}[1m])')
+            if series and len(series) == len(j["vms"]) and ctx:
                 break
             time.sleep(0.5)
         ok(series and len(series) == len(j["vms"]), "the dashboard's first panel has a line per VM", series)
         # every panel draws something, with All hosts and All VMs as Grafana sends them: each
         # variable's values as one regex (so a panel whose series lack a label it filters on is empty)
         # (no value here has a regex metacharacter that is not itself: no escaping needed)
-        alls = {"$instance": "(127.0.0.1:%d)" % L.port, "$vm": "(" + "|".join(vm["name"] for vm in j["vms"]) + ")"}
+        alls = {"$instance": "(127.0.0.1:%d|127.0.0.1:%d)" % (L.port, C.port),
+                "$vm": "(" + "|".join([vm["name"] for vm in j["vms"]] + ["web1", "db2"]) + ")"}
         empty = []
         for pnl in dash["panels"]:
             for t in pnl["targets"]:
@@ -564,7 +575,9 @@ def prometheus_case(dat):
         except subprocess.TimeoutExpired:
             prom.kill()
         L.stop()
+        C.stop()
         shutil.rmtree(d, ignore_errors=True)
+        shutil.rmtree(croot, ignore_errors=True)
 
 
 def live_demo_case():
