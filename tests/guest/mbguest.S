@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A freestanding multiboot guest for QEMU's -kernel, the VM the real-QEMU
- * live test (tests/live_qemu.py) watches.  It exits to the host a known
- * number of times at known instructions, then ends QEMU through
- * isa-debug-exit (iobase 0xf4): QEMU's status is (0x10 << 1) | 1 = 33.
+ * live tests (tests/live_qemu.py, tests/live_objects.py) watch.  It exits
+ * to the host a known number of times at known instructions, then ends
+ * QEMU through isa-debug-exit (iobase 0xf4): QEMU's status is
+ * (0x10 << 1) | 1 = 33.
  *
  *   port_writes:  N_OUT  x outb to port 0x700   (SVM io, to QEMU)
  *   port_reads:   N_IN   x inb from port 0x704  (SVM io, to QEMU)
