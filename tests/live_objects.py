@@ -1,18 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What each exit touched, live, against trace-cmd report.
+"""What each exit touched, live, against trace-cmd report and the guest's loops.
 
-QEMU runs the project's own guest (tests/guest/mbguest.S: port writes to
-0x700, reads from 0x704, cpuids, the RTC's 0x70/0x71; SeaBIOS before it,
-with its fw_cfg, PCI and CMOS ports) under KVM while `trace-cmd record -e
-kvm` records it; kvmtop -r reads the recording.  The oracle is Debian's
-`trace-cmd report` of the same file, read here without kvmtop: each
-exit's object is the last companion line (kvm_pio, kvm_mmio, kvm_msr,
-kvm_apic, kvm_hypercall, kvm_hv_hypercall, kvm_cr, kvm_cpuid) of its
-thread between its kvm_exit and the next kvm_exit or kvm_entry of that
-thread (kvmtop(1), OBJECTS).  Per port, MMIO page, MSR, APIC register,
-hypercall, control register and cpuid leaf kvmtop's counts must be the
-oracle's; per port and per cpuid leaf, where each exit has one such line,
-also the plain count of trace-cmd report's kvm_pio and kvm_cpuid lines.
+QEMU runs the project's own guest (tests/guest/mbguest.S built with
+-DOBJECTS: port writes to 0x700, reads from 0x704, cpuids of leaf 0, then
+one loop per object -- outb, outw, outl to 0x708, 0x70c, 0x710; rdmsr and
+wrmsr of IA32_MISC_ENABLE and IA32_PAT; a store and a load at HPET's page;
+cpuid leaf 6; vmmcall of KVM_HC_VAPIC_POLL_IRQ -- and the RTC's 0x70/0x71;
+SeaBIOS before it, with its fw_cfg, PCI and CMOS ports) under KVM while
+`trace-cmd record -e kvm` records it; kvmtop -r reads the recording.  The
+oracles are read here without kvmtop.  Debian's `trace-cmd report` of the
+same file: each exit's object is the last companion line (kvm_pio,
+kvm_mmio, kvm_msr, kvm_apic, kvm_hypercall, kvm_hv_hypercall, kvm_cr,
+kvm_cpuid) of its thread between its kvm_exit and the next kvm_exit or
+kvm_entry of that thread (kvmtop(1), OBJECTS).  Per port, MMIO page, MSR,
+APIC register, hypercall, control register and cpuid leaf kvmtop's counts
+must be the oracle's; per port and per cpuid leaf, where each exit has one
+such line, also the plain count of trace-cmd report's kvm_pio and
+kvm_cpuid lines.  And the guest's own loop counts: the firmware never
+touches the loops' objects, so kvmtop's count of each (with its direction
+and size) must be its loop's exactly (cpuid leaf 0, which SeaBIOS asks
+too, at least its loop's), and each object the kernel's headers name must
+carry that name (msr-index.h's, kvm_para.h's, the HPET specification's,
+the SDM's for leaf 6).
 
 Needs root, QEMU, trace-cmd and a compiler for 32-bit x86; where this
 host's KVM traces no exits it runs inside the emulated KVM host
@@ -33,9 +42,27 @@ TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guest", "mbguest.S")
 CASES = ["the guest ran to its end under trace-cmd record", "kvmtop reads the recording",
          "objects as trace-cmd report's companion lines", "ports as trace-cmd report's kvm_pio lines",
-         "cpuid leaves as trace-cmd report's kvm_cpuid lines"]
+         "cpuid leaves as trace-cmd report's kvm_cpuid lines", "each loop's object counted exactly",
+         "the loops' objects named"]
 # the loops, a tenth of tests/live_qemu.py's: the emulated host runs them nested
 N_OUT, N_IN, N_CPUID = 300, 200, 250
+# the -DOBJECTS loops (mbguest.S): (macro, its count, the object kvmtop must count it on, its name in the
+# kernel's headers or None); counts all different, so that two objects or directions mixed up show
+LOOPS = [("N_OUTB", 110, ("port", "0x708", "out", 1), None),
+         ("N_OUTW", 120, ("port", "0x70c", "out", 2), None),
+         ("N_OUTL", 130, ("port", "0x710", "out", 4), None),
+         # msr-index.h's MSR_IA32_MISC_ENABLE and MSR_IA32_CR_PAT (the SDM's IA32_PAT)
+         ("N_RDMSR1", 70, ("msr", "0x1a0", "read", 0), "IA32_MISC_ENABLE"),
+         ("N_WRMSR1", 60, ("msr", "0x1a0", "write", 0), "IA32_MISC_ENABLE"),
+         ("N_RDMSR2", 50, ("msr", "0x277", "read", 0), "IA32_PAT"),
+         ("N_WRMSR2", 40, ("msr", "0x277", "write", 0), "IA32_PAT"),
+         # the IA-PC HPET specification's default base
+         ("N_MMIO_ST", 30, ("mmio", "0xfed00000", "write", 4), "HPET"),
+         ("N_MMIO_LD", 45, ("mmio", "0xfed00000", "read", 4), "HPET"),
+         # the SDM's CPUID leaf 06H
+         ("N_LEAF", 55, ("cpuid", "0x6", "", 0), "thermal, power"),
+         # include/uapi/linux/kvm_para.h
+         ("N_HCALL", 35, ("hypercall", "0x1", "", 0), "KVM_HC_VAPIC_POLL_IRQ")]
 
 LINE = re.compile(r"^\s*(?P<comm>.*?)-(?P<tid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?:\S+\s+)?(?P<ts>\d+\.\d+):"
                   r"\s+(?P<event>\w+):\s+(?P<rest>.*)$")
@@ -129,6 +156,10 @@ def oracle(lines):
     return objs, pio, cpuid
 
 
+# kvmtop's names of the objects kvmtop_objects read: {(kind, object, dir, size): {name}}
+NAMES = {}
+
+
 def kvmtop_objects(path):
     """kvmtop -b -r path's host objects of the companions' kinds: {(kind, object, dir, size): count}."""
     # room for every object: the firmware probes 256 hypervisor cpuid leaves
@@ -143,7 +174,9 @@ def kvmtop_objects(path):
                 continue
             k = (o["kind"], o["object"], o["dir"], o["size"])
             got[k] = got.get(k, 0) + o["count"]
+            NAMES.setdefault(k, set()).add(o["name"])
     return got, ""
+
 
 
 def by(objs, kind):
@@ -189,7 +222,8 @@ def live_case(d):
     elf = os.path.join(d, "guest.elf")
     p = subprocess.run(["cc", "-m32", "-nostdlib", "-static", "-no-pie", "-Wl,--build-id=none",
                         "-Wl,-Ttext=0x100000", "-o", elf, SRC, "-DN_OUT=%d" % N_OUT, "-DN_IN=%d" % N_IN,
-                        "-DN_CPUID=%d" % N_CPUID, "-DHOLD_TICKS=1"], capture_output=True)
+                        "-DN_CPUID=%d" % N_CPUID, "-DHOLD_TICKS=1", "-DOBJECTS"] +
+                       ["-D%s=%d" % (m, n) for m, n, _, _ in LOOPS], capture_output=True)
     if not ok(p.returncode == 0, "the guest builds", p.stderr.decode()):
         return
     dat = os.path.join(d, "objects.dat")
@@ -204,11 +238,17 @@ def live_case(d):
     got = compare(dat, "live")
     if got is None:
         return
-    ports = by(got, "port")
-    ok(ports.get("0x700", 0) >= N_OUT and ports.get("0x704", 0) >= N_IN and
-       by(got, "cpuid").get("0x0", 0) >= N_CPUID,
-       "live: the guest's loops among them (0x700 >= %d, 0x704 >= %d, cpuid leaf 0 >= %d)" % (N_OUT, N_IN, N_CPUID),
-       {k: v for k, v in ports.items() if k in ("0x700", "0x704")})
+    want = dict((o, n) for _, n, o, _ in LOOPS)
+    want[("port", "0x700", "out", 1)] = N_OUT
+    want[("port", "0x704", "in", 1)] = N_IN
+    eq({o: got.get(o, 0) for o in want}, want,
+       "live: each loop's object (port and size, MSR and direction, MMIO page and direction, cpuid leaf, "
+       "hypercall) counted exactly its loop's times")
+    ok(by(got, "cpuid").get("0x0", 0) >= N_CPUID, "live: cpuid leaf 0, which the firmware asks too, at least "
+       "%d times" % N_CPUID, by(got, "cpuid").get("0x0", 0))
+    names = {o: name for _, _, o, name in LOOPS if name}
+    eq({o: sorted(NAMES.get(o, ())) for o in names}, {o: [n] for o, n in names.items()},
+       "live: the loops' MSRs, MMIO page, cpuid leaf and hypercall under the kernel's names")
 
 
 def main():
