@@ -115,11 +115,16 @@ def companion(event, rest):
 
 def own_port(rest):
     """A port-I/O exit's own port, from its info1 as trace-cmd prints it (VMX's exit qualification:
-    bit 3 in, bits 2:0 size - 1; SVM's exit_info_1: bit 0 in, bits 6:4 the size), else None."""
-    m = re.match(r"reason (\S+) rip \S+ info ([0-9a-f]+) ", rest + " ")
+    bit 3 in, bits 2:0 size - 1; SVM's exit_info_1: bit 0 in, bits 6:4 the size); an SVM npf's MMIO
+    page (kvmtop(1), OBJECTS); else None."""
+    # "reason R rip IP info I1 I2" before 5.10, "vcpu N reason R rip IP info1 0xI1 info2 0xI2 ..." after
+    m = re.search(r"reason (\S+) rip \S+ info1? (?:0x)?([0-9a-f]+) (?:info2 )?(?:0x)?([0-9a-f]+)?", rest + " ")
     if not m:
         return None
     q = int(m.group(2), 16)
+    if m.group(1) == "npf" and q & 8 and m.group(3):
+        # SVM: a nested page fault with PFERR_RSVD is KVM's MMIO; info2 the address, bit 1 a write
+        return ("mmio", "0x%x" % (int(m.group(3), 16) & ~0xfff), "write" if q & 2 else "read", 0)
     port = "0x%x" % (q >> 16 & 0xffff)
     if m.group(1) == "IO_INSTRUCTION":
         return ("port", port, "in" if q & 8 else "out", (q & 7) + 1)
