@@ -12,12 +12,25 @@
  *
  * Names come first from the kernel's table in the print fmt
  * (kvm_trace_symbol_exit); the one below is trace_book3s.h's.
+ *
+ * What a hypercall exit (SYSCALL, the guest's sc 1) asked for is its
+ * hcall: kvm_hv:kvm_hcall_enter {vcpu_id, req, gpr4-7}, written after
+ * kvm_guest_exit when the hcall is handled in the host's virtual mode
+ * (kvmppc_pseries_do_hcall), names it (req, the guest's r3).  H_CEDE is
+ * handled before kvm_guest_exit (POWER9 on; real mode before) and
+ * writes no kvm_hcall_enter: such an exit is the one that leaves the
+ * vCPU ceded, trap SYSCALL or 0 (the trap already handled), and its
+ * object is H_CEDE.  Names: arch/powerpc_objects.c.
  */
 #include <stdio.h>
 
 #include "decode/decode.h"
+#include "decode/objects.h"
 
 #define PPC_CEDED		1u	/* ev->flags */
+#define PPC_TRAP_NONE		0x000	/* RETURN_TO_HOST: handled before the event */
+#define PPC_TRAP_SYSCALL	0xc00	/* sc 1: a hypercall */
+#define PPC_H_CEDE		0xe0	/* asm/hvcall.h */
 #define PPC_TRAP_EXTERNAL	0x500
 #define PPC_TRAP_EXTERNAL_LEVEL	0x501
 #define PPC_TRAP_EXTERNAL_HV	0x502
@@ -44,6 +57,10 @@ static void ppc_decode_exit(const struct field_vals *fv, struct kvm_event *ev)
 	ev->isa = ISA_PPC_HV;
 	ev->reason = FV_HAS(fv, FR_REASON) ? (uint32_t)fv->v[FR_REASON] : 0;
 	ev->flags = FV_HAS(fv, FR_AUX) && fv->v[FR_AUX] ? PPC_CEDED : 0;
+	if ((ev->flags & PPC_CEDED) && (ev->reason == PPC_TRAP_SYSCALL || ev->reason == PPC_TRAP_NONE)) {
+		ev->obj_kind = KVM_OBJ_PPC_HCALL;
+		ev->obj = PPC_H_CEDE;
+	}
 	if (FV_HAS(fv, FR_INFO1))
 		ev->mode = fv->v[FR_INFO1] & PPC_MSR_PR ? GUEST_USER : GUEST_KERNEL;
 }
@@ -74,6 +91,12 @@ static bool ppc_async(enum kvm_isa isa, uint32_t code, uint32_t flags)
 	       code == PPC_TRAP_EXTERNAL_HV || code == PPC_TRAP_DECREMENTER ||
 	       code == PPC_TRAP_HV_DECREMENTER || code == PPC_TRAP_PERFMON;
 }
+
+/* The companion event of arch/powerpc/kvm/trace_hv.h (since Linux 3.19). */
+static const struct obj_event ppc_obj_events[] = {
+	{ "kvm_hv", "kvm_hcall_enter", KVM_OBJ_PPC_HCALL, "req", NULL, NULL, 0, 0, NULL },
+	{ NULL },
+};
 
 const struct arch_ops arch_powerpc = {
 	.name = "powerpc",
@@ -106,4 +129,5 @@ const struct arch_ops arch_powerpc = {
 		{ FR_INFO1, "no guest user/kernel mode" },
 		{ FR_AUX, "ceded (idle) exits are not told apart" },
 	},
+	.obj_events = ppc_obj_events,
 };

@@ -10,8 +10,16 @@
  *
  * Names come first from the kernel's table in the print fmt
  * (sie_intercept_code); the one below is asm/sie.h's.
+ *
+ * What an exit touched comes from the events KVM writes while it
+ * handles the intercept (arch/s390/kvm/trace.h, intercept.c, diag.c):
+ * kvm_s390_intercept_instruction {instruction: ipa << 48 | ipb << 16}
+ * for an instruction intercept, its object the opcode; then, for a
+ * DIAGNOSE, kvm_s390_handle_diag {code}, whose code is the object (the
+ * last event before the entry wins).  Names: arch/s390_objects.c.
  */
 #include "decode/decode.h"
+#include "decode/objects.h"
 
 #define S390_HOST_INTERRUPT	0x00
 #define S390_EXT_INTERRUPT	0x14
@@ -54,6 +62,14 @@ static bool s390_async(enum kvm_isa isa, uint32_t code, uint32_t flags)
 	       code == S390_IO_INTERRUPT;
 }
 
+/* The companion events, both in the kvm system since Linux 3.3. */
+static const struct obj_event s390_obj_events[] = {
+	{ "kvm", "kvm_s390_intercept_instruction", KVM_OBJ_S390_INSN, "instruction", NULL, NULL, 0, 0,
+	  s390_insn_opcode },
+	{ "kvm", "kvm_s390_handle_diag", KVM_OBJ_S390_DIAG, "code", NULL, NULL, 0, 0, NULL },
+	{ NULL },
+};
+
 const struct arch_ops arch_s390 = {
 	.name = "s390",
 	.exit_system = "kvm",
@@ -80,4 +96,5 @@ const struct arch_ops arch_s390 = {
 		{ FR_IP, "no guest IPs" },
 		{ FR_VCPU, "vCPUs are told apart by thread" },
 	},
+	.obj_events = s390_obj_events,
 };

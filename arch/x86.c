@@ -268,14 +268,14 @@ static enum reason_class x86_class(enum kvm_isa isa, uint32_t code, uint32_t fla
  * done (to user space), 1 a read, 2 a write; its object is the page.
  */
 static const struct obj_event x86_obj_events[] = {
-	{ "kvm", "kvm_pio", KVM_OBJ_PORT, "port", "rw", "size", OBJ_WRITE_ANY, 0 },
-	{ "kvm", "kvm_mmio", KVM_OBJ_MMIO, "gpa", "type", "len", 2, ~0xfffull },
-	{ "kvm", "kvm_msr", KVM_OBJ_MSR, "ecx", "write", NULL, OBJ_WRITE_ANY, 0 },
-	{ "kvm", "kvm_apic", KVM_OBJ_APIC, "reg", "rw", NULL, OBJ_WRITE_ANY, 0 },
-	{ "kvm", "kvm_hypercall", KVM_OBJ_HCALL, "nr", NULL, NULL, 0, 0 },
-	{ "kvm", "kvm_hv_hypercall", KVM_OBJ_HV_HCALL, "code", NULL, NULL, 0, 0 },
-	{ "kvm", "kvm_cr", KVM_OBJ_CR, "cr", "rw", NULL, OBJ_WRITE_ANY, 0 },
-	{ "kvm", "kvm_cpuid", KVM_OBJ_CPUID, "function", NULL, NULL, 0, 0 },
+	{ "kvm", "kvm_pio", KVM_OBJ_PORT, "port", "rw", "size", OBJ_WRITE_ANY, 0, NULL },
+	{ "kvm", "kvm_mmio", KVM_OBJ_MMIO, "gpa", "type", "len", 2, ~0xfffull, NULL },
+	{ "kvm", "kvm_msr", KVM_OBJ_MSR, "ecx", "write", NULL, OBJ_WRITE_ANY, 0, NULL },
+	{ "kvm", "kvm_apic", KVM_OBJ_APIC, "reg", "rw", NULL, OBJ_WRITE_ANY, 0, NULL },
+	{ "kvm", "kvm_hypercall", KVM_OBJ_HCALL, "nr", NULL, NULL, 0, 0, NULL },
+	{ "kvm", "kvm_hv_hypercall", KVM_OBJ_HV_HCALL, "code", NULL, NULL, 0, 0, NULL },
+	{ "kvm", "kvm_cr", KVM_OBJ_CR, "cr", "rw", NULL, OBJ_WRITE_ANY, 0, NULL },
+	{ "kvm", "kvm_cpuid", KVM_OBJ_CPUID, "function", NULL, NULL, 0, 0, NULL },
 	{ NULL },
 };
 

@@ -522,7 +522,8 @@ static const struct opt_def opts[] = {
 		  "to its reason's \"other objects\"" },
 	{ "no-objects", 0, NULL, OPT_FLAG, F(no_objects),
 	  .help = "keep no objects (what each exit touched: ports, MMIO\n"
-		  "pages, MSRs ...); their rows and arrays stay empty" },
+		  "pages, MSRs, powerpc hcalls, s390 instructions ...);\n"
+		  "their rows and arrays stay empty" },
 	{ "ip-top", 0, "N", NUM(ip_top, 0, 1000000, "a number of IPs from 0 to 1000000"),
 	  .help = "text and JSON: the N most counted IPs of each kind\n"
 		  "per VM and vCPU (default 10; 0: none)" },

@@ -86,7 +86,7 @@ VCPU_LINE = re.compile(r"^  vCPU -?\d+ \(tid (\d+) ")
 
 
 # the lines under a reason's: its objects, then how many more there are
-OBJ_LINE = re.compile(r"^\s+((port|mmio|msr|apic|hypercall|hv_hypercall|cr|cpuid|vector|other)\s.*"
+OBJ_LINE = re.compile(r"^\s+((port|mmio|msr|apic|hypercall|hv_hypercall|cr|cpuid|vector|hcall|instruction|diagnose|other)\s.*"
                       r" p50 .* p99 .* max .*|\(\d+ more objects\))$")
 
 

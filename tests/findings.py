@@ -30,16 +30,26 @@ VM = "unknown@2000"      # a recording's VM, grouped by tid - vCPU id
 class Script:
     """Events of one VM, vCPU k being thread 2000 + k on CPU k, as kvmgen -S takes them."""
 
-    def __init__(self):
+    def __init__(self, arch="x86"):
         self.lines = ["comm 2000 CPU 0/KVM", "comm 2001 CPU 1/KVM", "comm 600 hog"]
         self.last = 0
+        self.arch = arch
 
     def ev(self, t, cpu, tid, kind, **fields):
         self.lines.append("%d %d %d %s %s" % (t, cpu, tid, kind, " ".join("%s=%d" % kv for kv in fields.items())))
         self.last = max(self.last, t)
 
     def exit(self, t, k, reason, lat, info1=0, uexit=None):
-        """vCPU k exits for reason at t and enters lat later (a userspace exit at t + 1 us)."""
+        """vCPU k exits for reason at t and enters lat later (a userspace exit at t + 1 us).  powerpc:
+        reason is the trap, info1 ceded; s390: reason is the intercept code."""
+        if self.arch == "ppc-hv":
+            self.ev(t, k, 2000 + k, "exit", vcpu_id=k, trap=reason, pc=0xc000000000001000, msr=0x9033, ceded=info1)
+            self.ev(t + lat, k, 2000 + k, "entry", vcpu_id=k, pc=0xc000000000001000)
+            return
+        if self.arch == "s390":
+            self.ev(t, k, 2000 + k, "exit", id=k, icptcode=reason, pswaddr=0x10000, pswmask=0x0704000180000000)
+            self.ev(t + lat, k, 2000 + k, "entry", id=k, pswaddr=0x10000)
+            return
         self.ev(t, k, 2000 + k, "exit", exit_reason=reason, isa=1, guest_rip=0x1000 + reason, info1=info1,
                 vcpu_id=k)
         if uexit is not None:
@@ -48,9 +58,10 @@ class Script:
 
     def span(self, vcpus=2):
         """A timer exit of each vCPU at 0 and at 1 s: every scenario lasts one second."""
+        timer = {"ppc-hv": 0x980, "s390": 0x14}.get(self.arch, 1)
         for k in range(vcpus):
-            self.exit(k * US, k, 1, 2 * US)
-            self.exit(1000 * MS + k * US, k, 1, 2 * US)
+            self.exit(k * US, k, timer, 2 * US)
+            self.exit(1000 * MS + k * US, k, timer, 2 * US)
 
     def write(self, name, *extra, layout="x86-6.5"):
         self.lines.sort(key=lambda l: (0, 0) if l.startswith("comm") else (1, int(l.split()[0])))
@@ -157,11 +168,11 @@ def screen_case(dat):
         shutil.rmtree(d, ignore_errors=True)
 
 
-def objects_script(name, per_vcpu, over=990 * MS):
+def objects_script(name, per_vcpu, over=990 * MS, layout="x86-objects"):
     """per_vcpu: {k: [(n, reason, info1, companions)]}: vCPU k's exits, shuffled and spread evenly over
     the second (over < 990 ms: over that time from 0, no timer exits), each with its companion events
-    [(event, fields)] (the x86-objects layout) -> (dat, exits, seconds)."""
-    s = Script()
+    [(event, fields)] (the layout's: x86-objects, ppc-hv, s390) -> (dat, exits, seconds)."""
+    s = Script("x86" if layout == "x86-objects" else layout)
     short = over < 990 * MS
     if not short:
         s.span()
@@ -178,16 +189,16 @@ def objects_script(name, per_vcpu, over=990 * MS):
             for j, (ev, f) in enumerate(comps):
                 s.ev(t + (j + 1) * US, k, 2000 + k, ev, **f)
         total += len(items)
-    return s.write(name, layout="x86-objects"), total, s.last / 1e9
+    return s.write(name, layout=layout), total, s.last / 1e9
 
 
-def obj_case(name, per_vcpu, want, rule=None, rate=0, objs=(), share_of=None, over=990 * MS):
+def obj_case(name, per_vcpu, want, rule=None, rate=0, objs=(), share_of=None, over=990 * MS, layout="x86-objects"):
     """A case whose finding rule must say "<rate>/s on <objs>; <share> % of its exits", the test's own
     counts: rate = rate exits over the recording's length, share of share_of exits (None: the VM's)."""
-    dat, total, secs = objects_script("obj%d" % len(name), per_vcpu, over)
+    dat, total, secs = objects_script("obj%d" % len(name), per_vcpu, over, layout)
     says = []
     if rule:
-        says = [r"^%.0f [a-zA-Z ()]+/s on %s; %.1f %% of its exits$" % (
+        says = [r"^%.0f [a-zA-Z_ ()]+/s on %s; %.1f %% of its exits$" % (
             rate / secs, ", ".join(objs), 100.0 * rate / (share_of or total))]
     fs, err = findings(dat)
     got = fired(fs)
@@ -255,6 +266,38 @@ def object_cases():
              {0: [mmio(750, 0xfebc0008)], 1: [mmio(750, 0xfebd0000)]}, {("mmio", VM, None)})
     obj_case("mmio-page: 1,100 writes/s on the local APIC's page (no kvm_apic) are no doorbell",
              {0: [mmio(1100, 0xfee000b0)]}, {("mmio", VM, None)})
+
+
+def arch_object_cases():
+    """powerpc's H_CEDE and s390's diagnose yields, on exits the test counts itself, above and below."""
+    sc, ceded_trap = 0xc00, 0
+
+    def hcall(n, req):      # a hypercall exit and its kvm_hcall_enter
+        return (n, sc, 0, [("hcall", {"req": req})])
+
+    def ceded(n, trap):     # an exit that leaves the vCPU ceded: H_CEDE, no kvm_hcall_enter
+        return (n, trap, 1, [])
+
+    obj_case("h-cede: 1,100 H_CEDE/s, by kvm_hcall_enter and by ceded exits, on two vCPUs",
+             {0: [hcall(400, 0xe0), hcall(300, 0x6c)], 1: [ceded(500, ceded_trap), ceded(200, sc)]},
+             {("h-cede", VM, None)}, "h-cede", 1100, [r"hcall 0xe0 \(H_CEDE\) 1100"], layout="ppc-hv")
+    obj_case("h-cede: 900 a second, and 500 H_PROD, are below the threshold",
+             {0: [hcall(400, 0xe0), hcall(500, 0xe8)], 1: [ceded(500, ceded_trap)]}, set(), layout="ppc-hv")
+
+    def diag(n, code):      # a DIAGNOSE intercept: the instruction, then its code
+        return (n, 4, 0, [("insn", {"instruction": 0x83 << 56 | code << 16}), ("diag", {"code": code})])
+
+    def insn(n, ins):
+        return (n, 4, 0, [("insn", {"instruction": ins})])
+
+    obj_case("diag-yield: 1,100 DIAG 0x44 and 0x9c a second",
+             {0: [diag(600, 0x44), insn(300, 0xb220 << 48)], 1: [diag(500, 0x9c), diag(200, 0x500)]},
+             {("diag-yield", VM, None)}, "diag-yield", 1100,
+             [r"diagnose 0x44 \(time slice end \(yield\)\) 600",
+              r"diagnose 0x9c \(time slice end directed \(yield to\)\) 500"], layout="s390")
+    obj_case("diag-yield: 900 a second, and 1,000 virtio notifies, are below the threshold",
+             {0: [diag(600, 0x44), diag(1000, 0x500)], 1: [diag(300, 0x9c), insn(300, 0x83 << 56)]}, set(),
+             layout="s390")
 
 
 def main():
@@ -363,6 +406,7 @@ def main():
        "lost-events: the same recording without losses has none", (fs, err))
 
     object_cases()
+    arch_object_cases()
 
     # one table, one man page: the rules kvmtop knows are the FINDINGS section's
     src = open(os.path.join(SRC, "src", "model", "findings.c")).read()

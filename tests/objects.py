@@ -18,6 +18,7 @@ import json
 import os
 import random
 import re
+import shutil
 
 from tap import ok, eq, done, run, kvmgen
 
@@ -120,9 +121,10 @@ def json_objects(scope, tid=None):
     """{(tid, reason, kind, object, dir, size): (count, samples, sum, min, max, name)} of a JSON scope."""
     out = {}
     for r in scope["reasons"]:
+        reason = r["reason"] + (" " + r["flags"] if r.get("flags") else "")
         for o in r["objects"]:
             lat = o["latency"]
-            out[(tid, r["reason"], o["kind"], o["object"], o["dir"], o["size"])] = (
+            out[(tid, reason, o["kind"], o["object"], o["dir"], o["size"])] = (
                 o["count"], lat["samples"], lat["sum"], lat["min"] if lat["samples"] else None,
                 lat["max"] if lat["samples"] else None, o["name"])
     return out
@@ -327,12 +329,133 @@ def overflow_case():
     eq(got, {("port", p): v[0] for p, v in want.items()}, "--objects 300: all 121 kept, each its exits")
 
 
+# powerpc (kvm_hv): a hypercall exit (trap SYSCALL 0xc00) and its kvm_hcall_enter {req}; a ceded exit
+# (ceded=1, trap SYSCALL or 0 where KVM handled the cede before the event) is H_CEDE's without one
+PPC_HCALLS = {0x6c: "H_IPI", 0x64: "H_EOI", 0x74: "H_XIRR", 0x68: "H_CPPR", 0xe4: "H_CONFER", 0xe8: "H_PROD",
+              0x31c: "H_SET_MODE", 0x20: "H_PUT_TCE", 0x08: "H_ENTER", 0x04: "H_REMOVE", 0x300: "H_RANDOM",
+              0xf000: "H_RTAS", 0xe0: "H_CEDE"}
+# s390: an instruction intercept (icptcode 4), its kvm_s390_intercept_instruction {instruction: the six
+# bytes from bit 63 down}, and for a DIAG its kvm_s390_handle_diag {code}, the last one naming the object
+S390_INSNS = {0xb220000000000000: (0xb220, "SERVC"), 0xb27d000000000000: (0xb27d, "STSI"),
+              0xb234000000000000: (0xb234, "STSCH"), 0xb9ab000000000000: (0xb9ab, "ESSA"),
+              0xae12000000000000: (0xae, "SIGP"), 0xb600000000000000: (0xb6, "STCTL"),
+              0xe501000000000000: (0xe501, "TPROT"), 0xaa01000000000000: (0xaa01, "RION"),
+              # 0xeb's and 0xe3's second byte is the instruction's last (bits 23-16 of the field)
+              0xeb100000002f0000: (0xeb2f, "LCTLG"), 0xe310000000490000: (0xe349, "STGSC")}
+S390_DIAGS = {0x44: "time slice end (yield)", 0x9c: "time slice end directed (yield to)",
+              0x500: "KVM virtio functions (notify)", 0x258: "page-reference services (pfault)",
+              0x308: "ipl functions"}
+
+
+def arch_script(path, arch, threads, exits, one):
+    """threads: [(tid, vcpu)], each doing `exits` exits of one(i, rnd) -> (exit fields, [(event, fields)],
+    object or None).  -> {(tid, reason, kind, obj, dir, size): [lats]}."""
+    rnd = random.Random(arch)
+    truth = {}
+    lines = ["comm %d CPU %d/KVM" % (tid, vc) for tid, vc in threads]
+    for j, (tid, vc) in enumerate(threads):
+        # each thread's times odd or even: kvmgen makes equal times distinct, which would move one
+        t = 1000000 + j
+        for i in range(exits):
+            own, comps, obj = one(i, rnd)
+            lat = rnd.randrange(300, 90000, 2)
+            if arch == "ppc-hv":
+                ex = dict(vcpu_id=vc, pc=0xc000000000010000 + 4 * i, msr=0x8000000000009033)
+                en = dict(vcpu_id=vc, pc=0xc000000000010000)
+            else:
+                ex = dict(id=vc, icptcode=4, pswaddr=0x10000 + 4 * i, pswmask=0x0704000180000000)
+                en = dict(id=vc, pswaddr=0x10000)
+            ex.update(own)
+            lines.append("%d %d %d exit %s" % (t, vc, tid, fields(ex)))
+            for k, (ev, f) in enumerate(comps):
+                lines.append("%d %d %d %s %s" % (t + 10 + 10 * k, vc, tid, ev, fields(f)))
+            lines.append("%d %d %d entry %s" % (t + lat, vc, tid, fields(en)))
+            if obj:
+                truth.setdefault((tid,) + obj, []).append(lat)
+            t += lat + rnd.randrange(500, 5000, 2)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return truth
+
+
+def ppc_one(i, rnd):
+    pick = rnd.randrange(6)
+    if pick == 0:       # H_CEDE handled before kvm_guest_exit: the exit leaves the vCPU ceded, no companion
+        trap = rnd.choice([0, 0xc00])
+        return ({"trap": trap, "ceded": 1}, [],
+                ("RETURN_TO_HOST CEDED" if trap == 0 else "SYSCALL CEDED", "hcall", "0xe0", "", 0))
+    if pick == 1:       # an hcall no table names, and an absurd one: numbers, no crash
+        req = rnd.choice([0x1234, (1 << 64) - 1])
+        return {"trap": 0xc00, "ceded": 0}, [("hcall", {"req": req})], ("SYSCALL", "hcall", hexs(req), "", 0)
+    if pick == 2:       # not a hypercall: no object
+        return {"trap": rnd.choice([0x980, 0x500]), "ceded": 0}, [], None
+    req = rnd.choice(sorted(PPC_HCALLS))
+    return ({"trap": 0xc00, "ceded": 0}, [("hcall", {"req": req, "gpr4": i})],
+            ("SYSCALL", "hcall", hexs(req), "", 0))
+
+
+def s390_one(i, rnd):
+    pick = rnd.randrange(5)
+    if pick == 0:       # a DIAGNOSE: the instruction, then its code; the code names the object
+        code = rnd.choice(sorted(S390_DIAGS) + [0x9999])
+        return ({}, [("insn", {"instruction": 0x8300 << 48 | code << 16}), ("diag", {"code": code})],
+                ("Instruction", "diagnose", hexs(code), "", 0))
+    if pick == 1:       # an opcode no table names, a first byte of its own, all ones
+        ins = rnd.choice([0xb2990000 << 32, 0x01ff << 48, (1 << 64) - 1])
+        op = {0xb2990000 << 32: 0xb299, 0x01ff << 48: 0x01ff, (1 << 64) - 1: 0xff}[ins]
+        return {}, [("insn", {"instruction": ins})], ("Instruction", "instruction", hexs(op), "", 0)
+    if pick == 2:       # not an instruction intercept: no object
+        return {"icptcode": rnd.choice([0x14, 0x1c])}, [], None
+    ins = rnd.choice(sorted(S390_INSNS))
+    return ({}, [("insn", {"instruction": ins})],
+            ("Instruction", "instruction", hexs(S390_INSNS[ins][0]), "", 0))
+
+
+def arch_case(arch, one, names, layout=None, label=None):
+    """Each hcall / instruction / diagnose code's exits and latency, as written; named from the tables."""
+    threads = [(1001, 0), (1002, 1)]
+    label = label or arch
+    script = os.path.join(TMP, "objects-%s.txt" % label)
+    dat = script[:-4] + ".dat"
+    truth = arch_script(script, arch, threads, 300, one)
+    kvmgen(dat, layout or arch, ["-S", script])
+    arch = label
+    rc, out, err = run(["-b", "-r", dat, "-o", "json"])
+    eq((rc, err), (0, ""), "%s: a recording with its companion events replays" % arch)
+    if rc:
+        return
+    j = json.loads(out)
+    for tid, vc in threads:
+        v = [c for c in j["vms"][0]["vcpus"] if c["tid"] == tid][0]
+        got = {k: g[:5] for k, g in json_objects(v, tid).items()}
+        eq(got, want_of(truth, tid), "%s vCPU %d: each object's exits, their latency's count, sum, min and max" % (arch, vc))
+    got = json_objects(j["host"])
+    eq({k: g[:5] for k, g in got.items()}, want_of(truth), "%s: the host, each object summed" % arch)
+    named = {(k[2], k[3]): g[5] for k, g in got.items()}
+    eq({k: named.get(k) for k in names}, names, "%s: objects named from the arch's table; unknown numbers shown" % arch)
+
+
 def main():
     mixed_case()
     absurd_case()
     unmatched_case()
     npf_case()
     overflow_case()
+    names = {("hcall", hexs(n)): v for n, v in PPC_HCALLS.items()}
+    names.update({("hcall", "0x1234"): "unknown", ("hcall", hexs((1 << 64) - 1)): "unknown"})
+    arch_case("ppc-hv", ppc_one, names)
+    names = {("instruction", hexs(o)): m for o, m in S390_INSNS.values()}
+    names.update({("diagnose", hexs(c)): m for c, m in S390_DIAGS.items()})
+    names.update({("instruction", "0xb299"): "unknown", ("instruction", "0xff"): "unknown",
+                  ("instruction", "0x1ff"): "unknown", ("diagnose", "0x9999"): "unknown"})
+    arch_case("s390", s390_one, names)
+    # the kernels before sie.h's decoder: a char insn[8] after the instruction, insn_to_mnemonic() in the
+    # print fmt (no libtraceevent knows it): the same objects from the same field
+    old = os.path.join(TMP, "objects-s390-mnemonic")
+    shutil.rmtree(old, ignore_errors=True)
+    shutil.copytree(os.path.join(os.environ["KVMTOP_FORMATS"], "s390"), old)
+    shutil.copy(os.path.join(os.environ["KVMTOP_FORMATS"], "s390-mnemonic", "kvm_s390_intercept_instruction.format"), old)
+    arch_case("s390", s390_one, names, layout=old, label="s390 (insn_to_mnemonic's layout)")
     done()
 
 

@@ -835,7 +835,8 @@ static inline void decode_obj(const struct obj_event *o, const struct field_vals
 	if (!FV_HAS(fv, FR_INFO1))
 		return;
 	ev->obj_kind = o->kind;
-	ev->obj = o->mask ? fv->v[FR_INFO1] & o->mask : fv->v[FR_INFO1];
+	ev->obj = o->value_of ? o->value_of(fv->v[FR_INFO1]) :
+		  o->mask ? fv->v[FR_INFO1] & o->mask : fv->v[FR_INFO1];
 	ev->obj_dir = !FV_HAS(fv, FR_INFO2) ? OBJ_DIR_NONE :
 		      fv->v[FR_INFO2] == o->write_val || (o->write_val == OBJ_WRITE_ANY && fv->v[FR_INFO2]) ?
 		      OBJ_DIR_WRITE : OBJ_DIR_READ;

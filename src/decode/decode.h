@@ -65,7 +65,8 @@ struct field_want {
  * value (masked with mask, 0: whole), its direction (write_val there
  * means a write, port I/O's out; any other value a read; OBJ_WRITE_ANY:
  * any value but 0, as the kernel's print fmt reads "rw ? write : read")
- * and its size.
+ * and its size.  value_of, where not NULL, makes the object out of the
+ * value field instead of the mask (s390's opcode out of the instruction).
  */
 #define OBJ_WRITE_ANY	UINT64_MAX
 struct obj_event {
@@ -77,6 +78,7 @@ struct obj_event {
 	const char *size;
 	uint64_t write_val;
 	uint64_t mask;
+	uint64_t (*value_of)(uint64_t raw);
 };
 
 struct arch_ops {

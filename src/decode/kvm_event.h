@@ -66,6 +66,9 @@ enum kvm_obj_kind {
 	KVM_OBJ_CR,		/* x86 control register */
 	KVM_OBJ_CPUID,		/* cpuid leaf */
 	KVM_OBJ_VECTOR,		/* exception vector */
+	KVM_OBJ_PPC_HCALL,	/* powerpc PAPR hcall number (kvm_hcall_enter's req) */
+	KVM_OBJ_S390_INSN,	/* s390 intercepted instruction's opcode */
+	KVM_OBJ_S390_DIAG,	/* s390 diagnose code */
 	KVM_OBJ_OTHER,		/* the model's: objects a full table left out */
 	KVM_OBJ_KINDS,
 };

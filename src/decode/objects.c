@@ -21,6 +21,9 @@ static const struct obj_kind_row {
 	[KVM_OBJ_CR] =		{ "cr",		{ "read", "write" }, false, x86_cr_name },
 	[KVM_OBJ_CPUID] =	{ "cpuid",	{ "read", "write" }, false, x86_cpuid_name },
 	[KVM_OBJ_VECTOR] =	{ "vector",	{ "read", "write" }, true,  x86_vector_name },
+	[KVM_OBJ_PPC_HCALL] =	{ "hcall",	{ "read", "write" }, false, ppc_hcall_name },
+	[KVM_OBJ_S390_INSN] =	{ "instruction", { "read", "write" }, false, s390_insn_name },
+	[KVM_OBJ_S390_DIAG] =	{ "diagnose",	{ "read", "write" }, false, s390_diag_name },
 	[KVM_OBJ_OTHER] =	{ "other",	{ "read", "write" }, false, NULL },
 };
 

@@ -4,8 +4,9 @@
  * name, its directions' names and the arch table that names its values,
  * one row per kind (objects.c).  The names of ports, MMIO ranges, MSRs,
  * APIC registers, hypercalls, control registers, cpuid leaves and
- * exception vectors are arch/x86_objects.c's, each table saying where
- * its names come from.  No tracing header: the model and the views read
+ * exception vectors are arch/x86_objects.c's, powerpc's hcalls
+ * arch/powerpc_objects.c's, s390's instructions and diagnose codes
+ * arch/s390_objects.c's, each table saying where its names come from.  No tracing header: the model and the views read
  * these names.
  */
 #ifndef KVMTOP_OBJECTS_H
@@ -16,7 +17,10 @@
 
 #include "kvm_event.h"
 
-/* "port", "mmio", "msr", "apic", "hypercall", "hv_hypercall", "cr", "cpuid", "vector", "other". */
+/*
+ * "port", "mmio", "msr", "apic", "hypercall", "hv_hypercall", "cr", "cpuid", "vector", "hcall",
+ * "instruction", "diagnose", "other".
+ */
 const char *kvm_obj_kind_name(enum kvm_obj_kind k);
 /* "in"/"out" for ports, "read"/"write" for the others, "" where d is none. */
 const char *kvm_obj_dir_name(enum kvm_obj_kind k, enum kvm_obj_dir d);
@@ -35,5 +39,12 @@ const char *x86_hv_hcall_name(uint64_t code);
 const char *x86_cr_name(uint64_t cr);
 const char *x86_cpuid_name(uint64_t leaf);
 const char *x86_vector_name(uint64_t vector);
+/* arch/powerpc_objects.c: PAPR hcall names, NULL where its table has none. */
+const char *ppc_hcall_name(uint64_t req);
+/* arch/s390_objects.c: intercepted instructions by opcode, diagnose codes. */
+const char *s390_insn_name(uint64_t opcode);
+const char *s390_diag_name(uint64_t code);
+/* The opcode of an intercepted instruction (kvm_s390_intercept_instruction's field). */
+uint64_t s390_insn_opcode(uint64_t instruction);
 
 #endif

@@ -41,6 +41,8 @@
 #define IPI_RATE	1000.0	/* ICR writes/s (x2APIC MSR or APIC register), a VM */
 #define TSCDL_RATE	1000.0	/* TSC deadline MSR writes/s, a vCPU */
 #define PAGE_RATE	1000.0	/* MMIO writes/s on one page, a VM */
+#define CEDE_RATE	1000.0	/* powerpc H_CEDE hcalls/s, a VM */
+#define YIELD_RATE	1000.0	/* s390 DIAG 0x44 and 0x9c (yields)/s, a VM */
 #define OBJS_MIN	100	/* exits at least: a rate of a few in a short snapshot is noise */
 #define OBJS_SHOWN	4	/* objects named in an evidence */
 #define OBJS_TALLY	64	/* objects told apart; more count in the sum only (rows come
@@ -501,6 +503,23 @@ static int eval_mmio_page(const struct finding_in *in, char *ev, size_t len)
 	return objs_eval(in, page, 2, true, PAGE_RATE, "MMIO writes", ev, len);
 }
 
+static int eval_h_cede(const struct finding_in *in, char *ev, size_t len)
+{
+	static const struct findings_objs cede[] = { { KVM_OBJ_PPC_HCALL, 0xe0, 0xe0, OBJ_DIR_NONE } };
+
+	return objs_eval(in, cede, 1, false, CEDE_RATE, "H_CEDE hcalls", ev, len);
+}
+
+static int eval_diag_yield(const struct finding_in *in, char *ev, size_t len)
+{
+	static const struct findings_objs yield[] = {
+		{ KVM_OBJ_S390_DIAG, 0x44, 0x44, OBJ_DIR_NONE },	/* time slice end */
+		{ KVM_OBJ_S390_DIAG, 0x9c, 0x9c, OBJ_DIR_NONE },	/* ... directed */
+	};
+
+	return objs_eval(in, yield, 2, false, YIELD_RATE, "diagnose yields", ev, len);
+}
+
 const struct finding_rule finding_rules[] = {
 	{ "overcommit", FSC_VCPU, "the vCPU thread's wait time (sched events or /proc) and stolen_by",
 	  "wait >= 10 % of the snapshot (severe from 30 %)",
@@ -635,6 +654,25 @@ const struct finding_rule finding_rules[] = {
 	  "default), vhost for network and block",
 	  "Linux Documentation/virt/kvm/api.rst (KVM_IOEVENTFD); QEMU documentation (ioeventfd, vhost)",
 	  eval_mmio_page },
+	{ "h-cede", FSC_VM, "the VM's powerpc H_CEDE hcalls (kvm_hcall_enter, or exits that leave the vCPU ceded)",
+	  ">= 1000 H_CEDE/s",
+	  "the guest's vCPUs are idle and cede very often: each cede is an exit, a sleep and a wakeup",
+	  "give the VM fewer vCPUs (the ones it keeps busy); let KVM poll before the vCPU sleeps "
+	  "(kvm.halt_poll_ns, per VM KVM_CAP_HALT_POLL; kvm-hv polls per virtual core) at the cost of "
+	  "host CPU",
+	  "Linux Documentation/virt/kvm/halt-polling.rst (the powerpc kvm-hv case); arch/powerpc/kvm/book3s_hv.c",
+	  eval_h_cede },
+	{ "diag-yield", FSC_VM, "the VM's s390 DIAGNOSE 0x44 (time slice end) and 0x9c (directed yield) "
+	  "(kvm_s390_handle_diag)",
+	  ">= 1000 yields/s",
+	  "the guest's vCPUs spin on locks whose holder is not running and give their time away: a yield "
+	  "storm, its vCPUs contend for the host's CPUs",
+	  "give the VM fewer vCPUs than the host has CPUs, or CPUs of their own (pinning, cgroup cpusets); "
+	  "when the host runs in an LPAR, kvm.diag9c_forwarding_hz lets directed yields reach the LPAR "
+	  "hypervisor",
+	  "arch/s390/kvm/diag.c (__diag_time_slice_end, __diag_time_slice_end_directed, "
+	  "diag9c_forwarding_hz)",
+	  eval_diag_yield },
 	{ "lost-events", FSC_HOST, "the snapshot's lost and dropped events",
 	  "any",
 	  "events were lost or dropped: this snapshot's figures are incomplete",
