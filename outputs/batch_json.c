@@ -285,6 +285,46 @@ static void json_numa(const struct batch *b, const struct vm *vm)
 	fputc(']', b->out);
 }
 
+/* A rate of a tap, or null before its second reading. */
+static void json_tap_rate(const struct batch *b, const struct vm_ctx_tap *tap, enum ctx_tap_ctr k)
+{
+	if (tap->known)
+		fprintf(b->out, "%.2f", tap->rate[k]);
+	else
+		fputs("null", b->out);
+}
+
+/*
+ * Each tap/macvtap interface its VMM holds (the first CTX_TAPS of them,
+ * the net_* figures summing all): its name and rates.  Nothing where
+ * none is known.
+ */
+static void json_taps(const struct batch *b, const struct vm *vm)
+{
+	static const struct { const char *key; enum ctx_tap_ctr k; } cols[] = {
+		{ "rx_bps", CTX_TAP_RXB }, { "tx_bps", CTX_TAP_TXB }, { "rx_pps", CTX_TAP_RXP },
+		{ "tx_pps", CTX_TAP_TXP }, { "drops_s", CTX_TAP_DROPS },
+	};
+	unsigned int c;
+	int i;
+
+	if (vm->ctx.nr_tap_rows <= 0)
+		return;
+	fputs(",\"net_interfaces\":[", b->out);
+	for (i = 0; i < vm->ctx.nr_tap_rows; i++) {
+		const struct vm_ctx_tap *tap = &vm->ctx.taps[i];
+
+		fputs(i ? ",{\"name\":" : "{\"name\":", b->out);
+		escape_json(b->out, tap->name);
+		for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
+			fprintf(b->out, ",\"%s\":", cols[c].key);
+			json_tap_rate(b, tap, cols[c].k);
+		}
+		fputc('}', b->out);
+	}
+	fputc(']', b->out);
+}
+
 /* Live: the host's pressure, each figure or null; nothing for a recording (none read). */
 static void json_host_psi(const struct batch *b)
 {
@@ -382,6 +422,7 @@ static int json_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 	fputc('{', b->out);
 	json_row_fields(b, MR_VM, &(struct model_row){ .m = m, .vm = vm });
 	json_numa(b, vm);
+	json_taps(b, vm);
 	json_exits(b, &vs, end);
 	json_threads(b, vm, &vs);
 	json_reasons(b, vm, &vs);

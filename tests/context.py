@@ -222,6 +222,14 @@ def fixture_case():
         ok(near(a["net_rx_bps"] * secs, 11 * 1500 * 40) and near(a["net_rx_pps"] * secs, 11 * 40) and
            near(a["net_tx_pps"] * secs, 11 * 20) and near(a["net_drops_s"] * secs, 11 * 3),
            "context: the taps' counters summed, per second", a)
+        taps = {t["name"]: t for t in a.get("net_interfaces", [])}
+        ok(sorted(taps) == ["macvtap0", "vnet7"] and
+           all(near(taps[n]["rx_bps"] * secs, k * 1500 * 40) and near(taps[n]["tx_bps"] * secs, k * 60 * 20) and
+               near(taps[n]["rx_pps"] * secs, k * 40) and near(taps[n]["tx_pps"] * secs, k * 20) and
+               near(taps[n]["drops_s"] * secs, k * 3) for n, k in (("vnet7", 1), ("macvtap0", 10))) and
+           all(v is None for t in a1["net_interfaces"] for k, v in t.items() if k != "name"),
+           "context: JSON's net_interfaces: each tap's own rates (null at its first reading)",
+           (a.get("net_interfaces"), a1.get("net_interfaces")))
         ok(near(a["psi_cpu_some"] * secs, 20.0) and near(a["psi_mem_some"] * secs, 30.0) and
            near(a["psi_mem_full"] * secs, 15.0) and near(a["psi_io_some"] * secs, 30.0) and
            near(a["psi_cpu_full"], 0.0),
