@@ -14,9 +14,12 @@
  * kvm_exit_idle, kvm_exit_cache (the same class) and kvm_exit_gspr are
  * written by exit.c inside the handling of a GSPR exit (the guest's IDLE,
  * CACOP, CPUCFG, CSR and IOCSR instructions) after its kvm_exit: they are
- * counted as events of their own, not as exits.  So a GSPR exit is not
- * known to be the guest's IDLE, and none is kept apart from handling
- * time; with the scheduler's events its sleep shows as blocked time.
+ * counted as events of their own, not as exits, and name the GSPR exit's
+ * object, its instruction's class (arch/loongarch_objects.c).  So a GSPR
+ * exit's IDLE stands apart from its CPUCFG and CSR accesses in the
+ * objects, each with its latency (an IDLE's is the vCPU's sleep); the
+ * reason stays GSPR, and with the scheduler's events the sleep shows as
+ * blocked time.
  *
  * Names come first from the kvm_exit print fmt's table (the kernel's
  * KVM_TRACE_EXIT_* reasons, 64 IDLE and 65 CACHE, which kvm_exit_idle
@@ -25,6 +28,7 @@
  * named INT as the LoongArch reference manual's ESTAT.Ecode does).
  */
 #include "decode/decode.h"
+#include "decode/objects.h"
 
 #define LA_EXC_INT	0
 #define LA_EXC_TLBL	1	/* a load's page: MMIO, or a stage-2 fault */
@@ -83,6 +87,14 @@ static enum reason_class loongarch_class(enum kvm_isa isa, uint32_t code, uint32
 	return RC_OTHER;
 }
 
+/* The companions of a GSPR exit, in the kvm system since Linux 6.7: the last before the entry wins. */
+static const struct obj_event loongarch_obj_events[] = {
+	{ "kvm", "kvm_exit_gspr", KVM_OBJ_LA_GSPR, "inst_word", NULL, NULL, 0, 0, loongarch_gspr_class },
+	{ "kvm", "kvm_exit_idle", KVM_OBJ_LA_GSPR, "reason", NULL, NULL, 0, 0, loongarch_exit_class },
+	{ "kvm", "kvm_exit_cache", KVM_OBJ_LA_GSPR, "reason", NULL, NULL, 0, 0, loongarch_exit_class },
+	{ NULL },
+};
+
 const struct arch_ops arch_loongarch = {
 	.name = "loongarch",
 	.exit_system = "kvm",
@@ -107,4 +119,5 @@ const struct arch_ops arch_loongarch = {
 	.async = loongarch_async,
 	.class_of = loongarch_class,
 	.ip_halves = true,
+	.obj_events = loongarch_obj_events,
 };

@@ -359,7 +359,10 @@ def arch_script(path, arch, threads, exits, one):
         for i in range(exits):
             own, comps, obj = one(i, rnd)
             lat = rnd.randrange(300, 90000, 2)
-            if arch == "ppc-hv":
+            if arch == "loongarch":
+                ex = dict(reason=22, pc=0x9000000000010000 + 4 * i)
+                en = dict(pc=0x9000000000010000)
+            elif arch == "ppc-hv":
                 ex = dict(vcpu_id=vc, pc=0xc000000000010000 + 4 * i, msr=0x8000000000009033)
                 en = dict(vcpu_id=vc, pc=0xc000000000010000)
             else:
@@ -411,6 +414,30 @@ def s390_one(i, rnd):
             ("Instruction", "instruction", hexs(S390_INSNS[ins][0]), "", 0))
 
 
+# LoongArch: a GSPR exit (exception code 22), kvm_exit_gspr {inst_word} and, for IDLE and CACOP,
+# kvm_exit_idle / kvm_exit_cache {reason 64 / 65} after it: the instruction's class is the object
+# (kvm_trap_handle_gspr()'s decoding of the word; 2R opcode bits 31-10, rj bits 9-5)
+LA_WORDS = {0x00006c85: (1, "CPUCFG"), 0x04010004: (2, "CSRRD"), 0x04010024: (3, "CSRWR"),
+            0x040100a4: (4, "CSRXCHG"), 0x06000000 | 0x12345: (5, "CACOP"), 0x06480885: (6, "IOCSRRD"),
+            0x06481c85: (7, "IOCSRWR"), 0x06488000: (8, "IDLE")}
+
+
+def la_one(i, rnd):
+    pick = rnd.randrange(6)
+    if pick == 0:       # the guest's IDLE: the gspr word, then kvm_exit_idle; a long latency (its sleep)
+        return ({}, [("gspr", {"inst_word": 0x06488000}), ("la_idle", {"reason": 64, "pc": 4 * i})],
+                ("GSPR", "gspr", "0x8", "", 0))
+    if pick == 1:       # CACOP: kvm_exit_cache after the word
+        return ({}, [("gspr", {"inst_word": 0x06000000 | i}), ("la_cache", {"reason": 65, "pc": 4 * i})],
+                ("GSPR", "gspr", "0x5", "", 0))
+    if pick == 2:       # a word of no class, and an interrupt's exit: a number, and no object
+        if rnd.randrange(2):
+            return {"reason": 0}, [], None
+        return {}, [("gspr", {"inst_word": 0xffffffff})], ("GSPR", "gspr", hexs(1 << 32 | 0xffffffff), "", 0)
+    w = rnd.choice(sorted(LA_WORDS))
+    return {}, [("gspr", {"inst_word": w})], ("GSPR", "gspr", hexs(LA_WORDS[w][0]), "", 0)
+
+
 def arch_case(arch, one, names, layout=None, label=None):
     """Each hcall / instruction / diagnose code's exits and latency, as written; named from the tables."""
     threads = [(1001, 0), (1002, 1)]
@@ -456,6 +483,9 @@ def main():
     shutil.copytree(os.path.join(os.environ["KVMTOP_FORMATS"], "s390"), old)
     shutil.copy(os.path.join(os.environ["KVMTOP_FORMATS"], "s390-mnemonic", "kvm_s390_intercept_instruction.format"), old)
     arch_case("s390", s390_one, names, layout=old, label="s390 (insn_to_mnemonic's layout)")
+    names = {("gspr", hexs(c)): m for c, m in LA_WORDS.values()}
+    names[("gspr", hexs(1 << 32 | 0xffffffff))] = "unknown"
+    arch_case("loongarch", la_one, names)
     done()
 
 

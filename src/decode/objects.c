@@ -24,6 +24,7 @@ static const struct obj_kind_row {
 	[KVM_OBJ_PPC_HCALL] =	{ "hcall",	{ "read", "write" }, false, ppc_hcall_name },
 	[KVM_OBJ_S390_INSN] =	{ "instruction", { "read", "write" }, false, s390_insn_name },
 	[KVM_OBJ_S390_DIAG] =	{ "diagnose",	{ "read", "write" }, false, s390_diag_name },
+	[KVM_OBJ_LA_GSPR] =	{ "gspr",	{ "read", "write" }, false, loongarch_gspr_name },
 	[KVM_OBJ_OTHER] =	{ "other",	{ "read", "write" }, false, NULL },
 };
 

@@ -46,5 +46,13 @@ const char *s390_insn_name(uint64_t opcode);
 const char *s390_diag_name(uint64_t code);
 /* The opcode of an intercepted instruction (kvm_s390_intercept_instruction's field). */
 uint64_t s390_insn_opcode(uint64_t instruction);
+/*
+ * arch/loongarch_objects.c: the class of a GSPR exit's instruction, from
+ * kvm_exit_gspr's word or kvm_exit_idle / kvm_exit_cache's reason, and
+ * its name (NULL for a word of no class).
+ */
+uint64_t loongarch_gspr_class(uint64_t word);
+uint64_t loongarch_exit_class(uint64_t reason);
+const char *loongarch_gspr_name(uint64_t cls);
 
 #endif

@@ -43,11 +43,13 @@ int tc_zlib_register(void);	/* tests/gen/tc_zlib.c */
  * G_ENTRY2: a second entry event (LoongArch's kvm_enter after a return to
  * user space).  G_MSR .. G_S390_DIAG: the companion events that name an exit's
  * object (kvm_msr ..., powerpc's kvm_hcall_enter, s390's
- * kvm_s390_intercept_instruction and kvm_s390_handle_diag), written by -S
+ * kvm_s390_intercept_instruction and kvm_s390_handle_diag, LoongArch's
+ * kvm_exit_gspr, kvm_exit_idle and kvm_exit_cache), written by -S
  * scripts only, where the layout has them.
  */
 enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_MMIO, G_ENTRY2, G_MSR, G_APIC, G_HCALL, G_HVCALL, G_CR,
-	     G_CPUID, G_PPC_HCALL, G_S390_INSN, G_S390_DIAG, G_SWITCH, G_WAKING, G_NEWTASK, G_NR };
+	     G_CPUID, G_PPC_HCALL, G_S390_INSN, G_S390_DIAG, G_LA_GSPR, G_LA_IDLE, G_LA_CACHE, G_SWITCH, G_WAKING,
+	     G_NEWTASK, G_NR };
 
 /*
  * The arch is that of the layout's exit event: x86, arm and RISC-V share
@@ -59,17 +61,17 @@ enum garch { A_X86, A_ARM, A_PPC, A_S390, A_RISCV, A_LOONG };
 static const char *gk_event[G_NR] = {
 	"kvm_exit", "kvm_entry", "kvm_pio", "kvm_userspace_exit", "kvm_mmio", NULL, "kvm_msr", "kvm_apic",
 	"kvm_hypercall", "kvm_hv_hypercall", "kvm_cr", "kvm_cpuid", "kvm_hcall_enter",
-	"kvm_s390_intercept_instruction", "kvm_s390_handle_diag", "sched_switch", "sched_waking",
-	"task_newtask",
+	"kvm_s390_intercept_instruction", "kvm_s390_handle_diag", "kvm_exit_gspr", "kvm_exit_idle",
+	"kvm_exit_cache", "sched_switch", "sched_waking", "task_newtask",
 };
 static const char *gk_system[G_NR] = {
 	"kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm_hv", "kvm", "kvm",
-	"sched", "sched", "task",
+	"kvm", "kvm", "kvm", "sched", "sched", "task",
 };
 /* each kind's word in a -S script */
 static const char *const gk_script[G_NR] = {
 	"exit", "entry", "pio", "uexit", "mmio", "entry2", "msr", "apic", "hypercall", "hv_hypercall", "cr",
-	"cpuid", "hcall", "insn", "diag", "switch", "waking", "newtask",
+	"cpuid", "hcall", "insn", "diag", "gspr", "la_idle", "la_cache", "switch", "waking", "newtask",
 };
 static enum garch garch;
 /* the kernel's isa numbers for x86; kvmtop's for the others (its JSON "isa") */
@@ -1936,7 +1938,8 @@ static void usage(void)
 "                    (also pio: kvm_pio; with -w switch|waking: sched_switch, sched_waking;\n"
 "                    uexit, mmio, msr, apic, hypercall, hv_hypercall, cr, cpuid, hcall (powerpc's\n"
 "                    kvm_hcall_enter), insn, diag (s390's kvm_s390_intercept_instruction,\n"
-"                    kvm_s390_handle_diag): those\n"
+"                    kvm_s390_handle_diag), gspr, la_idle, la_cache (LoongArch's kvm_exit_gspr,\n"
+"                    kvm_exit_idle, kvm_exit_cache): those\n"
 "                    kvm events, where FORMAT_DIR has them)\n"
 "  -K OFFSET         the guest kernel's KASLR offset (its IPs are shifted by it)\n"
 "  -k FILE           write the guest's kallsyms (running addresses) to FILE\n"
