@@ -66,6 +66,10 @@ enum kvm_obj_kind {
 	KVM_OBJ_CR,		/* x86 control register */
 	KVM_OBJ_CPUID,		/* cpuid leaf */
 	KVM_OBJ_VECTOR,		/* exception vector */
+	KVM_OBJ_SYSREG,		/* arm64 system register (Op0, Op1, CRn, CRm, Op2) */
+	KVM_OBJ_HVC,		/* arm64 HVC's SMCCC function id (w0) */
+	KVM_OBJ_WFX,		/* arm64 WFx exit: 0 WFI, 1 WFE */
+	KVM_OBJ_MMIO_ARM64,	/* arm64 emulated MMIO: the IPA's page (named from arm64's map) */
 	KVM_OBJ_OTHER,		/* the model's: objects a full table left out */
 	KVM_OBJ_KINDS,
 };

@@ -41,11 +41,11 @@ int tc_zlib_register(void);	/* tests/gen/tc_zlib.c */
 
 /*
  * G_ENTRY2: a second entry event (LoongArch's kvm_enter after a return to
- * user space).  G_MSR .. G_CPUID: the companion events that name an exit's
+ * user space).  G_MSR .. G_WFX: the companion events that name an exit's
  * object (kvm_msr ...), written by -S scripts only, where the layout has them.
  */
 enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_MMIO, G_ENTRY2, G_MSR, G_APIC, G_HCALL, G_HVCALL, G_CR,
-	     G_CPUID, G_SWITCH, G_WAKING, G_NEWTASK, G_NR };
+	     G_CPUID, G_SYSREG, G_HVC, G_WFX, G_SWITCH, G_WAKING, G_NEWTASK, G_NR };
 
 /*
  * The arch is that of the layout's exit event: x86, arm and RISC-V share
@@ -56,16 +56,18 @@ enum garch { A_X86, A_ARM, A_PPC, A_S390, A_RISCV, A_LOONG };
 
 static const char *gk_event[G_NR] = {
 	"kvm_exit", "kvm_entry", "kvm_pio", "kvm_userspace_exit", "kvm_mmio", NULL, "kvm_msr", "kvm_apic",
-	"kvm_hypercall", "kvm_hv_hypercall", "kvm_cr", "kvm_cpuid", "sched_switch", "sched_waking",
+	"kvm_hypercall", "kvm_hv_hypercall", "kvm_cr", "kvm_cpuid", "kvm_sys_access", "kvm_hvc_arm64",
+	"kvm_wfx_arm64", "sched_switch", "sched_waking",
 	"task_newtask",
 };
 static const char *gk_system[G_NR] = {
-	"kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "sched", "sched", "task",
+	"kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm",
+	"sched", "sched", "task",
 };
 /* each kind's word in a -S script */
 static const char *const gk_script[G_NR] = {
 	"exit", "entry", "pio", "uexit", "mmio", "entry2", "msr", "apic", "hypercall", "hv_hypercall", "cr",
-	"cpuid", "switch", "waking", "newtask",
+	"cpuid", "sys_access", "hvc", "wfx", "switch", "waking", "newtask",
 };
 static enum garch garch;
 /* the kernel's isa numbers for x86; kvmtop's for the others (its JSON "isa") */
@@ -768,10 +770,10 @@ static void read_script(const char *path)
 				;
 		if (k == G_NR || cpu < 0 || cpu > 255)
 			die("%s:%d: want TIME CPU TID exit|entry|pio|uexit|mmio|msr|apic|hypercall|"
-			    "hv_hypercall|cr|cpuid|switch|waking FIELD=VALUE...", path, lineno);
+			    "hv_hypercall|cr|cpuid|sys_access|hvc|wfx|switch|waking FIELD=VALUE...", path, lineno);
 		if (k < G_SWITCH && !ev_fmt[k])
 			die("%s:%d: the layout has no format for %s", path, lineno, kind);
-		if (kind[0] == 's' || kind[0] == 'w') {
+		if (k == G_SWITCH || k == G_WAKING) {
 			if (!ev_fmt[G_SWITCH])
 				die("%s:%d: %s needs -w (the sched formats)", path, lineno, kind);
 		}
@@ -1930,7 +1932,8 @@ static void usage(void)
 "  -S FILE           the events of FILE instead of a workload, one per line:\n"
 "                    'TIME_NS CPU TID exit|entry FIELD=VALUE...' or 'comm TID NAME'\n"
 "                    (also pio: kvm_pio; with -w switch|waking: sched_switch, sched_waking;\n"
-"                    uexit, mmio, msr, apic, hypercall, hv_hypercall, cr, cpuid: those\n"
+"                    uexit, mmio, msr, apic, hypercall, hv_hypercall, cr, cpuid,\n"
+"                    arm64's sys_access, hvc, wfx: those\n"
 "                    kvm events, where FORMAT_DIR has them)\n"
 "  -K OFFSET         the guest kernel's KASLR offset (its IPs are shifted by it)\n"
 "  -k FILE           write the guest's kallsyms (running addresses) to FILE\n"
