@@ -405,6 +405,29 @@ def arm64_case():
        "arm64 text: each trap's objects under it, named, an unknown register as S3_3_C15_C3_1", out[:3000])
 
 
+def arm64_generated_case():
+    """kvmgen -O on arm64: each TRAP of SYS64, HVC64, WFx and DABT_LOW with its companion; the generator's truth
+    per reason is what the objects of that reason add up to, each named; other reasons have none."""
+    dat = os.path.join(TMP, "objects-arm64-gen.dat")
+    truth = kvmgen(dat, "arm64-objects", ["-m", "1", "-v", "2", "-n", "3000", "-O", "-s", "5"],
+                   expect=os.path.join(TMP, "objects-arm64-gen.json"))
+    rc, out, err = run(["-b", "-r", dat, "-o", "json"])
+    j = json.loads(out)
+    got, want, names = {}, {}, set()
+    for v in j["vms"][0]["vcpus"]:
+        for r in v["reasons"]:
+            got[(v["tid"], r["code"])] = sum(o["count"] for o in r["objects"])
+            names |= {o["name"] for o in r["objects"]}
+    for t in truth["threads"]:
+        for r in t["reasons"]:
+            want[(t["tid"], r["code"])] = r["count"] if r["code"] in (0x218, 0x216, 0x201, 0x224) else 0
+    eq((rc, got), (0, want), "kvmgen -O on arm64: a trap's objects add up to the generator's count of its reason, "
+       "the other reasons have none")
+    eq(sorted(names), sorted(["CNTV_CTL_EL0", "ICC_SGI1R_EL1", "CNTVCT_EL0", "PSCI_CPU_ON64", "SMCCC_ARCH_FEATURES",
+                              "KVM_PTP", "WFI", "WFE", "UART PL011 (virt)", "virtio-mmio (virt)",
+                              "GIC distributor (virt)"]), "kvmgen -O on arm64: every object named")
+
+
 def arm64_absurd_case():
     """arm64 fields no kernel writes: numbers, 'unknown', no crash."""
     seq = [sysreg((255, 255, 255, 255, 255), True),
@@ -425,6 +448,7 @@ def arm64_absurd_case():
 
 def main():
     arm64_case()
+    arm64_generated_case()
     arm64_absurd_case()
     mixed_case()
     absurd_case()

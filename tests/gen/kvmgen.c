@@ -559,6 +559,33 @@ static void sched_in_exit(const struct mix *m, uint64_t t, uint64_t lat, int cpu
 }
 
 /*
+ * -O on arm64: the companion of TRAP e, where the layout has it: a
+ * system register of SYS64 (CNTV_CTL_EL0, ICC_SGI1R_EL1, CNTVCT_EL0; a
+ * byte each in msr, written when aux is 1), an HVC64's function id
+ * (PSCI_CPU_ON64, SMCCC_ARCH_FEATURES, KVM_PTP), WFI or WFE, or a
+ * DABT_LOW's IPA (QEMU virt's UART, virtio-mmio, GIC distributor).
+ */
+static void push_arm_object(const struct gev *e, uint64_t lat, unsigned int *seed)
+{
+	static const uint64_t sysreg[] = { 0x3030e0301ull, 0x3000c0b05ull, 0x3030e0002ull };
+	static const uint64_t fn[] = { 0xc4000003, 0x80000001, 0x86000001 };
+	static const uint64_t ipa[] = { 0x09000000, 0x0a000e50, 0x08000100 };
+	struct gev c = *e;
+	uint32_t r = rnd(seed);
+
+	if (e->reason != 2)	/* TRAP */
+		return;
+	c.kind = e->aux == 0x18 ? G_SYSREG : e->aux == 0x16 ? G_HVC : e->aux == 0x01 ? G_WFX :
+		 e->aux == 0x24 ? G_MMIO : G_NR;
+	if (c.kind == G_NR || !ev_fmt[c.kind])
+		return;
+	c.msr = c.kind == G_SYSREG ? sysreg[r % 3] : c.kind == G_HVC ? fn[r % 3] : ipa[r % 3];
+	c.aux = r / 3 % 2;
+	c.t = e->t + 1 + lat / 4;
+	push(&c);
+}
+
+/*
  * -O: the companion event KVM writes inside VMX exit e of reason code
  * (its object one of a few: APIC registers, MMIO pages, MSRs, ports),
  * where the layout has its format.  The model's truth does not change:
@@ -571,6 +598,10 @@ static void push_object(struct gev *e, uint32_t code, uint64_t lat, unsigned int
 	struct gev c = *e;
 	uint32_t r = rnd(seed);
 
+	if (garch == A_ARM) {
+		push_arm_object(e, lat, seed);
+		return;
+	}
 	c.kind = code == 56 ? G_APIC : code == 49 ? G_MMIO : code == 32 ? G_MSR : code == 30 ? G_PIO : G_NR;
 	if (c.kind == G_NR || !ev_fmt[c.kind])
 		return;
@@ -997,6 +1028,23 @@ static void encode(const struct gev *g, unsigned char *data, size_t *len)
 	case G_APIC:
 		set_field(data, e, "rw", 1);
 		set_field(data, e, "reg", g->aux);
+		break;
+	case G_SYSREG:
+		set_field(data, e, "vcpu_pc", g->rip);
+		set_field(data, e, "is_write", g->aux);
+		set_field(data, e, "Op0", g->msr >> 32 & 0xff);
+		set_field(data, e, "Op1", g->msr >> 24 & 0xff);
+		set_field(data, e, "CRn", g->msr >> 16 & 0xff);
+		set_field(data, e, "CRm", g->msr >> 8 & 0xff);
+		set_field(data, e, "Op2", g->msr & 0xff);
+		break;
+	case G_HVC:
+		set_field(data, e, "vcpu_pc", g->rip);
+		set_field(data, e, "r0", g->msr);
+		break;
+	case G_WFX:
+		set_field(data, e, "vcpu_pc", g->rip);
+		set_field(data, e, "is_wfe", g->aux);
 		break;
 	case G_MMIO:
 		set_field(data, e, "type", 2);
@@ -1926,7 +1974,8 @@ static void usage(void)
 "  -t                a cut recording: starts after an exit, ends before entries\n"
 "  -l                lose events: some pages start after missed events\n"
 "  -x                with port I/O exits, kvm_pio and kvm_userspace_exit events\n"
-"  -O                with each exit's companion event (kvm_apic, kvm_mmio, kvm_msr, kvm_pio)\n"
+"  -O                with each exit's companion event (kvm_apic, kvm_mmio, kvm_msr, kvm_pio;\n"
+"                    arm64: kvm_sys_access, kvm_hvc_arm64, kvm_wfx_arm64, kvm_mmio)\n"
 "                    where FORMAT_DIR has its format: a recording rich in objects\n"
 "  -N qemu|kvmtool|none  thread names: CPU n/KVM, kvm-vcpu-n, or one name for all\n"
 "  -S FILE           the events of FILE instead of a workload, one per line:\n"
