@@ -326,6 +326,7 @@ static const struct arm64_objects_row arm64_mmio[] = {
 	{ 0x3f000000, 0x3fffffff, "PCIe ECAM (virt)" },
 };
 
+/* The names objects.c's kinds look up (objects.h): NULL where the table has none. */
 const char *arm64_sysreg_name(uint64_t reg)
 {
 	return ARM64_FIND(arm64_sysregs, reg);
