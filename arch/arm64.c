@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "decode/decode.h"
+#include "decode/objects.h"
 
 #define ARM_EXC_IRQ		0
 #define ARM_EXC_SERROR		1
@@ -152,6 +153,42 @@ static enum reason_class arm64_class(enum kvm_isa isa, uint32_t code, uint32_t f
 	return RC_OTHER;
 }
 
+/*
+ * kvm_sys_access' system register: its five u8 fields, a byte each
+ * (objects.h's ARM64_SYSREG); one the record lacks is 0.
+ */
+static uint64_t arm64_sysreg(const struct field_vals *fv)
+{
+	uint64_t p[OBJ_PARTS];
+	int i;
+
+	for (i = 0; i < OBJ_PARTS; i++)
+		p[i] = FV_HAS(fv, FR_PART1 + i) ? fv->v[FR_PART1 + i] & 0xff : 0;
+	return ARM64_SYSREG(fv->v[FR_INFO1] & 0xff, p[0], p[1], p[2], p[3]);
+}
+
+/*
+ * The companion events of arch/arm64/kvm/trace_handle_exit.h and
+ * include/trace/events/kvm.h, written while KVM handles a TRAP:
+ * kvm_sys_access for a SYS64 trap it emulates (sys_regs.c: the register
+ * and is_write), kvm_hvc_arm64 for an HVC64 (handle_exit.c: r0, whose
+ * low 32 bits, w0, are the SMCCC function id KVM serves), kvm_wfx_arm64
+ * for a WFx (is_wfe) and kvm_mmio for a DABT_LOW it emulates (mmio.c:
+ * type 0 a read not yet done, 1 a read, 2 a write; by page).
+ */
+static const struct obj_event arm64_obj_events[] = {
+	{ "kvm", "kvm_sys_access", KVM_OBJ_SYSREG, "Op0", "is_write", NULL, OBJ_WRITE_ANY, 0, NULL },
+	{ "kvm", "kvm_hvc_arm64", KVM_OBJ_HVC, "r0", NULL, NULL, 0, 0xffffffffull, NULL },
+	{ "kvm", "kvm_wfx_arm64", KVM_OBJ_WFX, "is_wfe", NULL, NULL, 0, 0, NULL },
+	{ "kvm", "kvm_mmio", KVM_OBJ_MMIO_ARM64, "gpa", "type", "len", 2, ~0xfffull, NULL },
+	{ NULL },
+};
+
+static const struct obj_parts arm64_obj_parts[] = {
+	{ "kvm_sys_access", { "Op1", "CRn", "CRm", "Op2" }, arm64_sysreg },
+	{ NULL },
+};
+
 const struct arch_ops arch_arm64 = {
 	.name = "arm64",
 	.exit_system = "kvm",
@@ -175,4 +212,6 @@ const struct arch_ops arch_arm64 = {
 	.async = arm64_async,
 	.class_of = arm64_class,
 	.ip_halves = true,
+	.obj_events = arm64_obj_events,
+	.obj_parts = arm64_obj_parts,
 };

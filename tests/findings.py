@@ -300,7 +300,41 @@ def arch_object_cases():
              layout="s390")
 
 
+def arm_wfx(name, per_vcpu, lat=600 * US):
+    """arm64 vCPU k (thread 2000 + k): per_vcpu[k] = (WFIs, WFEs), spread over one second, each a
+    TRAP/WFx exit with its kvm_wfx_arm64 and lat asleep; an IRQ exit at 0 and 1 s on each."""
+    s = Script()
+    for k, (wfi, wfe) in per_vcpu.items():
+        for t in (k * US, 1000 * MS + k * US):
+            s.ev(t, k, 2000 + k, "exit", ret=0, esr_ec=0, vcpu_pc=0xffff800010000000)
+            s.ev(t + 2 * US, k, 2000 + k, "entry", vcpu_pc=0xffff800010000000)
+        items = [0] * wfi + [1] * wfe
+        random.Random(k).shuffle(items)
+        step = 990 * MS // max(len(items), 1)
+        for i, is_wfe in enumerate(items):
+            t = 5 * MS + i * step
+            s.ev(t, k, 2000 + k, "exit", ret=2, esr_ec=1, vcpu_pc=0xffff800010003000)
+            s.ev(t + US, k, 2000 + k, "wfx", vcpu_pc=0xffff800010003000, is_wfe=is_wfe)
+            s.ev(t + lat, k, 2000 + k, "entry", vcpu_pc=0xffff800010003004)
+    return s.write(name, layout="arm64-objects")
+
+
+def arm_cases():
+    """wfx-trapping: an arm64 vCPU's WFI and WFE exits, counted by the test."""
+    fs, err = findings(arm_wfx("wfx", {0: (900, 300), 1: (600, 200)}))
+    got = {(f["rule"], f["tid"]) for f in fs or []}
+    ev = [f["evidence"] for f in fs or [] if f["rule"] == "wfx-trapping"]
+    ok(got == {("wfx-trapping", 2000)} and len(ev) == 1 and
+       re.search(r"^120\d WFI/WFE exits/s on wfx 0x0 \(WFI\) 900, wfx 0x1 \(WFE\) 300; 99\.\d % of its exits$", ev[0]),
+       "wfx-trapping: 1,200 WFI/WFE exits/s on vCPU 0 (900 WFI, 300 WFE); 800 on vCPU 1 are below it",
+       "got %r, evidence %r %s" % (sorted(got, key=str), ev, err))
+    fs, err = findings(arm_wfx("wfx-low", {0: (700, 200)}))
+    ok(fs is not None and not [f for f in fs if f["rule"] == "wfx-trapping"],
+       "wfx-trapping: 900 a second is below the threshold", (fs, err))
+
+
 def main():
+    arm_cases()
     # nothing wrong: a timer exit every 50 ms, a short preemption now and then
     s = Script()
     s.span()

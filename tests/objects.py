@@ -11,6 +11,12 @@ info1, an exception's intr_info); its count and latency go there.
 Absurd values (a port past 0xffff, a page past 52 bits, an MSR no table
 names) are shown as numbers named "unknown"; a vCPU's 65th object and on
 go to the reason's "other" row.
+
+arm64 (the arm64-objects layout: kvm_exit {ret, esr_ec, vcpu_pc}, kvm_entry and
+the companions kvm_sys_access, kvm_hvc_arm64, kvm_wfx_arm64, kvm_mmio): a trap's
+object is its system register (S<op0>_<op1>_C<n>_C<m>_<op2>, named from
+sysreg.h's encodings), its HVC's SMCCC function id (w0), WFI or WFE, its MMIO
+page (named from QEMU virt's map, never x86's); absurd fields are numbers too.
 """
 import csv
 import io
@@ -381,6 +387,60 @@ def arch_script(path, arch, threads, exits, one):
     return truth
 
 
+ARM_EC = {"TRAP/SYS64": 0x18, "TRAP/HVC64": 0x16, "TRAP/WFx": 0x01, "TRAP/DABT_LOW": 0x24}
+
+
+def sysreg(rnd_or_fields, write):
+    op0, op1, crn, crm, op2 = rnd_or_fields
+    return ("TRAP/SYS64", [("sys_access", {"vcpu_pc": 0xffff800010001000, "is_write": int(write), "Op0": op0,
+                                           "Op1": op1, "CRn": crn, "CRm": crm, "Op2": op2})],
+            ("sysreg", "S%d_%d_C%d_C%d_%d" % (op0, op1, crn, crm, op2), "write" if write else "read", 0))
+
+
+def arm_scenario(rnd):
+    """One arm64 trap: (reason, [(event, fields)], its object (kind, text, dir, size))."""
+    pick = rnd.randrange(4)
+    if pick == 0:
+        regs, write = rnd.choice([((3, 3, 14, 3, 1), True), ((3, 0, 12, 11, 5), True), ((3, 3, 14, 0, 2), False),
+                                  ((3, 3, 15, 3, 1), False), ((2, 0, 0, 3, 5), True)])
+        return sysreg(regs, write)
+    if pick == 1:       # w0 is the function id: r0's upper half is not
+        r0, fn = rnd.choice([(0xc4000003, 0xc4000003), (0x84000000, 0x84000000), (0x80008000, 0x80008000),
+                             (0x86000001, 0x86000001), (0xffffffff84000002, 0x84000002), (0x8600abcd, 0x8600abcd)])
+        return "TRAP/HVC64", [("hvc", {"vcpu_pc": 0xffff800010002000, "r0": r0, "imm": 0})], ("hvc", hexs(fn), "", 0)
+    if pick == 2:
+        wfe = rnd.randrange(2)
+        return "TRAP/WFx", [("wfx", {"vcpu_pc": 0xffff800010003000, "is_wfe": wfe})], ("wfx", hexs(wfe), "", 0)
+    # a read is two kvm_mmio (type 0, then 1 once done); the page of the last
+    gpa, write = rnd.choice([(0x09000000, True), (0x0a000e50, False), (0x12345678, True), (0xfee00300, True),
+                             (0x08000100, False)])
+    comps = [("mmio", {"type": 2, "len": 4, "gpa": gpa})] if write else \
+        [("mmio", {"type": 0, "len": 4, "gpa": gpa}), ("mmio", {"type": 1, "len": 4, "gpa": gpa})]
+    return "TRAP/DABT_LOW", comps, ("mmio", hexs(gpa & ~0xfff), "write" if write else "read", 4)
+
+
+def arm_script(path, threads, exits, rnd, extra=None):
+    """As write_script, with arm64's events: kvm_exit {ret 2 (TRAP), esr_ec}, kvm_entry {vcpu_pc}."""
+    truth = {}
+    lines = ["comm %d CPU %d/KVM" % (tid, vc) for tid, vc in threads]
+    for tid, vc in threads:
+        t = 1000000 + 7 * tid
+        for i in range(exits):
+            reason, comps, obj = extra(i) if extra else arm_scenario(rnd)
+            lat = rnd.randrange(300, 90000)
+            lines.append("%d %d %d exit ret=2 esr_ec=%d vcpu_pc=%d" % (t, vc, tid, ARM_EC[reason],
+                                                                      0xffff800010000000 + i))
+            for k, (ev, f) in enumerate(comps):
+                lines.append("%d %d %d %s %s" % (t + 10 + 10 * k, vc, tid, ev, fields(f)))
+            lines.append("%d %d %d entry vcpu_pc=%d" % (t + lat, vc, tid, 0xffff800010000004 + i))
+            if obj:
+                truth.setdefault((tid, reason) + obj, []).append(lat)
+            t += lat + rnd.randrange(500, 5000)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return truth
+
+
 def ppc_one(i, rnd):
     pick = rnd.randrange(6)
     if pick == 0:       # H_CEDE handled before kvm_guest_exit: the exit leaves the vCPU ceded, no companion
@@ -462,7 +522,98 @@ def arch_case(arch, one, names, layout=None, label=None):
     eq({k: named.get(k) for k in names}, names, "%s: objects named from the arch's table; unknown numbers shown" % arch)
 
 
+def arm_record(name, script_fn):
+    script = os.path.join(TMP, name + ".txt")
+    dat = os.path.join(TMP, name + ".dat")
+    truth = script_fn(script)
+    kvmgen(dat, "arm64-objects", ["-S", script])
+    return dat, truth
+
+
+def arm64_case():
+    rnd = random.Random(64)
+    threads = [(1001, 0), (1002, 1)]
+    dat, truth = arm_record("objects-arm64", lambda p: arm_script(p, threads, 300, rnd))
+    rc, out, err = run(["-b", "-r", dat, "-o", "json"])
+    eq((rc, err), (0, ""), "arm64: a recording with each kind of arm64 object replays")
+    j = json.loads(out)
+    for tid, vc in threads:
+        v = [c for c in j["vms"][0]["vcpus"] if c["tid"] == tid][0]
+        eq({k: g[:5] for k, g in json_objects(v, tid).items()}, want_of(truth, tid),
+           "arm64 vCPU %d: each system register, function id, WFI/WFE and MMIO page: its exits and latencies, "
+           "as the events were written" % vc)
+    got = json_objects(j["host"])
+    eq({k: g[:5] for k, g in got.items()}, want_of(truth), "arm64: the host, summed over the vCPUs")
+    names = {(k[2], k[3]): g[5] for k, g in got.items()}
+    want = {("sysreg", "S3_3_C14_C3_1"): "CNTV_CTL_EL0", ("sysreg", "S3_0_C12_C11_5"): "ICC_SGI1R_EL1",
+            ("sysreg", "S3_3_C14_C0_2"): "CNTVCT_EL0", ("sysreg", "S2_0_C0_C3_5"): "DBGBCR3_EL1",
+            ("sysreg", "S3_3_C15_C3_1"): "unknown",
+            ("hvc", "0xc4000003"): "PSCI_CPU_ON64", ("hvc", "0x84000000"): "PSCI_VERSION",
+            ("hvc", "0x80008000"): "SMCCC_ARCH_WORKAROUND_1", ("hvc", "0x86000001"): "KVM_PTP",
+            ("hvc", "0x84000002"): "PSCI_CPU_OFF", ("hvc", "0x8600abcd"): "unknown",
+            ("wfx", "0x0"): "WFI", ("wfx", "0x1"): "WFE",
+            ("mmio", "0x9000000"): "UART PL011 (virt)", ("mmio", "0xa000000"): "virtio-mmio (virt)",
+            ("mmio", "0x12345000"): "PCIe MMIO (virt)", ("mmio", "0x8000000"): "GIC distributor (virt)",
+            ("mmio", "0xfee00000"): "unknown"}
+    eq({k: names.get(k) for k in want}, want,
+       "arm64: objects named from arch/arm64_objects.c (an x86 page's name never on an arm64 IPA)")
+    rc, out, err = run(["-b", "-r", dat, "-o", "csv", "--fields", "tid,reason,object_kind,object,object_name,dir,obj_count"])
+    rows = list(csv.DictReader(io.StringIO(out)))
+    got = {(int(r["tid"]), r["reason"], r["object_kind"], r["object"], r["dir"]): int(r["obj_count"]) for r in rows}
+    want = {}
+    for (tid, reason, kind, obj, d, size), lats in truth.items():
+        want[(tid, reason, kind, obj, d)] = want.get((tid, reason, kind, obj, d), 0) + len(lats)
+    eq(got, want, "arm64 CSV: a row per (vCPU, reason, object), its exits")
+    rc, out, err = run(["-b", "-r", dat])
+    ok(rc == 0 and "CNTV_CTL_EL0" in out and "PSCI_CPU_ON64" in out and "S3_3_C15_C3_1" in out and "WFE" in out,
+       "arm64 text: each trap's objects under it, named, an unknown register as S3_3_C15_C3_1", out[:3000])
+
+
+def arm64_generated_case():
+    """kvmgen -O on arm64: each TRAP of SYS64, HVC64, WFx and DABT_LOW with its companion; the generator's truth
+    per reason is what the objects of that reason add up to, each named; other reasons have none."""
+    dat = os.path.join(TMP, "objects-arm64-gen.dat")
+    truth = kvmgen(dat, "arm64-objects", ["-m", "1", "-v", "2", "-n", "3000", "-O", "-s", "5"],
+                   expect=os.path.join(TMP, "objects-arm64-gen.json"))
+    rc, out, err = run(["-b", "-r", dat, "-o", "json"])
+    j = json.loads(out)
+    got, want, names = {}, {}, set()
+    for v in j["vms"][0]["vcpus"]:
+        for r in v["reasons"]:
+            got[(v["tid"], r["code"])] = sum(o["count"] for o in r["objects"])
+            names |= {o["name"] for o in r["objects"]}
+    for t in truth["threads"]:
+        for r in t["reasons"]:
+            want[(t["tid"], r["code"])] = r["count"] if r["code"] in (0x218, 0x216, 0x201, 0x224) else 0
+    eq((rc, got), (0, want), "kvmgen -O on arm64: a trap's objects add up to the generator's count of its reason, "
+       "the other reasons have none")
+    eq(sorted(names), sorted(["CNTV_CTL_EL0", "ICC_SGI1R_EL1", "CNTVCT_EL0", "PSCI_CPU_ON64", "SMCCC_ARCH_FEATURES",
+                              "KVM_PTP", "WFI", "WFE", "UART PL011 (virt)", "virtio-mmio (virt)",
+                              "GIC distributor (virt)"]), "kvmgen -O on arm64: every object named")
+
+
+def arm64_absurd_case():
+    """arm64 fields no kernel writes: numbers, 'unknown', no crash."""
+    seq = [sysreg((255, 255, 255, 255, 255), True),
+           ("TRAP/HVC64", [("hvc", {"r0": (1 << 64) - 1})], ("hvc", "0xffffffff", "", 0)),
+           ("TRAP/WFx", [("wfx", {"is_wfe": 7})], ("wfx", "0x7", "", 0)),
+           ("TRAP/DABT_LOW", [("mmio", {"type": 9, "len": 300, "gpa": (1 << 64) - 1})],
+            ("mmio", hexs(((1 << 64) - 1) & ~0xfff), "read", 0)),
+           # a sys_access whose is_write is 5: a write, as the kernel's print fmt reads it
+           sysreg((0, 0, 0, 0, 0), 5)]
+    dat, truth = arm_record("objects-arm64-absurd",
+                            lambda p: arm_script(p, [(1001, 0)], len(seq), random.Random(1), extra=lambda i: seq[i]))
+    rc, out, err = run(["-b", "-r", dat, "-o", "json"])
+    eq((rc, err), (0, ""), "arm64: absurd object fields read without a word, exit 0")
+    got = json_objects(json.loads(out)["host"])
+    eq({k: g[:5] for k, g in got.items()}, want_of(truth), "arm64: each counted on its number")
+    eq(sorted(set(g[5] for g in got.values())), ["unknown"], "arm64: none of them named")
+
+
 def main():
+    arm64_case()
+    arm64_generated_case()
+    arm64_absurd_case()
     mixed_case()
     absurd_case()
     unmatched_case()

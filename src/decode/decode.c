@@ -48,6 +48,7 @@ struct decode_fmt {
 	struct decode_syms syms;	/* the same with the fields' names, for the arch */
 	int other;
 	const struct obj_event *obj;	/* a companion event: what its fields say, else NULL */
+	const struct obj_parts *parts;	/* its object made of several fields, else NULL */
 	struct reason_cache_ent *cache;
 	unsigned int cache_size;	/* power of two */
 	unsigned int cache_used;
@@ -512,20 +513,28 @@ static int bind_exits(struct decoder *d, char *err, size_t errlen)
 static int bind_obj(struct decoder *d, struct decode_fmt *f, char *err, size_t errlen)
 {
 	const struct obj_event *o = d->arch ? d->arch->obj_events : NULL;
+	const struct obj_parts *p = d->arch ? d->arch->obj_parts : NULL;
 	const char *names[FR_NR][3] = { { NULL } };
+	int i;
 
 	for (; o && o->event; o++)
 		if (!strcmp(f->event->system, o->system) && !strcmp(f->event->name, o->event))
 			break;
 	if (!o || !o->event)
 		return 0;
+	for (; p && p->event && strcmp(p->event, o->event); p++)
+		;
 	names[FR_INFO1][0] = o->value;
 	names[FR_INFO2][0] = o->dir;
 	names[FR_REASON][0] = o->size;
+	for (i = 0; p && p->event && i < OBJ_PARTS; i++)
+		names[FR_PART1 + i][0] = p->parts[i];
 	if (bind_fields(d, f, (const char *const (*)[3])names, err, errlen))
 		return -1;
-	if (f->have & (1u << FR_INFO1))
+	if (f->have & (1u << FR_INFO1)) {
 		f->obj = o;
+		f->parts = p && p->event ? p : NULL;
+	}
 	return 0;
 }
 
@@ -829,14 +838,20 @@ static inline int common_type(const struct decoder *d, const struct tep_record *
 }
 
 /* A companion event's object out of its fields (bind_obj's roles). */
-static inline void decode_obj(const struct obj_event *o, const struct field_vals *fv,
+static inline void decode_obj(const struct decode_fmt *f, const struct field_vals *fv,
 			      struct kvm_event *ev)
 {
+	const struct obj_event *o = f->obj;
+
 	if (!FV_HAS(fv, FR_INFO1))
 		return;
 	ev->obj_kind = o->kind;
-	ev->obj = o->value_of ? o->value_of(fv->v[FR_INFO1]) :
-		  o->mask ? fv->v[FR_INFO1] & o->mask : fv->v[FR_INFO1];
+	if (f->parts)
+		ev->obj = f->parts->compose(fv);
+	else if (o->value_of)
+		ev->obj = o->value_of(fv->v[FR_INFO1]);
+	else
+		ev->obj = o->mask ? fv->v[FR_INFO1] & o->mask : fv->v[FR_INFO1];
 	ev->obj_dir = !FV_HAS(fv, FR_INFO2) ? OBJ_DIR_NONE :
 		      fv->v[FR_INFO2] == o->write_val || (o->write_val == OBJ_WRITE_ANY && fv->v[FR_INFO2]) ?
 		      OBJ_DIR_WRITE : OBJ_DIR_READ;
@@ -940,7 +955,7 @@ int decode_record(struct decoder *d, struct tep_record *rec, struct kvm_event *e
 		break;
 	case KVM_EV_OTHER:
 		if (f->obj) {
-			decode_obj(f->obj, &fv, ev);
+			decode_obj(f, &fv, ev);
 			break;
 		}
 		if (FV_HAS(&fv, FR_AUX))

@@ -23,6 +23,11 @@ enum field_role {
 	FR_INFO1,
 	FR_INFO2,
 	FR_AUX,
+	/* a companion's object made of several fields: the ones after its value */
+	FR_PART1,
+	FR_PART2,
+	FR_PART3,
+	FR_PART4,
 	FR_NR,
 };
 
@@ -81,6 +86,19 @@ struct obj_event {
 	uint64_t (*value_of)(uint64_t raw);
 };
 
+/*
+ * A companion's object made of several fields (arm64's system register:
+ * Op0, Op1, CRn, CRm, Op2): of the event whose obj_event row names the
+ * first as its value, the fields after it (read into the roles
+ * FR_PART1...) and compose, which makes the object of them all.
+ */
+#define OBJ_PARTS	4
+struct obj_parts {
+	const char *event;
+	const char *parts[OBJ_PARTS];
+	uint64_t (*compose)(const struct field_vals *fv);
+};
+
 struct arch_ops {
 	const char *name;
 	const char *exit_system;
@@ -127,6 +145,8 @@ struct arch_ops {
 	struct field_want want[ARCH_WANT_MAX];
 	/* Its companion events (a row with a NULL event ends them), or NULL. */
 	const struct obj_event *obj_events;
+	/* Those whose object is made of several fields (a NULL event ends them), or NULL. */
+	const struct obj_parts *obj_parts;
 };
 
 extern const struct arch_ops arch_x86;

@@ -70,6 +70,10 @@ enum kvm_obj_kind {
 	KVM_OBJ_S390_INSN,	/* s390 intercepted instruction's opcode */
 	KVM_OBJ_S390_DIAG,	/* s390 diagnose code */
 	KVM_OBJ_LA_GSPR,	/* LoongArch: the class of a GSPR exit's instruction (CPUCFG, CSRRD, IDLE ...) */
+	KVM_OBJ_SYSREG,		/* arm64 system register (Op0, Op1, CRn, CRm, Op2) */
+	KVM_OBJ_HVC,		/* arm64 HVC's SMCCC function id (w0) */
+	KVM_OBJ_WFX,		/* arm64 WFx exit: 0 WFI, 1 WFE */
+	KVM_OBJ_MMIO_ARM64,	/* arm64 emulated MMIO: the IPA's page (named from arm64's map) */
 	KVM_OBJ_OTHER,		/* the model's: objects a full table left out */
 	KVM_OBJ_KINDS,
 };

@@ -10,6 +10,8 @@ static const struct obj_kind_row {
 	const char *dir[2];		/* read, write */
 	bool decimal;			/* its numbers in decimal (vectors), else hex */
 	const char *(*name_of)(uint64_t v);
+	/* optional: its number as shown, where hex is not its notation (a system register's) */
+	const char *(*value_of)(uint64_t v, char *buf, size_t len);
 } objects_kinds[KVM_OBJ_KINDS] = {
 	[KVM_OBJ_NONE] =	{ "none",	{ "read", "write" }, false, NULL },
 	[KVM_OBJ_PORT] =	{ "port",	{ "in", "out" },     false, x86_port_name },
@@ -25,6 +27,10 @@ static const struct obj_kind_row {
 	[KVM_OBJ_S390_INSN] =	{ "instruction", { "read", "write" }, false, s390_insn_name },
 	[KVM_OBJ_S390_DIAG] =	{ "diagnose",	{ "read", "write" }, false, s390_diag_name },
 	[KVM_OBJ_LA_GSPR] =	{ "gspr",	{ "read", "write" }, false, loongarch_gspr_name },
+	[KVM_OBJ_SYSREG] =	{ "sysreg",	{ "read", "write" }, false, arm64_sysreg_name, arm64_sysreg_value },
+	[KVM_OBJ_HVC] =		{ "hvc",	{ "read", "write" }, false, arm64_hvc_name },
+	[KVM_OBJ_WFX] =		{ "wfx",	{ "read", "write" }, false, arm64_wfx_name },
+	[KVM_OBJ_MMIO_ARM64] =	{ "mmio",	{ "read", "write" }, false, arm64_mmio_name },
 	[KVM_OBJ_OTHER] =	{ "other",	{ "read", "write" }, false, NULL },
 };
 
@@ -61,6 +67,8 @@ const char *kvm_obj_value(enum kvm_obj_kind k, uint64_t v, char *buf, size_t len
 {
 	if (k == KVM_OBJ_OTHER || k == KVM_OBJ_NONE)
 		snprintf(buf, len, "-");
+	else if (objects_row(k)->value_of)
+		objects_row(k)->value_of(v, buf, len);
 	else if (objects_row(k)->decimal)
 		snprintf(buf, len, "%" PRIu64, v);
 	else

@@ -43,6 +43,7 @@
 #define PAGE_RATE	1000.0	/* MMIO writes/s on one page, a VM */
 #define CEDE_RATE	1000.0	/* powerpc H_CEDE hcalls/s, a VM */
 #define YIELD_RATE	1000.0	/* s390 DIAG 0x44 and 0x9c (yields)/s, a VM */
+#define WFX_RATE	1000.0	/* WFI and WFE exits/s, an arm64 vCPU */
 #define OBJS_MIN	100	/* exits at least: a rate of a few in a short snapshot is noise */
 #define OBJS_SHOWN	4	/* objects named in an evidence */
 #define OBJS_TALLY	64	/* objects told apart; more count in the sum only (rows come
@@ -498,9 +499,17 @@ static int eval_mmio_page(const struct finding_in *in, char *ev, size_t len)
 	static const struct findings_objs page[] = {
 		{ KVM_OBJ_MMIO, 0, 0xfedff000, OBJ_DIR_WRITE },
 		{ KVM_OBJ_MMIO, 0xfee01000, UINT64_MAX, OBJ_DIR_WRITE },
+		{ KVM_OBJ_MMIO_ARM64, 0, UINT64_MAX, OBJ_DIR_WRITE },	/* arm64: no page is the LAPIC's */
 	};
 
-	return objs_eval(in, page, 2, true, PAGE_RATE, "MMIO writes", ev, len);
+	return objs_eval(in, page, 3, true, PAGE_RATE, "MMIO writes", ev, len);
+}
+
+static int eval_wfx(const struct finding_in *in, char *ev, size_t len)
+{
+	static const struct findings_objs wfx[] = { { KVM_OBJ_WFX, 0, UINT64_MAX, OBJ_DIR_NONE } };
+
+	return objs_eval(in, wfx, 1, false, WFX_RATE, "WFI/WFE exits", ev, len);
 }
 
 static int eval_h_cede(const struct finding_in *in, char *ev, size_t len)
@@ -673,6 +682,18 @@ const struct finding_rule finding_rules[] = {
 	  "arch/s390/kvm/diag.c (__diag_time_slice_end, __diag_time_slice_end_directed, "
 	  "diag9c_forwarding_hz)",
 	  eval_diag_yield },
+	{ "wfx-trapping", FSC_VCPU, "the arm64 vCPU's WFx exits by instruction, WFI or WFE (kvm_wfx_arm64)",
+	  ">= 1000 WFI/WFE exits/s, a vCPU",
+	  "the guest waits (WFI for an interrupt, WFE for an event, often in spin locks) and each wait traps "
+	  "to KVM: an exit, a sleep and a wakeup every time",
+	  "where each vCPU has a CPU of its own (pinned, nothing else runnable there), let the guest wait in "
+	  "place: kvm-arm.wfi_trap_policy=notrap and kvm-arm.wfe_trap_policy=notrap on the host's command line "
+	  "(Linux 6.11 and later; the architecture allows the traps, it does not promise them).  Without them "
+	  "KVM stops trapping WFE, and WFI with GICv4 direct injection, only while the vCPU is its CPU's one "
+	  "task; on an overcommitted host keep the traps: a waiting vCPU gives its CPU away",
+	  "Linux Documentation/admin-guide/kernel-parameters.txt (kvm-arm.wfi_trap_policy, "
+	  "kvm-arm.wfe_trap_policy); arch/arm64/kvm/arm.c (kvm_vcpu_should_clear_twi, _twe)",
+	  eval_wfx },
 	{ "lost-events", FSC_HOST, "the snapshot's lost and dropped events",
 	  "any",
 	  "events were lost or dropped: this snapshot's figures are incomplete",

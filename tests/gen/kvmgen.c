@@ -41,15 +41,16 @@ int tc_zlib_register(void);	/* tests/gen/tc_zlib.c */
 
 /*
  * G_ENTRY2: a second entry event (LoongArch's kvm_enter after a return to
- * user space).  G_MSR .. G_S390_DIAG: the companion events that name an exit's
+ * user space).  G_MSR .. G_WFX: the companion events that name an exit's
  * object (kvm_msr ..., powerpc's kvm_hcall_enter, s390's
  * kvm_s390_intercept_instruction and kvm_s390_handle_diag, LoongArch's
- * kvm_exit_gspr, kvm_exit_idle and kvm_exit_cache), written by -S
- * scripts only, where the layout has them.
+ * kvm_exit_gspr, kvm_exit_idle and kvm_exit_cache, arm64's kvm_sys_access,
+ * kvm_hvc_arm64 and kvm_wfx_arm64), written by -S scripts only, where the
+ * layout has them.
  */
 enum gkind { G_EXIT, G_ENTRY, G_PIO, G_UEXIT, G_MMIO, G_ENTRY2, G_MSR, G_APIC, G_HCALL, G_HVCALL, G_CR,
-	     G_CPUID, G_PPC_HCALL, G_S390_INSN, G_S390_DIAG, G_LA_GSPR, G_LA_IDLE, G_LA_CACHE, G_SWITCH, G_WAKING,
-	     G_NEWTASK, G_NR };
+	     G_CPUID, G_PPC_HCALL, G_S390_INSN, G_S390_DIAG, G_LA_GSPR, G_LA_IDLE, G_LA_CACHE, G_SYSREG, G_HVC,
+	     G_WFX, G_SWITCH, G_WAKING, G_NEWTASK, G_NR };
 
 /*
  * The arch is that of the layout's exit event: x86, arm and RISC-V share
@@ -62,16 +63,18 @@ static const char *gk_event[G_NR] = {
 	"kvm_exit", "kvm_entry", "kvm_pio", "kvm_userspace_exit", "kvm_mmio", NULL, "kvm_msr", "kvm_apic",
 	"kvm_hypercall", "kvm_hv_hypercall", "kvm_cr", "kvm_cpuid", "kvm_hcall_enter",
 	"kvm_s390_intercept_instruction", "kvm_s390_handle_diag", "kvm_exit_gspr", "kvm_exit_idle",
-	"kvm_exit_cache", "sched_switch", "sched_waking", "task_newtask",
+	"kvm_exit_cache", "kvm_sys_access", "kvm_hvc_arm64", "kvm_wfx_arm64", "sched_switch", "sched_waking",
+	"task_newtask",
 };
 static const char *gk_system[G_NR] = {
 	"kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "kvm_hv", "kvm", "kvm",
-	"kvm", "kvm", "kvm", "sched", "sched", "task",
+	"kvm", "kvm", "kvm", "kvm", "kvm", "kvm", "sched", "sched", "task",
 };
 /* each kind's word in a -S script */
 static const char *const gk_script[G_NR] = {
 	"exit", "entry", "pio", "uexit", "mmio", "entry2", "msr", "apic", "hypercall", "hv_hypercall", "cr",
-	"cpuid", "hcall", "insn", "diag", "gspr", "la_idle", "la_cache", "switch", "waking", "newtask",
+	"cpuid", "hcall", "insn", "diag", "gspr", "la_idle", "la_cache", "sys_access", "hvc", "wfx", "switch",
+	"waking", "newtask",
 };
 static enum garch garch;
 /* the kernel's isa numbers for x86; kvmtop's for the others (its JSON "isa") */
@@ -563,6 +566,33 @@ static void sched_in_exit(const struct mix *m, uint64_t t, uint64_t lat, int cpu
 }
 
 /*
+ * -O on arm64: the companion of TRAP e, where the layout has it: a
+ * system register of SYS64 (CNTV_CTL_EL0, ICC_SGI1R_EL1, CNTVCT_EL0; a
+ * byte each in msr, written when aux is 1), an HVC64's function id
+ * (PSCI_CPU_ON64, SMCCC_ARCH_FEATURES, KVM_PTP), WFI or WFE, or a
+ * DABT_LOW's IPA (QEMU virt's UART, virtio-mmio, GIC distributor).
+ */
+static void push_arm_object(const struct gev *e, uint64_t lat, unsigned int *seed)
+{
+	static const uint64_t sysreg[] = { 0x3030e0301ull, 0x3000c0b05ull, 0x3030e0002ull };
+	static const uint64_t fn[] = { 0xc4000003, 0x80000001, 0x86000001 };
+	static const uint64_t ipa[] = { 0x09000000, 0x0a000e50, 0x08000100 };
+	struct gev c = *e;
+	uint32_t r = rnd(seed);
+
+	if (e->reason != 2)	/* TRAP */
+		return;
+	c.kind = e->aux == 0x18 ? G_SYSREG : e->aux == 0x16 ? G_HVC : e->aux == 0x01 ? G_WFX :
+		 e->aux == 0x24 ? G_MMIO : G_NR;
+	if (c.kind == G_NR || !ev_fmt[c.kind])
+		return;
+	c.msr = c.kind == G_SYSREG ? sysreg[r % 3] : c.kind == G_HVC ? fn[r % 3] : ipa[r % 3];
+	c.aux = r / 3 % 2;
+	c.t = e->t + 1 + lat / 4;
+	push(&c);
+}
+
+/*
  * -O: the companion event KVM writes inside VMX exit e of reason code
  * (its object one of a few: APIC registers, MMIO pages, MSRs, ports),
  * where the layout has its format.  The model's truth does not change:
@@ -575,6 +605,10 @@ static void push_object(struct gev *e, uint32_t code, uint64_t lat, unsigned int
 	struct gev c = *e;
 	uint32_t r = rnd(seed);
 
+	if (garch == A_ARM) {
+		push_arm_object(e, lat, seed);
+		return;
+	}
 	c.kind = code == 56 ? G_APIC : code == 49 ? G_MMIO : code == 32 ? G_MSR : code == 30 ? G_PIO : G_NR;
 	if (c.kind == G_NR || !ev_fmt[c.kind])
 		return;
@@ -774,10 +808,11 @@ static void read_script(const char *path)
 				;
 		if (k == G_NR || cpu < 0 || cpu > 255)
 			die("%s:%d: want TIME CPU TID exit|entry|pio|uexit|mmio|msr|apic|hypercall|"
-			    "hv_hypercall|cr|cpuid|hcall|insn|diag|switch|waking FIELD=VALUE...", path, lineno);
+			    "hv_hypercall|cr|cpuid|hcall|insn|diag|gspr|la_idle|la_cache|sys_access|hvc|wfx|"
+			    "switch|waking FIELD=VALUE...", path, lineno);
 		if (k < G_SWITCH && !ev_fmt[k])
 			die("%s:%d: the layout has no format for %s", path, lineno, kind);
-		if (kind[0] == 's' || kind[0] == 'w') {
+		if (k == G_SWITCH || k == G_WAKING) {
 			if (!ev_fmt[G_SWITCH])
 				die("%s:%d: %s needs -w (the sched formats)", path, lineno, kind);
 		}
@@ -1001,6 +1036,23 @@ static void encode(const struct gev *g, unsigned char *data, size_t *len)
 	case G_APIC:
 		set_field(data, e, "rw", 1);
 		set_field(data, e, "reg", g->aux);
+		break;
+	case G_SYSREG:
+		set_field(data, e, "vcpu_pc", g->rip);
+		set_field(data, e, "is_write", g->aux);
+		set_field(data, e, "Op0", g->msr >> 32 & 0xff);
+		set_field(data, e, "Op1", g->msr >> 24 & 0xff);
+		set_field(data, e, "CRn", g->msr >> 16 & 0xff);
+		set_field(data, e, "CRm", g->msr >> 8 & 0xff);
+		set_field(data, e, "Op2", g->msr & 0xff);
+		break;
+	case G_HVC:
+		set_field(data, e, "vcpu_pc", g->rip);
+		set_field(data, e, "r0", g->msr);
+		break;
+	case G_WFX:
+		set_field(data, e, "vcpu_pc", g->rip);
+		set_field(data, e, "is_wfe", g->aux);
 		break;
 	case G_MMIO:
 		set_field(data, e, "type", 2);
@@ -1930,7 +1982,8 @@ static void usage(void)
 "  -t                a cut recording: starts after an exit, ends before entries\n"
 "  -l                lose events: some pages start after missed events\n"
 "  -x                with port I/O exits, kvm_pio and kvm_userspace_exit events\n"
-"  -O                with each exit's companion event (kvm_apic, kvm_mmio, kvm_msr, kvm_pio)\n"
+"  -O                with each exit's companion event (kvm_apic, kvm_mmio, kvm_msr, kvm_pio;\n"
+"                    arm64: kvm_sys_access, kvm_hvc_arm64, kvm_wfx_arm64, kvm_mmio)\n"
 "                    where FORMAT_DIR has its format: a recording rich in objects\n"
 "  -N qemu|kvmtool|none  thread names: CPU n/KVM, kvm-vcpu-n, or one name for all\n"
 "  -S FILE           the events of FILE instead of a workload, one per line:\n"
@@ -1939,7 +1992,7 @@ static void usage(void)
 "                    uexit, mmio, msr, apic, hypercall, hv_hypercall, cr, cpuid, hcall (powerpc's\n"
 "                    kvm_hcall_enter), insn, diag (s390's kvm_s390_intercept_instruction,\n"
 "                    kvm_s390_handle_diag), gspr, la_idle, la_cache (LoongArch's kvm_exit_gspr,\n"
-"                    kvm_exit_idle, kvm_exit_cache): those\n"
+"                    kvm_exit_idle, kvm_exit_cache), sys_access, hvc, wfx (arm64's): those\n"
 "                    kvm events, where FORMAT_DIR has them)\n"
 "  -K OFFSET         the guest kernel's KASLR offset (its IPs are shifted by it)\n"
 "  -k FILE           write the guest's kallsyms (running addresses) to FILE\n"
