@@ -87,8 +87,15 @@ static enum reason_class loongarch_class(enum kvm_isa isa, uint32_t code, uint32
 	return RC_OTHER;
 }
 
-/* The companions of a GSPR exit, in the kvm system since Linux 6.7: the last before the entry wins. */
+/*
+ * The companions of a GSPR exit, in the kvm system since Linux 6.7, and
+ * kvm_mmio, which exit.c writes for each MMIO access of a TLBL/TLBS
+ * exit it emulates (type 0 a read not yet done, 1 a read, 2 a write; by
+ * page, with no names: no map of a LoongArch machine's pages is kept):
+ * the last before the entry wins.
+ */
 static const struct obj_event loongarch_obj_events[] = {
+	{ "kvm", "kvm_mmio", KVM_OBJ_MMIO_PAGE, "gpa", "type", "len", 2, ~0xfffull, NULL },
 	{ "kvm", "kvm_exit_gspr", KVM_OBJ_LA_GSPR, "inst_word", NULL, NULL, 0, 0, loongarch_gspr_class },
 	{ "kvm", "kvm_exit_idle", KVM_OBJ_LA_GSPR, "reason", NULL, NULL, 0, 0, loongarch_exit_class },
 	{ "kvm", "kvm_exit_cache", KVM_OBJ_LA_GSPR, "reason", NULL, NULL, 0, 0, loongarch_exit_class },

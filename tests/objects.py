@@ -483,13 +483,19 @@ LA_WORDS = {0x00006c85: (1, "CPUCFG"), 0x04010004: (2, "CSRRD"), 0x04010024: (3,
 
 
 def la_one(i, rnd):
-    pick = rnd.randrange(6)
+    pick = rnd.randrange(7)
     if pick == 0:       # the guest's IDLE: the gspr word, then kvm_exit_idle; a long latency (its sleep)
         return ({}, [("gspr", {"inst_word": 0x06488000}), ("la_idle", {"reason": 64, "pc": 4 * i})],
                 ("GSPR", "gspr", "0x8", "", 0))
     if pick == 1:       # CACOP: kvm_exit_cache after the word
         return ({}, [("gspr", {"inst_word": 0x06000000 | i}), ("la_cache", {"reason": 65, "pc": 4 * i})],
                 ("GSPR", "gspr", "0x5", "", 0))
+    if pick == 3:       # an MMIO store and load (a TLBS and a TLBL exit): kvm_mmio's page, no name
+        if rnd.randrange(2):
+            return {"reason": 2}, [("mmio", {"type": 2, "len": 4, "gpa": 0x1fe001e0})], \
+                ("TLBS", "mmio", "0x1fe00000", "write", 4)
+        return ({"reason": 1}, [("mmio", {"type": 0, "len": 8, "gpa": 0x100d0008}),
+                                ("mmio", {"type": 1, "len": 8, "gpa": 0x100d0008})], ("TLBL", "mmio", "0x100d0000", "read", 8))
     if pick == 2:       # a word of no class, and an interrupt's exit: a number, and no object
         if rnd.randrange(2):
             return {"reason": 0}, [], None
@@ -636,6 +642,7 @@ def main():
     arch_case("s390", s390_one, names, layout=old, label="s390 (insn_to_mnemonic's layout)")
     names = {("gspr", hexs(c)): m for c, m in LA_WORDS.values()}
     names[("gspr", hexs(1 << 32 | 0xffffffff))] = "unknown"
+    names.update({("mmio", "0x1fe00000"): "unknown", ("mmio", "0x100d0000"): "unknown"})
     arch_case("loongarch", la_one, names)
     done()
 

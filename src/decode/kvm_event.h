@@ -69,6 +69,7 @@ enum kvm_obj_kind {
 	KVM_OBJ_PPC_HCALL,	/* powerpc PAPR hcall number (kvm_hcall_enter's req) */
 	KVM_OBJ_S390_INSN,	/* s390 intercepted instruction's opcode */
 	KVM_OBJ_S390_DIAG,	/* s390 diagnose code */
+	KVM_OBJ_MMIO_PAGE,	/* emulated MMIO on an arch without a map of named pages (LoongArch): the page */
 	KVM_OBJ_LA_GSPR,	/* LoongArch: the class of a GSPR exit's instruction (CPUCFG, CSRRD, IDLE ...) */
 	KVM_OBJ_SYSREG,		/* arm64 system register (Op0, Op1, CRn, CRm, Op2) */
 	KVM_OBJ_HVC,		/* arm64 HVC's SMCCC function id (w0) */

@@ -26,6 +26,7 @@ static const struct obj_kind_row {
 	[KVM_OBJ_PPC_HCALL] =	{ "hcall",	{ "read", "write" }, false, ppc_hcall_name },
 	[KVM_OBJ_S390_INSN] =	{ "instruction", { "read", "write" }, false, s390_insn_name },
 	[KVM_OBJ_S390_DIAG] =	{ "diagnose",	{ "read", "write" }, false, s390_diag_name },
+	[KVM_OBJ_MMIO_PAGE] =	{ "mmio",	{ "read", "write" }, false, NULL },
 	[KVM_OBJ_LA_GSPR] =	{ "gspr",	{ "read", "write" }, false, loongarch_gspr_name },
 	[KVM_OBJ_SYSREG] =	{ "sysreg",	{ "read", "write" }, false, arm64_sysreg_name, arm64_sysreg_value },
 	[KVM_OBJ_HVC] =		{ "hvc",	{ "read", "write" }, false, arm64_hvc_name },
