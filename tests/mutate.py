@@ -326,6 +326,8 @@ MUTATIONS = [
        "return some >= FULL_SEVERE ? FS_SEVERE : FS_WARNING;")]),
     ("metrics: a VM context's counter from its last rate, not the kernel's total",
      [("outputs/metrics.c", "(double)x->prev[vm_ctx_metrics[i].f] * scale", "x->val[vm_ctx_metrics[i].f] * scale")]),
+    ("context: numa_maps' node ids shifted by one (N0= counted on node 1)",
+     [("src/context/context_numa.c", "(n = atoi(tok + 1)) >= 0", "(n = atoi(tok + 1) + 1) >= 0")]),
     ("context: a vCPU's NUMA node taken as its CPU's number",
      [("src/context/context_numa.c", "v->ctx_node = c->cpu_node[cpu];", "v->ctx_node = (int)cpu;")]),
     ("screen: the VMs pane's resident column shown by default",

@@ -257,10 +257,11 @@ def live_size(n):
     return max(1, n // 10) if inside_kvm_host() else n
 
 
-def in_kvm_host(args, label, timeout=900):
+def in_kvm_host(args, label, timeout=900, numa_nodes=1):
     """Run `python3 ARGS` as root inside an emulated KVM host (tests/vmhost/vmhost.py) and report
-    its TAP cases as this test's own.  A host that cannot boot, or dies or times out before the
-    script ends, is a failing case naming the step: never a pass, never a SKIP."""
+    its TAP cases as this test's own; numa_nodes > 1: a host with that many NUMA nodes (vmhost's
+    run()).  A host that cannot boot, or dies or times out before the script ends, is a failing
+    case naming the step: never a pass, never a SKIP."""
     import time
     if os.environ.get("KVMTOP_MUTATE") == "1":
         # make mutate runs the suite once per mutation: the emulated host's minutes are left out
@@ -271,7 +272,8 @@ def in_kvm_host(args, label, timeout=900):
     relay = _Relay()
     t0 = time.monotonic()
     try:
-        status, err = vmhost.run([sys.executable] + list(args), timeout=timeout, out=relay)
+        status, err = vmhost.run([sys.executable] + list(args), timeout=timeout, out=relay,
+                                 numa_nodes=numa_nodes)
     except vmhost.VmhostError as e:
         relay.write("\n")
         ok(False, "%s: the emulated KVM host ran it: %s" % (label, e))
@@ -284,13 +286,14 @@ def in_kvm_host(args, label, timeout=900):
     return good
 
 
-def guest_cases(script, cases, why_not, args=()):
+def guest_cases(script, cases, why_not, args=(), numa_nodes=1):
     """The start of a test's cases that need a KVM that traces VM exits.  Where this host has
-    none, the script (with args) runs inside the emulated KVM host, whose cases are reported as
-    its own, and this ends; where why_not() says why the cases cannot run, each is a SKIP saying
-    so, and this ends.  Otherwise it returns and the cases run here."""
+    none, the script (with args) runs inside the emulated KVM host (of numa_nodes NUMA nodes),
+    whose cases are reported as its own, and this ends; where why_not() says why the cases
+    cannot run, each is a SKIP saying so, and this ends.  Otherwise it returns and the cases
+    run here."""
     if live_elsewhere():
-        in_kvm_host([os.path.abspath(script)] + list(args), os.path.basename(script))
+        in_kvm_host([os.path.abspath(script)] + list(args), os.path.basename(script), numa_nodes=numa_nodes)
         done()
     why = why_not()
     if why:
@@ -312,8 +315,9 @@ def live_elsewhere():
     return os.geteuid() == 0 and not kvm_here() and not inside_kvm_host()
 
 
-def live_cases_in_kvm_host(script, label, timeout=900):
+def live_cases_in_kvm_host(script, label, timeout=900, numa_nodes=1):
     """A script whose other cases run here: its /dev/kvm cases (script --live-only) inside an
-    emulated KVM host, reported as its own, when this machine cannot run them directly."""
-    return in_kvm_host([os.path.abspath(script), LIVE_ONLY], label, timeout)
+    emulated KVM host (of numa_nodes NUMA nodes), reported as its own, when this machine cannot
+    run them directly."""
+    return in_kvm_host([os.path.abspath(script), LIVE_ONLY], label, timeout, numa_nodes)
 

@@ -19,7 +19,8 @@ import vmhost  # noqa: E402
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 CASES = ["a command's status, output and error output come back", "a kernel QEMU cannot load: one line, 125",
-         "a boot that does not finish in time: one line, 125"]
+         "a boot that does not finish in time: one line, 125",
+         "NUMA nodes that cannot share the CPUs evenly: one line, 125"]
 
 
 def harness(args, env=None, timeout=900, cwd=None):
@@ -62,6 +63,11 @@ def main():
     ok(p.returncode == 125 and len(lines) == 1 and "timed out after" in lines[0] and "booting, at step" in lines[0],
        CASES[2] + ": names the step it stopped at", "status %r: %r" % (p.returncode, lines))
     os.unlink(bogus)
+    # three nodes for two CPUs: refused before QEMU starts (tests/live_numa.py boots two)
+    p = harness(["--numa", "3", "--", "true"])
+    lines = p.stderr.decode().strip().splitlines()
+    ok(p.returncode == 125 and len(lines) == 1 and "3 NUMA nodes" in lines[0] and p.stdout == b"",
+       CASES[3] + ": says so", "status %r: %r" % (p.returncode, lines))
     done()
 
 

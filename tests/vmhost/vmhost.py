@@ -12,9 +12,11 @@ writable 9p share brings the command's output, status and each boot step
 back; it is mounted inside at its own path, so a path written into it
 means the same thing on both sides.
 
-Use:  python3 tests/vmhost/vmhost.py [--timeout S] [--share DIR] -- CMD [ARG ...]
+Use:  python3 tests/vmhost/vmhost.py [--timeout S] [--share DIR] [--numa N] -- CMD [ARG ...]
 runs CMD as root inside, in this directory and with this environment,
-prints its output as it comes and exits with its status.  When the host
+prints its output as it comes and exits with its status.  With --numa N
+(run()'s numa_nodes) the host has N NUMA nodes, each with an equal share
+of its 2 CPUs and 4 GiB (a memory-backend-ram and a -numa node each).  When the host
 cannot be had, it prints one line "vmhost: ..." naming the step that
 failed and exits 125; that is a failure, never a pass.
 
@@ -262,13 +264,31 @@ def _panic(console):
     return None
 
 
-def run(cmd, timeout=1800, share=None, cwd=None, env=None, out=sys.stdout, cpus=2, mem_mb=4096):
+def numa_args(nodes, cpus, mem_mb):
+    """QEMU's arguments for an emulated host of nodes NUMA nodes, each with its share of the
+    cpus and of mem_mb (a memory-backend-ram and a -numa node each); [] for one node (QEMU's
+    default: no NUMA topology).  Raises VmhostError where they cannot be shared evenly."""
+    if nodes <= 1:
+        return []
+    if cpus % nodes or mem_mb % nodes:
+        raise VmhostError("setup: %d CPUs and %d MiB cannot be shared evenly by %d NUMA nodes"
+                          % (cpus, mem_mb, nodes))
+    each, args = cpus // nodes, []
+    for n in range(nodes):
+        args += ["-object", "memory-backend-ram,id=ram%d,size=%dM" % (n, mem_mb // nodes),
+                 "-numa", "node,nodeid=%d,cpus=%d-%d,memdev=ram%d" % (n, n * each, (n + 1) * each - 1, n)]
+    return args
+
+
+def run(cmd, timeout=1800, share=None, cwd=None, env=None, out=sys.stdout, cpus=2, mem_mb=4096, numa_nodes=1):
     """Run cmd (a list) as root inside an emulated KVM host.  Its stdout is copied to out as it
-    comes; returns (status, stderr text).  Raises VmhostError naming the step when the host
-    cannot be had or dies before the command ends."""
+    comes; returns (status, stderr text).  numa_nodes > 1: the host has that many NUMA nodes,
+    each with an equal share of the CPUs and of the memory.  Raises VmhostError naming the step
+    when the host cannot be had or dies before the command ends."""
     why = why_not()
     if why:
         raise VmhostError("setup: " + why)
+    numa = numa_args(numa_nodes, cpus, mem_mb)
     os.makedirs(CACHE, exist_ok=True)
     with open(os.path.join(CACHE, "lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)        # make -j2 check boots two at once
@@ -299,7 +319,7 @@ def run(cmd, timeout=1800, share=None, cwd=None, env=None, out=sys.stdout, cpus=
     # doesn't work"); tsc=reliable: KVM's clock-update work (the emulated
     # TSC is marked unstable otherwise) stays out of the live steal tests
     qemu = ["qemu-system-x86_64", "-accel", ACCEL, "-machine", "q35", "-cpu", "max",
-            "-smp", str(cpus), "-m", str(mem_mb), "-nodefaults", "-display", "none", "-no-reboot",
+            "-smp", str(cpus), "-m", str(mem_mb)] + numa + ["-nodefaults", "-display", "none", "-no-reboot",
             "-kernel", image, "-initrd", initrd,
             "-append", "console=ttyS0 " + os.environ.get("KVMTOP_VMHOST_APPEND", "quiet loglevel=3") + " panic=-1 mitigations=off no_timer_check tsc=reliable rdinit=/init vmhost.npt=" + NPT,
             "-serial", "file:" + console,
@@ -370,20 +390,22 @@ def run(cmd, timeout=1800, share=None, cwd=None, env=None, out=sys.stdout, cpus=
 
 
 def main(argv):
-    timeout, share = 1800, None
+    timeout, share, nodes = 1800, None, 1
     while argv and argv[0] != "--":
         if argv[0] == "--timeout" and len(argv) > 1:
             timeout, argv = float(argv[1]), argv[2:]
+        elif argv[0] == "--numa" and len(argv) > 1 and argv[1].isdigit():
+            nodes, argv = int(argv[1]), argv[2:]
         elif argv[0] == "--share" and len(argv) > 1:
             share, argv = argv[1], argv[2:]
         else:
-            log("usage: vmhost.py [--timeout S] [--share DIR] -- CMD [ARG ...]")
+            log("usage: vmhost.py [--timeout S] [--share DIR] [--numa N] -- CMD [ARG ...]")
             return 2
     if len(argv) < 2:
-        log("usage: vmhost.py [--timeout S] [--share DIR] -- CMD [ARG ...]")
+        log("usage: vmhost.py [--timeout S] [--share DIR] [--numa N] -- CMD [ARG ...]")
         return 2
     try:
-        status, err = run(argv[1:], timeout=timeout, share=share)
+        status, err = run(argv[1:], timeout=timeout, share=share, numa_nodes=nodes)
     except VmhostError as e:
         log("the emulated KVM host failed: %s" % e)
         return FAILED
