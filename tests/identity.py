@@ -117,7 +117,7 @@ def tree(procs):
             % (pid, pid, ppid), "w")
     put_xml(lv, "dom2.xml", status_xml(4200, "dom2", U2))
     put_xml(lv, "instance-0000002a.xml",
-            status_xml(4300, "instance-0000002a", U3, ("web &amp; \"db\" &#x263A;" + "&#7;", "demo", "m1.small")))
+            status_xml(4300, "instance-0000002a", U3, ("web &amp; &quot;db&quot; &lt;3 &#x263A;" + "&#7;", "demo", "m1.small")))
     # bad1.xml: cut inside the domain; bad2.xml: another VM's pid; bad3: not XML, then a huge one
     text = status_xml(4800, "libvirt-bad1", U1)
     put_xml(lv, "bad1.xml", text[:text.index("<name>") + 9])
@@ -161,7 +161,7 @@ def json_case(proc, lv):
     eq(got[4100], ("web1", "qemu", U1), "QEMU: -name guest=NAME and -uuid")
     eq(got[4200], ("dom2", "libvirt", U2), "libvirt: the domain's name and UUID from its status XML (pid matched)")
     eq((got[4300], vms[4300]["project"], vms[4300]["flavor"], vms[4300]["name"]),
-       (("web & \"db\" \u263a" + BELL, "openstack", U3), "demo", "m1.small", "instance-0000002a"),
+       (("web & \"db\" <3 \u263a" + BELL, "openstack", U3), "demo", "m1.small", "instance-0000002a"),
        "OpenStack: nova:name (entities decoded), its project and flavor; the VMM's name stays in name")
     eq(got[4400], ("3f9a0c11d2e4", "kata", U4), "Kata: the sandbox id of QEMU's -name sandbox-ID, and -uuid")
     eq(got[4500], ("fc-7", "firecracker", None), "Firecracker: --id; no UUID (null, not made up)")
@@ -179,7 +179,7 @@ def json_case(proc, lv):
 def text_csv_case(proc, lv):
     lines, rc, _ = run(proc, lv, "text")
     line = next((l for l in lines if "vm_uuid=" + U3 in l), "")
-    eq(line, "  identity: vm_display=web & \"db\" \u263a\\x07 vm_name_from=openstack vm_uuid=%s "
+    eq(line, "  identity: vm_display=web & \"db\" <3 \u263a\\x07 vm_name_from=openstack vm_uuid=%s "
        "vm_project=demo vm_flavor=m1.small\n" % U3, "text: the identity line, the bell escaped")
     ok(not any(BELL in l for l in lines), "text: no control byte printed")
     # the counters grow while it runs: each VM has reason rows from the second snapshot on
@@ -201,7 +201,7 @@ def text_csv_case(proc, lv):
         t.join()
     rows = {r["vm_pid"]: r for r in csv.DictReader(io.StringIO("".join(lines)))}
     eq((rc, rows.get("4300", {}).get("vm_display"), rows.get("4300", {}).get("vm_uuid")),
-       (0, "web & \"db\" \u263a\\x07", U3), "CSV: --fields vm_display,vm_uuid, the bell escaped")
+       (0, "web & \"db\" <3 \u263a\\x07", U3), "CSV: --fields vm_display,vm_uuid, the bell escaped")
     eq(rows.get("4500", {}).get("vm_uuid"), "", "CSV: an unknown UUID is empty")
 
 
@@ -213,7 +213,7 @@ def metrics_case(proc, lv):
     info = [l for l in lines if l.startswith("kvmtop_vm_info{")]
     eq(len(info), len(VMS), "metrics: --metrics-identity, one kvmtop_vm_info series per VM")
     # the exposition format's escaping: backslash, quote and newline (any other UTF-8 is a valid value)
-    want = ('kvmtop_vm_info{vm="instance-0000002a",pid="4300",name="web & \\"db\\" \u263a\x07",'
+    want = ('kvmtop_vm_info{vm="instance-0000002a",pid="4300",name="web & \\"db\\" <3 \u263a\x07",'
             'name_from="openstack",uuid="%s",project="demo",flavor="m1.small"} 1\n' % U3)
     ok(want in info, "metrics: its labels, the name escaped", [l for l in info if "4300" in l])
 
