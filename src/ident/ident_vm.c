@@ -23,6 +23,7 @@
  *   its cloud-hypervisor's API socket is /run/vc/vm/ID/clh-api.sock.
  * - Firecracker: "--id ID" (firecracker --help; the jailer's --id too).
  * - cloud-hypervisor: "--api-socket PATH" (cloud-hypervisor --help).
+ * - kvmtool: "--name NAME"; crosvm: "--socket PATH" (their --help).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,9 +96,13 @@ void ident_vm_cmdline(const char *cmdline, size_t len, const char *vm_name, stru
 		out->from = "firecracker";
 	else if (!strcmp(prog, "cloud-hypervisor"))
 		out->from = "cloud-hypervisor";
+	else if (!strncmp(prog, "crosvm", 6))
+		out->from = "crosvm";
 	for (i = 1; i < argc; i++) {
 		if ((v = vm_opt(argv, argc, &i, "-uuid")) && vm_is_uuid(v))
 			strlcpy(out->uuid, v, sizeof(out->uuid));
+		else if (!v && vm_opt(argv, argc, &i, "--name"))
+			out->from = strncmp(prog, "qemu", 4) ? "kvmtool" : "qemu";
 		else if (v || !(v = vm_opt(argv, argc, &i, "-name")))
 			continue;
 		else if (!strncmp(v, "sandbox-", 8) || !strncmp(v, "guest=sandbox-", 14))
@@ -134,56 +139,78 @@ bool ident_vm_parent(const char *cmdline, size_t len, struct ident_vm *out)
 	return found;
 }
 
+/* Code point cp as UTF-8 into u (4 bytes): its length. */
+static size_t vm_utf8(unsigned long cp, char *u)
+{
+	if (cp < 0x80) {
+		u[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		u[0] = (char)(0xc0 | cp >> 6);
+		u[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		u[0] = (char)(0xe0 | cp >> 12);
+		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	u[0] = (char)(0xf0 | cp >> 18);
+	u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	u[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
 /*
- * The text of XML between p and end decoded into out (outlen bytes):
- * the five named entities and numeric ones (as UTF-8).  false when it
- * holds markup ('<') or an entity it does not know: not a plain value.
+ * The text of XML between p and end decoded into out (outlen bytes, a
+ * longer one cut at a whole character): the five named entities and
+ * numeric ones (as UTF-8).  false when it holds markup ('<') or an
+ * entity it does not know: not a plain value.
  */
 static bool vm_xml_text(const char *p, const char *end, char *out, size_t outlen)
 {
 	static const char *const ents[][2] = {
 		{ "&amp;", "&" }, { "&lt;", "<" }, { "&gt;", ">" }, { "&quot;", "\"" }, { "&apos;", "'" },
 	};
-	size_t n = 0, k;
+	size_t n = 0, k, w;
+	char u[4];
 
-	while (p < end && n + 4 < outlen) {
+	while (p < end) {
 		unsigned long cp;
 		char *e;
 
 		if (*p == '<')
 			return false;
 		if (*p != '&') {
-			out[n++] = *p++;
-			continue;
-		}
-		for (k = 0; k < 5 && strncmp(p, ents[k][0], strlen(ents[k][0])); k++)
-			;
-		if (k < 5) {
-			out[n++] = ents[k][1][0];
-			p += strlen(ents[k][0]);
-			continue;
-		}
-		if (p[1] != '#')
-			return false;
-		cp = p[2] == 'x' ? strtoul(p + 3, &e, 16) : strtoul(p + 2, &e, 10);
-		if (*e != ';' || !cp || cp > 0x10ffff)
-			return false;
-		if (cp < 0x80) {
-			out[n++] = (char)cp;
-		} else if (cp < 0x800) {
-			out[n++] = (char)(0xc0 | cp >> 6);
-			out[n++] = (char)(0x80 | (cp & 0x3f));
-		} else if (cp < 0x10000) {
-			out[n++] = (char)(0xe0 | cp >> 12);
-			out[n++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-			out[n++] = (char)(0x80 | (cp & 0x3f));
+			u[0] = *p++;
+			w = 1;
 		} else {
-			out[n++] = (char)(0xf0 | cp >> 18);
-			out[n++] = (char)(0x80 | ((cp >> 12) & 0x3f));
-			out[n++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-			out[n++] = (char)(0x80 | (cp & 0x3f));
+			for (k = 0; k < 5 && strncmp(p, ents[k][0], strlen(ents[k][0])); k++)
+				;
+			if (k < 5) {
+				u[0] = ents[k][1][0];
+				w = 1;
+				p += strlen(ents[k][0]);
+			} else {
+				if (p[1] != '#')
+					return false;
+				cp = p[2] == 'x' ? strtoul(p + 3, &e, 16) : strtoul(p + 2, &e, 10);
+				if (*e != ';' || !cp || cp > 0x10ffff)
+					return false;
+				w = vm_utf8(cp, u);
+				p = e + 1;
+			}
 		}
-		p = e + 1;
+		/* a full buffer keeps what fits and checks the rest is still plain text */
+		if (n + w < outlen) {
+			memcpy(out + n, u, w);
+			n += w;
+		} else {
+			outlen = n + 1;
+		}
 	}
 	out[n] = '\0';
 	return true;
