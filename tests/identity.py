@@ -15,7 +15,8 @@ wrote.  Bad status files (truncated, not XML, another pid's, a huge one,
 a name with markup in it) give the VMM's own name, never a crash; a
 status file rewritten as libvirt does (renamed in) is read again, one
 changed with the dir's and its own times kept is not (read only when
-the files change); names are escaped in text and CSV.
+the files change); names are escaped in text, CSV and on the screen
+(the context pane, m, in tmux).
 """
 import csv
 import io
@@ -248,6 +249,49 @@ def change_case(proc, lv):
        "a file changed with its times put back: not read again (read at discovery and on change only)")
 
 
+def screen_case(proc, lv):
+    """The screen: / finds the OpenStack VM, m opens its context pane, which starts with who it is."""
+    if not shutil.which("tmux"):
+        skip("screen: the context pane's identity rows", "tmux is not installed (apt-get install tmux)")
+        return
+    sock = os.path.join(tempfile.mkdtemp(dir="/tmp", prefix="kvmtop-ident-tmux-"), "s")
+
+    def tmux(*a):
+        return subprocess.run(["tmux", "-S", sock] + list(a), capture_output=True, timeout=20)
+
+    def wait(text, timeout=20):
+        end = time.time() + timeout
+        while time.time() < end:
+            lines = tmux("capture-pane", "-p", "-t", "k").stdout.decode("utf-8", "replace").splitlines()
+            if any(text in l for l in lines):
+                return lines
+            time.sleep(0.2)
+        return lines
+
+    cmd = "XDG_CONFIG_HOME=%s %s --source stats --proc %s --libvirt-run %s -d 1; sleep 30" % (
+        os.path.dirname(sock), kvmtop(), proc, lv)
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "k", "-x", "160", "-y", "40", cmd)
+    try:
+        wait("instance-0000002a")
+        tmux("send-keys", "-t", "k", "/")
+        time.sleep(0.3)
+        tmux("send-keys", "-t", "k", "-l", "instance-0000002a")
+        tmux("send-keys", "-t", "k", "Enter")
+        time.sleep(0.5)
+        tmux("send-keys", "-t", "k", "m")
+        lines = wait("OpenStack flavor")
+        rows = {l.split()[0] + (" " + l.split()[1] if l.startswith("OpenStack") else ""): l
+                for l in lines if l.strip()}
+        ok("openstack" in rows.get("name", "") and rows.get("name", "").endswith('web & "db" <3 \u263a\\x07') and
+           rows.get("uuid", "").endswith(U3) and rows.get("OpenStack project", "").endswith("demo") and
+           rows.get("OpenStack flavor", "").endswith("m1.small"),
+           "screen: m's context pane starts with its name (from openstack, the bell escaped), UUID, project, "
+           "flavor", "\n".join(lines))
+    finally:
+        tmux("kill-server")
+        shutil.rmtree(os.path.dirname(sock), ignore_errors=True)
+
+
 def main():
     procs = {}
     try:
@@ -261,6 +305,7 @@ def main():
             json_case(proc, lv)
             text_csv_case(proc, lv)
             metrics_case(proc, lv)
+            screen_case(proc, lv)
             change_case(proc, lv)
             shutil.rmtree(lv)
             lines, rc, err = run(proc, lv, "json")

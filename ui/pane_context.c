@@ -163,6 +163,14 @@ static void context_io(struct pane *p, const struct vm *vm)
 	context_fig(p, vm, "io pressure, full", CTX_IO_FULL, "%");
 }
 
+/* Row w's detail: s escaped, its value "-" only where s is empty (not known). */
+static void context_text(struct ctx_row *w, const char *s)
+{
+	escape_text(s, w->detail, sizeof(w->detail));
+	if (s[0])
+		w->value[0] = '\0';
+}
+
 /* Who it is (kvmtop(1): identity): its best name and where it comes from, UUID, project, flavor; escaped. */
 static void context_identity(struct pane *p, const struct vm *vm)
 {
@@ -174,14 +182,11 @@ static void context_identity(struct pane *p, const struct vm *vm)
 	w = context_add(p, "name");
 	snprintf(w->value, sizeof(w->value), "%s", id->from);
 	escape_text(id->name[0] ? id->name : vm->name, w->detail, sizeof(w->detail));
-	w = context_add(p, "uuid");
-	escape_text(id->uuid, w->detail, sizeof(w->detail));
+	context_text(context_add(p, "uuid"), id->uuid);
 	if (!id->project[0] && !id->flavor[0])
 		return;
-	w = context_add(p, "OpenStack project");
-	escape_text(id->project, w->detail, sizeof(w->detail));
-	w = context_add(p, "OpenStack flavor");
-	escape_text(id->flavor, w->detail, sizeof(w->detail));
+	context_text(context_add(p, "OpenStack project"), id->project);
+	context_text(context_add(p, "OpenStack flavor"), id->flavor);
 }
 
 /* Its threads that are not vCPUs: the VMM's own (its I/O threads among them) and vhost workers. */
