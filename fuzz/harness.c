@@ -22,6 +22,9 @@
  *   harness threads FILE  FILE as a --threads snapshot (ps -eLo
  *                         tid=,pid=,args=), then every tid it may name
  *                         and a few it cannot looked up, and guessed
+ *   harness libvirt FILE  FILE (its first MiB) as a libvirt status XML,
+ *                         of the pid it names and of another, and as a
+ *                         VMM's and its parent's command line
  *
  * The recording parser is kvmtop itself (kvmtop -b -r FILE); see fuzz/run.
  * Built twice: by make fuzz with afl-cc, by make check with ASan and UBSan
@@ -265,10 +268,38 @@ static int fuzz_threads(const char *path)
 	return sum < 0;
 }
 
+static int fuzz_libvirt(const char *path)
+{
+	struct ident_vm id;
+	size_t len = 0;
+	ssize_t n;
+	char *buf;
+	int fd, pid;
+
+	buf = malloc(1 << 20);
+	fd = open(path, O_RDONLY);
+	if (!buf || fd < 0)
+		goto out;
+	while (len < (1 << 20) - 1 && (n = read(fd, buf + len, (1 << 20) - 1 - len)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	memset(&id, 0, sizeof(id));
+	pid = ident_libvirt_pid(buf, len);
+	ident_libvirt_xml(buf, len, pid, &id);
+	ident_libvirt_xml(buf, len, 1, &id);
+	ident_vm_cmdline(buf, len, "sandbox-x", &id);
+	ident_vm_parent(buf, len, &id);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: harness syms|proc|options|kstat|threads FILE\n");
+		fprintf(stderr, "usage: harness syms|proc|options|kstat|threads|libvirt FILE\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "syms"))
@@ -281,6 +312,8 @@ int main(int argc, char **argv)
 		return fuzz_kstat(argv[2]);
 	if (!strcmp(argv[1], "threads"))
 		return fuzz_threads(argv[2]);
+	if (!strcmp(argv[1], "libvirt"))
+		return fuzz_libvirt(argv[2]);
 	fprintf(stderr, "harness: unknown mode %s\n", argv[1]);
 	return 2;
 }

@@ -417,6 +417,34 @@ static void text_context(const struct batch *b, const struct model_row *row)
 		fputc('\n', b->out);
 }
 
+/*
+ * Live: who the VM is (the VM fields vm_display .. vm_flavor, kvmtop(1)
+ * identity), those it has, escaped; nothing where it was not looked up.
+ */
+static void text_identity(const struct batch *b, const struct model_row *row)
+{
+	static const char *const names[] = { "vm_display", "vm_name_from", "vm_uuid", "vm_project", "vm_flavor" };
+	const char *sep = "  identity:";
+	unsigned int i;
+	char buf[256];
+
+	if (!row->vm->ident.read)
+		return;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const struct model_field *f = model_field(names[i]);
+		struct model_field_val v;
+		bool has;
+
+		model_field_value(f, row, &v, &has);
+		if (!has || v.unknown)
+			continue;
+		fprintf(b->out, "%s %s=%s", sep, f->name, batch_text_field(f->name, row, buf, sizeof(buf)));
+		sep = "";
+	}
+	if (!*sep)
+		fputc('\n', b->out);
+}
+
 /* One VM and its vCPU threads: 0 or -1 (no memory). */
 static int text_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 {
@@ -436,6 +464,7 @@ static int text_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 		vm->guessed ? ", guessed: no --threads" : "",
 		vm->exited ? ", exited" : "", vs.exits, rate,
 		batch_text_field("vm_vcpus", &row, nr_vcpus, sizeof(nr_vcpus)));
+	text_identity(b, &row);
 	if (vm->exits_unknown)
 		fprintf(b->out, "  exits unknown: %s\n",
 			batch_text_field("vm_exits_unknown", &row, why, sizeof(why)));

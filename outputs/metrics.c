@@ -46,6 +46,7 @@ enum fam_id {
 	FAM_VM_NET_PACKETS,
 	FAM_VM_NET_DROPS,
 	FAM_VM_PRESSURE,
+	FAM_VM_INFO,
 	FAM_LOST,
 	FAM_DROPPED,
 	FAM_VMS,
@@ -101,6 +102,8 @@ static const struct family families[FAM_NR] = {
 		"Packets dropped on the VM's tap/macvtap interfaces, rx and tx" },
 	[FAM_VM_PRESSURE] = { "kvmtop_vm_pressure_seconds", "counter", "seconds",
 		"PSI of the VM's own cgroup v2: time some (or all) of its tasks stalled on cpu, memory, io" },
+	[FAM_VM_INFO] = { "kvmtop_vm_info", "gauge", NULL,
+		"Per VM, always 1: who it is, its best name, UUID and where they come from (--metrics-identity)" },
 	[FAM_LOST] = { "kvmtop_lost_events", "counter", NULL,
 		"Trace events the kernel's buffers overwrote before kvmtop read them" },
 	[FAM_DROPPED] = { "kvmtop_dropped_events", "counter", NULL,
@@ -226,6 +229,20 @@ static const struct {
 
 #define NR_METRICS_VM_LABELS	(sizeof(metrics_vm_labels) / sizeof(metrics_vm_labels[0]))
 
+/* --metrics-identity: kvmtop_vm_info's labels after the VM's, each a VM field ("" where not known). */
+static const struct {
+	const char *label;
+	const char *field;
+} metrics_info_labels[] = {
+	{ "name", "vm_display" },
+	{ "name_from", "vm_name_from" },
+	{ "uuid", "vm_uuid" },
+	{ "project", "vm_project" },
+	{ "flavor", "vm_flavor" },
+};
+
+#define NR_METRICS_INFO_LABELS	(sizeof(metrics_info_labels) / sizeof(metrics_info_labels[0]))
+
 /*
  * A VM's and a reason's labels are escaped once, not on each of a
  * histogram's 23 lines: 1,000 VMs of 20 reasons are 460,000 lines.
@@ -242,6 +259,7 @@ struct out {
 	char le[METRICS_MAX_LE][32];	/* ,le="0.0000025"} */
 	/* the fields the labels are of, looked up once */
 	const struct model_field *vm_f[NR_METRICS_VM_LABELS];
+	const struct model_field *info_f[NR_METRICS_INFO_LABELS];
 	const struct model_field *vcpu_f, *tid_f;
 };
 
@@ -267,6 +285,8 @@ static void label_fields(struct out *o)
 
 	for (i = 0; i < NR_METRICS_VM_LABELS; i++)
 		o->vm_f[i] = model_field(metrics_vm_labels[i].field);
+	for (i = 0; i < NR_METRICS_INFO_LABELS; i++)
+		o->info_f[i] = model_field(metrics_info_labels[i].field);
 	o->vcpu_f = model_field("vcpu");
 	o->tid_f = model_field("tid");
 }
@@ -280,7 +300,7 @@ static void field_label(FILE *f, const struct model_field *mf, const struct mode
 	model_field_value(mf, row, &v, &has);
 	switch (mf->kind) {
 	case MF_TEXT:
-		label_value(f, v.s);
+		label_value(f, v.unknown || !v.s ? "" : v.s);
 		break;
 	case MF_INT:
 		fprintf(f, "%" PRId64, v.i);
@@ -536,6 +556,23 @@ static void per_vcpu(struct out *o, const struct vm *vm)
 	free(seen);
 }
 
+/* --metrics-identity: vm's kvmtop_vm_info series, its identity in labels. */
+static void vm_info(struct out *o, const struct vm *vm)
+{
+	const struct model_row row = { .m = o->m, .vm = vm };
+	FILE *f = o->f[FAM_VM_INFO];
+	unsigned int i;
+
+	fputs("kvmtop_vm_info", f);
+	vm_labels(o, f);
+	for (i = 0; i < NR_METRICS_INFO_LABELS; i++) {
+		fprintf(f, ",%s=\"", metrics_info_labels[i].label);
+		field_label(f, o->info_f[i], &row);
+		fputc('"', f);
+	}
+	fputs("} 1\n", f);
+}
+
 /* One VM's lines into each family's buffer: 0 or -1 (no memory). */
 /* --metrics-stolen: each vCPU of vm's thieves since the start, the rest as thief="other". */
 static void stolen(struct out *o, const struct vm *vm)
@@ -699,6 +736,8 @@ static int one_vm(struct out *o, const struct vm *vm)
 	}
 	if (o->o->stolen && o->o->ns)
 		stolen(o, vm);
+	if (o->o->identity)
+		vm_info(o, vm);
 	if (o->o->objects)
 		objects(o, &sc);
 	if (o->o->per_vcpu) {

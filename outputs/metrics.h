@@ -27,6 +27,7 @@ struct metrics_opts {
 	enum metrics_latency latency;
 	bool stolen;		/* --metrics-stolen: each vCPU's thieves */
 	bool objects;		/* --metrics-objects: each VM's exits by reason and object */
+	bool identity;		/* --metrics-identity: kvmtop_vm_info, each VM's name and UUID */
 	bool ns;		/* the source's times are ns: latencies and states in seconds */
 	uint64_t le_ns[METRICS_MAX_LE];	/* the latency histogram's bucket bounds, ascending */
 	unsigned int nr_le;
@@ -34,7 +35,7 @@ struct metrics_opts {
 
 /* The default: 1 us to 1 s in 19 bounds. */
 void metrics_opts_init(struct metrics_opts *o);
-#define METRICS_FAMILIES	24
+#define METRICS_FAMILIES	25
 
 /* A piece of a document: len bytes at p. */
 struct metrics_seg {

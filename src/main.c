@@ -95,6 +95,7 @@ static void metrics_config(const struct options *o, struct metrics_opts *mo)
 	metrics_opts_init(mo);
 	mo->per_vcpu = o->metrics.per_vcpu;
 	mo->stolen = o->metrics.stolen;
+	mo->identity = o->metrics.identity;
 	mo->objects = o->metrics.objects;
 	/* the options' order: host, vm, vcpu */
 	mo->latency = o->metrics.latency == 2 ? ML_VCPU : o->metrics.latency == 1 ? ML_VM : ML_HOST;
@@ -150,7 +151,7 @@ static void driver_config(const struct options *o, const struct model_filter *f,
 		.steal_totals = o->metrics.stolen,
 		/* the metrics' host-wide latency (--metrics-latency host, the options' first) */
 		.host_latency = o->metrics.latency == 0,
-		.proc_root = o->proc_root, .sys_root = o->sys_root, .notice = o->notice, .filter = f,
+		.proc_root = o->proc_root, .sys_root = o->sys_root, .libvirt_run = o->libvirt_run, .notice = o->notice, .filter = f,
 		.exits_unknown = o->exits_unknown,
 		.workload = o->demo ? w : NULL,
 		.source = {

@@ -151,6 +151,13 @@ static int set_latency(struct options *o, const struct opt_def *d, const char *a
 	return -1;
 }
 
+static int set_midentity(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	o->metrics_given = true;
+	o->metrics.identity = true;
+	return 0;
+}
+
 static int set_stolen(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
 {
 	o->metrics_given = true;
@@ -473,6 +480,11 @@ static const struct opt_def opts[] = {
 	  .help = "with --source stats: read the VMs' tap interfaces\n"
 		  "(DIR/class/net) and cgroups (DIR/fs/cgroup) from DIR,\n"
 		  "laid out as /sys, instead of this host's" },
+	{ "libvirt-run", 0, "DIR", OPT_TEXT, F(libvirt_run),
+	  .help = "live: read libvirt's running domains' status XML\n"
+		  "(DIR/NAME.xml, matched to a VM by its pid) from DIR\n"
+		  "instead of /run/libvirt/qemu, for the VMs' names and\n"
+		  "UUIDs (kvmtop(1): identity)" },
 	{ "listen", 0, "ADDR:PORT", OPT_TEXT, F(listen),
 	  .help = "no screen: serve the metrics at http://ADDR:PORT/metrics\n"
 		  "(Prometheus text 0.0.4, OpenMetrics 1.0 when asked),\n"
@@ -486,6 +498,10 @@ static const struct opt_def opts[] = {
 	  .help = "metrics: per vCPU, the threads that ran while it waited\n"
 		  "for a CPU (kvmtop_vcpu_stolen_seconds_total; series: VMs x\n"
 		  "vCPUs x (--thieves + 1))" },
+	{ "metrics-identity", 0, NULL, OPT_CALL, .set = set_midentity,
+	  .help = "metrics: per VM, kvmtop_vm_info 1 with its name, where\n"
+		  "it comes from, UUID, project and flavor as labels (one\n"
+		  "series per VM; kvmtop(1): identity)" },
 	{ "metrics-objects", 0, NULL, OPT_CALL, .set = set_mobjects,
 	  .help = "metrics: per VM, exits by reason and object (port, MMIO\n"
 		  "page, MSR ...: kvmtop_object_exits_total; series: at most\n"
@@ -684,8 +700,9 @@ static void check_combinations(struct options *o)
 			  o->sort + (*o->sort == '-'));
 	if (!o->batch && (o->fmt_given || o->summary))
 		die_usage("-o and --summary are for batch output: add -b");
-	if (o->replay && (strcmp(o->source, "trace") || o->debugfs_root || o->proc_root || o->sys_root))
-		die_usage("--source, --debugfs, --proc and --sys choose a live source; they cannot go with -r");
+	if (o->replay && (strcmp(o->source, "trace") || o->debugfs_root || o->proc_root || o->sys_root ||
+			  o->libvirt_run))
+		die_usage("--source, --debugfs, --proc, --sys and --libvirt-run are for a live source; they cannot go with -r");
 	if (o->listen && (o->batch || o->fmt_given || o->output))
 		die_usage("--listen serves metrics instead of printing: not with -b, -o or --output");
 	if (o->output && !o->batch)

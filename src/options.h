@@ -34,6 +34,7 @@ struct opt_metrics {
 	bool per_vcpu;
 	bool stolen;		/* --metrics-stolen */
 	bool objects;		/* --metrics-objects */
+	bool identity;		/* --metrics-identity */
 	int latency;		/* --metrics-latency: index of host, vm, vcpu */
 	uint64_t le_ns[OPT_MAX_LE];	/* the bounds given, ascending */
 	unsigned int nr_le;		/* 0: the outputs' default */
@@ -63,6 +64,7 @@ struct options {
 	const char *debugfs_root;	/* --debugfs DIR, NULL: the system's */
 	const char *proc_root;		/* --proc DIR, NULL: the host's /proc */
 	const char *sys_root;		/* --sys DIR, NULL: the host's /sys */
+	const char *libvirt_run;	/* --libvirt-run DIR, NULL: /run/libvirt/qemu */
 	/* what is shown: -p, -g, --vcpu (model_filter), --sort, --fields, -z */
 	int pids[OPT_SCOPE_MAX];
 	unsigned int nr_pids;

@@ -14,7 +14,11 @@ of the table (vm_grouped_by, vm_vcpus, last_cpu), as JSON carries them: that
 was a change of output, made on purpose, in a commit of its own.  The JSON
 and CSV files were saved again when every VM row took exits_unknown (CSV
 vm_exits_unknown, empty for a recording's VMs): on purpose, in the commit
-that added the field.
+that added the field.  The JSON and CSV files were saved again when every VM row
+took who it is (display_name, name_from, uuid, project, flavor; CSV
+vm_display ... vm_flavor: a recording's display name is its name, the
+rest null or empty): on purpose, in the commit after the one that added
+them.
 
     python3 tests/golden.py            the test (make check)
     python3 tests/golden.py --save DIR write the expected files into DIR

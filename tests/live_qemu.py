@@ -34,11 +34,12 @@ from tap import ok, eq, skip, done, kvmtop, guest_cases
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guest", "mbguest.S")
 NAME = "kt-mbguest"
+UUID = "3e1f5a9c-7b2d-4c8e-a1f0-9d8c7b6a5e4f"
 N_OUT, N_IN, N_CPUID = 3000, 2000, 2500
 CASES = ["QEMU ran the guest to its end", "kvmtop's snapshots", "the VM under its QEMU name and pid",
          "one row per vCPU", "SVM reasons named", "time states within each interval",
          "exit sites", "--listen scraped while it runs", "emulator threads", "no trace instance left",
-         "screen: VMs -> vCPUs -> reasons", "the VM's context"]
+         "screen: VMs -> vCPUs -> reasons", "the VM's context", "the VM's identity: its -name and -uuid"]
 
 
 def why_not():
@@ -96,7 +97,8 @@ def rtc_sites(elf, mapfile):
 
 
 def qemu(elf):
-    return subprocess.Popen(["qemu-system-x86_64", "-name", "guest=%s,debug-threads=on" % NAME, "-accel", "kvm",
+    return subprocess.Popen(["qemu-system-x86_64", "-name", "guest=%s,debug-threads=on" % NAME, "-uuid", UUID,
+                             "-accel", "kvm",
                              "-M", "pc", "-cpu", "qemu64", "-m", "32", "-smp", "2", "-nodefaults", "-display", "none",
                              "-no-reboot", "-kernel", elf, "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -279,6 +281,9 @@ def watch_case(d, elf, mapfile):
        "%s: guest RAM 32 MiB from -m, resident within the VmRSS the test read (%s MiB), no tap" % (
            CASES[11], "%.1f-%.1f" % (min(rss) / 2**20, max(rss) / 2**20) if rss else "?"),
        [(vm["guest_ram"], vm["guest_ram_from"], vm["mem_rss"], vm["net_taps"], vm["net_rx_bps"]) for vm in every])
+    # who it is: the name and UUID the test gave QEMU, no libvirt status file (none names its pid)
+    ids = {(vm["display_name"], vm["name_from"], vm["uuid"]) for vm in run}
+    eq(ids, {(NAME, "qemu", UUID)}, "%s (%d snapshots)" % (CASES[12], len(run)))
 
 
 def tmux(*args):

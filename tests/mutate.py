@@ -338,6 +338,33 @@ MUTATIONS = [
     ("context: a rate over the snapshot's seconds counted twice",
      [("src/context/context.c", "x->val[f] = (r->val[f] - (double)x->prev[f]) * scale / secs;",
        "x->val[f] = (r->val[f] - (double)x->prev[f]) * scale / secs / 2;")]),
+    ("identity: a libvirt status file of another pid taken as the VM's",
+     [("src/ident/ident_vm.c", "if (pid <= 0 || ident_libvirt_pid(xml, len) != pid)", "if (pid <= 0)")]),
+    ("identity: OpenStack's display name not preferred to libvirt's domain name",
+     [("src/ident/ident_vm.c", "\tstrlcpy(out->name, name, sizeof(out->name));\n\tout->from = \"openstack\";",
+       "\tout->from = \"openstack\";")]),
+    ("identity: Kata's sandbox id keeps QEMU's sandbox- prefix",
+     [("src/ident/ident_vm.c", "strlcpy(out->name, vm_name + 8, sizeof(out->name));",
+       "strlcpy(out->name, vm_name, sizeof(out->name));")]),
+    ("identity: an XML entity's first character kept, not decoded",
+     [("src/ident/ident_vm.c", "u[0] = ents[k][1][0];", "u[0] = *p;")]),
+    ("identity: a numeric XML entity past Unicode taken",
+     [("src/ident/ident_vm.c", "if (*e != ';' || !cp || cp > 0x10ffff)", "if (*e != ';' || !cp)")]),
+    ("identity: a status file named otherwise not found by its pid",
+     [("src/context/context_ident.c", "\tctx_ident_scan(c, vm->pid, id);\n}", "\t(void)ctx_ident_scan;\n}")]),
+    ("identity: a status file libvirt rewrote not read again",
+     [("src/context/context_ident.c", "if (id->read && id->dir_sig == dir_sig)", "if (id->read)")]),
+    ("identity: read at every snapshot, not only when the files change",
+     [("src/context/context_ident.c", "if (id->read && id->dir_sig == dir_sig)", "if (!id)"),
+      ("src/context/context_ident.c", "if (id->read && file_sig && file_sig == id->file_sig) {", "if (!id) {")]),
+    ("identity: the text's identity line unescaped",
+     [("outputs/batch_text.c", 'fprintf(b->out, "%s %s=%s", sep, f->name, batch_text_field(f->name, row, buf, sizeof(buf)));\n\t\tsep = "";\n\t}\n\tif (!*sep)\n\t\tfputc(\'\\n\', b->out);\n}\n\n/* One VM',
+       'fprintf(b->out, "%s %s=%s", sep, f->name, v.s);\n\t\tsep = "";\n\t}\n\tif (!*sep)\n\t\tfputc(\'\\n\', b->out);\n}\n\n/* One VM')]),
+    ("screen: the context pane's VM name unescaped",
+     [("ui/pane_context.c", "escape_text(id->name[0] ? id->name : vm->name, w->detail, sizeof(w->detail));",
+       "snprintf(w->detail, sizeof(w->detail), \"%s\", id->name[0] ? id->name : vm->name);")]),
+    ("metrics: --metrics-identity gives no kvmtop_vm_info",
+     [("outputs/metrics.c", "\tif (o->o->identity)\n\t\tvm_info(o, vm);", "\tif (!o->o->identity)\n\t\tvm_info(o, vm);")]),
     ("findings: the CMOS ports' range one port too long (timer-polling)",
      [("src/model/findings.c", "{ KVM_OBJ_PORT, 0x70, 0x71, OBJ_DIR_NONE },", "{ KVM_OBJ_PORT, 0x70, 0x72, OBJ_DIR_NONE },")]),
     ("findings: the PIT's ports from 0x3f (timer-polling)",
@@ -409,7 +436,7 @@ def failed_tests(work):
 # it; one that survives has run the whole suite.
 FIRST = ["tests/structure.py", "tests/objects.py", "tests/golden.py", "tests/replay_gen.py", "tests/replay_oracle.py",
          "tests/scope.py", "tests/time_states.py", "tests/steal.py", "tests/findings.py", "tests/ips.py",
-         "tests/bad_input.py", "tests/metrics.py", "tests/born.py", "tests/listed.py"]
+         "tests/bad_input.py", "tests/metrics.py", "tests/born.py", "tests/listed.py", "tests/identity.py"]
 
 
 def test_stages(work):

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A VM's context (m): what src/context/ read of its VMM at the last
- * snapshot, one figure a row -- its memory, its memory per NUMA node and
+ * snapshot, one figure a row -- who it is, its memory, its memory per NUMA node and
  * its vCPUs' locality, its disk, each of its taps, its pressure, its
  * threads that are not vCPUs -- "-" where the host does not say.
  */
@@ -163,6 +163,32 @@ static void context_io(struct pane *p, const struct vm *vm)
 	context_fig(p, vm, "io pressure, full", CTX_IO_FULL, "%");
 }
 
+/* Row w's detail: s escaped, its value "-" only where s is empty (not known). */
+static void context_text(struct ctx_row *w, const char *s)
+{
+	escape_text(s, w->detail, sizeof(w->detail));
+	if (s[0])
+		w->value[0] = '\0';
+}
+
+/* Who it is (kvmtop(1): identity): its best name and where it comes from, UUID, project, flavor; escaped. */
+static void context_identity(struct pane *p, const struct vm *vm)
+{
+	const struct ident_vm *id = &vm->ident;
+	struct ctx_row *w;
+
+	if (!id->read)
+		return;
+	w = context_add(p, "name");
+	snprintf(w->value, sizeof(w->value), "%s", id->from);
+	escape_text(id->name[0] ? id->name : vm->name, w->detail, sizeof(w->detail));
+	context_text(context_add(p, "uuid"), id->uuid);
+	if (!id->project[0] && !id->flavor[0])
+		return;
+	context_text(context_add(p, "OpenStack project"), id->project);
+	context_text(context_add(p, "OpenStack flavor"), id->flavor);
+}
+
 /* Its threads that are not vCPUs: the VMM's own (its I/O threads among them) and vhost workers. */
 static void context_threads(struct pane *p, const struct vm *vm)
 {
@@ -181,7 +207,7 @@ static void context_threads(struct pane *p, const struct vm *vm)
 	}
 }
 
-#define CONTEXT_MAX_ROWS	(16 + CTX_NODES + 3 * CTX_TAPS + 16)
+#define CONTEXT_MAX_ROWS	(4 + 16 + CTX_NODES + 3 * CTX_TAPS + 16)
 
 static int context_build(struct tui *t, struct pane *p)
 {
@@ -193,6 +219,7 @@ static int context_build(struct tui *t, struct pane *p)
 		return -1;
 	if (!vm)
 		return 0;
+	context_identity(p, vm);
 	context_memory(p, vm);
 	context_io(p, vm);
 	context_threads(p, vm);

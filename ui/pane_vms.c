@@ -14,12 +14,14 @@ enum {
 	VMS_NAME, VMS_PID, VMS_VCPUS, VMS_EXITS, VMS_TOTAL, VMS_PCT, VMS_MEAN, VMS_P99, VMS_HALTED,
 	VMS_UTIL, VMS_STEAL, VMS_EMU, VMS_EMU_WAIT, VMS_VHOST, VMS_VHOST_WAIT, VMS_TOP, VMS_UEXITS,
 	VMS_EVENTS, VMS_RSS, VMS_SWAP, VMS_MAJFLT, VMS_DISK_RD, VMS_DISK_WR, VMS_NET_RX, VMS_NET_TX,
-	VMS_DROPS, VMS_MEM_SOME, VMS_IO_SOME, VMS_LOCAL, VMS_NR_COLS
+	VMS_DROPS, VMS_MEM_SOME, VMS_IO_SOME, VMS_LOCAL, VMS_DISPLAY, VMS_UUID, VMS_NR_COLS
 };
 
 struct vm_row {
 	struct pane_val val[VMS_NR_COLS];	/* the field columns' values */
 	char name[MODEL_NAME_LEN * 4];	/* vm_name's value, escaped (tui_val_text()) */
+	char display[IDENT_NAME_LEN * 4];	/* vm_display's, the same */
+	char uuid[IDENT_UUID_LEN * 4];	/* vm_uuid's */
 	bool exited;
 	uint64_t exits;
 	uint64_t total;
@@ -153,6 +155,9 @@ static const struct pane_col vms_cols[VMS_NR_COLS] = {
 	[VMS_MEM_SOME] =   { "psi_mem_some", NULL,       9,  COL_RIGHT, NULL,             NULL,               true,  -1, 0,                             "psi_mem_some" },
 	[VMS_IO_SOME] =    { "psi_io_some", NULL,        8,  COL_RIGHT, NULL,             NULL,               true,  -1, 0,                             "psi_io_some" },
 	[VMS_LOCAL] =      { "numa_local_pct", NULL,     6,  COL_RIGHT, NULL,             NULL,               false, -1, 0,                             "numa_local_pct" },
+	/* who it is (kvmtop(1), identity): off until F2 or the settings file picks them */
+	[VMS_DISPLAY] =    { "display_name", NULL,       20, COL_LEFT,  NULL,             NULL,               false, -1, 0,                             "vm_display" },
+	[VMS_UUID] =       { "uuid",       NULL,         36, COL_LEFT,  NULL,             NULL,               false, -1, 0,                             "vm_uuid" },
 };
 
 static int vms_build(struct tui *t, struct pane *p)
@@ -183,6 +188,8 @@ static int vms_build(struct tui *t, struct pane *p)
 			goto out;
 		tui_cols_fill(vms_cols, VMS_NR_COLS, &row, w->val);
 		tui_val_text(&w->val[VMS_NAME], w->name, sizeof(w->name));
+		tui_val_text(&w->val[VMS_DISPLAY], w->display, sizeof(w->display));
+		tui_val_text(&w->val[VMS_UUID], w->uuid, sizeof(w->uuid));
 		w->exited = vm->exited;
 		w->exits = sc.exits;
 		w->total = sc.exits_total;

@@ -6,6 +6,7 @@
  * went back (a thread gone with its share), or a tap set that changed
  * gives no rate for that interval: unknown, never a zero.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -77,14 +78,21 @@ static void ctx_store_taps(struct vm_ctx *x, const struct ctx_reading *r, double
 	x->nr_tap_rows = r->nr_tap_rows;
 }
 
-void context_init(struct context *c, const char *proc_root, const char *sys_root)
+void context_init(struct context *c, const char *proc_root, const char *sys_root, const char *libvirt_run)
 {
 	memset(c, 0, sizeof(*c));
 	strlcpy(c->proc, proc_root ? proc_root : "/proc", sizeof(c->proc));
 	strlcpy(c->sys, sys_root ? sys_root : "/sys", sizeof(c->sys));
+	strlcpy(c->libvirt, libvirt_run ? libvirt_run : CONTEXT_LIBVIRT_RUN, sizeof(c->libvirt));
 	c->clk_tck = sysconf(_SC_CLK_TCK);
 	if (c->clk_tck <= 0)
 		c->clk_tck = 100;
+}
+
+void context_free(struct context *c)
+{
+	free(c->xml);
+	c->xml = NULL;
 }
 
 /* Reading r at now into x: levels as read, counters as rates against x's last reading. */
@@ -121,6 +129,7 @@ static void ctx_store(const struct context *c, struct vm_ctx *x, const struct ct
 
 unsigned int context_sample(struct context *c, struct model *m, uint64_t now)
 {
+	uint64_t dir_sig = ctx_ident_dir(c);
 	struct ctx_reading r;
 	unsigned int i, n = 0;
 	struct vm *vm;
@@ -135,6 +144,7 @@ unsigned int context_sample(struct context *c, struct model *m, uint64_t now)
 
 		if (vm->kernel || vm->pid <= 0 || vm->exited)
 			continue;
+		ctx_ident_vm(c, vm, dir_sig);
 		memset(&r, 0, sizeof(r));
 		r.nr_taps = -1;
 		for (i = 0; i < sizeof(ctx_readers) / sizeof(ctx_readers[0]); i++)

@@ -66,13 +66,26 @@ struct context {
 	bool nodes_read;	/* cpu_node read from sys's nodeN/cpulist */
 	signed char cpu_node[CTX_CPUS];	/* CPU -> its NUMA node, -1: none known */
 	char buf[CONTEXT_CMDLINE_MAX];	/* the file being read: no allocation per VM */
+	/* libvirt's running domains' status XML (--libvirt-run): "/run/libvirt/qemu" */
+	char libvirt[PATH_MAX];
+	char *xml;		/* a status file being read (CTX_XML_MAX), allocated at the first */
 };
 
-/* Read from proc_root and sys_root instead of /proc and /sys (NULL: those). */
-void context_init(struct context *c, const char *proc_root, const char *sys_root);
+/* A libvirt status file is read up to this many bytes (its domain's name and metadata come early). */
+#define CTX_XML_MAX	(1 << 20)
+#define CONTEXT_LIBVIRT_RUN	"/run/libvirt/qemu"
+
+/*
+ * Read from proc_root, sys_root and libvirt_run instead of /proc, /sys
+ * and /run/libvirt/qemu (NULL: those).
+ */
+void context_init(struct context *c, const char *proc_root, const char *sys_root, const char *libvirt_run);
+/* What context_sample() allocated. */
+void context_free(struct context *c);
 /*
  * Every live VM's context at now (ns, the snapshot's end) into the model,
- * and the host's pressure: rates over the time since the last call.  What
+ * and the host's pressure: rates over the time since the last call; who
+ * each VM is (vm->ident) at its first call and when libvirt's files change.  What
  * cannot be read is unknown in the model; nothing here fails.  The VMs
  * read.
  */

@@ -7,6 +7,7 @@
  *     context_proc.c   memory and disk of the VMM process: /proc/PID/...
  *     context_psi.c    pressure of its cgroup v2, and the host's
  *     context_net.c    its tap/macvtap interfaces' counters
+ *     context_ident.c  who it is: command lines, libvirt's status XML
  *       context_file.c small files read whole, "Key: value" lines
  *
  * No file outside src/context/ includes this header.
@@ -76,6 +77,15 @@ struct vm;
 void ctx_numa_vcpus(struct context *c, struct vm *vm, struct ctx_reading *r);
 /* context_net.c */
 void ctx_net_taps(struct context *c, int pid, struct ctx_reading *r);
+
+/* context_ident.c */
+/*
+ * Who VM vm is (vm->ident): read at its first sample, and again when
+ * dir_sig, libvirt's run dir's signature (ctx_ident_dir(), 0: none),
+ * changed and the VM's status file with it.
+ */
+void ctx_ident_vm(struct context *c, struct vm *vm, uint64_t dir_sig);
+uint64_t ctx_ident_dir(const struct context *c);
 
 /* context_file.c */
 /* File path (printf-style) read whole into c->buf, NUL-ended: its length, or -1. */

@@ -62,7 +62,7 @@ int driver_run(const struct driver_config *c, const struct source_ops *ops, stru
 	drv.tick_ms = tick_ms(c);
 	/* the host's threads and processes, or the tree --proc gives for them */
 	ident_init(&drv.proc, c->proc_root);
-	context_init(&drv.ctx, c->proc_root, c->sys_root);
+	context_init(&drv.ctx, c->proc_root, c->sys_root, c->libvirt_run);
 	/* SIGHUP reopens the output of a view that can, else it stops the run */
 	driver_signals(v->ops->reopen != NULL);
 	driver_crash_arm(&drv);
@@ -78,6 +78,7 @@ int driver_run(const struct driver_config *c, const struct source_ops *ops, stru
 	driver_crash_disarm();
 	driver_close(&drv);
 	findings_free(&drv.findings);
+	context_free(&drv.ctx);
 	driver_signals_restore();
 	return ret;
 }

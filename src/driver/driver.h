@@ -52,6 +52,7 @@ struct driver_config {
 	bool host_latency;		/* a totals view keeps the host's latency per reason */
 	const char *proc_root;		/* whose /proc names the host's threads, NULL: /proc */
 	const char *sys_root;		/* whose /sys holds the VMs' taps and cgroups, NULL: /sys */
+	const char *libvirt_run;	/* libvirt's status XML dir, NULL: /run/libvirt/qemu */
 	const char *notice;		/* one line for the screen's message line, or NULL */
 	/*
 	 * Live: the source sees no VM's exits, for this reason (a host whose

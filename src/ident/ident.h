@@ -150,6 +150,50 @@ bool ident_alive(const struct ident *id, int pid);
 void ident_vm_name(const char *cmdline, size_t len, const char *comm, char *out, size_t outlen);
 
 /*
+ * Who a VM is, from what the host holds (ident_vm.c; read live by
+ * src/context/context_ident.c at its discovery and when its files
+ * change): the best display name, its UUID, and where they came from.
+ * Every string is raw: escape before printing.  Empty: not known.
+ */
+#define IDENT_UUID_LEN	40
+struct ident_vm {
+	bool read;			/* looked up once at least */
+	char name[IDENT_NAME_LEN];	/* the best name: OpenStack's, libvirt's, the VMM's, comm */
+	const char *from;		/* a constant: "openstack", "libvirt", "kata", "qemu" ... */
+	char uuid[IDENT_UUID_LEN];
+	char project[IDENT_NAME_LEN];	/* OpenStack's project (nova:owner) */
+	char flavor[IDENT_NAME_LEN];	/* OpenStack's flavor */
+	/* what it was read from: the libvirt run dir's and the status file's (mtime, inode, size) */
+	uint64_t dir_sig;
+	uint64_t file_sig;
+};
+
+/*
+ * A VM's identity from its VMM's command line (argv NUL-separated, len
+ * bytes) and its name by ident_vm_name(): QEMU's -uuid, Kata's sandbox
+ * (QEMU's "-name sandbox-ID"), Firecracker's --id, cloud-hypervisor's
+ * API socket.  out->name is vm_name, out->from says which kind named it.
+ */
+void ident_vm_cmdline(const char *cmdline, size_t len, const char *vm_name, struct ident_vm *out);
+/*
+ * The VMM's parent's command line: a Kata shim (containerd-shim-kata-v2
+ * ... -id ID) names the sandbox.  true when it did.
+ */
+bool ident_vm_parent(const char *cmdline, size_t len, struct ident_vm *out);
+/*
+ * The pid a libvirt status XML (<domstatus ... pid='N'>) records, from
+ * its first len bytes: N, or 0 when it says none.
+ */
+int ident_libvirt_pid(const char *xml, size_t len);
+/*
+ * A libvirt status XML (xml, len bytes, NUL-terminated) of process pid:
+ * its domain's <name> and <uuid>, and OpenStack's <nova:name>,
+ * <nova:flavor name=> and <nova:project> from its <metadata>, into out.
+ * 0; -1 when it is not pid's or not a domain's status (out unchanged).
+ */
+int ident_libvirt_xml(const char *xml, size_t len, int pid, struct ident_vm *out);
+
+/*
  * A recording's threads (ident_threads.c): a snapshot of the recording
  * host's threads, the output of "ps -eLo tid=,pid=,args=", read whole.
  * 0, or -1 with one line in err naming the file and line (a line that is

@@ -372,6 +372,7 @@ struct vm {
 	const char *exits_unknown;
 	struct thread_group_stat groups[TG_NR];
 	struct vm_ctx ctx;	/* memory, disk, network, pressure (src/context/) */
+	struct ident_vm ident;	/* live: who it is (src/context/context_ident.c); read false: not looked up */
 	/* KVM's statistics of its VM fd (the stats source), by names->kstats[KSTAT_VM] slot */
 	struct ctr *kst;
 	unsigned int nr_kst;

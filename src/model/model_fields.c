@@ -33,6 +33,12 @@ uint64_t model_quantile(const struct hist *h, double q)
 
 GET_ROW(get_vm_pid, v->i = vm->pid)
 GET_ROW(get_vm_name, v->s = vm->name)
+/* who it is (vm->ident, live): the best name, else the VMM's; the rest unknown where not read */
+GET_ROW(get_vm_display, v->s = vm->ident.read && vm->ident.name[0] ? vm->ident.name : vm->name)
+GET_ROW(get_vm_name_from, v->s = vm->ident.read ? vm->ident.from : NULL; v->unknown = !v->s)
+GET_ROW(get_vm_uuid, v->s = vm->ident.uuid; v->unknown = !vm->ident.uuid[0])
+GET_ROW(get_vm_project, v->s = vm->ident.project; v->unknown = !vm->ident.project[0])
+GET_ROW(get_vm_flavor, v->s = vm->ident.flavor; v->unknown = !vm->ident.flavor[0])
 GET_ROW(get_vm_state, v->s = model_vm_state(row->m, vm))
 GET_ROW(get_vm_grouped_by, v->s = model_vm_ident(row->m, vm))
 GET_ROW(get_vm_exits_unknown, v->s = vm->exits_unknown ? vm->exits_unknown : "")
@@ -141,6 +147,11 @@ GET_OBJ(get_o_sum, v->u = hist_sum(&o->lat))
 const struct model_field model_fields[] = {
 	VM("vm_pid",        "pid",          "PID",       MF_INT,  get_vm_pid),
 	VM("vm_name",       "name",         "VM",        MF_TEXT, get_vm_name),
+	VM("vm_display",    "display_name", "NAME",      MF_TEXT, get_vm_display),
+	VM("vm_name_from",  "name_from",    "NAME FROM", MF_TEXT, get_vm_name_from),
+	VM("vm_uuid",       "uuid",         "UUID",      MF_TEXT, get_vm_uuid),
+	VM("vm_project",    "project",      "PROJECT",   MF_TEXT, get_vm_project),
+	VM("vm_flavor",     "flavor",       "FLAVOR",    MF_TEXT, get_vm_flavor),
 	VM("vm_state",      "state",        "STATE",     MF_TEXT, get_vm_state),
 	VM("vm_grouped_by", "grouped_by",   "GROUPED BY", MF_TEXT, get_vm_grouped_by),
 	VM("vm_exits_unknown", "exits_unknown", "EXITS UNKNOWN", MF_TEXT, get_vm_exits_unknown),

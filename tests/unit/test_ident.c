@@ -478,6 +478,106 @@ static void test_times_real(void **state)
 	assert_true(t.utime + t.stime > 0);
 }
 
+/* A status XML of pid whose domain is named name (raw XML text) with a <uuid> uuid. */
+static const char *status_xml(char *buf, size_t len, const char *pid, const char *name, const char *uuid)
+{
+	snprintf(buf, len, "<domstatus state='running' reason='booted' pid=%s>\n"
+		 "  <qemuCaps><flag name='kvm'/></qemuCaps>\n"
+		 "  <domain type='kvm' id='3'>\n  <name>%s</name>\n  <uuid>%s</uuid>\n"
+		 "  <memory unit='KiB'>1048576</memory>\n  </domain>\n</domstatus>\n", pid, name, uuid);
+	return buf;
+}
+
+/* libvirt's status XML: values as the text holds them; anything else gives no identity. */
+static void test_libvirt_xml(void **state)
+{
+	static const char *const bad_names[] = {
+		"a<b/>c",		/* markup in the value */
+		"a&nbsp;b",		/* an entity XML does not define */
+		"a&#x110000;b",		/* past Unicode */
+		"a&#0;b",		/* NUL */
+		"a&#12",		/* not closed */
+		"",			/* empty */
+	};
+	const char *u = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+	struct ident_vm id;
+	char xml[2048], big[256];
+	size_t i;
+
+	memset(&id, 0, sizeof(id));
+	status_xml(xml, sizeof(xml), "'77'", "web&amp;&#x41;&#66;&#x20AC;", u);
+	assert_int_equal(ident_libvirt_pid(xml, strlen(xml)), 77);
+	assert_int_equal(ident_libvirt_xml(xml, strlen(xml), 77, &id), 0);
+	assert_string_equal(id.name, "web&AB\xe2\x82\xac");
+	assert_string_equal(id.from, "libvirt");
+	assert_string_equal(id.uuid, u);
+	/* another pid's, no pid, a pid not closed, one past INT_MAX */
+	assert_int_equal(ident_libvirt_xml(xml, strlen(xml), 78, &id), -1);
+	status_xml(xml, sizeof(xml), "''", "x", u);
+	assert_int_equal(ident_libvirt_pid(xml, strlen(xml)), 0);
+	status_xml(xml, sizeof(xml), "'77", "x", u);
+	assert_int_equal(ident_libvirt_pid(xml, strlen(xml)), 0);
+	status_xml(xml, sizeof(xml), "'2147483648'", "x", u);
+	assert_int_equal(ident_libvirt_pid(xml, strlen(xml)), 0);
+	for (i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++) {
+		memset(&id, 0, sizeof(id));
+		status_xml(xml, sizeof(xml), "\"9\"", bad_names[i], u);
+		assert_int_equal(ident_libvirt_xml(xml, strlen(xml), 9, &id), -1);
+		assert_string_equal(id.name, "");
+	}
+	/* a UUID not 8-4-4-4-12 hex is none; a long name is cut to the field */
+	memset(big, 'n', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	memset(&id, 0, sizeof(id));
+	status_xml(xml, sizeof(xml), "'9'", big, "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4");
+	assert_int_equal(ident_libvirt_xml(xml, strlen(xml), 9, &id), 0);
+	assert_int_equal(strlen(id.name), IDENT_NAME_LEN - 1);
+	assert_string_equal(id.uuid, "");
+	/* cut inside the domain's name: none */
+	status_xml(xml, sizeof(xml), "'9'", "whole", u);
+	*strstr(xml, "le</name>") = '\0';
+	memset(&id, 0, sizeof(id));
+	assert_int_equal(ident_libvirt_xml(xml, strlen(xml), 9, &id), -1);
+}
+
+/* VMM command lines: -uuid, Kata's sandbox, Firecracker, cloud-hypervisor; a Kata shim parent. */
+static void test_vm_cmdline(void **state)
+{
+	static const char qemu[] = "qemu-system-x86_64\0-name\0sandbox-abc,debug-threads=on\0-uuid\0"
+				   "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+	static const char bad_uuid[] = "qemu-system-x86_64\0-uuid\0not-a-uuid\0-name\0vm1";
+	static const char fc[] = "/usr/bin/firecracker\0--id\0fc1";
+	static const char lkvm[] = "lkvm\0run\0--name\0guest-7";
+	static const char shim[] = "/usr/bin/containerd-shim-kata-v2\0-namespace\0k8s.io\0-id\0sb9";
+	static const char shim_no_id[] = "/usr/bin/containerd-shim-kata-v2\0-id";
+	struct ident_vm id;
+
+	memset(&id, 0, sizeof(id));
+	ident_vm_cmdline(qemu, sizeof(qemu), "sandbox-abc", &id);
+	assert_string_equal(id.name, "abc");
+	assert_string_equal(id.from, "kata");
+	assert_string_equal(id.uuid, "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d");
+	memset(&id, 0, sizeof(id));
+	ident_vm_cmdline(bad_uuid, sizeof(bad_uuid), "vm1", &id);
+	assert_string_equal(id.from, "qemu");
+	assert_string_equal(id.uuid, "");
+	memset(&id, 0, sizeof(id));
+	ident_vm_cmdline(fc, sizeof(fc), "fc1", &id);
+	assert_string_equal(id.from, "firecracker");
+	memset(&id, 0, sizeof(id));
+	ident_vm_cmdline(lkvm, sizeof(lkvm), "guest-7", &id);
+	assert_string_equal(id.from, "kvmtool");
+	memset(&id, 0, sizeof(id));
+	ident_vm_cmdline(NULL, 0, "qemu-kvm", &id);
+	assert_string_equal(id.from, "comm");
+	assert_string_equal(id.name, "qemu-kvm");
+	assert_false(ident_vm_parent(shim_no_id, sizeof(shim_no_id), &id));
+	assert_false(ident_vm_parent(fc, sizeof(fc), &id));
+	assert_true(ident_vm_parent(shim, sizeof(shim), &id));
+	assert_string_equal(id.name, "sb9");
+	assert_string_equal(id.from, "kata");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +597,8 @@ int main(void)
 		cmocka_unit_test(test_times_real),
 		cmocka_unit_test(test_tasks),
 		cmocka_unit_test(test_vcpu_thread),
+		cmocka_unit_test(test_libvirt_xml),
+		cmocka_unit_test(test_vm_cmdline),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
