@@ -132,7 +132,9 @@ void metrics_opts_init(struct metrics_opts *o)
 /*
  * A label value as the exposition formats want it: '\' '"' and newline
  * escaped, and valid UTF-8 (an invalid byte becomes U+FFFD), so a VM
- * named with anything still gives a document every parser reads.
+ * named with anything still gives a document every parser reads.  Other
+ * control bytes (a terminal's escapes) become U+FFFD too: the formats
+ * have no escape for them, and a label is shown on screens and consoles.
  */
 static void label_value(FILE *f, const char *s)
 {
@@ -148,6 +150,11 @@ static void label_value(FILE *f, const char *s)
 		}
 		if (*p == '\n') {
 			fputs("\\n", f);
+			p++;
+			continue;
+		}
+		if (*p < 0x20 || *p == 0x7f) {
+			fputs("\xef\xbf\xbd", f);
 			p++;
 			continue;
 		}

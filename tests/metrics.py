@@ -9,6 +9,7 @@ generator's truth through kvmtop's JSON, and raw sockets for HTTP abuse.
 Where a tool is missing the case says SKIP and names the package.
 """
 import json
+import re
 import os
 import shutil
 import signal
@@ -179,8 +180,9 @@ def formats_case(dat, exp):
 
 
 def hostile_case(dat):
-    """VM names with a quote, a backslash, a newline, invalid UTF-8: still a valid scrape."""
-    names = [b'q"uote', b"back\\slash", b"new\nline", b"bad\xff\xfeutf8", b"cut\xe2\x82"]
+    """VM names with a quote, a backslash, a newline, invalid UTF-8, a terminal's escapes: still a valid
+    scrape."""
+    names = [b'q"uote', b"back\\slash", b"new\nline", b"bad\xff\xfeutf8", b"cut\xe2\x82", b"bell\x07esc\x1b[2J"]
     root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-metrics-")
     h = [0] * 32
     for i, n in enumerate(names):
@@ -213,8 +215,9 @@ def hostile_case(dat):
             fams, bad = om_parse(doc)
             ok(fams is not None, "hostile VM names, OpenMetrics: the strict parser reads it", bad)
             got = sorted({lab["vm"] for lab, v in (fams or {}).get("kvmtop_exits_total", [])})
-        want = sorted(n.decode("utf-8", "replace") for n in names)
-        eq(got, want, "hostile VM names, %s: each label reads back as the name (invalid UTF-8 as U+FFFD)" % fmt)
+        want = sorted(re.sub("[\x00-\x09\x0b-\x1f\x7f]", "\ufffd", n.decode("utf-8", "replace")) for n in names)
+        eq(got, want, "hostile VM names, %s: each label reads back as the name (invalid UTF-8 and control bytes "
+           "but newline as U+FFFD)" % fmt)
     shutil.rmtree(root, ignore_errors=True)
 
 

@@ -245,6 +245,8 @@ MUTATIONS = [
     ("context: JSON's net_interfaces gives a tap's tx bytes as its rx",
      [("outputs/batch_json.c", '{ "rx_bps", CTX_TAP_RXB }, { "tx_bps", CTX_TAP_TXB }',
        '{ "rx_bps", CTX_TAP_TXB }, { "tx_bps", CTX_TAP_RXB }')]),
+    ("metrics: a label's control bytes (a terminal's escapes) written raw",
+     [("outputs/metrics.c", "if (*p < 0x20 || *p == 0x7f) {", "if (0) {")]),
     ("objects: LoongArch's kvm_mmio reads counted as writes (the write type taken as 1)",
      [("arch/loongarch.c", 'KVM_OBJ_MMIO_PAGE, "gpa", "type", "len", 2,', 'KVM_OBJ_MMIO_PAGE, "gpa", "type", "len", 1,')]),
     ("objects: LoongArch's CSRRD and CSRWR swapped (the rj field misread)",
