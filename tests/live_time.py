@@ -6,8 +6,10 @@ while kvmtop runs.
 - steal: the demo's one vCPU thread and a CPU-bound hog pinned to the same
   CPU; over each interval kvmtop's wait equals the change in the thread's
   schedstat run-queue wait, and guest + host + vmm its time on a CPU,
-  within 5 %.
-- halt: a demo guest whose VMM sleeps 20 ms at each HLT (as an idle guest
+  within 5 % and the gaps between the samples around the interval's
+  edges (a sampler starved for over 50 ms there leaves that interval
+  unchecked; so does one kvmtop says lost events).
+- halt: a demo guest whose VMM sleeps 20 ms (50 in the emulated host) at each HLT (as an idle guest
   waits for its timer): halt is 90 % or more.
 - every interval's five states add up to its length within 0.5 %.
 
@@ -20,7 +22,7 @@ import subprocess
 import threading
 import time
 
-from tap import ok, skip, done, kvmtop, mount_point, sanitized, demo_vcpu, guest_cases
+from tap import ok, skip, done, kvmtop, mount_point, sanitized, demo_vcpu, guest_cases, inside_kvm_host
 
 CASES = ["steal: wait and on-CPU time against schedstat", "halt: an idle demo vCPU", "five states add up"]
 
@@ -41,12 +43,20 @@ def why_not():
 class Sampler(threading.Thread):
     """(monotonic ns, run ns, wait ns) of a thread every 5 ms, until stopped or it ends."""
 
-    def __init__(self, tid):
+    def __init__(self, tid, avoid_cpu):
         super().__init__(daemon=True)
-        self.tid, self.samples, self.stop = tid, [], False
+        self.tid, self.samples, self.stop, self.avoid = tid, [], False, avoid_cpu
 
     def run(self):
         path = "/proc/%d/schedstat" % self.tid
+        # off the hog's CPU and real-time (root): a starved sampler leaves gaps no line can bridge
+        others = set(os.sched_getaffinity(0)) - {self.avoid}
+        try:
+            if others:
+                os.sched_setaffinity(0, others)
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
+        except OSError:
+            pass
         while not self.stop:
             try:
                 run, wait = (int(x) for x in open(path).read().split()[:2])
@@ -56,12 +66,17 @@ class Sampler(threading.Thread):
             time.sleep(0.005)
 
     def at(self, t):
-        """(run, wait) at monotonic ns t, interpolated; None outside the samples."""
+        """(run, wait, gap s) at monotonic ns t, interpolated between the samples around it; None outside
+        them, or where those are more than 50 ms apart (the sampler was starved: a straight line
+        over a long gap puts time on the wrong side of t)."""
         s = self.samples
         for a, b in zip(s, s[1:]):
             if a[0] <= t <= b[0]:
+                if b[0] - a[0] > 50000000:
+                    return None
                 f = (t - a[0]) / (b[0] - a[0]) if b[0] > a[0] else 0
-                return a[1] + f * (b[1] - a[1]), a[2] + f * (b[2] - a[2])
+                # and the gap: the line is off by at most the time it spans
+                return a[1] + f * (b[1] - a[1]), a[2] + f * (b[2] - a[2]), (b[0] - a[0]) / 1e9
         return None
 
 
@@ -85,7 +100,7 @@ def steal_case():
         skip(CASES[0], "kvmtop is a sanitizer build: on a loaded CPU it falls behind its events, "
              "which the plain build's run of this case checks")
         return []
-    p = snapshots(os.environ, 7)
+    p = snapshots(os.environ, 10)
     pid, tid = demo_vcpu()
     if not tid:
         p.kill()
@@ -94,35 +109,47 @@ def steal_case():
     cpu = min(os.sched_getaffinity(0))
     os.sched_setaffinity(tid, {cpu})
     hog = subprocess.Popen(["taskset", "-c", str(cpu), "sh", "-c", "while :; do :; done"])
-    sampler = Sampler(tid)
+    set_up = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    sampler = Sampler(tid, cpu)
     sampler.start()
     out, err = p.communicate(timeout=60)
     sampler.stop = True
     hog.kill()
     hog.wait()
     js = [json.loads(l) for l in out.decode().splitlines() if l.strip()]
-    bad, checked = [], 0
-    # the first snapshots: pinning and the first /proc reading happen in them
-    for j in js[2:]:
+    bad, checked, unsampled = [], 0, []
+    # the intervals after the set-up: the pinning (a migration) and the hog's start are in none of
+    # them (in the emulated host the demo starts slowly, the set-up can fall in the third snapshot)
+    for j in [j for j in js[2:] if j["start"] >= set_up]:
         c = vcpu_of(j, tid)
+        if not c or "time_s" not in c:
+            bad.append("snapshot %d: no time_s for tid %d" % (j["snapshot"], tid))
+            continue
         a, b = sampler.at(j["start"]), sampler.at(j["end"])
-        if not c or "time_s" not in c or not a or not b:
-            bad.append("snapshot %d: no time_s for tid %d or no samples around it" % (j["snapshot"], tid))
+        if not a or not b or j.get("lost_events"):
+            # the oracle cannot say (no dense samples at an edge), or kvmtop says its figures miss events
+            unsampled.append("snapshot %d: %s" % (j["snapshot"], "lost events %s" % j["lost_events"]
+                                                  if j.get("lost_events") else "no samples within 50 ms of an edge"))
             continue
         t = c["time_s"]
         run_k, wait_k = t["guest"] + t["host"] + t["vmm"], t["wait"]
         run_p, wait_p = (b[0] - a[0]) / 1e9, (b[1] - a[1]) / 1e9
         checked += 1
-        if abs(wait_k - wait_p) > 0.05 * wait_p or abs(run_k - run_p) > 0.05 * run_p:
-            bad.append("snapshot %d: kvmtop wait %.4f s on CPU %.4f s; schedstat wait %.4f s on CPU %.4f s (%s)"
-                       % (j["snapshot"], wait_k, run_k, wait_p, run_p, c.get("time_source")))
+        # 5 %, and the sampling gaps at the two edges, over which the oracle's line may be off
+        slack = a[2] + b[2]
+        if abs(wait_k - wait_p) > 0.05 * wait_p + slack or abs(run_k - run_p) > 0.05 * run_p + slack:
+            bad.append("snapshot %d: kvmtop wait %.4f s on CPU %.4f s; schedstat wait %.4f s on CPU %.4f s (%s); "
+                       "lost events %s" % (j["snapshot"], wait_k, run_k, wait_p, run_p, c.get("time_source"),
+                                           j.get("lost_events")))
     ok(p.returncode == 0 and checked >= 3 and not bad,
-       "%s: over %d intervals, within 5 %%" % (CASES[0], checked), "\n".join(bad) + err.decode())
+       "%s: over %d intervals, within 5 %% and the sampling gaps at their edges" % (CASES[0], checked), "\n".join(bad + unsampled) + err.decode())
     return js
 
 
 def halt_case():
-    env = dict(os.environ, KVMTOP_DEMO_HALT_US="20000")
+    # inside the emulated host every guest instruction between two HLTs is emulated, slower still on
+    # a loaded machine (a CI run saw 0.89-0.91 with 20 ms): a longer sleep keeps the bound about kvmtop
+    env = dict(os.environ, KVMTOP_DEMO_HALT_US="50000" if inside_kvm_host() else "20000")
     p = snapshots(env, 5)
     pid, tid = demo_vcpu()
     out, err = p.communicate(timeout=60)
@@ -134,7 +161,7 @@ def halt_case():
             shares.append(c["time_s"]["halt"] / j["seconds"])
     ok(p.returncode == 0 and len(shares) >= 2 and min(shares) >= 0.90,
        "%s: halt is 90 %% or more of each interval (%s)" % (CASES[1], ", ".join("%.3f" % s for s in shares)),
-       err.decode())
+       "lost events %s; %s" % ([j.get("lost_events") for j in js], err.decode()))
     return js
 
 
