@@ -83,8 +83,19 @@ static void socket_name(const char *val, char *out, size_t outlen)
 	strlcpy(out, base, outlen);
 }
 
-/* The value of option opt at argv[i]: "opt V" or "opt=V". */
-static const char *opt_value(char **argv, int argc, int *i, const char *opt)
+int ident_argv_split(const char *cmdline, size_t len, char *copy, char **argv, int max)
+{
+	size_t off;
+	int argc = 0;
+
+	memcpy(copy, cmdline, len);
+	copy[len] = '\0';
+	for (off = 0; off < len && argc < max; off += strlen(copy + off) + 1)
+		argv[argc++] = copy + off;
+	return argc;
+}
+
+const char *ident_opt_value(char **argv, int argc, int *i, const char *opt)
 {
 	size_t n = strlen(opt);
 
@@ -99,8 +110,7 @@ void ident_vm_name(const char *cmdline, size_t len, const char *comm, char *out,
 {
 	char *argv[512], *copy, *prog;
 	const char *v;
-	int argc = 0, i;
-	size_t off;
+	int argc, i;
 
 	strlcpy(out, comm ? comm : "", outlen);
 	if (!len)
@@ -108,23 +118,20 @@ void ident_vm_name(const char *cmdline, size_t len, const char *comm, char *out,
 	copy = malloc(len + 1);
 	if (!copy)
 		return;
-	memcpy(copy, cmdline, len);
-	copy[len] = '\0';
-	for (off = 0; off < len && argc < 512; off += strlen(copy + off) + 1)
-		argv[argc++] = copy + off;
+	argc = ident_argv_split(cmdline, len, copy, argv, 512);
 	prog = strrchr(argv[0], '/');
 	prog = prog ? prog + 1 : argv[0];
 
 	for (i = 1; i < argc; i++) {
 		char name[256] = "";
 
-		if ((v = opt_value(argv, argc, &i, "-name")) ||
-		    (v = opt_value(argv, argc, &i, "--name")))
+		if ((v = ident_opt_value(argv, argc, &i, "-name")) ||
+		    (v = ident_opt_value(argv, argc, &i, "--name")))
 			qemu_name(v, name, sizeof(name));
-		else if (!strcmp(prog, "firecracker") && (v = opt_value(argv, argc, &i, "--id")))
+		else if (!strcmp(prog, "firecracker") && (v = ident_opt_value(argv, argc, &i, "--id")))
 			strlcpy(name, v, sizeof(name));
-		else if ((v = opt_value(argv, argc, &i, "--api-socket")) ||
-			 (!strncmp(prog, "crosvm", 6) && (v = opt_value(argv, argc, &i, "--socket"))))
+		else if ((v = ident_opt_value(argv, argc, &i, "--api-socket")) ||
+			 (!strncmp(prog, "crosvm", 6) && (v = ident_opt_value(argv, argc, &i, "--socket"))))
 			socket_name(v, name, sizeof(name));
 		if (name[0]) {
 			strlcpy(out, name, outlen);

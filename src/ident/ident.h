@@ -148,6 +148,15 @@ bool ident_alive(const struct ident *id, int pid);
  * crosvm "--socket P" (P's file name without ".sock"); else comm.
  */
 void ident_vm_name(const char *cmdline, size_t len, const char *comm, char *out, size_t outlen);
+/*
+ * A command line's parts, for ident.c's and ident_vm.c's readers of it:
+ * cmdline (len bytes, its arguments NUL-separated) copied into copy (len
+ * + 1 bytes) and split into argv (at most max): argc.  And the value of
+ * option opt at argv[*i] ("opt V", moving *i past V, or "opt=V"), NULL
+ * where argv[*i] is not opt.
+ */
+int ident_argv_split(const char *cmdline, size_t len, char *copy, char **argv, int max);
+const char *ident_opt_value(char **argv, int argc, int *i, const char *opt);
 
 /*
  * Who a VM is, from what the host holds (ident_vm.c; read live by

@@ -33,31 +33,6 @@
 
 #define VM_ARGV_MAX	512
 
-/* cmdline (len bytes, argv NUL-separated) copied into copy and split into argv: argc. */
-static int vm_split(const char *cmdline, size_t len, char *copy, char **argv)
-{
-	size_t off;
-	int argc = 0;
-
-	memcpy(copy, cmdline, len);
-	copy[len] = '\0';
-	for (off = 0; off < len && argc < VM_ARGV_MAX; off += strlen(copy + off) + 1)
-		argv[argc++] = copy + off;
-	return argc;
-}
-
-/* argv[i]'s value for option opt ("opt V" or "opt=V"), moving i past it; NULL if it is not opt. */
-static const char *vm_opt(char **argv, int argc, int *i, const char *opt)
-{
-	size_t n = strlen(opt);
-
-	if (!strcmp(argv[*i], opt))
-		return *i + 1 < argc ? argv[++*i] : NULL;
-	if (!strncmp(argv[*i], opt, n) && argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	return NULL;
-}
-
 /* The program's file name in argv[0]. */
 static const char *vm_prog(const char *argv0)
 {
@@ -90,7 +65,7 @@ void ident_vm_cmdline(const char *cmdline, size_t len, const char *vm_name, stru
 	out->from = "comm";
 	if (!len || !(copy = malloc(len + 1)))
 		return;
-	argc = vm_split(cmdline, len, copy, argv);
+	argc = ident_argv_split(cmdline, len, copy, argv, VM_ARGV_MAX);
 	prog = vm_prog(argv[0]);
 	if (!strcmp(prog, "firecracker") || !strcmp(prog, "jailer"))
 		out->from = "firecracker";
@@ -99,11 +74,11 @@ void ident_vm_cmdline(const char *cmdline, size_t len, const char *vm_name, stru
 	else if (!strncmp(prog, "crosvm", 6))
 		out->from = "crosvm";
 	for (i = 1; i < argc; i++) {
-		if ((v = vm_opt(argv, argc, &i, "-uuid")) && vm_is_uuid(v))
+		if ((v = ident_opt_value(argv, argc, &i, "-uuid")) && vm_is_uuid(v))
 			strlcpy(out->uuid, v, sizeof(out->uuid));
-		else if (!v && vm_opt(argv, argc, &i, "--name"))
+		else if (!v && ident_opt_value(argv, argc, &i, "--name"))
 			out->from = strncmp(prog, "qemu", 4) ? "kvmtool" : "qemu";
-		else if (v || !(v = vm_opt(argv, argc, &i, "-name")))
+		else if (v || !(v = ident_opt_value(argv, argc, &i, "-name")))
 			continue;
 		else if (!strncmp(v, "sandbox-", 8) || !strncmp(v, "guest=sandbox-", 14))
 			out->from = "kata";
@@ -125,10 +100,10 @@ bool ident_vm_parent(const char *cmdline, size_t len, struct ident_vm *out)
 
 	if (!len || !(copy = malloc(len + 1)))
 		return false;
-	argc = vm_split(cmdline, len, copy, argv);
+	argc = ident_argv_split(cmdline, len, copy, argv, VM_ARGV_MAX);
 	if (!strncmp(vm_prog(argv[0]), "containerd-shim-kata", 20)) {
 		for (i = 1; i < argc && !v; i++)
-			v = vm_opt(argv, argc, &i, "-id");
+			v = ident_opt_value(argv, argc, &i, "-id");
 		if (v && *v) {
 			strlcpy(out->name, v, sizeof(out->name));
 			out->from = "kata";
