@@ -117,6 +117,49 @@ def asan_run(args, timeout=120):
         return (p.returncode, out.read().decode("utf-8", "replace"),
                 asan_quiet(err.read().decode("utf-8", "replace")), ru.ru_maxrss / 1024)
 
+def threads_of_session(sid):
+    """What each thread of session sid is doing, one line each: pid/tid, name, state, the kernel
+    function it waits in and its kernel stack's first frames (a hang's evidence)."""
+    lines = []
+    for pid in sorted((int(d) for d in os.listdir("/proc") if d.isdigit())):
+        try:
+            if int(open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[3]) != sid:
+                continue
+            tids = sorted(int(t) for t in os.listdir("/proc/%d/task" % pid))
+        except (OSError, ValueError, IndexError):
+            continue
+        for tid in tids:
+            base = "/proc/%d/task/%d/" % (pid, tid)
+            try:
+                stat = open(base + "stat").read()
+                wchan = open(base + "wchan").read()
+                stack = [l.split()[1] for l in open(base + "stack") if len(l.split()) > 1][:6]
+            except OSError:
+                continue
+            lines.append("%d/%d %s %s wchan=%s stack=%s" % (pid, tid, stat[stat.find("("):stat.rfind(")") + 1],
+                                                           stat.rsplit(")", 1)[1].split()[0], wchan or "-",
+                                                           ",".join(stack) or "-"))
+    return "\n".join(lines)
+
+
+def run_bounded(args, timeout, cwd=None):
+    """Run args in a session of their own: (status, stdout, stderr).  Past timeout seconds the
+    status is None and stderr ends with what each of its threads was waiting on (so that a hang
+    says where), and the whole session is killed."""
+    import signal
+    p = subprocess.Popen(args, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        where = threads_of_session(p.pid)
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        return None, out.decode("utf-8", "replace"), "%s\n(still running after %d s; its threads:\n%s)" % (
+            err.decode("utf-8", "replace")[-2000:], timeout, where)
+
+
 def one_clear_line(rc, err, name, must_mention=None):
     """ok when kvmtop said one 'kvmtop: ' line (mentioning must_mention) and
     exited non-zero, not by a signal or a sanitizer."""

@@ -378,8 +378,10 @@ def run(cmd, timeout=1800, share=None, cwd=None, env=None, out=sys.stdout, cpus=
             raise VmhostError(failed)
         if timed_out:
             where = "after booting, in the command" if last in ("command",) else "booting, at step '%s'" % last
-            raise VmhostError("%s: timed out after %.0f s %s (console: %s)"
-                              % (last, took, where, panic or _tail(console)))
+            said = " | ".join(l for l in err.splitlines()[-5:] if l.strip())
+            raise VmhostError("%s: timed out after %.0f s %s (console: %s)%s"
+                              % (last, took, where, panic or _tail(console),
+                                 "; the command's last stderr: " + said if said else ""))
         if panic:
             raise VmhostError("%s: the emulated host's kernel died: %s" % (last, panic))
         raise VmhostError("%s: QEMU ended (status %s) before the command did: %s"
