@@ -464,7 +464,7 @@ def prometheus_case(dat):
     # out as /proc and /sys), for the dashboard's and rules' context series; a job of its own
     croot, cproc, csys = two_vms("kvmtop-promctx-")
     write_vm1(cproc, csys, 0)
-    C = Listener(["--source", "stats", "--proc", cproc, "--sys", csys])
+    C = Listener(["--source", "stats", "--proc", cproc, "--sys", csys, "--metrics-identity"])
     if not ok(L.up and C.up, "Prometheus case: kvmtop --listen is up (a replay, and VMs' context)"):
         L.stop()
         C.stop()
@@ -571,6 +571,14 @@ def prometheus_case(dat):
                 if not query(e):
                     empty.append("%s: %s" % (pnl["title"], e[:100]))
         ok(not empty, "contrib: every dashboard panel has data for All hosts and All VMs", "\n".join(empty))
+        # the identity table's rows: the fixture's VMs as their command lines name them (-name guest=)
+        who = next(t["expr"] for pnl in dash["panels"] for t in pnl["targets"] if "kvmtop_vm_info" in t["expr"])
+        for k, v in alls.items():
+            who = who.replace(k, v)
+        rows = sorted((r["metric"].get("pid"), r["metric"].get("name"), r["metric"].get("name_from"))
+                      for r in query(who) or [])
+        eq(rows, [("4100", "web1", "qemu"), ("4200", "db2", "qemu")],
+           "contrib: the dashboard's identity table names each VM as its command line does (-name guest=)")
     finally:
         prom.send_signal(signal.SIGTERM)
         try:
