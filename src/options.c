@@ -394,7 +394,8 @@ static const struct opt_def opts[] = {
 	  .help = "show only the VMs of these host processes (with -g:\n"
 		  "those matching either); figures stay whole" },
 	{ "guest", 'g', "NAME", OPT_CALL, .set = set_guest,
-	  .help = "show only the VMs called NAME, a glob (web*),\n"
+	  .help = "show only the VMs called NAME, a glob (web*): their\n"
+		  "name, or live their display name or UUID;\n"
 		  "repeatable; one that matches none is said once" },
 	{ "vcpu", 0, "N[,N...]", OPT_CALL, .set = set_vcpus,
 	  .help = "show only these vCPU ids of each VM shown" },

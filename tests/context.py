@@ -294,10 +294,13 @@ def screen_case():
         skip("context: the VMs pane's context columns", "tmux is not installed")
         return
     import tui_keys as k
+    import threading
     root, proc, sysd = two_vms("kvmtop-ctxs-")
+    stop = threading.Event()
     try:
         write_vm1(proc, sysd, 1)
         write_vm2(proc, sysd)
+        threading.Thread(target=grow_threads, args=(proc, stop), daemon=True).start()
         live = ["--source", "stats", "--proc", proc, "--sys", sysd, "-d", "1"]
         k.start(live, width=400)        # room for every column the pane shows by default
         lines = k.wait_for(lambda ls: len(ls) > 3 and ls[3].split()[:1] == ["VM"] and "EVENTS/s" in ls[3])
@@ -330,8 +333,11 @@ def screen_case():
         eq(cells, [("0", "1"), ("1", "0")], "screen: the vCPUs pane's node column, picked by the settings file")
         k.quit_case("context screen (picked)")
         # m: the VM's context pane, one figure a row
+        opens = Opens(os.path.join(proc, "4100", "task", "4103"), "io")
         k.start(["--config", rc] + live)
         k.wait_for(lambda ls: len(rows_of(ls)) == 2)
+        time.sleep(2.5)
+        eq(opens.count(), 0, "screen: no VMM thread's io file is read while no context pane shows its VM")
         for _ in range(3):
             if k.sel_name() == "web1":
                 break
@@ -353,9 +359,95 @@ def screen_case():
         ok(item(lines, "tap macvtap0 drops").split()[3:4] == ["0.00/s"] and
            item(lines, "cpu pressure").split()[2:4] == ["0.0", "%"],
            "screen: m, the VM's context: the second tap, its pressure", "\n".join(lines))
+        threads_case(item)
+        ok(opens.count() >= 2, "screen: the io file of each thread of the VM shown is read while m shows it")
+        k.keys("Escape")
+        k.wait_for(lambda ls: len(rows_of(ls)) == 2)
+        time.sleep(1.5)         # a snapshot already begun may read it once more
+        opens.count()
+        time.sleep(2.5)
+        eq(opens.count(), 0, "screen: once m's pane is closed, its VM's threads are no longer read one by one")
         k.quit_case("context pane")
     finally:
+        stop.set()
         shutil.rmtree(root, ignore_errors=True)
+
+
+# The fixture VM's threads that are not vCPUs: {tid: (name, ns on a CPU, read, written) per second}
+THREADS = {4103: ("IO iothread0", 250000000, 3 * MIB, MIB), 4104: ("worker", 50000000, 0, 512 * 1024)}
+
+
+def grow_threads(proc, stop):
+    """Each of THREADS' counters grown at its rate, every 20 ms, until stop: a thread's schedstat
+    and io files as the kernel's grow.  The pane's rates are the oracle's within the 20 ms steps."""
+    t0 = time.monotonic()
+    while True:
+        t = time.monotonic() - t0
+        for tid, (name, run, rd, wr) in THREADS.items():
+            d = os.path.join(proc, "4100", "task", str(tid))
+            put(os.path.join(d, "comm"), name + "\n", "w")
+            put(os.path.join(d, "schedstat"), "%d 0 10\n" % (10 ** 9 + run * t), "w")
+            put(os.path.join(d, "io"), "rchar: 0\nwchar: 0\nsyscr: 0\nsyscw: 0\nread_bytes: %d\n"
+                "write_bytes: %d\ncancelled_write_bytes: 0\n" % (MIB + rd * t, wr * t), "w")
+        if stop.wait(0.02):
+            return
+
+
+class Opens:
+    """Who opens file name in folder d, counted by the kernel (inotify's IN_OPEN): the oracle of
+    what kvmtop reads, where the file's contents cannot tell."""
+    IN_OPEN = 0x20
+
+    def __init__(self, d, name):
+        import ctypes
+        import ctypes.util
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        self.fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        if self.fd < 0 or libc.inotify_add_watch(self.fd, d.encode(), self.IN_OPEN) < 0:
+            raise OSError(ctypes.get_errno(), "inotify on " + d)
+        self.name = name
+
+    def count(self):
+        """The opens of the file since the last call."""
+        import struct
+        n = 0
+        while True:
+            try:
+                buf = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return n
+            off = 0
+            while off < len(buf):
+                _, mask, _, size = struct.unpack_from("iIII", buf, off)
+                name = buf[off + 16:off + 16 + size].rstrip(b"\0").decode()
+                n += bool(mask & self.IN_OPEN) and name == self.name
+                off += 16 + size
+
+
+def threads_case(item):
+    """m's rows of each VMM thread, read one by one while the pane is shown: its share of a CPU and
+    its disk rates as the fixture grows them (grow_threads), busiest first, no vCPU among them."""
+    import tui_keys as k
+    row = re.compile(r"^  (?P<name>.+?)\s+(?P<cpu>[\d.]+) % tid (?P<tid>\d+): disk read (?P<rd>[\d.]+) (?P<ru>\S+)/s, "
+                     r"written (?P<wr>[\d.]+) (?P<wu>\S+)/s")
+    unit = {"B": 1, "KiB": 1024, "MiB": MIB}
+    rows_of = lambda ls: [m.groupdict() for m in map(row.match, ls) if m]
+    for _ in range(6):          # the rows come at the next snapshots, below the screen's end
+        k.keys("End")
+        lines = k.wait_for(lambda ls: len(rows_of(ls)) == 2, timeout=3)
+        if len(rows_of(lines)) == 2:
+            break
+    got = rows_of(lines)
+    eq([(r["name"], int(r["tid"])) for r in got], [("IO iothread0", 4103), ("worker", 4104)],
+       "screen: m, each VMM thread by name, busiest first, none of the vCPU threads (4101, 4102)")
+    good = len(got) == 2
+    for r in got:
+        name, run, rd, wr = THREADS[int(r["tid"])]
+        good = good and near(float(r["cpu"]), run / 1e7, rel=0.1) and \
+            near(float(r["rd"]) * unit.get(r["ru"], 0), rd, rel=0.1, absolute=1) and \
+            near(float(r["wr"]) * unit.get(r["wu"], 0), wr, rel=0.1, absolute=1)
+    ok(good, "screen: m, each VMM thread's CPU share and disk read and written per second, as its "
+       "schedstat and io files grow (within 10 %)", "\n".join(lines))
 
 
 CHILD = r'''

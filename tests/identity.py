@@ -177,6 +177,19 @@ def json_case(proc, lv):
     eq((vms[4100]["project"], vms[4100]["flavor"]), (None, None), "no OpenStack: project and flavor null")
 
 
+def filter_case(proc, lv):
+    """-g matches a VM's name, or who it is: its display name, its UUID (the oracle: the fixture's
+    command lines and status files)."""
+    for glob, want, what in (("web & *", [4300], "OpenStack's display name (nova:name)"),
+                             ("instance-0000002a", [4300], "the VMM's own name, as before"),
+                             (U2, [4200, 5000], "a UUID (libvirt's, of two status files)"),
+                             ("3f9a0c11d2e4", [4400], "Kata's sandbox id"),
+                             ("nobody*", [], "nothing it matches")):
+        lines, rc, err = run(proc, lv, "json", extra=["-g", glob])
+        got = sorted(by_pid(json.loads(lines[0]))) if rc == 0 and lines else err[-300:]
+        eq(got, want, "-g %s: the VMs it calls by %s" % (glob, what))
+
+
 def text_csv_case(proc, lv):
     lines, rc, _ = run(proc, lv, "text")
     line = next((l for l in lines if "vm_uuid=" + U3 in l), "")
@@ -304,6 +317,7 @@ def main():
         root, proc, lv = tree(procs)
         try:
             json_case(proc, lv)
+            filter_case(proc, lv)
             text_csv_case(proc, lv)
             metrics_case(proc, lv)
             screen_case(proc, lv)

@@ -3,7 +3,8 @@
  * A VM's context (m): what src/context/ read of its VMM at the last
  * snapshot, one figure a row -- who it is, its memory, its memory per NUMA node and
  * its vCPUs' locality, its disk, each of its taps, its pressure, its
- * threads that are not vCPUs -- "-" where the host does not say.
+ * threads that are not vCPUs one by one with their CPU and disk -- "-"
+ * where the host does not say.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,24 +190,74 @@ static void context_identity(struct pane *p, const struct vm *vm)
 	context_text(context_add(p, "OpenStack flavor"), id->flavor);
 }
 
-/* Its threads that are not vCPUs: the VMM's own (its I/O threads among them) and vhost workers. */
-static void context_threads(struct pane *p, const struct vm *vm)
+/* Busiest first (this interval's CPU time), then by tid. */
+static int detail_busy_cmp(const void *a, const void *b)
+{
+	const struct thread_detail *x = *(const struct thread_detail *const *)a;
+	const struct thread_detail *y = *(const struct thread_detail *const *)b;
+	uint64_t rx = x->known ? x->d_run : 0, ry = y->known ? y->d_run : 0;
+
+	if (rx != ry)
+		return rx < ry ? 1 : -1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* A row of thread d: its name, its share of a CPU, its disk rates ("-" where not known yet). */
+static void context_thread(const struct tui *t, struct pane *p, const struct thread_detail *d)
+{
+	char name[MODEL_COMM_LEN * 4], item[96], rd[32], wr[32];
+	struct ctx_row *w;
+
+	escape_text(d->comm, name, sizeof(name));
+	snprintf(item, sizeof(item), "  %s", name);
+	w = context_add(p, item);
+	if (d->known && t->secs > 0)
+		context_fmt(100.0 * (double)d->d_run / 1e9 / t->secs, "%", w->value, sizeof(w->value));
+	if (d->io_known && t->secs > 0) {
+		context_fmt((double)d->d_rd / t->secs, "B/s", rd, sizeof(rd));
+		context_fmt((double)d->d_wr / t->secs, "B/s", wr, sizeof(wr));
+		snprintf(w->detail, sizeof(w->detail), "tid %d: disk read %s, written %s", d->tid, rd, wr);
+	} else {
+		snprintf(w->detail, sizeof(w->detail), "tid %d: disk %s", d->tid,
+			 d->io ? "from the next snapshot" : "not readable (its io file)");
+	}
+}
+
+/*
+ * Its threads that are not vCPUs: the VMM's own (its I/O threads among
+ * them) and vhost workers, each group's count, then each thread, busiest
+ * first, read one by one while this pane is shown (view.h's detail_pid).
+ */
+static int context_threads(const struct tui *t, struct pane *p, const struct vm *vm)
 {
 	static const char *const what[TG_NR] = { "VMM threads", "vhost workers" };
+	const struct thread_detail **by = calloc(vm->nr_detail + 1, sizeof(*by));
+	size_t i, n;
 	int g;
 
+	if (!by)
+		return -1;
 	for (g = 0; g < TG_NR; g++) {
 		struct ctx_row *w = context_add(p, what[g]);
 
 		if (!vm->groups[g].seen)
 			continue;
 		snprintf(w->value, sizeof(w->value), "%d", vm->groups[g].count);
-		snprintf(w->detail, sizeof(w->detail), "%s", g == TG_EMULATOR ?
-			 "the VMM's own: main loop, I/O threads, workers (EMU% in the VMs pane)" :
+		snprintf(w->detail, sizeof(w->detail), "%s", !vm->detail ? "each one from the next snapshot on" :
+			 g == TG_EMULATOR ? "the VMM's own: main loop, I/O threads, workers (EMU% in the VMs pane)" :
 			 "vhost-net and other vhost threads serving it (VHOST%)");
+		for (i = n = 0; i < vm->nr_detail; i++)
+			if (vm->detail[i].group == (enum thread_group)g)
+				by[n++] = &vm->detail[i];
+		qsort(by, n, sizeof(*by), detail_busy_cmp);
+		for (i = 0; i < n; i++)
+			context_thread(t, p, by[i]);
 	}
+	free(by);
+	return 0;
 }
 
+/* Rows but the threads': identity, memory, nodes, disk, taps, pressure, the groups. */
 #define CONTEXT_MAX_ROWS	(4 + 16 + CTX_NODES + 3 * CTX_TAPS + 16)
 
 static int context_build(struct tui *t, struct pane *p)
@@ -214,7 +265,7 @@ static int context_build(struct tui *t, struct pane *p)
 	const struct vm *vm = tui_find_vm(t, p->vm_pid);
 
 	p->nr = 0;
-	p->rows = calloc(CONTEXT_MAX_ROWS, sizeof(struct ctx_row));
+	p->rows = calloc(CONTEXT_MAX_ROWS + (vm ? vm->nr_detail : 0), sizeof(struct ctx_row));
 	if (!p->rows)
 		return -1;
 	if (!vm)
@@ -222,8 +273,7 @@ static int context_build(struct tui *t, struct pane *p)
 	context_identity(p, vm);
 	context_memory(p, vm);
 	context_io(p, vm);
-	context_threads(p, vm);
-	return 0;
+	return context_threads(t, p, vm);
 }
 
 static uint64_t context_key(const void *r)

@@ -164,6 +164,14 @@ static int build_pane(struct tui *t, struct pane *p)
 	return 0;
 }
 
+/* The VM whose detail the top pane shows, for the driver to read it one thread at a time (view.h). */
+static void detail_shown(struct tui *t)
+{
+	const struct pane *p = t->depth ? &t->stack[t->depth - 1] : NULL;
+
+	t->view.detail_pid = p && tui_pane_is(t, p, PANE_CONTEXT) ? p->vm_pid : 0;
+}
+
 int tui_build_all(struct tui *t)
 {
 	uint64_t t0 = t->stats_file ? clock_mono_ns() : 0;
@@ -174,6 +182,7 @@ int tui_build_all(struct tui *t)
 			return -1;
 	if (t->stats_file)
 		tui_stat_add(&t->st_build, t0);
+	detail_shown(t);
 	return 0;
 }
 
@@ -209,6 +218,7 @@ int tui_push_obj(struct tui *t, enum pane_id id, int vm_pid, int tid, int reason
 	if (obj)
 		p->obj = *obj;
 	t->filter[0] = '\0';
+	detail_shown(t);
 	return build_pane(t, p);
 }
 
@@ -229,5 +239,6 @@ void tui_pop(struct tui *t)
 	tui_pane_free_rows(tui_top_pane(t));
 	t->depth--;
 	t->filter[0] = '\0';
+	detail_shown(t);
 	tui_pane_order(t, tui_top_pane(t));
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Small files of /proc, /sys and cgroupfs read whole into the context's
- * one buffer, and "Key: value" lines found in them (context_priv.h).
+ * one buffer, and fields of /proc's stat files (context_priv.h).
  */
 #include <fcntl.h>
 #include <stdarg.h>
@@ -40,30 +40,6 @@ ssize_t ctx_file_read(struct context *c, const char *fmt, ...)
 	close(fd);
 	c->buf[n] = '\0';
 	return (ssize_t)n;
-}
-
-bool ctx_file_key(const char *text, const char *key, uint64_t *v)
-{
-	size_t len = strlen(key);
-	const char *p = text;
-	char *end;
-
-	while (p && *p) {
-		if (!strncmp(p, key, len)) {
-			const char *q = p + len;
-
-			while (*q == ' ' || *q == '\t' || *q == '=')
-				q++;
-			if (*q >= '0' && *q <= '9') {
-				*v = strtoull(q, &end, 10);
-				return true;
-			}
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return false;
 }
 
 bool ctx_stat_field(const char *text, int n, uint64_t *v)

@@ -124,7 +124,7 @@ static void ctx_ident_cmdline(struct context *c, int pid, const char *vm_name, s
 	if (strcmp(id->from, "comm") && strcmp(id->from, "qemu"))
 		return;
 	/* a QEMU of Kata's that its -name does not say: its shim's -id does */
-	if (ctx_file_read(c, "%s/%d/status", c->proc, pid) <= 0 || !ctx_file_key(c->buf, "PPid:", &ppid) ||
+	if (ctx_file_read(c, "%s/%d/status", c->proc, pid) <= 0 || !keyval_find(c->buf, "PPid:", &ppid) ||
 	    ppid <= 1 || ppid > INT_MAX)
 		return;
 	n = ctx_file_read(c, "%s/%d/cmdline", c->proc, (int)ppid);

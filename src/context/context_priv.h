@@ -8,7 +8,7 @@
  *     context_psi.c    pressure of its cgroup v2, and the host's
  *     context_net.c    its tap/macvtap interfaces' counters
  *     context_ident.c  who it is: command lines, libvirt's status XML
- *       context_file.c small files read whole, "Key: value" lines
+ *       context_file.c small files read whole, stat files' fields
  *
  * No file outside src/context/ includes this header.
  */
@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include "context.h"
+#include "util/keyval.h"
 
 /*
  * One reading of a VM: levels as they are, counters as read (context.c
@@ -90,11 +91,6 @@ uint64_t ctx_ident_dir(const struct context *c);
 /* context_file.c */
 /* File path (printf-style) read whole into c->buf, NUL-ended: its length, or -1. */
 ssize_t ctx_file_read(struct context *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/*
- * The number after "key" at a line's start in text (the rest of the line
- * after the key: spaces, tabs or '=' first): true with *v, false if none.
- */
-bool ctx_file_key(const char *text, const char *key, uint64_t *v);
 /* Field n (1: the pid) of a /proc stat file's text, counted after its ")": true with *v. */
 bool ctx_stat_field(const char *text, int n, uint64_t *v);
 

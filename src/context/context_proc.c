@@ -81,9 +81,9 @@ void ctx_proc_memory(struct context *c, int pid, struct ctx_reading *r)
 	uint64_t v;
 
 	if (ctx_file_read(c, "%s/%d/status", c->proc, pid) > 0) {
-		if (ctx_file_key(c->buf, "VmRSS:", &v))
+		if (keyval_find(c->buf, "VmRSS:", &v))
 			ctx_set(r, CTX_RSS, (double)v * 1024);
-		if (ctx_file_key(c->buf, "VmSwap:", &v))
+		if (keyval_find(c->buf, "VmSwap:", &v))
 			ctx_set(r, CTX_SWAP, (double)v * 1024);
 	}
 	if (ctx_file_read(c, "%s/%d/stat", c->proc, pid) > 0 && ctx_stat_field(c->buf, 12, &v))
@@ -106,7 +106,7 @@ void ctx_proc_huge(struct context *c, int pid, struct ctx_reading *r)
 		unsigned int i;
 
 		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-			if (ctx_file_key(c->buf, keys[i], &v)) {
+			if (keyval_find(c->buf, keys[i], &v)) {
 				huge += v * 1024;
 				any_huge = true;
 			}
@@ -159,7 +159,7 @@ void ctx_proc_disk(struct context *c, int pid, struct ctx_reading *r)
 
 	if (ctx_file_read(c, "%s/%d/io", c->proc, pid) > 0)
 		for (i = 0; i < sizeof(io) / sizeof(io[0]); i++)
-			if (ctx_file_key(c->buf, io[i].key, &v))
+			if (keyval_find(c->buf, io[i].key, &v))
 				ctx_set(r, io[i].f, (double)v);
 	if (proc_blkio(c, pid, &v))
 		ctx_set(r, CTX_BLKIO, (double)v);

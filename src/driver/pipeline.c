@@ -299,7 +299,7 @@ static bool vm_exists(const struct model *m, int pid, const char *name)
 	const struct vm *vm;
 
 	MODEL_FOREACH_VM(vm, m)
-		if (name ? !fnmatch(name, vm->name, 0) : vm->pid == pid)
+		if (name ? model_vm_called(vm, name) : vm->pid == pid)
 			return true;
 	return false;
 }
@@ -364,6 +364,7 @@ static int snapshot_prepare(struct driver *drv, uint64_t end)
 	/* every thread's state lasts to the snapshot's end: the states add up to it */
 	model_time_to(drv->m, end);
 	driver_read_times(drv, end, false);
+	drv->groups.detail_pid = drv->v->detail_pid;
 	if ((drv->src.live && drv->c->exits_unknown && vms_unseen(drv)) ||
 	    ident_sample_groups(&drv->groups, &drv->proc, drv->m, false)) {
 		driver_fail(drv, "out of memory");

@@ -121,6 +121,13 @@ struct view {
 	bool totals;
 	double delay;		/* seconds between refreshes, set by the view on VIEW_DELAY */
 	long interval;		/* the interval VIEW_INTERVAL asks for */
+	/*
+	 * Live: the VM whose detail the view shows (the screen's context
+	 * pane), 0: none.  Its threads are read one by one, with their disk
+	 * bytes, from the next snapshot on (struct vm's detail): what every
+	 * VM would pay for is paid for the one shown.
+	 */
+	int detail_pid;
 };
 
 static inline void view_init(struct view *v, const struct view_ops *ops, void *ctx, int fd)

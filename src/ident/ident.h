@@ -94,6 +94,12 @@ struct ident_task {
  */
 ssize_t ident_read_tasks(const struct ident *id, int pid, struct ident_task **out);
 /*
+ * Thread tid of process pid's disk bytes: read_bytes and write_bytes of
+ * /proc/PID/task/TID/io (pid == tid: /proc/TID/io, as for a kernel
+ * thread).  0, or -1 (gone, not readable, or a line missing).
+ */
+int ident_read_io(const struct ident *id, int pid, int tid, uint64_t *rd, uint64_t *wr);
+/*
  * vhost kernel threads (before Linux 6.4, vhost-PID were kernel threads,
  * not the VM's): the tid and VM pid of each, at most max.  The count.
  */

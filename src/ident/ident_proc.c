@@ -17,6 +17,7 @@
 #include <linux/kvm.h>
 
 #include "ident.h"
+#include "util/keyval.h"
 
 #define CMDLINE_MAX	65536
 
@@ -239,6 +240,19 @@ out_nomem:
 	closedir(d);
 	free(t);
 	return -1;
+}
+
+int ident_read_io(const struct ident *id, int pid, int tid, uint64_t *rd, uint64_t *wr)
+{
+	char rel[64], buf[512];
+
+	if (pid == tid)
+		snprintf(rel, sizeof(rel), "%d/io", tid);
+	else
+		snprintf(rel, sizeof(rel), "%d/task/%d/io", pid, tid);
+	if (read_file(id, rel, buf, sizeof(buf)) <= 0)
+		return -1;
+	return keyval_find(buf, "read_bytes:", rd) && keyval_find(buf, "write_bytes:", wr) ? 0 : -1;
 }
 
 size_t ident_vhost_kthreads(const struct ident *id, int *tids, int *pids, size_t max)

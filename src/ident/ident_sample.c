@@ -43,13 +43,59 @@ static int group_thread_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int detail_cmp(const void *a, const void *b)
+{
+	int x = ((const struct thread_detail *)a)->tid, y = ((const struct thread_detail *)b)->tid;
+
+	return (x > y) - (x < y);
+}
+
+static int task_tid_cmp(const void *key, const void *t)
+{
+	int x = *(const int *)key, y = ((const struct ident_task *)t)->tid;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * VM vm's threads of groups g (n[k] in group k) one by one into the model,
+ * each with its name (from tasks, its thread list sorted by tid) and disk
+ * bytes: the detail of the VM shown.  0, or -1 (no memory).
+ */
+static int read_vm_detail(const struct ident *id, struct vm *vm, struct group_thread *const *g,
+			  const size_t *n, const struct ident_task *tasks, size_t nt)
+{
+	struct thread_detail *d = calloc(n[TG_EMULATOR] + n[TG_VHOST] + 1, sizeof(*d));
+	const struct ident_task *task;
+	size_t i, nr = 0;
+	int k;
+
+	if (!d)
+		return -1;
+	for (k = 0; k < TG_NR; k++)
+		for (i = 0; i < n[k]; i++) {
+			struct thread_detail *t = &d[nr++];
+
+			t->tid = g[k][i].tid;
+			t->group = k;
+			t->run_ns = g[k][i].run_ns;
+			/* a vhost kernel thread (before Linux 6.4) is not in the VM's thread list */
+			task = bsearch(&t->tid, tasks, nt, sizeof(*tasks), task_tid_cmp);
+			strlcpy(t->comm, task ? task->comm : "vhost", sizeof(t->comm));
+			t->io = !ident_read_io(id, task ? vm->pid : t->tid, t->tid, &t->rd_bytes, &t->wr_bytes);
+		}
+	qsort(d, nr, sizeof(*d), detail_cmp);
+	model_thread_detail(vm, d, nr);
+	return 0;
+}
+
 /*
  * One VM's threads that are not its vCPUs, split into the VMM's own
  * (emulator) and vhost workers (threads named vhost-PID, and the vhost
  * kernel threads of older kernels, found in s->vk_*).  0, or -1 (no memory).
  */
 static int read_vm_groups(const struct ident_sampler *s, const struct ident *id, const struct model *m,
-			  struct vm *vm)
+			  struct vm *vm, int detail)
 {
 	struct group_thread *g[TG_NR];
 	struct ident_task *tasks;
@@ -86,6 +132,8 @@ static int read_vm_groups(const struct ident_sampler *s, const struct ident *id,
 		if (s->vk_pid[i] == vm->pid && !ident_read_times(id, s->vk_tid[i], &t))
 			g[TG_VHOST][n[TG_VHOST]++] = (struct group_thread){ s->vk_tid[i], t.run_ns, t.wait_ns };
 	qsort(g[TG_VHOST], n[TG_VHOST], sizeof(*g[TG_VHOST]), group_thread_cmp);
+	if (vm->pid == detail && read_vm_detail(id, vm, g, n, tasks, (size_t)nt))
+		goto out_nomem;
 	for (k = 0; k < TG_NR; k++)
 		model_group_read(vm, k, g[k], n[k]);
 	free(tasks);
@@ -108,10 +156,14 @@ int ident_sample_groups(struct ident_sampler *s, const struct ident *id, struct 
 		s->nr_vk = ident_vhost_kthreads(id, s->vk_tid, s->vk_pid, IDENT_VHOST_MAX);
 		s->vk_gen = m->vcpus_gen;
 	}
-	RB_FOREACH(vm, vm_tree, &m->vms)
+	RB_FOREACH(vm, vm_tree, &m->vms) {
+		/* the detail of a VM no longer shown goes */
+		if (!new_only && vm->detail && vm->pid != s->detail_pid)
+			model_thread_detail(vm, NULL, 0);
 		if (!vm->kernel && vm->pid > 0 && !vm->exited && !(new_only && vm->groups[TG_EMULATOR].seen) &&
-		    read_vm_groups(s, id, m, vm))
+		    read_vm_groups(s, id, m, vm, new_only ? 0 : s->detail_pid))
 			return -1;
+	}
 	return 0;
 }
 

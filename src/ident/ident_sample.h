@@ -23,6 +23,8 @@ struct ident_sampler {
 	int vk_pid[IDENT_VHOST_MAX];
 	size_t nr_vk;
 	unsigned long vk_gen;
+	/* the VM whose threads are read one by one (the view's detail_pid), 0: none */
+	int detail_pid;
 };
 
 /*
@@ -35,7 +37,9 @@ int ident_sample_times(const struct ident *id, struct model *m, uint64_t now, bo
  * Each VM's threads that are not its vCPUs, into its groups: the VMM's own
  * (emulator) and its vhost workers (threads named vhost-PID, and the vhost
  * kernel threads of older kernels); new_only: only the VMs never read (a
- * group is known from its second reading on).  0, or -1 (no memory).
+ * group is known from its second reading on).  And the VM s->detail_pid's
+ * threads one by one with their disk bytes (model_thread_detail), once per
+ * call without new_only.  0, or -1 (no memory).
  */
 int ident_sample_groups(struct ident_sampler *s, const struct ident *id, struct model *m, bool new_only);
 

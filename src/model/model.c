@@ -73,6 +73,7 @@ static void vm_free(struct vm *vm)
 
 	for (g = 0; g < TG_NR; g++)
 		free(vm->groups[g].last);
+	free(vm->detail);
 	free(vm->kst);
 	free(vm->ports);
 	free(vm);
@@ -943,4 +944,35 @@ void model_group_read(struct vm *vm, enum thread_group g, struct group_thread *n
 	gs->last = now;
 	gs->nr_last = n;
 	gs->count = (int)n;
+}
+
+void model_thread_detail(struct vm *vm, struct thread_detail *now, size_t n)
+{
+	size_t i = 0, j;
+
+	/* both sorted by tid: walk them together */
+	for (j = 0; j < n; j++) {
+		struct thread_detail *b = &now[j];
+		const struct thread_detail *a;
+
+		while (i < vm->nr_detail && vm->detail[i].tid < b->tid)
+			i++;
+		b->known = b->io_known = false;
+		if (i == vm->nr_detail || vm->detail[i].tid != b->tid)
+			continue;
+		a = &vm->detail[i];
+		/* a tid that is another thread now (counters went back) counts from here */
+		if (b->run_ns < a->run_ns)
+			continue;
+		b->known = true;
+		b->d_run = b->run_ns - a->run_ns;
+		if (a->io && b->io && b->rd_bytes >= a->rd_bytes && b->wr_bytes >= a->wr_bytes) {
+			b->io_known = true;
+			b->d_rd = b->rd_bytes - a->rd_bytes;
+			b->d_wr = b->wr_bytes - a->wr_bytes;
+		}
+	}
+	free(vm->detail);
+	vm->detail = now;
+	vm->nr_detail = n;
 }

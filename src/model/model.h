@@ -297,6 +297,26 @@ struct thread_group_stat {
 };
 
 /*
+ * One thread of a VM that is not a vCPU, read one by one only for the VM
+ * whose detail is shown (the screen's context pane: model_thread_detail):
+ * its name, its CPU time and, where its io file reads, its disk bytes.
+ */
+#define MODEL_COMM_LEN	16	/* the kernel's TASK_COMM_LEN */
+struct thread_detail {
+	int tid;
+	enum thread_group group;
+	char comm[MODEL_COMM_LEN];	/* raw: escape before printing */
+	uint64_t run_ns;		/* schedstat: ns on a CPU */
+	bool io;			/* rd_bytes and wr_bytes read (its io file) */
+	uint64_t rd_bytes;		/* io's read_bytes: what its reads fetched from storage */
+	uint64_t wr_bytes;		/* io's write_bytes: what its writes sent towards storage */
+	/* since its last reading (the snapshot before): known, and io_known with io both times */
+	bool known;
+	bool io_known;
+	uint64_t d_run, d_rd, d_wr;
+};
+
+/*
  * A VM's context (src/context/, live): what /proc, /sys and its cgroup v2
  * say of its VMM process at each snapshot, beside the events.  Each figure
  * has its bit in known: a figure the host does not give (no cgroup of its
@@ -371,6 +391,9 @@ struct vm {
 	/* why the source sees none of its exits (a constant string), NULL: they are counted */
 	const char *exits_unknown;
 	struct thread_group_stat groups[TG_NR];
+	/* its threads other than vCPUs one by one, by tid: only while its detail is shown (NULL: not) */
+	struct thread_detail *detail;
+	size_t nr_detail;
 	struct vm_ctx ctx;	/* memory, disk, network, pressure (src/context/) */
 	struct ident_vm ident;	/* live: who it is (src/context/context_ident.c); read false: not looked up */
 	/* KVM's statistics of its VM fd (the stats source), by names->kstats[KSTAT_VM] slot */
@@ -552,6 +575,13 @@ const char *model_state_name(enum vcpu_state s);
  */
 void model_group_read(struct vm *vm, enum thread_group g, struct group_thread *now, size_t n);
 const char *model_group_name(enum thread_group g);
+/*
+ * The threads of vm other than its vCPUs now, one by one, sorted by tid
+ * (the model keeps the array; NULL, 0: its detail is no longer shown and
+ * what was kept goes): each thread's growth since the last reading of the
+ * same thread.
+ */
+void model_thread_detail(struct vm *vm, struct thread_detail *now, size_t n);
 /* Group g's ns on a CPU (or waiting for one): this interval, or since start; 0 if not known. */
 uint64_t model_group_ns(const struct vm *vm, enum thread_group g, bool wait, bool cumulative);
 /* A record says missed events were lost before it: n, or < 0 if how many is unknown (counted as 1). */
@@ -603,6 +633,11 @@ const struct vcpu *model_vcpu_next(const struct vcpu *v);
  */
 bool model_vcpu_active(const struct model *m, const struct vcpu *v);
 bool model_vm_active(const struct model *m, const struct vm *vm);
+/*
+ * Is VM vm called glob (a shell glob): its name, or live, who it is (its
+ * best name: OpenStack's display name, libvirt's ...; its UUID)?
+ */
+bool model_vm_called(const struct vm *vm, const char *glob);
 /* Does the filter show VM vm, vCPU thread v (and its VM)? */
 bool model_vm_shown(const struct vm *vm);
 bool model_vcpu_shown(const struct vcpu *v);

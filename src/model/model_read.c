@@ -74,6 +74,14 @@ bool model_vm_active(const struct model *m, const struct vm *vm)
 	return false;
 }
 
+bool model_vm_called(const struct vm *vm, const char *glob)
+{
+	const struct ident_vm *id = &vm->ident;
+
+	return !fnmatch(glob, vm->name, 0) || (id->read && ((id->name[0] && !fnmatch(glob, id->name, 0)) ||
+							    (id->uuid[0] && !fnmatch(glob, id->uuid, 0))));
+}
+
 bool model_vm_shown(const struct vm *vm)
 {
 	const struct model_filter *f = vm->filter;
@@ -85,7 +93,7 @@ bool model_vm_shown(const struct vm *vm)
 		if (f->pids[i] == vm->pid)
 			return true;
 	for (i = 0; i < f->nr_names; i++)
-		if (!fnmatch(f->names[i], vm->name, 0))
+		if (model_vm_called(vm, f->names[i]))
 			return true;
 	return false;
 }
