@@ -25,7 +25,7 @@ import os
 import subprocess
 import time
 
-from tap import ok, done, run, kvmgen, kvmtop, skip, kvm_here, live_elsewhere, live_only, \
+from tap import ok, eq, done, run, kvmgen, kvmtop, skip, kvm_here, live_elsewhere, live_only, \
     live_cases_in_kvm_host, inside_kvm_host
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
@@ -165,6 +165,12 @@ def main():
        "\n".join(bad) + err)
     ok(not any(vm["name"].startswith("unknown") for vm in j["vms"]),
        "... and no VM is 'unknown@...'", [vm["name"] for vm in j["vms"]])
+    # who each VM is, from its command line in the snapshot, as live: the generator's -uuid and kind
+    who = sorted((vm["pid"], got_vms.get(vm["pid"], {}).get("uuid"), got_vms.get(vm["pid"], {}).get("name_from"))
+                 for vm in vms)
+    eq(who, sorted((vm["pid"], vm["uuid"], vm["from"]) for vm in vms),
+       "--threads: each VM's UUID (QEMU's -uuid) and the kind of VMM that named it, from the snapshot's "
+       "command line, its vCPU threads born after it (null where the command line gives none)")
 
     # 2. Without the snapshot: the births still group each VM's threads by their VMM's pid.
     j, err = summary(dat)

@@ -116,11 +116,13 @@ static void driver_ident_born(struct driver *drv, int tid, struct ident_info *ou
 		out->pid = p.pid;
 		out->kernel = p.kernel;
 		out->guessed = p.guessed;
+		out->vm_ident = p.vm_ident;
 		strlcpy(out->vm_name, p.vm_name, sizeof(out->vm_name));
 	} else if (born) {
 		out->pid = t;
 		out->kernel = false;
 		out->guessed = false;
+		out->vm_ident = NULL;
 		strlcpy(out->vm_name, comm[0] ? comm : "unknown", sizeof(out->vm_name));
 	} else {
 		return;

@@ -42,6 +42,13 @@ struct ident_info {
 	int vcpu_hint;
 	/* out: the vCPU id its name gives (ident_vcpu_id(comm)), or -1 */
 	int vcpu_id;
+	/*
+	 * Who its VM is, where the source knows it when it names the thread
+	 * (a recording's --threads snapshot: the command line's -uuid ...),
+	 * NULL where not (live: src/context/ reads it at each VM's first
+	 * snapshot).  It lives as long as the source.
+	 */
+	const struct ident_vm *vm_ident;
 };
 
 typedef void (*ident_fn)(void *ctx, int tid, struct ident_info *out);

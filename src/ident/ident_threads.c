@@ -38,6 +38,7 @@ struct snap_proc {
 	bool kernel;		/* a kernel thread's "process": host work */
 	int vhost_of;		/* a vhost-PID kernel thread (before Linux 6.4): VM PID's */
 	char name[IDENT_NAME_LEN];
+	struct ident_vm id;	/* who it is, from its command line as live (read: a process's) */
 };
 
 struct ident_threads {
@@ -121,6 +122,9 @@ static void proc_of(struct snap_proc *pr, char *args)
 		if (args[i] || (end > args && end[-1]))
 			*end++ = args[i];
 	ident_vm_name(args, (size_t)(end - args), comm, pr->name, sizeof(pr->name));
+	/* QEMU's -uuid, Firecracker's --id, Kata's sandbox ...: as kvmtop reads them live */
+	ident_vm_cmdline(args, (size_t)(end - args), pr->name, &pr->id);
+	pr->id.read = true;
 }
 
 static const struct snap_thread *find_thread(const struct ident_threads *t, int tid)
@@ -330,6 +334,7 @@ bool ident_threads_find(const struct ident_threads *t, int tid, struct ident_inf
 	}
 	out->kernel = pr && pr->kernel;
 	out->guessed = false;
+	out->vm_ident = pr && pr->id.read ? &pr->id : NULL;
 	strlcpy(out->vm_name, pr ? pr->name : "unknown", sizeof(out->vm_name));
 	return true;
 }

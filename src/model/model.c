@@ -122,6 +122,9 @@ static struct vm *vm_get(struct model *m, const struct ident_info *id)
 	vm->kernel = id->kernel;
 	vm->guessed = id->guessed && !id->kernel;
 	strlcpy(vm->name, id->kernel ? "host kernel" : id->vm_name, sizeof(vm->name));
+	/* who it is, where the source said (a recording's --threads snapshot) */
+	if (id->vm_ident && !id->kernel)
+		vm->ident = *id->vm_ident;
 	TAILQ_INIT(&vm->vcpus);
 	TAILQ_INIT(&vm->vmm_threads);
 	RB_INSERT(vm_tree, &m->vms, vm);

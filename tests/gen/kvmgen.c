@@ -1918,33 +1918,41 @@ static void write_ps(const struct opts *o, const char *path)
 	fprintf(j, "[");
 	for (vm = 0; vm < o->vms; vm++) {
 		int base = 1000 + vm * 100, pid = base + 99;
-		char args[256], name[64];
+		char args[320], name[64], uuid[40] = "";
+		const char *from;
 
 		switch (vm % 5) {
 		case 0:
+			/* libvirt's QEMU: -uuid, the VM's UUID (the kind of name_from says who named it) */
 			snprintf(name, sizeof(name), "vm-%04d", vm);
+			snprintf(uuid, sizeof(uuid), "5d1c8e2a-%04x-4b6f-9c3d-%012x", vm, 0x1000 + vm);
 			snprintf(args, sizeof(args), "/usr/bin/qemu-system-x86_64 -name guest=%s,debug-threads=on "
-				 "-S -machine pc-q35-8.2,usb=off -m 2048 -smp %d", name, o->vcpus);
+				 "-S -machine pc-q35-8.2,usb=off -uuid %s -m 2048 -smp %d", name, uuid, o->vcpus);
+			from = "qemu";
 			break;
 		case 1:
 			snprintf(name, sizeof(name), "fc-%04d", vm);
 			snprintf(args, sizeof(args), "/usr/bin/firecracker --id %s --api-sock /run/fc/%s.sock",
 				 name, name);
+			from = "firecracker";
 			break;
 		case 2:
 			snprintf(name, sizeof(name), "ch-%04d", vm);
 			snprintf(args, sizeof(args), "/usr/bin/cloud-hypervisor --api-socket /run/ch/%s.sock "
 				 "--cpus boot=%d", name, o->vcpus);
+			from = "cloud-hypervisor";
 			break;
 		case 3:
 			snprintf(name, sizeof(name), "kt-%04d", vm);
 			snprintf(args, sizeof(args), "lkvm run --name %s -c %d -m 1024", name, o->vcpus);
+			from = "kvmtool";
 			break;
 		default:
 			/* QEMU's ",," is a comma; a quote and a backslash for the outputs to escape */
 			snprintf(name, sizeof(name), "db,\"%04d\\", vm);
 			snprintf(args, sizeof(args), "qemu-kvm -enable-kvm -name db,,\"%04d\\,process=x -m 4096",
 				 vm);
+			from = "qemu";
 			break;
 		}
 		fprintf(f, "%7d %7d %s\n", pid, pid, args);
@@ -1956,7 +1964,8 @@ static void write_ps(const struct opts *o, const char *path)
 		fprintf(j, "%s{\"pid\":%d,\"name\":\"", vm ? "," : "", pid);
 		for (k = 0; name[k]; k++)
 			fprintf(j, "%s%c", name[k] == '"' || name[k] == '\\' ? "\\" : "", name[k]);
-		fprintf(j, "\",\"tids\":[");
+		fprintf(j, "\",\"uuid\":%s%s%s,\"from\":\"%s\",\"tids\":[", uuid[0] ? "\"" : "", uuid[0] ? uuid : "null",
+			uuid[0] ? "\"" : "", from);
 		for (k = 0; k < o->vcpus; k++)
 			fprintf(j, "%s%d", k ? "," : "", base + k);
 		fprintf(j, "],\"lived_ns\":[");
@@ -2002,7 +2011,8 @@ static void usage(void)
 "                    interval and thread, exits and each reason's figures\n"
 "  -P FILE           write the host's 'ps -eLo tid=,pid=,args=' to FILE (VM v:\n"
 "                  pid 1000+100v+99, five kinds of VMM) and FILE.json (each\n"
-"                  VM's pid, name and vCPU tids)\n"
+"                  VM's pid, name, uuid (QEMU's -uuid, or null), kind of\n"
+"                  VMM (from) and vCPU tids)\n"
 "  -R                VMX exits of twenty reasons in equal parts (a wide table)\n"
 "  -w                with sched_switch and sched_waking of the vCPU threads\n"
 "  -B                vCPU threads born inside the recording (task_newtask by the\n"
