@@ -343,6 +343,8 @@ MUTATIONS = [
     ("context pane: a thread's io read from the process's file",
      [("src/ident/ident_proc.c", '\telse\n\t\tsnprintf(rel, sizeof(rel), "%d/task/%d/io", pid, tid);',
        '\telse\n\t\tsnprintf(rel, sizeof(rel), "%d/io", pid + 0 * tid);')]),
+    ("context pane: the VMM's main thread's io read from the process's file (tid == pid)",
+     [("src/ident/ident_proc.c", "\tif (!pid)\n\t\tsnprintf(rel", "\tif (!pid || pid == tid)\n\t\tsnprintf(rel")]),
     ("context pane: VMM threads idlest first",
      [("ui/pane_context.c", "return rx < ry ? 1 : -1;", "return rx < ry ? -1 : 1;")]),
     ("context pane: the threads of a VM no longer shown kept and read on",

@@ -101,9 +101,10 @@ struct ident_task {
  */
 ssize_t ident_read_tasks(const struct ident *id, int pid, struct ident_task **out);
 /*
- * Thread tid of process pid's disk bytes: read_bytes and write_bytes of
- * /proc/PID/task/TID/io (pid == tid: /proc/TID/io, as for a kernel
- * thread).  0, or -1 (gone, not readable, or a line missing).
+ * Thread tid of process pid's own disk bytes: read_bytes and write_bytes
+ * of /proc/PID/task/TID/io (pid 0: /proc/TID/io, a kernel thread of its
+ * own; never /proc/PID/io, the whole process's).  0, or -1 (gone, not
+ * readable, or a line missing).
  */
 int ident_read_io(const struct ident *id, int pid, int tid, uint64_t *rd, uint64_t *wr);
 /*

@@ -246,7 +246,7 @@ int ident_read_io(const struct ident *id, int pid, int tid, uint64_t *rd, uint64
 {
 	char rel[64], buf[512];
 
-	if (pid == tid)
+	if (!pid)
 		snprintf(rel, sizeof(rel), "%d/io", tid);
 	else
 		snprintf(rel, sizeof(rel), "%d/task/%d/io", pid, tid);

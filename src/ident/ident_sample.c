@@ -82,7 +82,7 @@ static int read_vm_detail(const struct ident *id, struct vm *vm, struct group_th
 			/* a vhost kernel thread (before Linux 6.4) is not in the VM's thread list */
 			task = bsearch(&t->tid, tasks, nt, sizeof(*tasks), task_tid_cmp);
 			strlcpy(t->comm, task ? task->comm : "vhost", sizeof(t->comm));
-			t->io = !ident_read_io(id, task ? vm->pid : t->tid, t->tid, &t->rd_bytes, &t->wr_bytes);
+			t->io = !ident_read_io(id, task ? vm->pid : 0, t->tid, &t->rd_bytes, &t->wr_bytes);
 		}
 	qsort(d, nr, sizeof(*d), detail_cmp);
 	model_thread_detail(vm, d, nr);
