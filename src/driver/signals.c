@@ -10,6 +10,12 @@
  * output (view.h: batch output with --output, logrotate's postrotate;
  * the exporter, which has nothing to reopen): then it only sets
  * driver_reload_sig, and the run goes on.
+ *
+ * ppoll() lets a pending signal in only when it returns for the signal:
+ * when the fd is ready at once (a key, or a terminal that hung up) or
+ * the time is up, the kernel puts the mask back with the signal still
+ * pending.  So driver_wait looks at what is pending after each return
+ * and lets it in then: a screen fed keys without a pause stops too.
  */
 #include <poll.h>
 #include <signal.h>
@@ -21,6 +27,9 @@
 volatile sig_atomic_t driver_stop_sig;
 volatile sig_atomic_t driver_child_sig;
 volatile sig_atomic_t driver_reload_sig;
+
+/* the signals caught: blocked, but where the loops wait or read */
+static const int signals_caught[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
 
 static sigset_t blocked, unblocked;
 /* SIGHUP asks for a reopen (driver_signals), not a stop */
@@ -63,15 +72,15 @@ void driver_handlers(void)
 
 void driver_signals(bool hup_reopens)
 {
+	size_t i;
+
 	signals_hup_reopens = hup_reopens;
 	driver_stop_sig = 0;
 	driver_reload_sig = 0;
 	driver_handlers();
 	sigemptyset(&blocked);
-	sigaddset(&blocked, SIGINT);
-	sigaddset(&blocked, SIGTERM);
-	sigaddset(&blocked, SIGHUP);
-	sigaddset(&blocked, SIGCHLD);
+	for (i = 0; i < sizeof(signals_caught) / sizeof(signals_caught[0]); i++)
+		sigaddset(&blocked, signals_caught[i]);
 	sigprocmask(SIG_BLOCK, &blocked, &unblocked);
 }
 
@@ -90,15 +99,36 @@ void driver_signals_restore(void)
 	sigprocmask(SIG_SETMASK, &unblocked, NULL);
 }
 
+/* A caught signal that came while ppoll() did not return for it: let in now, its flag set. */
+static void signals_deliver(void)
+{
+	sigset_t pending;
+	size_t i;
+
+	if (sigpending(&pending))
+		return;
+	for (i = 0; i < sizeof(signals_caught) / sizeof(signals_caught[0]); i++) {
+		if (sigismember(&pending, signals_caught[i])) {
+			/* the handlers run before sigprocmask() returns */
+			driver_signals_in();
+			driver_signals_out();
+			return;
+		}
+	}
+}
+
 short driver_wait(uint64_t now, uint64_t until, int fd)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct timespec ts;
 	uint64_t d = until > now ? until - now : 0;
+	int n;
 
 	ts.tv_sec = d / 1000000000ull;
 	ts.tv_nsec = d % 1000000000ull;
-	if (ppoll(&pfd, fd >= 0 ? 1 : 0, &ts, &unblocked) <= 0)
-		return 0;
-	return pfd.revents;
+	n = ppoll(&pfd, fd >= 0 ? 1 : 0, &ts, &unblocked);
+	/* -1 (EINTR): the signal was let in; else one may wait */
+	if (n >= 0)
+		signals_deliver();
+	return n > 0 ? pfd.revents : 0;
 }
