@@ -206,6 +206,12 @@ int main(int argc, char **argv)
 		return demo_guest_main(argc, argv);
 	options_tables();
 	options_parse(argc, argv, &o, tui_keys_help);
+	/* the screen without a terminal it can drive: one line, before anything is started */
+	if (!o.batch && !o.listen && tui_usable(err, sizeof(err))) {
+		fprintf(stderr, "kvmtop: %s\n", err);
+		sym_set_free(&o.syms);
+		return 1;
+	}
 	if (o.demo && demo_without_kvm(&o)) {
 		sym_set_free(&o.syms);
 		return 1;

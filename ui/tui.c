@@ -23,6 +23,8 @@
 #include "model/findings.h"
 #include "history.h"
 #include "tui_priv.h"
+/* last: it makes every capability name (lines, bell ...) a macro */
+#include <term.h>
 
 /* "replay NAME" and its directory apart: the header cuts the directory first. */
 static void name_source(struct tui *t, const struct view_source *src)
@@ -110,8 +112,12 @@ static int tui_start(void *ctx, const struct view_source *src, const struct mode
 	t->live = src->live;
 	name_source(t, src);
 	t->have_tio = tcgetattr(STDIN_FILENO, &t->shell_tio) == 0;
-	if (!initscr()) {
-		fprintf(stderr, "kvmtop: cannot start the screen (TERM=%s)\n", getenv("TERM") ?: "");
+	/* not initscr(), which ends the process itself on a terminal it does not know */
+	if (!newterm(NULL, stdout, stdin)) {
+		char term[64];
+
+		fprintf(stderr, "kvmtop: cannot start the screen (TERM=%s); use -b for batch output\n",
+			escape_text(getenv("TERM") ?: "", term, sizeof(term)));
 		return -1;
 	}
 	t->curses = true;
@@ -353,6 +359,25 @@ static void tui_settings(struct tui *t, const struct tui_config *c)
 		if (n > 0)
 			t->set[id].nr_cols = n;
 	}
+}
+
+int tui_usable(char *err, size_t len)
+{
+	char term[64];
+	int why;
+
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		snprintf(err, len, "the screen needs a terminal on stdin and stdout; use -b for batch output");
+		return -1;
+	}
+	/* the terminal's description only: nothing is written to it, its modes stay */
+	if (setupterm(NULL, STDOUT_FILENO, &why) != OK) {
+		snprintf(err, len, "the screen does not know this terminal (TERM=%s); set TERM, or use -b for batch output",
+			 escape_text(getenv("TERM") ?: "", term, sizeof(term)));
+		return -1;
+	}
+	del_curterm(cur_term);
+	return 0;
 }
 
 struct view *tui_view(struct tui *t, const struct tui_config *c)

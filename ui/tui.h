@@ -161,6 +161,12 @@ struct tui {
 
 /* t as the driver's view: the screen, configured by c. */
 struct view *tui_view(struct tui *t, const struct tui_config *c);
+/*
+ * Can the screen run here: a terminal on stdin and stdout, of a kind
+ * curses knows?  Asked before anything else is started; it writes
+ * nothing to the terminal.  0, or -1 with one line in err (naming -b).
+ */
+int tui_usable(char *err, size_t len);
 /* The "Keys on the screen:" lines of --help. */
 void tui_keys_help(FILE *f);
 
