@@ -212,6 +212,13 @@ static int tui_refresh(void *ctx, const struct snapshot *snap)
 	return 0;
 }
 
+/*
+ * Keys read at most in one call: the rest wait in the terminal, so a
+ * flood of them (a long paste, a program writing keys) still lets the
+ * driver look at the signals and the clock between calls.
+ */
+#define TUI_KEYS_PER_CALL	256
+
 static int tui_input(void *ctx, uint64_t now)
 {
 	struct tui *t = ctx;
@@ -229,7 +236,8 @@ static int tui_input(void *ctx, uint64_t now)
 		memmove(t->ahead, t->ahead + 1, --t->nr_ahead * sizeof(t->ahead[0]));
 		act |= tui_key(t, ch);
 	}
-	while (!(act & (VIEW_QUIT | VIEW_NOMEM | VIEW_INTERVAL)) && (ch = getch()) != ERR) {
+	while (!(act & (VIEW_QUIT | VIEW_NOMEM | VIEW_INTERVAL)) && n < TUI_KEYS_PER_CALL &&
+	       (ch = getch()) != ERR) {
 		n++;
 		if (ch == KEY_RESIZE)
 			continue;	/* redrawn below at the new size */
@@ -249,7 +257,7 @@ static int tui_input(void *ctx, uint64_t now)
 static int tui_progress(void *ctx, const struct view_progress *p)
 {
 	struct tui *t = ctx;
-	int ch, act = 0;
+	int ch, act = 0, n = 0;
 
 	t->m = p->m;
 	/* the last snapshot's findings point into a model that may be gone */
@@ -257,7 +265,7 @@ static int tui_progress(void *ctx, const struct view_progress *p)
 	t->start = p->m->have_time ? p->m->first_time : 0;
 	t->end = p->m->have_time ? p->m->last_time : 0;
 	t->secs = t->ns && t->end > t->start ? (double)(t->end - t->start) / 1e9 : 0;
-	while ((ch = getch()) != ERR) {
+	while (n++ < TUI_KEYS_PER_CALL && (ch = getch()) != ERR) {
 		MEVENT e;
 
 		if (ch == 'q' || ch == KEY_F(10))
