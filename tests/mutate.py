@@ -436,6 +436,17 @@ MUTATIONS = [
      [("src/model/findings.c", '{ "wfx-trapping", FSC_VCPU,', '{ "wfx-trapping", FSC_VM,')]),
     ("findings: wfx-trapping from 700 exits/s, not 1000",
      [("src/model/findings.c", "#define WFX_RATE\t1000.0", "#define WFX_RATE\t700.0")]),
+    # issue 43: the screen never spins and always stops
+    ("screen: started without a terminal on stdin and stdout (no check first)",
+     [("src/main.c", "if (!o.batch && !o.listen && tui_usable(err, sizeof(err))) {",
+       "if (!o.batch && !o.listen && 0 && tui_usable(err, sizeof(err))) {")]),
+    ("screen: a TERM curses does not know not refused first",
+     [("ui/tui.c", "if (setupterm(NULL, STDOUT_FILENO, &why) != OK) {",
+       "if (setupterm(NULL, STDOUT_FILENO, &why) != OK && 0) {")]),
+    ("driver_wait: a signal pending when ppoll() returns not let in (the old wait)",
+     [("src/driver/signals.c", "\tif (n >= 0)\n\t\tsignals_deliver();", "\tif (n < -1)\n\t\tsignals_deliver();")]),
+    ("screen: every key typed read in one call, without a bound",
+     [("ui/tui.c", "n < TUI_KEYS_PER_CALL &&\n", "\n")]),
 ]
 
 
