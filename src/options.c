@@ -382,7 +382,8 @@ static int set_guest(struct options *o, const struct opt_def *d, const char *arg
 
 static const struct opt_def opts[] = {
 	{ "batch", 'b', NULL, OPT_FLAG, F(batch),
-	  .help = "batch mode: print snapshots instead of the screen" },
+	  .help = "batch mode: print snapshots instead of the screen\n"
+		  "(which needs a terminal on stdin and stdout)" },
 	{ "replay", 'r', "FILE", OPT_TEXT, F(replay),
 	  .help = "read a trace-cmd recording (trace.dat, v6/v7,\n"
 		  "compressed with zlib or zstd or not)" },
@@ -606,7 +607,10 @@ static void usage(FILE *f)
 	      "root (or CAP_PERFMON and tracefs access) and uses its own trace instance.\n"
 	      "Guest IPs are sampled from the exits: those of asynchronous exits (external\n"
 	      "interrupt, timers) say where the guest runs, the others which guest code\n"
-	      "makes it exit; counts are since the start or the last reset.\n", f);
+	      "makes it exit; counts are since the start or the last reset.\n"
+	      "The screen needs a terminal on stdin and stdout and a TERM that curses\n"
+	      "knows (else it says so in one line: use -b); SIGINT, SIGTERM and SIGHUP\n"
+	      "end it in any state, the terminal given back.\n", f);
 	if (keys_help)
 		keys_help(f);
 	fputs("Environment: NO_COLOR (no colours), KVMTOP_DRAW_STATS=FILE (the screen's\n"
