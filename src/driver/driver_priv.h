@@ -85,7 +85,10 @@ void driver_handlers(void);
 void driver_signals_in(void);
 void driver_signals_out(void);
 void driver_signals_restore(void);
-/* Sleep until until, or a signal, or input on fd (-1: none): fd's revents. */
+/*
+ * Sleep until until, or a signal, or input on fd (-1: none): fd's revents.
+ * A signal pending when it returns is let in too: its flag is set.
+ */
 short driver_wait(uint64_t now, uint64_t until, int fd);
 
 /* crash.c: a crash (SIGSEGV, SIGABRT ...) gives drv's view and source a last call. */

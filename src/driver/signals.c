@@ -127,7 +127,7 @@ short driver_wait(uint64_t now, uint64_t until, int fd)
 	ts.tv_sec = d / 1000000000ull;
 	ts.tv_nsec = d % 1000000000ull;
 	n = ppoll(&pfd, fd >= 0 ? 1 : 0, &ts, &unblocked);
-	/* -1 (EINTR): the signal was let in; else one may wait */
+	/* -1 (EINTR): a signal was let in; else one may still be pending */
 	if (n >= 0)
 		signals_deliver();
 	return n > 0 ? pfd.revents : 0;
