@@ -81,12 +81,13 @@ def refused(args, stdin, stdout, env, what):
     return p.returncode, took, [l for l in err.splitlines() if l.strip()], sorted(seen)
 
 
-def refusal_ok(res, name, tty_quiet=True):
+def refusal_ok(res, name, quiet=True):
+    """quiet: nothing else happened (the terminal untouched, the file not named)."""
     rc, took, lines, seen = res
     ok(rc not in (0, None, -9) and took < LIMIT and len(lines) == 1 and lines[0].startswith("kvmtop: ")
-       and "-b" in lines[0].split() and not seen and tty_quiet,
+       and "-b" in lines[0].split() and not seen and quiet,
        "%s: one line naming -b, status %s, %.2f s, no tracing instance" % (name, rc, took),
-       "stderr %r, instances seen %r, terminal written to or its modes changed: %r" % (lines, seen, not tty_quiet))
+       "stderr %r, instances seen %r, quiet %r" % (lines, seen, quiet))
 
 
 def drain(fd, secs):
@@ -138,6 +139,18 @@ def no_terminal_cases():
         refusal_ok(res, "%s, a terminal, TERM=unknown-xyz" % label, quiet)
     if not live:
         skip("live, no terminal: nothing in tracefs's instances", "needs root and tracefs")
+    # asked before anything is opened: a recording that is not there is not what the line is about
+    missing = os.path.join(TMP, "screen-stop-no-such.dat")
+    with open(os.devnull) as null:
+        res = refused(["-r", missing], null, subprocess.PIPE, {"TERM": "xterm"}, "missing")
+    refusal_ok(res, "a missing recording, stdin /dev/null: the terminal refused first", missing not in "".join(res[2]))
+    m, s = os.openpty()
+    try:
+        res = refused(["-r", missing], s, s, {"TERM": "unknown-xyz"}, "missing")
+    finally:
+        os.close(m)
+        os.close(s)
+    refusal_ok(res, "a missing recording, TERM=unknown-xyz: the terminal refused first", missing not in "".join(res[2]))
 
 
 def tmux(*args):
