@@ -14,6 +14,7 @@ alternate-screen flag, tracefs's instances, the process's CPU time.
 """
 import os
 import select
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -360,15 +361,19 @@ def flood_case():
 
 def main():
     no_terminal_cases()
-    if not subprocess.run(["sh", "-c", "command -v tmux"], capture_output=True).returncode == 0:
-        skip("the screen in a terminal: the signals", "tmux is not installed")
-        done()
     flood_case()
-    idle_case()
-    replay_states()
-    reading_states()
-    live_states()
-    tmux("kill-server")
+    if not shutil.which("tmux"):
+        skip("the screen in a terminal: the signals", "tmux is not installed")
+    else:
+        try:
+            idle_case()
+            replay_states()
+            reading_states()
+            live_states()
+        finally:
+            if SOCK[0]:
+                tmux("kill-server")
+    shutil.rmtree(SOCK_DIR, ignore_errors=True)
     done()
 
 
