@@ -37,7 +37,7 @@ static int edit_end(struct tui *t, struct pane *p, int ch)
 		t->filter[0] = '\0';
 		tui_pane_order(t, p);
 	}
-	if (ch != 27 && t->input == IN_DELAY) {
+	if (ch != 27 && t->input == IN_DELAY && t->edit[0]) {
 		char *end;
 		double d = strtod(t->edit, &end);
 
@@ -248,8 +248,9 @@ static int k_delay(struct tui *t, struct pane *p, int ch)
 		snprintf(t->msg, sizeof(t->msg), "replay: -d sets the interval that [ and ] step by");
 		return 0;
 	}
+	/* an empty line: what is typed replaces the delay, Esc (or Enter on nothing) keeps it */
 	t->input = IN_DELAY;
-	snprintf(t->edit, sizeof(t->edit), "%g", t->delay);
+	t->edit[0] = '\0';
 	return 0;
 }
 
