@@ -436,6 +436,22 @@ MUTATIONS = [
      [("src/model/findings.c", '{ "wfx-trapping", FSC_VCPU,', '{ "wfx-trapping", FSC_VM,')]),
     ("findings: wfx-trapping from 700 exits/s, not 1000",
      [("src/model/findings.c", "#define WFX_RATE\t1000.0", "#define WFX_RATE\t700.0")]),
+    # issue 43: one definition per figure; the modes S, r, Z, s/d (tests/modes.py)
+    ("screen: S after ] divides the counts since the start by the interval shown",
+     [("ui/tui_stack.c", "t->start = t->cumulative ? t->since : t->snap_start;", "t->start = t->snap_start;")]),
+    ("screen: the VMs pane's HALT% is time in blocking exits again",
+     [("ui/pane_vms.c", "w->halted = model_scope_share(sc, 1u << VS_HALT, span, vm->nr_vcpus);",
+       "w->halted = span ? 100.0 * (double)sc->halted / (double)span / vm->nr_vcpus : -1;")]),
+    ("screen: r leaves the rows' and the header's counts",
+     [("src/model/model.c", "\tctrs_apply(m, ctr_zero, true);\n", "\n")]),
+    ("screen: just after r a rate is the count (no time covered)",
+     [("ui/tui_fmt.c", "if (t->secs <= 0 && t->ns) {", "if (t->secs < 0 && t->ns) {")]),
+    ("screen: the header read from the live model at each redraw (Z, prompt)",
+     [("ui/tui_draw.c", "tui_fmt_count(t->head.total, b, sizeof(b));", "tui_fmt_count(t->m->exits.total, b, sizeof(b));")]),
+    ("screen: the delay prompt starts with the delay, typing appends",
+     [("ui/tui_keys.c", "\tt->edit[0] = '\\0';\n\treturn 0;", "\tsnprintf(t->edit, sizeof(t->edit), \"%g\", t->delay);\n\treturn 0;")]),
+    ("replay: [ back re-reads the intervals before without splitting the states at their ends",
+     [("src/driver/loop_recording.c", "\tmodel_time_to(drv->m, end);\n\tif (model_interval_end", "\tif (model_interval_end")]),
 ]
 
 
