@@ -284,6 +284,7 @@ def live_case():
         ok(r and r["TOTAL"] != "0", "live: the fixture's exits counted before r", "\n".join(lines[:6]))
         # r: every count and rate restarts at the reset
         keys("r")
+        t_reset = time.time()
         r, lines = wait_row(lambda r: r["TOTAL"] == "0", 5)
         eq((r or {}).get("TOTAL"), "0", "live r: the row's TOTAL restarts at 0")
         eq((r or {}).get("head_total"), "0", "live r: the header's total restarts at 0")
@@ -308,6 +309,9 @@ def live_case():
         keys("S")
         time.sleep(0.4)
         after = screen()
+        ok(any("paused: S switches" in l for l in after[:3]) and "cumulative" not in after[-1],
+           "live Z: S while paused says it waits for Z, and the figures stay of their mode",
+           "\n".join(after[:3] + after[-1:]))
         ok(before[1:2] == after[1:2] and live_row(before) and
            live_row(before)["TOTAL"] == live_row(after)["TOTAL"] and
            live_row(before)["head_rate"] == live_row(after)["head_rate"],
@@ -319,6 +323,22 @@ def live_case():
         keys("Z")
         r, lines = wait_row(lambda r: r["TOTAL"] == "4000", 5)
         eq((r or {}).get("TOTAL"), "4000", "live Z: unpaused, the counts go on (2 x 1500 more)")
+        # S live: the counts since the reset, over all the time since it
+        keys("S")
+        end = time.time() + 5
+        while time.time() < end and "cumulative" not in screen()[-1]:
+            time.sleep(0.1)
+        time.sleep(0.5)
+        lines = screen()
+        r, d = live_row(lines), last_dump(dump)
+        since = time.time() - t_reset
+        ok(r and d and "cumulative" in lines[-1] and d["vms"][0]["exits"] == 4000 and
+           since - 1.0 <= d["seconds"] <= since + 0.5 and
+           close_rate(r["EXITS/s"], rate_text(4000, d["seconds"])) and
+           close_rate(r["head_rate"], d["host"]["exits_per_s"]),
+           "live S: exits/s are the 4000 exits since the reset over the time since it, as its JSON says",
+           "%r %r %.2f s since r" % (r, d and (d["seconds"], d["vms"][0]["exits"], d["vms"][0]["exits_per_s"]), since))
+        keys("S")
         # the delay prompt: empty, the typed value replaces the delay
         keys("s")
         time.sleep(0.3)

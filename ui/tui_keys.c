@@ -265,6 +265,11 @@ static int k_reset(struct tui *t, struct pane *p, int ch)
 
 static int k_cumulative(struct tui *t, struct pane *p, int ch)
 {
+	/* paused, the figures shown stay those of the snapshot they were: no others to switch to */
+	if (t->live && t->paused) {
+		snprintf(t->msg, sizeof(t->msg), "paused: S switches the figures once Z resumes");
+		return 0;
+	}
 	t->cumulative = !t->cumulative;
 	return rebuild(t);
 }
