@@ -366,9 +366,81 @@ def live_case():
         ok(re.match(r"Delay \(s\): _\s+now 1 s", screen()[-1]), "live s x, then Esc: the delay stays 1 s",
            screen()[-1])
         keys("Escape")
+        shares_case(root, dump)
         keys("q")
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def pct_cells(lines, first, cols):
+    """The cells of cols in the rows whose first word is in first: {first word: {col: text}}."""
+    head = [l for l in lines if all(c in l for c in cols)]
+    out = {}
+    for l in lines[4:]:
+        w = l.split()
+        if head and w and w[0] in first:
+            out[w[0]] = {c: l[head[0].find(c) + len(c) - 7:head[0].find(c) + len(c)].strip() for c in cols}
+    return out
+
+
+def dump_share(v_or_vcpus, seconds, state):
+    vs = v_or_vcpus if isinstance(v_or_vcpus, list) else [v_or_vcpus]
+    return 100.0 * sum((v.get("time_s") or {}).get(state, 0) for v in vs) / seconds / len(vs)
+
+
+def shares_case(root, dump):
+    """Live: the VMs pane's and the vCPUs pane's HALT% (and STEAL%, WAIT%) are those of the JSON
+    of the same snapshot, the time states from each vCPU's schedstat (run 0.3 s, wait 0.1 s more
+    in one delay), paused (Z) so that the screen and the file hold the same snapshot."""
+    run = [1000, 1000]
+
+    def more():
+        for i, tid in enumerate((4401, 4402)):
+            run[i] += 300000000 // (i + 1)
+            put(os.path.join(root, str(tid), "schedstat"), "%d %d 1\n" % (run[i], 100000000 * (run[i] // 300000000)),
+                "w")
+    more()
+    end = time.time() + 5
+    cells = {}
+    while time.time() < end:
+        cells = pct_cells(screen(), ("modes",), ("HALT%", "STEAL%"))
+        if cells.get("modes", {}).get("HALT%") not in (None, "100.0"):
+            break
+        time.sleep(0.05)
+    keys("Z")
+    time.sleep(0.5)
+    lines = screen()
+    cells, d = pct_cells(lines, ("modes",), ("HALT%", "STEAL%")), last_dump(dump)
+    want = d and {c: dump_share(d["vms"][0]["vcpus"], d["seconds"], st)
+                  for c, st in (("HALT%", "halt"), ("STEAL%", "wait"))}
+    ok(d and "modes" in cells and all(close_pct(cells["modes"][c], want[c]) for c in want) and
+       float(cells["modes"]["HALT%"]) < 99,
+       "live VMs pane: HALT% and STEAL% are the JSON's halt and wait time / (seconds x vCPUs)",
+       "%r want %r\n%s" % (cells, want, "\n".join(lines[:6])))
+    keys("Z")
+    keys("Enter")
+    time.sleep(1.5)
+    more()
+    end = time.time() + 5
+    while time.time() < end:
+        cells = pct_cells(screen(), ("0", "1"), ("HALT%", "WAIT%"))
+        if cells.get("0", {}).get("HALT%") not in (None, "100.0"):
+            break
+        time.sleep(0.05)
+    keys("Z")
+    time.sleep(0.5)
+    lines = screen()
+    cells, d = pct_cells(lines, ("0", "1"), ("HALT%", "WAIT%")), last_dump(dump)
+    bad = []
+    for v in (d["vms"][0]["vcpus"] if d else []):
+        got = cells.get(str(v["vcpu"]), {})
+        for c, st in (("HALT%", "halt"), ("WAIT%", "wait")):
+            if not close_pct(got.get(c), dump_share(v, d["seconds"], st)):
+                bad.append("vCPU %d %s %s, JSON's %.2f" % (v["vcpu"], c, got.get(c), dump_share(v, d["seconds"], st)))
+    ok(d and len(cells) == 2 and not bad,
+       "live vCPUs pane: each vCPU's HALT% and WAIT% are the JSON's halt and wait time / seconds",
+       "\n".join(bad + lines[:8]))
+    keys("Z")
 
 
 def main():
