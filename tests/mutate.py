@@ -452,6 +452,8 @@ MUTATIONS = [
      [("ui/tui_keys.c", "\tt->edit[0] = '\\0';\n\treturn 0;", "\tsnprintf(t->edit, sizeof(t->edit), \"%g\", t->delay);\n\treturn 0;")]),
     ("replay: [ back re-reads the intervals before without splitting the states at their ends",
      [("src/driver/loop_recording.c", "\tmodel_time_to(drv->m, end);\n\tif (model_interval_end", "\tif (model_interval_end")]),
+    ("screen: the vCPUs pane's time-state shares computed over the span twice",
+     [("ui/pane_vcpus.c", "return model_scope_share(sc, 1u << st, span, 1);", "return model_scope_share(sc, 1u << st, span, 2);")]),
 ]
 
 
