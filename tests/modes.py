@@ -317,6 +317,14 @@ def live_case():
            live_row(before)["head_rate"] == live_row(after)["head_rate"],
            "live Z: header and rows stay as they were while paused, redraws included",
            "\n".join(before[:6] + ["--"] + after[:6]))
+        keys("Enter")
+        time.sleep(0.4)
+        lines = screen()
+        ok(any("paused: the figures shown stay" in l for l in lines[:3]) and
+           not any("vCPUs of VM" in l for l in lines[:3]) and live_row(lines) and
+           live_row(lines)["TOTAL"] == live_row(before)["TOTAL"],
+           "live Z: Enter while paused opens no pane of figures newer than those shown, and says so",
+           "\n".join(lines[:6]))
         hb = live_row(after)
         ok(hb and hb["head_total"] == hb["TOTAL"] and close_rate(hb["head_rate"], hb["EXITS/s"]),
            "live Z: the paused header says what its rows say", repr(hb))

@@ -221,8 +221,22 @@ int tui_push(struct tui *t, enum pane_id id, int vm_pid, int tid)
 	return tui_push_obj(t, id, vm_pid, tid, -1, NULL);
 }
 
+/*
+ * Paused (Z, live), a pane of figures is not opened: it would be built
+ * from the model as it is now, not from the snapshot shown.  Says so.
+ */
+static bool stack_paused(struct tui *t, enum pane_id id)
+{
+	if (!t->live || !t->paused || !t->depth || id == PANE_HELP || id == PANE_SETUP)
+		return false;
+	snprintf(t->msg, sizeof(t->msg), "paused: the figures shown stay until Z resumes, then it opens");
+	return true;
+}
+
 int tui_push_obj(struct tui *t, enum pane_id id, int vm_pid, int tid, int reason, const struct pane_obj *obj)
 {
+	if (stack_paused(t, id))
+		return 0;
 	const struct pane_ops *ops = t->panes[id];
 	bool invert;
 	struct pane *p;
@@ -257,6 +271,8 @@ int tui_swap(struct tui *t, enum pane_id id)
 	struct pane *p = tui_top_pane(t);
 	int vm_pid = p->vm_pid, tid = p->tid;
 
+	if (stack_paused(t, id))
+		return 0;
 	tui_pane_free_rows(p);
 	t->depth--;
 	return tui_push(t, id, vm_pid, tid);
