@@ -454,6 +454,11 @@ MUTATIONS = [
      [("src/driver/loop_recording.c", "\tmodel_time_to(drv->m, end);\n\tif (model_interval_end", "\tif (model_interval_end")]),
     ("screen: the vCPUs pane's time-state shares computed over the span twice",
      [("ui/pane_vcpus.c", "return model_scope_share(sc, 1u << st, span, 1);", "return model_scope_share(sc, 1u << st, span, 2);")]),
+    ("screen: paused, Enter opens a pane built from the live model",
+     [("ui/tui_stack.c", "if (!t->live || !t->paused || !t->depth ||", "if (1 || !t->paused || !t->depth ||")]),
+    ("screen: paused, S switches the mode over the frozen figures",
+     [("ui/tui_keys.c", "\tif (t->live && t->paused) {\n\t\tsnprintf(t->msg, sizeof(t->msg), \"paused: S",
+       "\tif (0) {\n\t\tsnprintf(t->msg, sizeof(t->msg), \"paused: S")]),
 ]
 
 
