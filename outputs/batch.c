@@ -56,6 +56,26 @@ int batch_print(struct batch *b, uint64_t end)
 	return ret;
 }
 
+int batch_dump(struct view *v, const struct model *m, const struct findings *f,
+	       uint64_t start, uint64_t end, bool cumulative)
+{
+	struct batch *b = v->ctx;
+	int ret;
+
+	b->m = m;
+	b->findings = f;
+	b->start_at = start;
+	b->cumulative = cumulative;
+	ret = batch_print(b, end);
+	if (ferror(b->out)) {
+		fprintf(stderr, "kvmtop: %s: cannot write\n", b->output ? b->output : "stdout");
+		return -1;
+	}
+	if (ret)
+		fprintf(stderr, "kvmtop: out of memory\n");
+	return ret;
+}
+
 /* --- the view: batch output as the driver's snapshots come --- */
 
 static int batch_view_start(void *ctx, const struct view_source *src, const struct model *m)

@@ -84,6 +84,9 @@ struct batch {
 	const struct model_field *fields[BATCH_FIELDS_MAX];	/* --fields, in their order */
 	unsigned int nr_fields;		/* 0: each format's own columns */
 	bool zero;			/* -z: VMs and vCPUs without KVM events left out */
+	/* batch_dump(): the screen's span and mode instead of the model's interval */
+	uint64_t start_at;		/* the span starts here, 0: at m->interval_start */
+	bool cumulative;		/* the counts since the start or reset, not the interval's */
 };
 
 /* What batch output is asked for: main.c fills it from the command line. */
@@ -110,5 +113,12 @@ const struct batch_format *batch_format_find(const char *name);
 struct view *batch_view_init(struct batch *b, const struct batch_config *c);
 /* Print the interval [m->interval_start, end]. 0 or -1 (no memory). */
 int batch_print(struct batch *b, uint64_t end);
+/*
+ * The screen's test dump (KVMTOP_SCREEN_JSON, a tui_dump_fn): v, a batch
+ * view started by the screen, prints m's figures over [start, end],
+ * cumulative or not, as the screen shows them.  0, or -1 (said why).
+ */
+int batch_dump(struct view *v, const struct model *m, const struct findings *f,
+	       uint64_t start, uint64_t end, bool cumulative);
 
 #endif

@@ -14,9 +14,14 @@
 #include "batch_priv.h"
 #include "util/escape.h"
 
+uint64_t batch_start(const struct batch *b)
+{
+	return b->start_at ? b->start_at : b->m->interval_start;
+}
+
 double batch_seconds(const struct batch *b, uint64_t end)
 {
-	uint64_t t = end - b->m->interval_start;
+	uint64_t t = end - batch_start(b);
 
 	return b->ns ? (double)t / 1e9 : 0.0;
 }
@@ -297,7 +302,7 @@ int batch_kernel(const struct batch *b,
 
 	if (!k)
 		return 0;
-	if (model_scope_vm(&sc, b->m, k, false)) {
+	if (model_scope_vm(&sc, b->m, k, b->cumulative)) {
 		model_scope_free(&sc);
 		return -1;
 	}

@@ -362,14 +362,16 @@ static void json_header(const struct batch *b, uint64_t end)
 	fprintf(b->out, ",\"time_unit\":\"%s\",\"snapshot\":%u,\"summary\":%s,"
 		"\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"seconds\":",
 		b->time_unit, b->snapshots + 1, b->summary ? "true" : "false",
-		m->interval_start, end);
+		batch_start(b), end);
 	if (b->ns)
 		fprintf(b->out, "%.9f", batch_seconds(b, end));
 	else
 		fputs("null", b->out);
 	fprintf(b->out, ",\"empty_intervals\":%" PRIu64, b->empty > 1 ? b->empty : 0);
 	fprintf(b->out, ",\"kvm_events\":%" PRIu64 ",\"lost_events\":%" PRIu64 ",\"dropped_events\":%" PRIu64,
-		ctr_interval(&m->events), ctr_interval(&m->lost_events), ctr_interval(&m->dropped));
+		b->cumulative ? m->events.total : ctr_interval(&m->events),
+		b->cumulative ? m->lost_events.total : ctr_interval(&m->lost_events),
+		b->cumulative ? m->dropped.total : ctr_interval(&m->dropped));
 	json_host_psi(b);
 }
 
@@ -389,7 +391,7 @@ static int json_vcpu(const struct batch *b, const struct vm *vm, const struct vc
 	struct model_scope cs;
 	int ret = -1;
 
-	if (model_scope_vcpu(&cs, b->m, v, false))
+	if (model_scope_vcpu(&cs, b->m, v, b->cumulative))
 		goto out;
 	fputc('{', b->out);
 	json_row_fields(b, MR_VCPU, &(struct model_row){ .m = b->m, .vm = vm, .v = v });
@@ -417,7 +419,7 @@ static int json_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 	unsigned int i, n;
 	int ret = -1;
 
-	if (model_scope_vm(&vs, m, vm, false))
+	if (model_scope_vm(&vs, m, vm, b->cumulative))
 		goto out;
 	fputc('{', b->out);
 	json_row_fields(b, MR_VM, &(struct model_row){ .m = m, .vm = vm });
@@ -454,7 +456,7 @@ static int json_print(struct batch *b, uint64_t end)
 	unsigned int i, n;
 	int ret = -1;
 
-	if (model_scope_host(&host, b->m, false))
+	if (model_scope_host(&host, b->m, b->cumulative))
 		goto out;
 	json_header(b, end);
 	fputs(",\"host\":{", b->out);

@@ -21,6 +21,8 @@
 bool batch_host_psi(const struct batch *b, unsigned int i, const char **key, double *v);
 /* The snapshot's length in seconds, 0 when times are not ns. */
 double batch_seconds(const struct batch *b, uint64_t end);
+/* Where the figures' span starts: the model's interval, or the screen's (batch_dump). */
+uint64_t batch_start(const struct batch *b);
 /*
  * Is reason field f measured for this input?  A field of the exits'
  * split needs sched events, a sum of seconds ns times.  CSV leaves a

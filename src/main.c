@@ -161,6 +161,24 @@ static void driver_config(const struct options *o, const struct model_filter *f,
 	};
 }
 
+/*
+ * KVMTOP_SCREEN_JSON=FILE (kvmtop(1), ENVIRONMENT; a test's): the screen
+ * appends to FILE the JSON line of -b -o json for each snapshot it draws,
+ * over the span and in the mode it shows.
+ */
+static void screen_dump(struct tui_config *c, struct batch *b, struct batch_config *bc)
+{
+	const char *path = getenv("KVMTOP_SCREEN_JSON");
+
+	if (!path || !path[0])
+		return;
+	memset(bc, 0, sizeof(*bc));
+	bc->fmt = batch_format_find("json");
+	bc->output = path;
+	c->dump = batch_view_init(b, bc);
+	c->dump_print = batch_dump;
+}
+
 /* The source the options name, into the view they ask for. */
 static int run(struct options *o)
 {
@@ -192,6 +210,7 @@ static int run(struct options *o)
 		batch_config(o, &mo, &bc);
 		return driver_run(&dc, src, batch_view_init(&b, &bc));
 	}
+	screen_dump(&c, &b, &bc);
 	return driver_run(&dc, src, tui_view(&t, &c));
 }
 

@@ -613,12 +613,17 @@ static void usage(FILE *f)
 	      "end it in any state, the terminal given back.\n", f);
 	if (keys_help)
 		keys_help(f);
+	fputs("Shares (kvmtop(1), DEFINITIONS), over the span shown: HALT% = halt time /\n"
+	      "(span x vCPUs), UTIL% = (guest + host + VMM time) / (span x vCPUs), STEAL% =\n"
+	      "time waiting for a CPU / (span x vCPUs), EMU% = the VMM's threads' CPU time /\n"
+	      "span.\n", f);
 	fputs("Environment: NO_COLOR (no colours), KVMTOP_DRAW_STATS=FILE (the screen's\n"
 	      "redraw times, written to FILE at the end), KVMTOP_SNAPSHOT_STATS=FILE (how\n"
 	      "long each snapshot's output took, the same way), KVMTOP_DEMO_HALT_US=N (the\n"
 	      "demo guest's VMM sleeps N us at each HLT: an idle vCPU), KVMTOP_DEMO_LINGER_MS=N\n"
 	      "(the demo guest's process stays N ms after its vCPU threads end),\n"
-	      "KVMTOP_DEMO_NO_STATS=1 (the demo guest holds no KVM statistics fds).\n"
+	      "KVMTOP_DEMO_NO_STATS=1 (the demo guest holds no KVM statistics fds),\n"
+	      "KVMTOP_SCREEN_JSON=FILE (tests: the screen's snapshots as -b -o json).\n"
 	      "See kvmtop(1) for the output fields.\n", f);
 }
 

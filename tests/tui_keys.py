@@ -346,10 +346,11 @@ def moved_live_case():
         ok("PAUSED" not in lines[0], "Z again resumes", lines[0])
         for k in ("s", "d"):
             keys(k)
-            lines = wait_for(lambda ls: bar(ls).startswith("Delay (s): 0.5_"))
-            ok(bar(lines).startswith("Delay (s): 0.5_"), "%s asks for the delay" % k, bar(lines))
+            lines = wait_for(lambda ls: bar(ls).startswith("Delay (s): _") and "now 0.5 s" in bar(ls))
+            ok(bar(lines).startswith("Delay (s): _") and "now 0.5 s" in bar(lines),
+               "%s asks for the delay on an empty line, saying the delay now" % k, bar(lines))
             keys("Escape")
-        keys("s", "BSpace", "BSpace", "BSpace", "2", "Enter")
+        keys("s", "2", "Enter")
         lines = wait_for(lambda ls: "delay 2s" in ls[0])
         ok("delay 2s" in lines[0], "s, 2, Enter: the delay is 2 s", lines[0])
         quit_case("moved keys, live")

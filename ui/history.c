@@ -15,6 +15,7 @@
 #include <sys/tree.h>
 
 #include "history.h"
+#include "model/model_scope.h"
 
 #define SHARE_NONE	255	/* the state is not measured for it then */
 
@@ -84,16 +85,24 @@ static struct hist_entry *entry(struct history *h, int64_t key)
 	return e;
 }
 
-/* One snapshot of an entry: time in each state (have: bit per state measured), exits. */
+/*
+ * One snapshot of an entry: time in each state (have: bit per state
+ * measured) of nr vCPUs over span ns, as model_scope_share defines the
+ * shares everywhere; exits.
+ */
 static void push(struct history *h, struct hist_entry *e, const uint64_t *time,
-		 unsigned int have, double span, uint64_t exits, double secs)
+		 unsigned int have, uint64_t span, unsigned int nr, uint64_t exits, double secs)
 {
+	struct model_scope sc;
 	int j;
 
+	memset(&sc, 0, sizeof(sc));
+	memcpy(sc.time, time, sizeof(sc.time));
+	sc.time_known = have;
 	for (j = 0; j < VS_NR; j++) {
-		double pct = span > 0 ? 100.0 * (double)time[j] / span : 0;
+		double pct = model_scope_share(&sc, 1u << j, span, nr);
 
-		if (!(have & (1u << j)) || span <= 0)
+		if (pct < 0)
 			e->share[e->head][j] = SHARE_NONE;
 		else
 			e->share[e->head][j] = (uint8_t)(pct > 100.0 ? 100 : pct + 0.5);
@@ -108,7 +117,7 @@ static void push(struct history *h, struct hist_entry *e, const uint64_t *time,
 int history_record(struct history *h, const struct model *m, uint64_t start, uint64_t end,
 		   double secs)
 {
-	double span = end > start ? (double)(end - start) : 0;
+	uint64_t span = end > start ? end - start : 0;
 	struct hist_entry *e, *n;
 	const struct vcpu *v;
 	const struct vm *vm;
@@ -138,12 +147,12 @@ int history_record(struct history *h, const struct model *m, uint64_t start, uin
 			e = entry(h, v->tid);
 			if (!e)
 				return -1;
-			push(h, e, t, vh, span, ctr_interval(&v->exits), secs);
+			push(h, e, t, vh, span, 1, ctr_interval(&v->exits), secs);
 		}
 		e = entry(h, vm_key(vm->pid));
 		if (!e)
 			return -1;
-		push(h, e, vt, vm->nr_vcpus ? have : 0, span * vm->nr_vcpus, exits, secs);
+		push(h, e, vt, have, span, vm->nr_vcpus, exits, secs);
 	}
 	/* what the model no longer has */
 	RB_FOREACH_SAFE(e, hist_tree, &h->entries, n)

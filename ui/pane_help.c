@@ -19,7 +19,9 @@ struct help_row {
 static const struct help_row help_columns[] = {
 	{ 0, "EXITS/s", "exits per second over the interval; TOTAL since start or the last reset" },
 	{ 0, "LAT", "exit-handling latency: exit -> next entry of the same vCPU, non-blocking exits only" },
-	{ 0, "HALT%", "share of the interval x vCPUs spent in blocking exits (HLT, WFI, cede)" },
+	{ 0, "HALT%", "halt time / (span x vCPUs): the span shown, S: since start or reset" },
+	{ 0, "UTIL%", "(guest + host + VMM time) / (span x vCPUs); STEAL%: time waiting for a CPU / (span x vCPUs)" },
+	{ 0, "EMU%", "the VMM's own threads' time on a CPU / span: a share of one CPU" },
 	{ 0, "UEXITS/s", "exits to userspace (the VMM) per second" },
 	{ 0, "STATE", "guest, host (handling an exit), halted (in a blocking exit), exited" },
 	{ 0, "lost", "events the kernel's buffers overwrote before kvmtop read them" },

@@ -46,11 +46,7 @@ PANE_CMP(vcpus, vcpu_row, wait)
 #define SHARE_CELL(field) \
 	static void vcpus_c_##field(const struct tui *t, const void *r, char *buf, size_t len) \
 	{ \
-		double v = ((const struct vcpu_row *)r)->field; \
-		if (v < 0) \
-			snprintf(buf, len, "-"); \
-		else \
-			snprintf(buf, len, "%.1f", v); \
+		tui_fmt_share(((const struct vcpu_row *)r)->field, buf, len); \
 	}
 SHARE_CELL(guest)
 SHARE_CELL(host)
@@ -144,9 +140,7 @@ static double vcpus_share(const struct tui *t, const struct model_scope *sc, enu
 {
 	uint64_t span = t->end > t->start ? t->end - t->start : 0;
 
-	if (!span || !(sc->time_known & (1u << st)))
-		return -1;
-	return 100.0 * (double)sc->time[st] / (double)span;
+	return model_scope_share(sc, 1u << st, span, 1);
 }
 
 static void vcpus_shares(const struct tui *t, const struct model_scope *sc, struct vcpu_row *w)

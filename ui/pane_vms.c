@@ -29,11 +29,11 @@ struct vm_row {
 	double mean;
 	uint64_t p99;
 	bool have_lat;
-	double halted;		/* % of the interval x vCPUs spent in blocking exits */
+	double halted;		/* HALT%: model_scope_share(VS_HALT), -1: unknown */
 	int top;
 	uint64_t uexits;
 	uint64_t events;	/* kvm events other than exits and entries */
-	/* with sched events: % of the span x vCPUs on a CPU (guest, host, VMM), and waiting for one */
+	/* UTIL% and STEAL%: model_scope_share(), -1: unknown */
 	double util, steal;
 	/* live: the emulator's and vhost threads' % of one CPU on a CPU, and waiting for one */
 	double emu, emu_wait, vhost, vhost_wait;
@@ -87,22 +87,17 @@ PANE_LAT_CELL(vms, vm_row, p99)
 
 static void vms_c_halted(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	const struct vm_row *w = r;
-
-	if (t->secs > 0 && !t->cumulative)
-		tui_fmt_pct(w->halted, buf, len);
-	else
-		snprintf(buf, len, "-");
+	tui_fmt_share(((const struct vm_row *)r)->halted, buf, len);
 }
 
 static void vms_c_util(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	tui_fmt_pct(((const struct vm_row *)r)->util, buf, len);
+	tui_fmt_share(((const struct vm_row *)r)->util, buf, len);
 }
 
 static void vms_c_steal(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	tui_fmt_pct(((const struct vm_row *)r)->steal, buf, len);
+	tui_fmt_share(((const struct vm_row *)r)->steal, buf, len);
 }
 
 #define GROUP_CELL(field)							\
@@ -133,7 +128,7 @@ static const struct pane_col vms_cols[VMS_NR_COLS] = {
 	[VMS_PCT] =        { "pct",        "%HOST",      6,  COL_RIGHT, vms_c_pct,        vms_cmp_pct,        true,  6, 0,                              NULL },
 	[VMS_MEAN] =       { "mean",       "LAT MEAN",   9,  COL_RIGHT, vms_c_mean,       vms_cmp_mean,       true,  7, 0,                              NULL },
 	[VMS_P99] =        { "p99",        "LAT P99",    9,  COL_RIGHT, vms_c_p99,        vms_cmp_p99,        true,  7, 0,                              NULL },
-	[VMS_HALTED] =     { "halted",     "HALT%",      6,  COL_RIGHT, vms_c_halted,     vms_cmp_halted,     true,  3, 0,                              NULL },
+	[VMS_HALTED] =     { "halted",     "HALT%",      6,  COL_RIGHT, vms_c_halted,     vms_cmp_halted,     true,  3, 1u << VS_HALT,                  NULL },
 	[VMS_UTIL] =       { "util",       "UTIL%",      6,  COL_RIGHT, vms_c_util,       vms_cmp_util,       true,  6, 1u << VS_GUEST | 1u << VS_HOST, NULL },
 	[VMS_STEAL] =      { "steal",      "STEAL%",     6,  COL_RIGHT, vms_c_steal,      vms_cmp_steal,      true,  7, 1u << VS_WAIT,                  NULL },
 	[VMS_EMU] =        { "emu",        "EMU%",       6,  COL_RIGHT, vms_c_emu,        vms_cmp_emu,        true,  3, TIME_GROUPS,                    NULL },
@@ -159,6 +154,17 @@ static const struct pane_col vms_cols[VMS_NR_COLS] = {
 	[VMS_DISPLAY] =    { "display_name", NULL,       20, COL_LEFT,  NULL,             NULL,               false, -1, 0,                             "vm_display" },
 	[VMS_UUID] =       { "uuid",       NULL,         36, COL_LEFT,  NULL,             NULL,               false, -1, 0,                             "vm_uuid" },
 };
+
+/* HALT%, UTIL%, STEAL%: the model's one definition over the span shown. */
+static void vms_shares(const struct tui *t, const struct model_scope *sc, const struct vm *vm,
+		       struct vm_row *w)
+{
+	uint64_t span = t->end > t->start ? t->end - t->start : 0;
+
+	w->halted = model_scope_share(sc, 1u << VS_HALT, span, vm->nr_vcpus);
+	w->util = model_scope_share(sc, MODEL_UTIL_STATES, span, vm->nr_vcpus);
+	w->steal = model_scope_share(sc, 1u << VS_WAIT, span, vm->nr_vcpus);
+}
 
 static int vms_build(struct tui *t, struct pane *p)
 {
@@ -197,16 +203,7 @@ static int vms_build(struct tui *t, struct pane *p)
 		w->have_lat = sc.handling.samples > 0;
 		w->mean = hist_mean(&sc.handling);
 		w->p99 = hist_quantile(&sc.handling, 0.99);
-		if (t->secs > 0 && vm->nr_vcpus)
-			w->halted = 100.0 * (double)sc.halted / 1e9 / t->secs / vm->nr_vcpus;
-		if (w->halted > 100.0)
-			w->halted = 100.0;
-		if (t->end > t->start && vm->nr_vcpus) {
-			double span = (double)(t->end - t->start) * vm->nr_vcpus;
-
-			w->util = 100.0 * (double)(sc.time[VS_GUEST] + sc.time[VS_HOST] + sc.time[VS_VMM]) / span;
-			w->steal = 100.0 * (double)sc.time[VS_WAIT] / span;
-		}
+		vms_shares(t, &sc, vm, w);
 		if (t->end > t->start) {
 			double one = (double)(t->end - t->start);
 

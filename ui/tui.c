@@ -111,6 +111,8 @@ static int tui_start(void *ctx, const struct view_source *src, const struct mode
 	t->ns = src->ns;
 	t->live = src->live;
 	name_source(t, src);
+	if (t->dump && t->dump->ops->start(t->dump->ctx, src, m))
+		return -1;
 	t->have_tio = tcgetattr(STDIN_FILENO, &t->shell_tio) == 0;
 	/* not initscr(), which ends the process itself on a terminal it does not know */
 	if (!newterm(NULL, stdout, stdin)) {
@@ -185,9 +187,10 @@ static int tui_refresh(void *ctx, const struct snapshot *snap)
 	}
 	if (t->paused)
 		return 0;
-	t->start = t->live && t->cumulative ? snap->m->first_time : snap->start;
+	/* cumulative (S): since the start or the reset, live or a recording's interval */
+	t->snap_start = snap->start;
+	t->since = snap->m->first_time;
 	t->end = snap->end;
-	t->secs = t->ns && snap->end > t->start ? (double)(snap->end - t->start) / 1e9 : 0;
 	t->interval = snap->interval;
 	t->nr_intervals = snap->nr_intervals;
 	/*
@@ -262,9 +265,8 @@ static int tui_progress(void *ctx, const struct view_progress *p)
 	t->m = p->m;
 	/* the last snapshot's findings point into a model that may be gone */
 	t->findings = NULL;
-	t->start = p->m->have_time ? p->m->first_time : 0;
+	t->snap_start = t->since = p->m->have_time ? p->m->first_time : 0;
 	t->end = p->m->have_time ? p->m->last_time : 0;
-	t->secs = t->ns && t->end > t->start ? (double)(t->end - t->start) / 1e9 : 0;
 	while (n++ < TUI_KEYS_PER_CALL && (ch = getch()) != ERR) {
 		MEVENT e;
 
@@ -308,6 +310,10 @@ static void tui_stop(void *ctx)
 		refresh();
 		endwin();
 		t->curses = false;
+	}
+	if (t->dump) {
+		t->dump->ops->stop(t->dump->ctx);
+		t->dump = NULL;
 	}
 	if (t->stats_file) {
 		tui_write_stats(t);
@@ -401,6 +407,8 @@ struct view *tui_view(struct tui *t, const struct tui_config *c)
 	t->syms = c->syms;
 	t->mouse = !c->no_mouse;
 	t->delay = 3.0;
+	t->dump = c->dump;
+	t->dump_print = c->dump_print;
 	tui_settings(t, c);
 	view_init(&t->view, &tui_view_ops, t, STDIN_FILENO);
 	t->view.delay = t->delay;

@@ -56,6 +56,14 @@ struct pane {
 #define TUI_STACK	8
 
 /* What the command line says of the screen. */
+/*
+ * A test's view of what the screen draws (KVMTOP_SCREEN_JSON, kvmtop(1)):
+ * the figures of the model over [start, end], cumulative or of the
+ * interval, as the screen shows them.  0, or -1 (said why).
+ */
+typedef int tui_dump_fn(struct view *v, const struct model *m, const struct findings *f,
+			uint64_t start, uint64_t end, bool cumulative);
+
 struct tui_config {
 	bool mono;			/* no colours */
 	bool ascii;			/* no UTF-8 drawing characters */
@@ -66,6 +74,8 @@ struct tui_config {
 	bool no_mouse;			/* --no-mouse: the terminal's mouse left to the terminal */
 	const char *config;		/* --config FILE: the settings file, NULL: the usual one */
 	bool no_config;			/* --no-config: no settings file read or written */
+	struct view *dump;		/* a second view started and stopped with the screen, NULL: none */
+	tui_dump_fn *dump_print;	/* ... given each snapshot drawn, as drawn */
 };
 
 #define TUI_PANES	12	/* room for every pane's settings (PANE_NR, tui_priv.h) */
@@ -116,9 +126,18 @@ struct tui {
 	bool can_color;			/* the terminal has colours and none said none (-C, NO_COLOR) */
 	bool utf8;
 	double delay;
-	uint64_t start;			/* the interval's figures: [start, end] */
+	uint64_t start;			/* the figures shown: [start, end] (tui_build_all) */
 	uint64_t end;
 	double secs;			/* end - start in seconds, 0 if unknown */
+	uint64_t snap_start;		/* the snapshot's interval starts here ... */
+	uint64_t since;			/* ... and its counts since start or reset (S) here */
+	/* the header's figures, taken with the rows' (tui_build_all): Z freezes both */
+	struct {
+		uint64_t exits, lost, events, total, dropped;
+		unsigned int nr_vms;
+	} head;
+	struct view *dump;		/* KVMTOP_SCREEN_JSON: tui_config's */
+	tui_dump_fn *dump_print;
 	struct pane stack[TUI_STACK];
 	int depth;			/* stack[depth - 1] is shown */
 	char filter[64];

@@ -147,28 +147,24 @@ static void put_at(struct tui *t, int y, int *x, const char *s, bool warn)
 /* The second line: the host's exit rate, lost (and dropped) events first: never cut off. */
 static void draw_host(struct tui *t)
 {
-	const struct model *m = t->m;
-	uint64_t lost, exits, events;
+	uint64_t lost = t->head.lost;
 	char line[256], a[32], b[32];
 	int x = 0;
 
-	lost = t->cumulative ? m->lost_events.total : ctr_interval(&m->lost_events);
-	exits = t->cumulative ? m->exits.total : ctr_interval(&m->exits);
-	events = t->cumulative ? m->events.total : ctr_interval(&m->events);
-	tui_fmt_rate(t, exits, a, sizeof(a));
-	tui_fmt_count(m->exits.total, b, sizeof(b));
-	snprintf(line, sizeof(line), "host: exits%s %s  ", t->secs > 0 ? "/s" : "", a);
+	tui_fmt_rate(t, t->head.exits, a, sizeof(a));
+	tui_fmt_count(t->head.total, b, sizeof(b));
+	snprintf(line, sizeof(line), "host: exits%s %s  ", t->secs > 0 || t->ns ? "/s" : "", a);
 	put_at(t, 1, &x, line, false);
 	snprintf(a, sizeof(a), "lost %" PRIu64, lost);
 	put_at(t, 1, &x, a, lost);
-	if (m->dropped.total) {
+	if (t->head.dropped) {
 		/* threads past --max-vcpus: their events are not in the figures */
-		snprintf(a, sizeof(a), "  dropped %" PRIu64, m->dropped.total);
+		snprintf(a, sizeof(a), "  dropped %" PRIu64, t->head.dropped);
 		put_at(t, 1, &x, a, true);
 	}
-	tui_fmt_rate(t, events, a, sizeof(a));
+	tui_fmt_rate(t, t->head.events, a, sizeof(a));
 	snprintf(line, sizeof(line), "  total %s  kvm events%s %s  VMs %u", b,
-		 t->secs > 0 ? "/s" : "", a, model_nr_vms(m));
+		 t->secs > 0 || t->ns ? "/s" : "", a, t->head.nr_vms);
 	put_at(t, 1, &x, line, false);
 }
 
@@ -334,10 +330,12 @@ static void draw_edit(struct tui *t)
 		[IN_FILTER] = "Filter: ", [IN_SEARCH] = "Search: ", [IN_DELAY] = "Delay (s): ",
 	};
 	bool miss = t->input == IN_SEARCH && t->search_miss;
-	char buf[160];
+	char buf[160], now[64] = "";
 
+	if (t->input == IN_DELAY)
+		snprintf(now, sizeof(now), "   now %g s  Enter: set  Esc: keep it", t->delay);
 	snprintf(buf, sizeof(buf), "%s%s_%s", prompts[t->input], t->edit,
-		 t->input == IN_SEARCH ? miss ? "   (no row holds it)" : "   F3: next  Esc: done" : "");
+		 t->input == IN_SEARCH ? miss ? "   (no row holds it)" : "   F3: next  Esc: done" : now);
 	attr(t, miss ? TUI_PAIR_WARN : TUI_PAIR_KEY, A_BOLD, true);
 	put(LINES - 1, 0, COLS, buf, COL_LEFT);
 	attr(t, miss ? TUI_PAIR_WARN : TUI_PAIR_KEY, A_BOLD, false);

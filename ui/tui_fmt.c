@@ -25,6 +25,11 @@ void tui_fmt_rate(const struct tui *t, uint64_t n, char *buf, size_t len)
 {
 	double r;
 
+	if (t->secs <= 0 && t->ns) {
+		/* no time covered yet (just after r): a rate is unknown, not 0 */
+		snprintf(buf, len, "-");
+		return;
+	}
 	if (t->secs <= 0) {
 		/* no wall time (a TSC recording): the count itself */
 		tui_fmt_count(n, buf, len);
@@ -56,6 +61,14 @@ void tui_fmt_lat(const struct tui *t, bool have, double v, char *buf, size_t len
 void tui_fmt_pct(double v, char *buf, size_t len)
 {
 	snprintf(buf, len, "%.1f", v);
+}
+
+void tui_fmt_share(double v, char *buf, size_t len)
+{
+	if (v < 0)
+		snprintf(buf, len, "-");	/* not measured, or no span */
+	else
+		tui_fmt_pct(v, buf, len);
 }
 
 void tui_fmt_per_sec(double v, char *buf, size_t len)

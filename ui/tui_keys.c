@@ -37,7 +37,7 @@ static int edit_end(struct tui *t, struct pane *p, int ch)
 		t->filter[0] = '\0';
 		tui_pane_order(t, p);
 	}
-	if (ch != 27 && t->input == IN_DELAY) {
+	if (ch != 27 && t->input == IN_DELAY && t->edit[0]) {
 		char *end;
 		double d = strtod(t->edit, &end);
 
@@ -248,8 +248,9 @@ static int k_delay(struct tui *t, struct pane *p, int ch)
 		snprintf(t->msg, sizeof(t->msg), "replay: -d sets the interval that [ and ] step by");
 		return 0;
 	}
+	/* an empty line: what is typed replaces the delay, Esc (or Enter on nothing) keeps it */
 	t->input = IN_DELAY;
-	snprintf(t->edit, sizeof(t->edit), "%g", t->delay);
+	t->edit[0] = '\0';
 	return 0;
 }
 
@@ -264,6 +265,11 @@ static int k_reset(struct tui *t, struct pane *p, int ch)
 
 static int k_cumulative(struct tui *t, struct pane *p, int ch)
 {
+	/* paused, the figures shown stay those of the snapshot they were: no others to switch to */
+	if (t->live && t->paused) {
+		snprintf(t->msg, sizeof(t->msg), "paused: S switches the figures once Z resumes");
+		return 0;
+	}
 	t->cumulative = !t->cumulative;
 	return rebuild(t);
 }

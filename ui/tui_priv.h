@@ -299,6 +299,7 @@ void tui_fmt_time(const struct tui *t, double v, char *buf, size_t len);
 /* A latency, or "-" when the scope has none (have false). */
 void tui_fmt_lat(const struct tui *t, bool have, double v, char *buf, size_t len);
 void tui_fmt_pct(double v, char *buf, size_t len);
+void tui_fmt_share(double v, char *buf, size_t len);	/* a model_scope_share(): "-" where -1 */
 /* A figure per second already worked out (a VM's context): 0.25, 512, 12.3K, 4.5M, 1.2G. */
 void tui_fmt_per_sec(double v, char *buf, size_t len);
 const char *tui_reason_name(const struct tui *t, int id, char *buf, size_t len);

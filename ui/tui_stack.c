@@ -172,17 +172,47 @@ static void detail_shown(struct tui *t)
 	t->view.detail_pid = p && tui_pane_is(t, p, PANE_CONTEXT) ? p->vm_pid : 0;
 }
 
+/*
+ * The span the figures are of: the snapshot's interval, or cumulative (S)
+ * all the time its counts cover, since the start or the reset (a
+ * recording's: from its start to the end of the interval shown).
+ */
+static void stack_span(struct tui *t)
+{
+	t->start = t->cumulative ? t->since : t->snap_start;
+	t->secs = t->ns && t->end > t->start ? (double)(t->end - t->start) / 1e9 : 0;
+}
+
+/* The header's host figures, taken with the rows so that they agree (and Z freezes both). */
+static void stack_head(struct tui *t)
+{
+	const struct model *m = t->m;
+
+	t->head.lost = t->cumulative ? m->lost_events.total : ctr_interval(&m->lost_events);
+	t->head.exits = t->cumulative ? m->exits.total : ctr_interval(&m->exits);
+	t->head.events = t->cumulative ? m->events.total : ctr_interval(&m->events);
+	t->head.total = m->exits.total;
+	t->head.dropped = m->dropped.total;
+	t->head.nr_vms = model_nr_vms(m);
+}
+
 int tui_build_all(struct tui *t)
 {
 	uint64_t t0 = t->stats_file ? clock_mono_ns() : 0;
 	int i;
 
+	stack_span(t);
+	stack_head(t);
 	for (i = 0; i < t->depth; i++)
 		if (build_pane(t, &t->stack[i]))
 			return -1;
 	if (t->stats_file)
 		tui_stat_add(&t->st_build, t0);
 	detail_shown(t);
+	/* a test's dump of what is drawn: a recording's figures once read */
+	if (t->dump && !t->progress[0] &&
+	    t->dump_print(t->dump, t->m, t->findings, t->start, t->end, t->cumulative))
+		return -1;
 	return 0;
 }
 
@@ -191,8 +221,22 @@ int tui_push(struct tui *t, enum pane_id id, int vm_pid, int tid)
 	return tui_push_obj(t, id, vm_pid, tid, -1, NULL);
 }
 
+/*
+ * Paused (Z, live), a pane of figures is not opened: it would be built
+ * from the model as it is now, not from the snapshot shown.  Says so.
+ */
+static bool stack_paused(struct tui *t, enum pane_id id)
+{
+	if (!t->live || !t->paused || !t->depth || id == PANE_HELP || id == PANE_SETUP)
+		return false;
+	snprintf(t->msg, sizeof(t->msg), "paused: the figures shown stay until Z resumes, then it opens");
+	return true;
+}
+
 int tui_push_obj(struct tui *t, enum pane_id id, int vm_pid, int tid, int reason, const struct pane_obj *obj)
 {
+	if (stack_paused(t, id))
+		return 0;
 	const struct pane_ops *ops = t->panes[id];
 	bool invert;
 	struct pane *p;
@@ -227,6 +271,8 @@ int tui_swap(struct tui *t, enum pane_id id)
 	struct pane *p = tui_top_pane(t);
 	int vm_pid = p->vm_pid, tid = p->tid;
 
+	if (stack_paused(t, id))
+		return 0;
 	tui_pane_free_rows(p);
 	t->depth--;
 	return tui_push(t, id, vm_pid, tid);

@@ -86,6 +86,8 @@ static int interval_end(struct cursor *cur, uint64_t end)
 		cur->iv_done = true;
 		return 0;
 	}
+	/* as a snapshot's end does: the states that span it are split there, not all in the next */
+	model_time_to(drv->m, end);
 	if (model_interval_end(drv->m, end)) {
 		drv->nomem = true;
 		return -1;

@@ -366,6 +366,20 @@ int model_host_latency(const struct model *m, struct hist *out, unsigned int nr)
 	return 0;
 }
 
+double model_scope_share(const struct model_scope *sc, unsigned int states, uint64_t span_ns,
+			 unsigned int nr_vcpus)
+{
+	uint64_t ns = 0;
+	unsigned int j;
+
+	if (!span_ns || !nr_vcpus || !states || (sc->time_known & states) != states)
+		return -1;
+	for (j = 0; j < VS_NR; j++)
+		if (states & 1u << j)
+			ns += sc->time[j];
+	return 100.0 * (double)ns / ((double)span_ns * nr_vcpus);
+}
+
 int model_scope_summary(struct model_scope *sc)
 {
 	uint64_t best = 0;

@@ -111,6 +111,19 @@ unsigned int model_vcpu_reasons(const struct vcpu *v);
 int model_vcpu_reason_lat(const struct vcpu *v, unsigned int id, struct hist *out);
 /* handling, halted and top, from the rows: 0 or -1. */
 int model_scope_summary(struct model_scope *sc);
+
+/* The vCPU time states that make UTIL%: on a CPU, in the guest, the host kernel or the VMM. */
+#define MODEL_UTIL_STATES	(1u << VS_GUEST | 1u << VS_HOST | 1u << VS_VMM)
+
+/*
+ * The one definition of the time-state shares every view shows (kvmtop(1),
+ * DEFINITIONS): the scope's vCPU threads' time in the states of the mask
+ * (1 << VS_x), in % of the wall time covered (span_ns) times nr_vcpus.
+ * HALT% is VS_HALT's, STEAL% VS_WAIT's, UTIL% MODEL_UTIL_STATES'.  -1
+ * where it is unknown: a state the input does not measure, no span, no vCPU.
+ */
+double model_scope_share(const struct model_scope *sc, unsigned int states, uint64_t span_ns,
+			 unsigned int nr_vcpus);
 void model_scope_free(struct model_scope *sc);
 /* The object rows of reason id in the scope, most exits first: *first, how many. */
 unsigned int model_scope_objs(const struct model_scope *sc, int id, const struct model_obj_row **first);
