@@ -237,6 +237,18 @@ static int vcpus_tab(struct tui *t)
 	return tui_push(t, PANE_REASONS, t->stack[t->depth - 1].vm_pid, -1);
 }
 
+/* Why no vCPU is listed: the VM went, --vcpu leaves all of its out, or none of its threads ran one. */
+static const char *vcpus_empty(const struct tui *t, const struct pane *p)
+{
+	const struct vm *vm = tui_find_vm(t, p->vm_pid);
+
+	if (!vm)
+		return "the VM is gone";
+	if (vm->nr_vcpus)
+		return "no vCPU of this VM matches --vcpu";
+	return t->live ? "no thread of this VM ran a vCPU yet" : "no thread of this VM ran a vCPU in the recording";
+}
+
 const struct pane_ops pane_vcpus = {
 	.name = "vCPUs",
 	.cols = vcpus_cols,
@@ -250,5 +262,6 @@ const struct pane_ops pane_vcpus = {
 	.enter = vcpus_enter,
 	.tab = vcpus_tab,
 	.title = vcpus_title,
+	.empty = vcpus_empty,
 };
 
