@@ -436,6 +436,24 @@ MUTATIONS = [
      [("src/model/findings.c", '{ "wfx-trapping", FSC_VCPU,', '{ "wfx-trapping", FSC_VM,')]),
     ("findings: wfx-trapping from 700 exits/s, not 1000",
      [("src/model/findings.c", "#define WFX_RATE\t1000.0", "#define WFX_RATE\t700.0")]),
+    # issue 43: messages (empty panes say why, messages true on this host, the man page's stale lines)
+    ("screen: a column off until picked (the VMs pane's UUID) shown as the cut last column",
+     [("ui/tui_draw.c", "ops->cols[ops->nr_cols - 1].align == COL_LEFT &&\n\t    ops->cols[ops->nr_cols - 1].priority >= 0)",
+       "ops->cols[ops->nr_cols - 1].align == COL_LEFT)")]),
+    ("screen: -p/-g matching no VM of a recording says no KVM events",
+     [("ui/pane_vms.c", "\tif (vms_filter_text(t->m->filter, filter, sizeof(filter))) {",
+       "\tif (0 && vms_filter_text(t->m->filter, filter, sizeof(filter))) {")]),
+    ("screen: an object's recent exits pushed out of the ring say nothing of --ring",
+     [("ui/pane_recent.c", "\t.empty = recent_empty,\n", "")]),
+    ("-p on a recording: says kvmtop keeps watching for it",
+     [("src/driver/pipeline.c", "\t\telse if (drv->src.live)\n\t\t\tdriver_notice(drv, \"-p %d: no VM is that process (yet)",
+       "\t\telse if (1)\n\t\t\tdriver_notice(drv, \"-p %d: no VM is that process (yet)")]),
+    ("debugfs: EPERM blamed on lockdown whatever securityfs says",
+     [("src/sources/debugfs.c", "\telse if (lock > 0)\n", "\telse if (lock >= 0)\n")]),
+    ("man: the screen's cumulative key named c again (it moved to S)",
+     [("man/kvmtop.1", "or with \\fBS\\fR cumulative", "or with \\fBc\\fR cumulative")]),
+    ("keys: the invert key's label i, where the man page says I",
+     [("ui/tui_keys.c", '{ "I", "inverts",', '{ "i", "inverts",')]),
 ]
 
 
