@@ -143,6 +143,19 @@ static void refused(const struct debugfs_src *s, const char *name, int e, char *
 			 path, strerror(e));
 }
 
+/* No <debugfs>/kvm: whether this host's kvm module is loaded (/sys/module/kvm, built in too), said into err. */
+static void no_kvm_dir(const struct debugfs_src *s, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (!stat("/sys/module/kvm", &st))
+		snprintf(err, errlen, "no KVM statistics: no %s, though this host's kvm module is loaded (/sys/module/kvm)",
+			 s->dir);
+	else
+		snprintf(err, errlen, "no KVM statistics in %s: the kvm module is not loaded (no /sys/module/kvm)",
+			 s->dir);
+}
+
 static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -159,7 +172,7 @@ static int list_stats(struct debugfs_src *s, char *err, size_t errlen)
 
 	if (dfd < 0) {
 		if (errno == ENOENT)
-			snprintf(err, errlen, "no KVM statistics in %s: is the kvm module loaded?", s->dir);
+			no_kvm_dir(s, err, errlen);
 		else
 			refused(s, "", errno, err, errlen);
 		return -1;
