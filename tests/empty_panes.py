@@ -2,7 +2,7 @@
 """Empty panes and messages say what is true, driven in a real terminal (tmux): -g and -p that
 match no VM of a recording name the filter and the VMs it leaves out (never "no KVM events",
 never "kvmtop keeps watching", which is only true live); a -p naming a vCPU thread says whose
-it is; the recent exits of an object pushed out of a small --ring say so and name --ring; the
+it is; a --vcpu that leaves out each vCPU of a VM names itself; the recent exits of an object pushed out of a small --ring say so and name --ring; the
 VMs pane's UUID column is off until F2 or the settings file picks it.
 
 The oracle is the generator: its list of the VMs (kvmgen -P: names, pids, vCPU tids, UUIDs)
@@ -70,6 +70,16 @@ def filter_case(args, vms):
     ok(k.has(want)(lines) and k.has("no VM matches -p %d: %d other VMs are left out" % (tid, n))(lines),
        "-p TID of a vCPU thread: '%s', and the pane says no VM matches" % want, text(lines[:6]))
     k.quit_case("-p TID")
+    # --vcpu: the generator's VMs have vCPUs 0 and 1; 9 leaves out every one, 1 keeps one
+    for ids, want_rows in (("9", 0), ("1", 1)):
+        screen_of(args + ["--vcpu", ids], k.has("VMs (%d)" % n))
+        k.keys("Enter")
+        lines = k.wait_for(k.has("vCPUs of VM"))
+        empty = k.has("no vCPU of this VM matches --vcpu %s" % ids)(lines)
+        eq((len(k.rows(lines)) if not empty else 0, empty), (want_rows, not want_rows),
+           "--vcpu %s on VMs of vCPUs 0 and 1: %s" % (ids, "the vCPUs pane says no vCPU matches --vcpu 9"
+                                                      if not want_rows else "one vCPU row, no empty text"))
+        k.quit_case("--vcpu %s" % ids)
 
 
 def ring_script():
