@@ -452,6 +452,10 @@ MUTATIONS = [
      [("src/sources/debugfs.c", "\telse if (lock > 0)\n", "\telse if (lock >= 0)\n")]),
     ("man: the screen's cumulative key named c again (it moved to S)",
      [("man/kvmtop.1", "or with \\fBS\\fR cumulative", "or with \\fBc\\fR cumulative")]),
+    ("screen: a vCPUs pane emptied by --vcpu says no KVM events",
+     [("ui/pane_vcpus.c", "\t.empty = vcpus_empty,\n", "")]),
+    ("debugfs: no kvm directory asks whether the kvm module is loaded, whatever /sys/module/kvm says",
+     [("src/sources/debugfs.c", 'if (!stat("/sys/module/kvm", &st))', 'if (0)')]),
     ("keys: the invert key's label i, where the man page says I",
      [("ui/tui_keys.c", '{ "I", "inverts",', '{ "i", "inverts",')]),
 ]
