@@ -7,7 +7,8 @@ each counter grew by (a VM running at start counts from then, a VM that
 appears later from its start), the *exit* counters as reasons, the
 other counters as events, and leave out instant values, peaks and
 histograms.  On this host's own debugfs: either the figures (when the
-counters can be read) or one line saying why not (kernel lockdown).
+counters can be read) or one line saying why not (kernel lockdown, only
+where securityfs says it is on: faked by tests/preload/lockdown.c).
 """
 import errno
 import json
@@ -89,12 +90,63 @@ def fixture_case():
         shutil.rmtree(root)
 
 
+def kvm_said(err):
+    """Whether err says what this host's /sys/module/kvm says (the oracle: the directory itself)."""
+    if os.path.isdir("/sys/module/kvm"):
+        return "though this host's kvm module is loaded" in err
+    return "the kvm module is not loaded" in err
+
+
 def no_kvm_case():
     root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-debugfs-")
     try:
         st, out, err = run(["-b", "--source", "debugfs", "--debugfs", root, "-n", "1"], timeout=30)
-        eq((st, len(err.splitlines()), "is the kvm module loaded" in err, out), (1, 1, True, ""),
-           "debugfs: no kvm directory is one line and status 1")
+        eq((st, len(err.splitlines()), kvm_said(err), os.path.join(root, "kvm") in err, out), (1, 1, True, True, ""),
+           "debugfs: no kvm directory is one line naming it and whether this host's kvm module is loaded, "
+           "status 1")
+    finally:
+        shutil.rmtree(root)
+
+
+def lockdown_case():
+    """A counter debugfs refuses: lockdown named only where the (faked) securityfs file says it is on.
+    The oracle is the fixture's own lockdown file and errno (tests/preload/lockdown.c makes the
+    tree's files refuse, as root opens any file)."""
+    so = os.path.join(os.environ.get("KVMTOP_BUILD", "."), "tests", "lockdown.so")
+    if not os.path.exists(so):
+        skip("debugfs: lockdown named only when on", "tests/lockdown.so is not built (make check builds it)")
+        return
+    root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-debugfs-")
+    try:
+        kvm = tree(root, [])
+        lockfile = os.path.join(root, "lockdown")
+        cases = [  # (what securityfs holds, None: no file; errno; what the line must and must not hold)
+            ("none [integrity] confidentiality\n", errno.EPERM, ["locked down (integrity)", "kernel_lockdown(7)"], []),
+            ("none integrity [confidentiality]\n", errno.EPERM, ["locked down (confidentiality)"], []),
+            ("[none] integrity confidentiality\n", errno.EPERM,
+             ["Operation not permitted", "not kernel lockdown", "says none"], ["locked down", "hides"]),
+            (None, errno.EPERM, ["Operation not permitted", "shows no kernel lockdown", "no /sys/kernel/security/lockdown"],
+             ["locked down", "hides"]),
+            ("none [integrity] confidentiality\n", errno.EACCES, ["Permission denied"], ["lockdown", "locked down"]),
+        ]
+        for text, err_no, want, never in cases:
+            if os.path.exists(lockfile):
+                os.unlink(lockfile)
+            if text is not None:
+                put(lockfile, text)
+            env = dict(os.environ, LD_PRELOAD=so, KVMTOP_FAKE_LOCKDOWN=lockfile, KVMTOP_FAKE_DENY_DIR=kvm,
+                       KVMTOP_FAKE_ERRNO=str(err_no))
+            p = subprocess.run([kvmtop(), "-b", "--source", "debugfs", "--debugfs", root, "-n", "1"],
+                               capture_output=True, text=True, timeout=30, env=env)
+            lines = p.stderr.splitlines()
+            line = lines[0] if lines else ""
+            named = [w for w in want if w not in line] + [w for w in never if w in line]
+            ok(p.returncode == 1 and len(lines) == 1 and p.stdout == "" and ("cannot read " + kvm + "/") in line
+               and not named,
+               "debugfs: %s, lockdown file %s: one line naming the counter's path%s%s"
+               % (errno.errorcode[err_no], "absent" if text is None else repr(text.strip()),
+                  ", with " + ", ".join(want), (", never " + ", ".join(never)) if never else ""),
+               "status %d, missing or wrongly present %r: %s" % (p.returncode, named, p.stderr))
     finally:
         shutil.rmtree(root)
 
@@ -116,7 +168,7 @@ def host_case():
         lines = [line for line in err.splitlines() if not line.startswith("kvmtop: debugfs was not mounted")]
         want = os.path.join(d or "/sys/kernel/debug", "kvm")
         ok(st == 1 and out == "" and len(lines) == 1 and lines[0].startswith("kvmtop: ") and
-           (want + ":") in lines[0] and "is the kvm module loaded" in lines[0],
+           want in lines[0] and kvm_said(lines[0]),
            name + " (no debugfs kvm directory: one line naming %s, status 1)" % want, err)
         return
     try:
@@ -128,8 +180,15 @@ def host_case():
         ok(st == 0 and json.loads(out)["source"] == "debugfs", name + " (readable: figures)", err)
     else:
         lines = [line for line in err.splitlines() if not line.startswith("kvmtop: debugfs was not mounted")]
-        ok(st == 1 and len(lines) == 1 and "lockdown" in lines[0] and out == "",
-           name + " (EPERM: one line naming lockdown)", err)
+        # lockdown is blamed only where securityfs says it is on (the oracle: the file itself)
+        try:
+            mode = open("/sys/kernel/security/lockdown").read()
+            on = "[none]" not in mode
+        except FileNotFoundError:
+            mode, on = "absent", False
+        said = "locked down" in lines[0] if lines else None
+        ok(st == 1 and len(lines) == 1 and "lockdown" in lines[0] and out == "" and said == on,
+           name + " (EPERM: one line, lockdown blamed only if on; this host's lockdown: %s)" % mode.strip(), err)
 
 
 def usage_case():
@@ -141,6 +200,7 @@ def usage_case():
 
 fixture_case()
 no_kvm_case()
+lockdown_case()
 host_case()
 usage_case()
 done()

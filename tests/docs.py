@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Every option in --help and every JSON key kvmtop prints is in man/kvmtop.1."""
+"""Every option in --help and every JSON key kvmtop prints is in man/kvmtop.1; the man page's
+OPTIONS name exactly the options --help lists, and its KEYS exactly the keys of the screen's key
+table (ui/tui_keys.c's tui_keys[], and the moved keys of its tui_moved[]): a key or option the
+man page names that kvmtop lacks fails, as does one kvmtop has that the man page leaves out."""
 import json
 import os
 import re
@@ -21,6 +24,68 @@ def keys(o, out):
     return out
 
 
+SRC = os.environ.get("KVMTOP_SRC", os.path.join(os.path.dirname(MAN), ".."))
+
+
+def sections(man):
+    """The man page's sections by name: their text (the raw roff)."""
+    parts = re.split(r"^\.SH (.*)$", man, flags=re.M)
+    return {parts[i].strip('"'): parts[i + 1] for i in range(1, len(parts) - 1, 2)}
+
+
+def tags(text):
+    """The .TP tags of a section: the line after each .TP, \\- as -, \\e as a backslash."""
+    lines = text.split("\n")
+    return [lines[i + 1].replace("\\-", "-").replace("\\e", "\\")
+            for i, l in enumerate(lines[:-1]) if l == ".TP"]
+
+
+def tag_options(tag):
+    """The options a tag names: its first word and each after '", "' (.BR -p ", " --pid " PID")."""
+    first = re.match(r'^\.B[IR]?\s+"?(--?[A-Za-z][\w-]*)', tag)
+    return ([first.group(1)] if first else []) + re.findall(r'", "\s*(--?[A-Za-z][\w-]*)', tag)
+
+
+def tag_key(tag):
+    """A KEYS tag's label: '.B s d' -> 's d'."""
+    return re.sub(r"^\.B[IR]?\s+", "", tag).strip('"')
+
+
+def table_labels(src, table):
+    """The first strings (the labels) of the rows of ui/tui_keys.c's table."""
+    body = src[src.index("%s[] = {" % table):]
+    body = body[:body.index("\n};")]
+    return [l.encode().decode("unicode_escape") for l in re.findall(r'^\t\{ "((?:[^"\\]|\\.)*)"', body, re.M)]
+
+
+def table_cases(man, help_out):
+    sec = sections(man)
+    opts = set(re.findall(r"(--[a-z][a-z-]+)", help_out.split("Keys on the screen")[0])) | \
+        set(re.findall(r"^\s+(-[a-zA-Z]),", help_out, re.M))
+    named = set(o for t in tags(sec["OPTIONS"]) for o in tag_options(t))
+    ok(len(named) >= 10, "the man page's OPTIONS name options (%d)" % len(named))
+    eq(sorted(named - opts), [], "every option the man page's OPTIONS names is one --help lists")
+    eq(sorted(opts - named), [], "every option --help lists has its entry in the man page's OPTIONS")
+
+    src = open(os.path.join(SRC, "ui", "tui_keys.c")).read()
+    keys_sec = sec["KEYS"]
+    moved_at = keys_sec.index("Keys moved from earlier versions")
+    now = [tag_key(t) for t in tags(keys_sec[:moved_at])]
+    moved = [tag_key(t) for t in tags(keys_sec[moved_at:])]
+    table, gone = table_labels(src, "tui_keys"), table_labels(src, "tui_moved")
+    ok(len(table) >= 10 and len(gone) >= 1, "ui/tui_keys.c's key tables read (%d keys, %d moved)" % (len(table), len(gone)))
+    eq(sorted(set(now) - set(table)), [], "every key the man page's KEYS names is in the screen's key table")
+    eq(sorted(set(table) - set(now)), [], "every key of the screen's key table is in the man page's KEYS")
+    eq(sorted(moved), sorted(gone), "the man page's moved keys are the key table's moved keys")
+    # a moved key no longer does its old thing: the man page's prose never gives it that
+    # ("with \fBc\fR cumulative"); its old thing is the moved row's text ("was cumulative, now S")
+    stale = []
+    for row in re.findall(r'^\t\{ "((?:[^"\\]|\\.)*)", "was (?:the )?([a-z]+)', src[src.index("tui_moved[] = {"):], re.M):
+        for key in row[0].encode().decode("unicode_escape").split():
+            stale += re.findall(r"\\fB%s\\fR %s" % (re.escape(key), row[1]), man)
+    eq(stale, [], "the man page's prose never gives a moved key its old meaning (c cumulative ...)")
+
+
 def main():
     man = open(MAN).read().replace("\\-", "-")
     rc, out, err = run(["--help"])
@@ -29,6 +94,7 @@ def main():
     ok(len(opts) >= 10, "--help lists the options (%d)" % len(opts))
     missing = sorted(o for o in opts if o not in man and o.lstrip("-") not in man)
     eq(missing, [], "every --help option is in the man page")
+    table_cases(open(MAN).read(), out)
 
     dat = os.path.join(TMP, "docs.dat")
     gen = os.environ["KVMGEN"]

@@ -470,6 +470,28 @@ MUTATIONS = [
     ("screen: paused, S switches the mode over the frozen figures",
      [("ui/tui_keys.c", "\tif (t->live && t->paused) {\n\t\tsnprintf(t->msg, sizeof(t->msg), \"paused: S",
        "\tif (0) {\n\t\tsnprintf(t->msg, sizeof(t->msg), \"paused: S")]),
+    # issue 43: messages (empty panes say why, messages true on this host, the man page's stale lines)
+    ("screen: a column off until picked (the VMs pane's UUID) shown as the cut last column",
+     [("ui/tui_draw.c", "ops->cols[ops->nr_cols - 1].align == COL_LEFT &&\n\t    ops->cols[ops->nr_cols - 1].priority >= 0)",
+       "ops->cols[ops->nr_cols - 1].align == COL_LEFT)")]),
+    ("screen: -p/-g matching no VM of a recording says no KVM events",
+     [("ui/pane_vms.c", "\tif (vms_filter_text(t->m->filter, filter, sizeof(filter))) {",
+       "\tif (0 && vms_filter_text(t->m->filter, filter, sizeof(filter))) {")]),
+    ("screen: an object's recent exits pushed out of the ring say nothing of --ring",
+     [("ui/pane_recent.c", "\t.empty = recent_empty,\n", "")]),
+    ("-p on a recording: says kvmtop keeps watching for it",
+     [("src/driver/pipeline.c", "\t\telse if (drv->src.live)\n\t\t\tdriver_notice(drv, \"-p %d: no VM is that process (yet)",
+       "\t\telse if (1)\n\t\t\tdriver_notice(drv, \"-p %d: no VM is that process (yet)")]),
+    ("debugfs: EPERM blamed on lockdown whatever securityfs says",
+     [("src/sources/debugfs.c", "\telse if (lock > 0)\n", "\telse if (lock >= 0)\n")]),
+    ("man: the screen's cumulative key named c again (it moved to S)",
+     [("man/kvmtop.1", "or with \\fBS\\fR cumulative", "or with \\fBc\\fR cumulative")]),
+    ("screen: a vCPUs pane emptied by --vcpu says no KVM events",
+     [("ui/pane_vcpus.c", "\t.empty = vcpus_empty,\n", "")]),
+    ("debugfs: no kvm directory asks whether the kvm module is loaded, whatever /sys/module/kvm says",
+     [("src/sources/debugfs.c", 'if (!stat("/sys/module/kvm", &st))', 'if (0)')]),
+    ("keys: the invert key's label i, where the man page says I",
+     [("ui/tui_keys.c", '{ "I", "inverts",', '{ "i", "inverts",')]),
 ]
 
 

@@ -164,6 +164,9 @@ def unmatched_case(dat, ps):
        (rc == 0 and len(lines) == 2 and "no-such-vm" in lines[1] and "4194304" in lines[0]),
        "a name and a pid that match no VM are each said once over many snapshots", err)
     ok(out.count("\nVM ") == 0, "... and no VM is shown", out[:400])
+    # a recording is not watched: said once read to its end, as what the recording lacks
+    ok(len(lines) == 2 and all("the recording has no VM of that" in l and "keeps watching" not in l for l in lines),
+       "... each as 'the recording has no VM of that ...', never 'kvmtop keeps watching for it'", err)
 
 
 def main():

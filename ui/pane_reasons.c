@@ -274,6 +274,17 @@ static void reasons_title(const struct tui *t, const struct pane *p, char *buf, 
 			 name, p->vm_pid);
 }
 
+/* Why no reason is listed: the VM or thread went, or it had no exit and no KVM event in the span shown. */
+static const char *reasons_empty(const struct tui *t, const struct pane *p)
+{
+	if (p->tid >= 0 ? !tui_find_vcpu(t, p->tid) : !tui_find_vm(t, p->vm_pid))
+		return p->tid >= 0 ? "the vCPU thread is gone" : "the VM is gone";
+	if (t->cumulative)
+		return "no exit and no KVM event since the start";
+	return t->live || t->interval > 0 ? "no exit and no KVM event in this interval" :
+					    "no exit and no KVM event in the recording";
+}
+
 const struct pane_ops pane_reasons = {
 	.name = "reasons",
 	.cols = reasons_cols,
@@ -286,5 +297,6 @@ const struct pane_ops pane_reasons = {
 	.enter = reasons_enter,
 	.tab = reasons_tab,
 	.title = reasons_title,
+	.empty = reasons_empty,
 	.vals = offsetof(struct reason_row, val),
 };

@@ -163,6 +163,29 @@ static void recent_title(const struct tui *t, const struct pane *p, char *buf, s
 		 tui_vcpu_id(v ? v->vcpu_id : -1, id, sizeof(id)), p->tid, t->m->ring_size);
 }
 
+/*
+ * Why no exit is listed: the thread went, --ring 0 keeps none, none came
+ * yet, or (opened from an object) none of the last exits kept touched it:
+ * the object's are older, and a larger --ring keeps more.
+ */
+static const char *recent_empty(const struct tui *t, const struct pane *p)
+{
+	const struct vcpu *v = tui_find_vcpu(t, p->tid);
+	static char buf[256];
+	unsigned int n = v ? model_recent_nr(v) : 0;
+
+	if (!v)
+		return "the vCPU thread is gone";
+	if (!t->m->ring_size)
+		return "--ring 0: no recent exits are kept";
+	if (!n)
+		return t->live ? "no exit of this vCPU yet" : "the recording holds no exit of this vCPU";
+	snprintf(buf, sizeof(buf),
+		 "none of the last %u exits kept touched this object: its exits are older; --ring N keeps more than %u",
+		 n, t->m->ring_size);
+	return buf;
+}
+
 const struct pane_ops pane_recent = {
 	.name = "recent",
 	.cols = recent_cols,
@@ -174,4 +197,5 @@ const struct pane_ops pane_recent = {
 	.label = recent_label,
 	.tab = recent_tab,
 	.title = recent_title,
+	.empty = recent_empty,
 };

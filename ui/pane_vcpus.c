@@ -231,6 +231,28 @@ static int vcpus_tab(struct tui *t)
 	return tui_push(t, PANE_REASONS, t->stack[t->depth - 1].vm_pid, -1);
 }
 
+/* Why no vCPU is listed: the VM went, --vcpu (named) leaves all of its out, or none of its threads ran one. */
+static const char *vcpus_empty(const struct tui *t, const struct pane *p)
+{
+	const struct vm *vm = tui_find_vm(t, p->vm_pid);
+	const struct model_filter *f = t->m->filter;
+	static char buf[256];
+	char id[16];
+	unsigned int i;
+
+	if (!vm)
+		return "the VM is gone";
+	if (vm->nr_vcpus) {
+		strlcpy(buf, "no vCPU of this VM matches --vcpu", sizeof(buf));
+		for (i = 0; f && i < f->nr_vcpus; i++) {
+			snprintf(id, sizeof(id), "%s%d", i ? "," : " ", f->vcpus[i]);
+			strlcat(buf, id, sizeof(buf));
+		}
+		return buf;
+	}
+	return t->live ? "no thread of this VM ran a vCPU yet" : "no thread of this VM ran a vCPU in the recording";
+}
+
 const struct pane_ops pane_vcpus = {
 	.name = "vCPUs",
 	.cols = vcpus_cols,
@@ -244,5 +266,6 @@ const struct pane_ops pane_vcpus = {
 	.enter = vcpus_enter,
 	.tab = vcpus_tab,
 	.title = vcpus_title,
+	.empty = vcpus_empty,
 };
 

@@ -256,13 +256,63 @@ static void vms_title(const struct tui *t, const struct pane *p, char *buf, size
 	snprintf(buf, len, "VMs (%zu): Enter shows a VM's vCPUs, Tab its guest IPs", p->nr);
 }
 
-/* A live host without VMs is the first thing many see: say how to see something. */
+/* How many VMs the model holds that -p and -g leave out (never the host kernel's threads). */
+static unsigned int vms_left_out(const struct model *m)
+{
+	struct vm *vm;
+	unsigned int n = 0;
+
+	RB_FOREACH(vm, vm_tree, (struct vm_tree *)&m->vms)
+		if (!vm->kernel && !model_vm_shown(vm))
+			n++;
+	return n;
+}
+
+/* -p and -g as given ("-p 7 -g web*"), into buf; false if neither was. */
+static bool vms_filter_text(const struct model_filter *f, char *buf, size_t len)
+{
+	char one[96], name[64];
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; f && i < f->nr_pids; i++) {
+		snprintf(one, sizeof(one), "%s-p %d", buf[0] ? " " : "", f->pids[i]);
+		strlcat(buf, one, len);
+	}
+	for (i = 0; f && i < f->nr_names; i++) {
+		snprintf(one, sizeof(one), "%s-g %s", buf[0] ? " " : "",
+			 escape_text(f->names[i], name, sizeof(name)));
+		strlcat(buf, one, len);
+	}
+	return buf[0];
+}
+
+/*
+ * Why the pane has no row: -p/-g match no VM (the others left out, or
+ * none at all), no VM on a live host (the first thing many see: how to
+ * see something), or a recording without a VM's events (so far).
+ */
 static const char *vms_empty(const struct tui *t, const struct pane *p)
 {
+	static char buf[512];
+	char filter[256];
+	unsigned int out = vms_left_out(t->m);
+
 	(void)p;
-	if (t->live && RB_EMPTY(&t->m->vms))
+	if (vms_filter_text(t->m->filter, filter, sizeof(filter))) {
+		if (out)
+			snprintf(buf, sizeof(buf), "no VM matches %s%s: %u other VM%s left out", filter,
+				 t->live ? " (yet; kvmtop keeps watching)" : "", out, out == 1 ? " is" : "s are");
+		else
+			snprintf(buf, sizeof(buf), "no VM matches %s%s: %s", filter,
+				 t->live ? " (yet; kvmtop keeps watching)" : "",
+				 t->live ? "no VM runs on this host" : "the recording holds no VM's KVM events");
+		return buf;
+	}
+	if (t->live)
 		return "no VM runs on this host: kvmtop --demo runs kvmtop's own guest, kvmtop -r FILE reads a recording";
-	return t->live ? "nothing in this interval" : "no KVM events";
+	return t->interval > 0 ? "no VM's KVM events up to this interval of the recording" :
+				 "the recording holds no VM's KVM events";
 }
 
 const struct pane_ops pane_vms = {

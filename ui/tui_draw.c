@@ -73,10 +73,11 @@ static int fit_cols(const struct tui *t, const struct pane_ops *ops, int width, 
 			used += ops->cols[i].width + (shown ? 1 : 0);
 			shown++;
 		}
-	/* a wide last column (a text) is shown cut rather than not at all */
+	/* a wide last column (a text) is shown cut rather than not at all; one off until picked stays off */
 	for (i = ops->nr_cols - 1; i >= 0 && !show[i]; i--)
 		;
-	if (i < ops->nr_cols - 1 && width - used - 1 >= 12 && ops->cols[ops->nr_cols - 1].align == COL_LEFT) {
+	if (i < ops->nr_cols - 1 && width - used - 1 >= 12 && ops->cols[ops->nr_cols - 1].align == COL_LEFT &&
+	    ops->cols[ops->nr_cols - 1].priority >= 0) {
 		show[ops->nr_cols - 1] = true;
 		shown++;
 	}
@@ -265,8 +266,10 @@ static void draw_table(struct tui *t)
 	}
 	if (!p->nr_order) {
 		const char *s = t->filter[0] ? "no row matches the filter" :
-				t->m && p->ops->empty ? p->ops->empty(t, p) :
-				!t->m || !p->nr ? (t->live ? "nothing in this interval" : "no KVM events") : "";
+				!t->m ? (t->live ? "no snapshot yet" : "reading the recording") :
+				p->ops->empty ? p->ops->empty(t, p) :
+				!p->nr ? (t->live || t->interval > 0 ? "nothing in this interval" :
+					  "nothing in the recording") : "";
 
 		put(TUI_HEADER_LINES, 1, COLS - 1, s, COL_LEFT);
 	}

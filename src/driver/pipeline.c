@@ -306,23 +306,40 @@ static bool vm_exists(const struct model *m, int pid, const char *name)
 	return false;
 }
 
-/* Each pid and name of -p and -g that no VM has: said once, then watched for quietly. */
-static void filter_unmatched(struct driver *drv)
+/*
+ * Each pid and name of -p and -g that no VM has, said once: live, that
+ * kvmtop watches for it; a recording, once read to its end (a VM may come
+ * late in it), that the recording has none.  A -p naming a vCPU thread
+ * says which VM's process it is in.
+ */
+static void filter_unmatched(struct driver *drv, bool at_end)
 {
 	const struct model_filter *f = drv->c->filter;
+	const struct vcpu *v;
 	unsigned int i;
 
-	for (i = 0; f && i < f->nr_pids; i++)
-		if (!(drv->said_pids & 1ull << i) && !vm_exists(drv->m, f->pids[i], NULL)) {
-			drv->said_pids |= 1ull << i;
+	if (!drv->src.live && !at_end)
+		return;
+	for (i = 0; f && i < f->nr_pids; i++) {
+		if ((drv->said_pids & 1ull << i) || vm_exists(drv->m, f->pids[i], NULL))
+			continue;
+		drv->said_pids |= 1ull << i;
+		v = model_find_vcpu(drv->m, f->pids[i]);
+		if (v && v->vm && !v->vm->kernel)
+			driver_notice(drv, "-p %d: a thread of VM process %d, not a VM's process: -p %d shows that VM",
+				      f->pids[i], v->vm->pid, v->vm->pid);
+		else if (drv->src.live)
 			driver_notice(drv, "-p %d: no VM is that process (yet): kvmtop keeps watching for it",
 				      f->pids[i]);
-		}
+		else
+			driver_notice(drv, "-p %d: the recording has no VM of that process (no thread of it ran a vCPU)",
+				      f->pids[i]);
+	}
 	for (i = 0; f && i < f->nr_names; i++)
 		if (!(drv->said_names & 1ull << i) && !vm_exists(drv->m, 0, f->names[i])) {
 			drv->said_names |= 1ull << i;
-			driver_notice(drv, "-g %s: no VM has that name (yet): kvmtop keeps watching for it",
-				      f->names[i]);
+			driver_notice(drv, drv->src.live ? "-g %s: no VM has that name (yet): kvmtop keeps watching for it" :
+				      "-g %s: the recording has no VM of that name", f->names[i]);
 		}
 }
 
@@ -358,8 +375,8 @@ out:
 	return ret;
 }
 
-/* The model brought to end and read from /proc for the snapshot: 0, or -1 (said why). */
-static int snapshot_prepare(struct driver *drv, uint64_t end)
+/* The model brought to end (at_end: the recording's) and read from /proc for the snapshot: 0, or -1 (said why). */
+static int snapshot_prepare(struct driver *drv, uint64_t end, bool at_end)
 {
 	if (driver_sample(drv))
 		return -1;
@@ -385,7 +402,7 @@ static int snapshot_prepare(struct driver *drv, uint64_t end)
 		model_reap(drv->m, driver_alive, drv);
 	if (driver_view_up(drv))
 		return -1;
-	filter_unmatched(drv);
+	filter_unmatched(drv, at_end);
 	return 0;
 }
 
@@ -440,7 +457,7 @@ int driver_snapshot(struct driver *drv, uint64_t start, uint64_t end, bool at_en
 	int ret;
 
 	/* a SIGHUP since the last one: this one goes to the reopened output */
-	if (snapshot_prepare(drv, end) || driver_reopen(drv))
+	if (snapshot_prepare(drv, end, at_end) || driver_reopen(drv))
 		return -1;
 	if (drv->v->totals && model_interval_end(drv->m, end))
 		goto out_nomem;

@@ -8,7 +8,7 @@
  *
  * Under kernel lockdown (integrity or confidentiality) debugfs refuses
  * to open writable files, so every counter reads EPERM: that is reported
- * as the reason, with the lockdown mode where securityfs shows it.
+ * as the reason where securityfs shows a lockdown mode, and only there.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -89,39 +89,71 @@ static int find_debugfs(struct debugfs_src *s, char *path, size_t len, char *err
 	return 0;
 }
 
-/* "integrity" from "none [integrity] confidentiality", or "" if unknown. */
-static void lockdown_mode(char *mode, size_t len)
+#define LOCKDOWN_FILE	"/sys/kernel/security/lockdown"
+
+/*
+ * The kernel's lockdown mode, "integrity" from "none [integrity]
+ * confidentiality", into mode: 1 locked down, 0 not shown ("none", or
+ * no such file: a kernel without lockdown or securityfs not mounted),
+ * -1 not known (the file unreadable).
+ */
+static int lockdown_mode(char *mode, size_t len)
 {
 	char buf[128] = "", *a, *b;
-	FILE *f = fopen("/sys/kernel/security/lockdown", "re");
+	FILE *f = fopen(LOCKDOWN_FILE, "re");
+	int ret = -1;
 
-	mode[0] = '\0';
-	if (!f)
-		return;
+	if (!f) {
+		strlcpy(mode, errno == ENOENT ? "absent" : "unreadable", len);
+		return errno == ENOENT ? 0 : -1;
+	}
+	strlcpy(mode, "unreadable", len);
 	if (fgets(buf, sizeof(buf), f) && (a = strchr(buf, '[')) && (b = strchr(a, ']'))) {
 		*b = '\0';
 		strlcpy(mode, a + 1, len);
+		ret = strcmp(mode, "none") != 0;
 	}
 	fclose(f);
+	return ret;
 }
 
+/*
+ * Why s->dir/name (name "": the directory) cannot be read, errno e, into
+ * err: lockdown only where LOCKDOWN_FILE says it is on, else the errno and
+ * what the file says.
+ */
 static void refused(const struct debugfs_src *s, const char *name, int e, char *err, size_t errlen)
 {
-	char mode[32];
+	char path[PATH_MAX + NAME_MAX + 2], mode[32];
+	int lock = e == EPERM ? lockdown_mode(mode, sizeof(mode)) : 0;
 
-	if (e != EPERM) {
-		snprintf(err, errlen, "cannot read %s/%s: %s", s->dir, name, strerror(e));
-		return;
-	}
-	lockdown_mode(mode, sizeof(mode));
-	if (mode[0] && strcmp(mode, "none"))
+	snprintf(path, sizeof(path), "%s%s%s", s->dir, name[0] ? "/" : "", name);
+	if (e != EPERM)
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(e));
+	else if (lock > 0)
 		snprintf(err, errlen,
-			 "cannot read %s/%s: %s: the kernel is locked down (%s), which hides debugfs; use the tracepoint source (the default)",
-			 s->dir, name, strerror(e), mode);
+			 "cannot read %s: %s: the kernel is locked down (%s), which hides debugfs (kernel_lockdown(7)); use the tracepoint source (the default)",
+			 path, strerror(e), mode);
+	else if (!lock)
+		snprintf(err, errlen, "cannot read %s: %s (%s)", path, strerror(e), !strcmp(mode, "absent") ?
+			 "securityfs shows no kernel lockdown: no " LOCKDOWN_FILE :
+			 "not kernel lockdown: " LOCKDOWN_FILE " says none");
 	else
-		snprintf(err, errlen,
-			 "cannot read %s/%s: %s (kernel lockdown hides debugfs, see kernel_lockdown(7)); use the tracepoint source (the default)",
-			 s->dir, name, strerror(e));
+		snprintf(err, errlen, "cannot read %s: %s (" LOCKDOWN_FILE " is unreadable: kernel lockdown may be why)",
+			 path, strerror(e));
+}
+
+/* No <debugfs>/kvm: whether this host's kvm module is loaded (/sys/module/kvm, built in too), said into err. */
+static void no_kvm_dir(const struct debugfs_src *s, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (!stat("/sys/module/kvm", &st))
+		snprintf(err, errlen, "no KVM statistics: no %s, though this host's kvm module is loaded (/sys/module/kvm)",
+			 s->dir);
+	else
+		snprintf(err, errlen, "no KVM statistics in %s: the kvm module is not loaded (no /sys/module/kvm)",
+			 s->dir);
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -140,7 +172,7 @@ static int list_stats(struct debugfs_src *s, char *err, size_t errlen)
 
 	if (dfd < 0) {
 		if (errno == ENOENT)
-			snprintf(err, errlen, "no KVM statistics in %s: is the kvm module loaded?", s->dir);
+			no_kvm_dir(s, err, errlen);
 		else
 			refused(s, "", errno, err, errlen);
 		return -1;
