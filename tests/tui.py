@@ -404,6 +404,55 @@ def interval_case(dat):
     wait_for(has("KVMTOP-EXIT="))
 
 
+REASON_ROW = re.compile(r"^(.*?)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)")
+LAT_CELL = re.compile(r"^[0-9.]+(ns|us|ms|s)$")
+
+
+def no_latency_case():
+    """A reason without an exit -> entry pair in the interval shows "-" for each latency (MIN, MEAN,
+    P50, P99, MAX), one with pairs a time in each: stepping with ] through -d intervals of a generated
+    recording, a vCPU's reasons against the generator's truth for that interval (rows seen before
+    and none now, exits without their entry)."""
+    dat = os.path.join(TMP, "tui-nolat.dat")
+    exp = kvmgen(dat, "x86-6.5", ["-m", "1", "-v", "2", "-n", "2000", "-s", "21", "-d", "10000000"],
+                 expect=os.path.join(TMP, "tui-nolat.expect.json"))
+    seen, pick = {}, None
+    for k, iv in enumerate(exp["intervals"], 1):
+        for t in iv["threads"]:
+            now = {(r["code"], r["flags"]): r["samples"] for r in t["reasons"]}
+            rows = seen.setdefault(t["tid"], set())
+            rows |= set(now)
+            if not pick and any(not now.get(r) for r in rows) and any(now.values()):
+                pick = (k, t["tid"], {r: now.get(r, 0) for r in rows})
+    if not ok(pick, "no latency: the truth has an interval with a reason row and no pairs"):
+        return
+    k, tid, want = pick
+    want = {VMX[code] + (" FAILED_VMENTRY" if flags else ""): n for (code, flags), n in want.items()}
+    start(["-r", dat, "-d", "0.01"])
+    wait_for(loaded("whole recording"))
+    for i in range(1, k + 1):
+        keys("]")
+        settled(has("interval %d/" % i))
+    keys("Enter")
+    lines = settled(has("vCPUs of VM"))
+    tids = [int(r.split()[1]) for r in rows_after_titles(lines) if len(r.split()) > 1 and r.split()[1].isdigit()]
+    keys(*(["Down"] * tids.index(tid) if tid in tids else []), "Enter")
+    lines = settled(has("Exit reasons of vCPU"))
+    got = {}
+    for row in rows_after_titles(lines):
+        m = REASON_ROW.match(row)
+        if m:
+            name = re.sub(r" \((blocks|event)\)$", "", m.group(1).strip())
+            got[name] = [m.group(i) for i in range(6, 11)]
+    bad = ["%s (%d pairs): %s" % (name, n, " ".join(got.get(name, ["missing"]))) for name, n in sorted(want.items())
+           if name not in got or not all(c == "-" if not n else LAT_CELL.match(c) for c in got[name])]
+    ok(tid in tids and not bad and any(not n for n in want.values()),
+       "no latency: interval %d, tid %d: rows without pairs show - in MIN MEAN P50 P99 MAX, rows with pairs "
+       "a time (the generator's truth)" % (k, tid), "\n".join(bad + lines))
+    keys("q")
+    wait_for(has("KVMTOP-EXIT="))
+
+
 def snippet_case(name):
     """A real excerpt as a recording: its recent exits show the excerpt's reasons and PCs, in order."""
     r = snippet.make(name, os.environ["KVMGEN"], os.environ["KVMTOP_FORMATS"], traces(), TMP)
@@ -1115,6 +1164,7 @@ def main():
         objects_case()
         ips_case()
         interval_case(dat)
+        no_latency_case()
         gone_bad_case(dat)
         progress_case()
         typed_ahead_case(False)
