@@ -123,11 +123,16 @@ static void json_reasons(const struct batch *b, const struct vm *vm, const struc
 	free(rows);
 }
 
+/* The scope's other kvm events and userspace exits, each by name; null where the source sees none (counters). */
 static void json_events(const struct batch *b, const struct model_scope *sc)
 {
 	bool any = false;
 	int j;
 
+	if (!b->traced) {
+		fputs(",\"events\":null,\"userspace_exits\":null", b->out);
+		return;
+	}
 	fputs(",\"events\":{", b->out);
 	for (j = 0; j < b->m->nr_other; j++) {
 		if (!sc->other[j])

@@ -17,6 +17,9 @@ enum {
 	VMS_DROPS, VMS_MEM_SOME, VMS_IO_SOME, VMS_LOCAL, VMS_DISPLAY, VMS_UUID, VMS_NR_COLS
 };
 
+/* The states UTIL% needs (its column's needs): without both, no share. */
+#define VMS_UTIL_STATES	(1u << VS_GUEST | 1u << VS_HOST)
+
 struct vm_row {
 	struct pane_val val[VMS_NR_COLS];	/* the field columns' values */
 	char name[MODEL_NAME_LEN * 4];	/* vm_name's value, escaped (tui_val_text()) */
@@ -33,7 +36,7 @@ struct vm_row {
 	int top;
 	uint64_t uexits;
 	uint64_t events;	/* kvm events other than exits and entries */
-	/* with sched events: % of the span x vCPUs on a CPU (guest, host, VMM), and waiting for one */
+	/* % of the span x vCPUs on a CPU (guest, host, VMM), and waiting for one; -1: not measured */
 	double util, steal;
 	/* live: the emulator's and vhost threads' % of one CPU on a CPU, and waiting for one */
 	double emu, emu_wait, vhost, vhost_wait;
@@ -95,14 +98,23 @@ static void vms_c_halted(const struct tui *t, const void *r, char *buf, size_t l
 		snprintf(buf, len, "-");
 }
 
+/* A share of the time states, "-" where not measured (-1: /proc read once, not twice yet). */
+static void vms_c_share(double v, char *buf, size_t len)
+{
+	if (v < 0)
+		snprintf(buf, len, "-");
+	else
+		tui_fmt_pct(v, buf, len);
+}
+
 static void vms_c_util(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	tui_fmt_pct(((const struct vm_row *)r)->util, buf, len);
+	vms_c_share(((const struct vm_row *)r)->util, buf, len);
 }
 
 static void vms_c_steal(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	tui_fmt_pct(((const struct vm_row *)r)->steal, buf, len);
+	vms_c_share(((const struct vm_row *)r)->steal, buf, len);
 }
 
 #define GROUP_CELL(field)							\
@@ -120,9 +132,15 @@ static void vms_c_top(const struct tui *t, const void *r, char *buf, size_t len)
 	tui_reason_name(t, ((const struct vm_row *)r)->top, buf, len);
 }
 
-PANE_RATE_CELL(vms, vm_row, uexits, uexits)
+static void vms_c_uexits(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	tui_fmt_event_rate(t, ((const struct vm_row *)r)->uexits, buf, len);
+}
 
-PANE_RATE_CELL(vms, vm_row, events, events)
+static void vms_c_events(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	tui_fmt_event_rate(t, ((const struct vm_row *)r)->events, buf, len);
+}
 
 static const struct pane_col vms_cols[VMS_NR_COLS] = {
 	[VMS_NAME] =       { "name",       NULL,         20, COL_LEFT,  vms_c_name,       NULL,               false, 9, 0,                              "vm_name" },
@@ -207,6 +225,11 @@ static int vms_build(struct tui *t, struct pane *p)
 			w->util = 100.0 * (double)(sc.time[VS_GUEST] + sc.time[VS_HOST] + sc.time[VS_VMM]) / span;
 			w->steal = 100.0 * (double)sc.time[VS_WAIT] / span;
 		}
+		/* the scope has no figure of the states yet (/proc read once): none, not 0 */
+		if ((sc.time_known & VMS_UTIL_STATES) != VMS_UTIL_STATES)
+			w->util = -1;
+		if (!(sc.time_known & 1u << VS_WAIT))
+			w->steal = -1;
 		if (t->end > t->start) {
 			double one = (double)(t->end - t->start);
 

@@ -108,6 +108,7 @@ static int tui_start(void *ctx, const struct view_source *src, const struct mode
 	t->m = m;
 	t->ns = src->ns;
 	t->live = src->live;
+	t->traced = src->traced;
 	name_source(t, src);
 	t->have_tio = tcgetattr(STDIN_FILENO, &t->shell_tio) == 0;
 	if (!initscr()) {

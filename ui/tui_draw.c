@@ -166,7 +166,7 @@ static void draw_host(struct tui *t)
 		snprintf(a, sizeof(a), "  dropped %" PRIu64, m->dropped.total);
 		put_at(t, 1, &x, a, true);
 	}
-	tui_fmt_rate(t, events, a, sizeof(a));
+	tui_fmt_event_rate(t, events, a, sizeof(a));
 	snprintf(line, sizeof(line), "  total %s  kvm events%s %s  VMs %u", b,
 		 t->secs > 0 ? "/s" : "", a, model_nr_vms(m));
 	put_at(t, 1, &x, line, false);

@@ -545,7 +545,7 @@ const struct finding_rule finding_rules[] = {
 	  "(taskset, cgroup cpusets, libvirt <vcpupin>) away from the thieves named, or those moved",
 	  "Linux Documentation/admin-guide/cgroup-v2.rst (cpuset); libvirt domain XML <cputune>",
 	  eval_overcommit },
-	{ "legacy-io", FSC_VM, "the VM's port I/O exits (VMX IO_INSTRUCTION, SVM io) and their ports",
+	{ "legacy-io", FSC_VM, "the VM's port I/O exits (VMX IO_INSTRUCTION, SVM io) and their ports, as the objects table counts them",
 	  ">= 1000 port I/O exits/s",
 	  "the guest drives an emulated legacy device by port I/O: every access is an exit to the VMM",
 	  "use paravirtual (virtio) devices instead of emulated ones (serial, IDE, e1000, PIT/RTC "

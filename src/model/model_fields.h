@@ -36,7 +36,11 @@ enum model_field_kind {
 	MF_RATE,	/* a figure per second (a fraction) */
 };
 
-/* The histogram a field is a figure of, if any: without samples it has no value. */
+/*
+ * The histogram a field is a figure of, if any (its samples too): without
+ * samples it has no value, and a source that pairs no exit with its entry
+ * (a counter source) measures none of it.
+ */
 enum model_field_hist {
 	MF_NO_HIST,
 	MF_LAT,		/* exit -> entry */
