@@ -139,7 +139,13 @@ static void vms_c_uexits(const struct tui *t, const void *r, char *buf, size_t l
 
 static void vms_c_events(const struct tui *t, const void *r, char *buf, size_t len)
 {
-	tui_fmt_event_rate(t, ((const struct vm_row *)r)->events, buf, len);
+	uint64_t n = ((const struct vm_row *)r)->events;
+
+	/* a counter source may count events too (debugfs: its other counters) */
+	if (t->m->nr_other)
+		tui_fmt_rate(t, n, buf, len);
+	else
+		tui_fmt_event_rate(t, n, buf, len);
 }
 
 static const struct pane_col vms_cols[VMS_NR_COLS] = {
