@@ -88,6 +88,7 @@ static int batch_view_start(void *ctx, const struct view_source *src, const stru
 	b->clock = src->clock;
 	b->time_unit = src->time_unit;
 	b->ns = src->ns;
+	b->traced = src->traced;
 	/* a recording without -d: one report of all of it */
 	if (!src->live && !b->delay)
 		b->summary = true;

@@ -61,6 +61,7 @@ struct batch {
 	const char *clock;
 	const char *time_unit;	/* "ns", "cycles" or "counts" */
 	bool ns;
+	bool traced;		/* the source reads each event: latencies, userspace exits (view.h) */
 	bool summary;
 	double delay;		/* -d, 0: not given */
 	unsigned int snapshots;	/* printed so far */

@@ -40,6 +40,9 @@ bool batch_host_psi(const struct batch *b, unsigned int i, const char **key, dou
 
 bool batch_field_known(const struct batch *b, const struct model_field *f)
 {
+	/* a counter source pairs no exit with its entry: no samples, not 0 of them */
+	if (f->hist != MF_NO_HIST && !b->traced)
+		return false;
 	if (f->sched && !(model_time_known(b->m) & TIME_SPLIT))
 		return false;
 	return f->kind != MF_SECS || b->ns;

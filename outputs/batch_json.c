@@ -123,11 +123,20 @@ static void json_reasons(const struct batch *b, const struct vm *vm, const struc
 	free(rows);
 }
 
+/*
+ * The scope's other kvm events and userspace exits, each by name; null
+ * where the source counts none (stats: no event; a counter source: no
+ * userspace exit).
+ */
 static void json_events(const struct batch *b, const struct model_scope *sc)
 {
 	bool any = false;
 	int j;
 
+	if (!b->traced && !b->m->nr_other) {
+		fputs(",\"events\":null,\"userspace_exits\":null", b->out);
+		return;
+	}
 	fputs(",\"events\":{", b->out);
 	for (j = 0; j < b->m->nr_other; j++) {
 		if (!sc->other[j])
@@ -136,6 +145,10 @@ static void json_events(const struct batch *b, const struct model_scope *sc)
 		escape_json(b->out, b->m->names->other[j]);
 		fprintf(b->out, ":%" PRIu64, sc->other[j]);
 		any = true;
+	}
+	if (!b->traced) {
+		fputs("},\"userspace_exits\":null", b->out);
+		return;
 	}
 	fputs("},\"userspace_exits\":{", b->out);
 	any = false;

@@ -25,7 +25,8 @@ double batch_seconds(const struct batch *b, uint64_t end);
 uint64_t batch_start(const struct batch *b);
 /*
  * Is reason field f measured for this input?  A field of the exits'
- * split needs sched events, a sum of seconds ns times.  CSV leaves a
+ * split needs sched events, a sum of seconds ns times, a histogram's
+ * figure (samples too) a source that pairs exits with entries.  CSV leaves a
  * field that is not empty, JSON writes null: both carry every field.
  */
 bool batch_field_known(const struct batch *b, const struct model_field *f);

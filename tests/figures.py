@@ -9,6 +9,8 @@ integers; half the last digit of '2.72us').  compare() then holds each
 field to its rule: counts, pairs, sum, min and max exact, the mean to its
 printed digits, p50/p90/p99/p99.9 within the histogram's promised 1/64
 of the exact nearest-rank value (plus the print slack), % to 2 decimals.
+A reason without samples in the truth must have no latency figure at all
+(null in JSON, an empty CSV cell, "-" in text), one with samples each.
 
 A scope is "host", ("vm", pid) or ("vcpu", tid); a reason label is the
 name, with its flags after a space when it has any ("INVALID_STATE
@@ -48,8 +50,10 @@ def from_json_reasons(reasons):
     for r in reasons:
         l = r["latency"]
         f = {k: exact(r[k]) for k in ("count", "total")}
-        f.update({k: exact(l[k]) for k in ("samples", "min", "max", "sum") + PCTL})
-        f["mean"] = (l["mean"], 0.05)
+        # null: no figure (a row without samples), absent here as text's "-"
+        f.update({k: exact(l[k]) for k in ("samples", "min", "max", "sum") + PCTL if l[k] is not None})
+        if l["mean"] is not None:
+            f["mean"] = (l["mean"], 0.05)
         f["code"] = exact(r["code"])
         f["blocking"] = exact(r["blocking"])
         out[label(r["reason"], r.get("flags", ""), r["isa"])] = f
@@ -73,8 +77,11 @@ def from_csv(text, snapshot=None):
     for r in rows:
         if snapshot is not None and int(r["snapshot"]) != snapshot:
             continue
-        f = {k: exact(int(r[k])) for k in ("count", "total", "samples", "min", "max", "sum", "code") + PCTL}
-        f["mean"] = (float(r["mean"]), 0.05)
+        # an empty cell: no figure (a row without samples), absent here as text's "-"
+        f = {k: exact(int(r[k])) for k in ("count", "total", "samples", "min", "max", "sum", "code") + PCTL
+             if r[k] != ""}
+        if r["mean"] != "":
+            f["mean"] = (float(r["mean"]), 0.05)
         f["pct"] = (float(r["pct"]), 0.005)
         out.setdefault(("vcpu", int(r["tid"])), {})[label(r["reason"], r["flags"], r["isa"])] = f
     return out, rows
@@ -129,13 +136,31 @@ def from_text(text, ns=True):
     return snaps
 
 
+def no_made_up_latency(got, want, what):
+    """A reason without samples in the truth has no latency figure (null, empty, "-"); one with
+    samples has each: mismatches as lines.  Text has no sum column: a sum only where got has one."""
+    bad = []
+    n = want.get("samples")
+    if n is None:
+        return bad
+    for field in TIMES + ("sum",):
+        if not n and field in got:
+            bad.append("%s %s: without samples, got a figure of it (%r)" % (what, field, got[field][0]))
+        elif n and field not in got and field != "sum":
+            bad.append("%s %s: %d samples, but no figure" % (what, field, n))
+    return bad
+
+
 def compare(got, want, what):
     """Mismatches of got against want ({label: {field: value}}), as lines; want's fields only."""
     bad = []
     if set(got) != set(want):
         bad.append("%s: reasons %s, want %s" % (what, sorted(got), sorted(want)))
     for lab in sorted(set(got) & set(want)):
+        bad += no_made_up_latency(got[lab], want[lab], "%s %s" % (what, lab))
         for field, w in sorted(want[lab].items()):
+            if not want[lab].get("samples", 1) and field in TIMES + ("sum",):
+                continue    # no figure: no_made_up_latency()
             if field not in got[lab]:
                 continue
             g, slack = got[lab][field]

@@ -239,6 +239,19 @@ def object_cases():
     obj_case("serial-console: 60 writes in 30 ms are too few to tell a rate (legacy-io has no such floor)",
              {1: [(60, io, port(0x3f8), [])]}, {("legacy-io", VM, None)}, over=30 * MS)
 
+    # the exits' own port is 0 (as the sample recording's): kvm_pio names the port, and every finding
+    # must name the one the objects table counts, with the test's own count of it
+    def pio(n, p):
+        return (n, io, 0, [("pio", {"rw": 1, "port": p, "size": 1, "count": 1})])
+
+    dat, total, secs = objects_script("io-pio", {0: [pio(900, 0x3f8), pio(300, 0x70)]})
+    fs, err = findings(dat)
+    ev = {f["rule"]: f["evidence"] for f in fs or []}
+    want = {"legacy-io": r"; ports 0x3f8 900, 0x70 300(;|$)", "serial-console": r" on port 0x3f8 \(COM1\) 900;"}
+    ok(all(re.search(w, ev.get(r, "")) for r, w in want.items()) and "0x0 " not in " ".join(ev.values()),
+       "legacy-io, serial-console: the ports kvm_pio named and their counts, not the exits' own port 0",
+       "evidence %r %s" % (ev, err))
+
     def msr(n, m, write=True):
         return (n, msrw if write else 31, 0, [("msr", {"write": int(write), "ecx": m, "data": 7})])
 

@@ -492,6 +492,22 @@ MUTATIONS = [
      [("src/sources/debugfs.c", 'if (!stat("/sys/module/kvm", &st))', 'if (0)')]),
     ("keys: the invert key's label i, where the man page says I",
      [("ui/tui_keys.c", '{ "I", "inverts",', '{ "i", "inverts",')]),
+    # issue 43: no made-up figure
+    ("latency fields: an empty histogram's max printed as 0 again",
+     [("src/model/model_fields.c", "GET(get_max, v->unknown = !w->lat.samples; ", "GET(get_max, ")]),
+    ("latency fields: an empty object histogram's p50 printed as 0 again",
+     [("src/model/model_fields.c", "GET_OBJ(get_o_p50, v->unknown = !o->lat.samples; ", "GET_OBJ(get_o_p50, ")]),
+    ("stats: the exits no counter of a kind counts left without a row (other_exits)",
+     [("src/sources/stats.c", "return model_add_exits(m, tid, s->other_exits, exits - kinds);", "return 0;")]),
+    ("JSON: a counter source's latency samples 0, not null",
+     [("outputs/batch_common.c", "if (f->hist != MF_NO_HIST && !b->traced)",
+       "if (f->hist != MF_NO_HIST && !b->traced && f->kind != MF_NUM)")]),
+    ("screen: a counter source's UEXITS/s and kvm events/s a rate of 0 again",
+     [("ui/tui_fmt.c", "\tif (t->traced)\n\t\ttui_fmt_rate(t, n, buf, len);", "\tif (1)\n\t\ttui_fmt_rate(t, n, buf, len);")]),
+    ("screen: UTIL% 0.0 before the time states are measured",
+     [("src/model/model_scope.c", "!states || (sc->time_known & states) != states)", "!states)")]),
+    ("findings: legacy-io names the busiest port's number for every port it counts",
+     [("src/model/findings.c", "\t\t\t\t      t[i].value, t[i].n);", "\t\t\t\t      t[0].value, t[i].n);")]),
 ]
 
 

@@ -270,8 +270,14 @@ def unmatched_case():
     kvmgen(dat, LAYOUT, ["-S", script])
     rc, out, err = run(["-b", "-r", dat, "-o", "json"])
     got = {(k[1], k[3]): g[:3] for k, g in json_objects(json.loads(out)["host"]).items()}
-    eq(got, {("IO_INSTRUCTION", "0x70"): (1, 0, 0), ("CPUID", "0x1"): (1, 1, 600), ("MSR_READ", "0x10"): (1, 0, 0)},
-       "an exit with no entry after it is counted on its object, without a latency; a companion between exits names none")
+    eq(got, {("IO_INSTRUCTION", "0x70"): (1, 0, None), ("CPUID", "0x1"): (1, 1, 600),
+             ("MSR_READ", "0x10"): (1, 0, None)},
+       "an exit with no entry after it is counted on its object, without a latency (its sum null, not 0); "
+       "a companion between exits names none")
+    lats = {(r["reason"], o["object"]): o["latency"] for r in json.loads(out)["host"]["reasons"] for o in r["objects"]}
+    eq({k: sorted(set(v for f, v in l.items() if f != "samples")) for k, l in lats.items() if not l["samples"]},
+       {("IO_INSTRUCTION", "0x70"): [None], ("MSR_READ", "0x10"): [None]},
+       "an object without an exit -> entry pair: every latency figure null (min, mean, p50 .. max, sum)")
 
 
 def npf_case():

@@ -267,7 +267,7 @@ def check_intervals():
                 totals[(t["tid"], lab)] = totals.get((t["tid"], lab), 0) + x["count"]
             for (tid, lab), n in totals.items():
                 if tid == t["tid"]:
-                    f.setdefault(lab, dict(count=0, samples=0, sum=0, min=0, max=0, pct=0.0))["total"] = n
+                    f.setdefault(lab, dict(count=0, samples=0, pct=0.0))["total"] = n
             w[("vcpu", t["tid"])] = f
         wants.append(w)
     bad = []

@@ -158,6 +158,46 @@ def held_case():
         shutil.rmtree(root, ignore_errors=True)
 
 
+def other_exits_case():
+    """A kernel's "exits" counts every exit, io_exits, halt_exits ... only their kinds: the rest is the
+    reason other_exits, so a VM's and each vCPU's reason rows sum to the exits the fixture wrote.  What
+    the stats source does not measure is null: every latency figure (samples too), the userspace
+    exits and other kvm events."""
+    root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-stats-other-")
+    h = [0] * 32
+
+    def vals(base, rest):
+        v = vcpu_vals(base, h, [0] * 4)     # io 4, mmio 2, halt 1, irq 3 x base: 10 x base of kinds
+        v["exits"] = base * 10 + rest
+        return v
+    try:
+        proc_vm(root, 4500, "rest", {0: (4501, "CPU 0/KVM", True), 1: (4502, "CPU 1/KVM", True)})
+        vm_stats(root, 4500, {}, {0: vals(10, 5), 1: vals(20, 0)})
+        p = subprocess.Popen([kvmtop(), "-b", "--source", "stats", "--proc", root, "--summary", "-o", "json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        wait_line(p, "binary statistics")
+        time.sleep(0.5)
+        vm_stats(root, 4500, {}, {0: vals(40, 77), 1: vals(25, 30)})
+        time.sleep(3.5)      # --summary reads counters every 3 s (the default delay)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=20)
+        doc = json.loads(out.decode().splitlines()[-1])
+        vm = next((v for v in doc["vms"] if v["pid"] == 4500), {"reasons": [], "vcpus": []})
+        # growth: vCPU 0 exits 372, kinds 300; vCPU 1 exits 80, kinds 50
+        want = {"other_exits": 72 + 30, "io_exits": 120 + 20, "mmio_exits": 60 + 10, "halt_exits": 30 + 5,
+                "irq_exits": 90 + 15}
+        eq(({r["reason"]: r["count"] for r in vm["reasons"]}, vm.get("exits")), (want, 372 + 80),
+           "stats: other_exits holds the exits no counter of a kind counts: the reasons sum to the VM's exits")
+        eq(sorted((c["vcpu"], c["exits"], sum(r["count"] for r in c["reasons"])) for c in vm["vcpus"]),
+           [(0, 372, 372), (1, 80, 80)], "stats: each vCPU's reasons sum to its exits")
+        lat = {(k, v) for r in vm["reasons"] + [r for c in vm["vcpus"] for r in c["reasons"]]
+               for k, v in r["latency"].items()}
+        eq(({v for k, v in lat}, vm.get("events", 0), vm.get("userspace_exits", 0)), ({None}, None, None),
+           "stats: no latency (null, samples too), userspace exits or events: not measured, not 0")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def kvmtop_files(pid, root):
     """What kvmtop pid has open under root, each as its path below root ("" for root itself)."""
     out = []
@@ -293,6 +333,7 @@ def usage_case():
 
 fixture_case()
 held_case()
+other_exits_case()
 churn_case()
 bad_cases()
 usage_case()

@@ -404,6 +404,102 @@ def interval_case(dat):
     wait_for(has("KVMTOP-EXIT="))
 
 
+REASON_ROW = re.compile(r"^(.*?)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)")
+LAT_CELL = re.compile(r"^[0-9.]+(ns|us|ms|s)$")
+
+
+def no_latency_case():
+    """A reason without an exit -> entry pair in the interval shows "-" for each latency (MIN, MEAN,
+    P50, P99, MAX), one with pairs a time in each: stepping with ] through -d intervals of a generated
+    recording, a vCPU's reasons against the generator's truth for that interval (rows seen before
+    and none now, exits without their entry)."""
+    dat = os.path.join(TMP, "tui-nolat.dat")
+    exp = kvmgen(dat, "x86-6.5", ["-m", "1", "-v", "2", "-n", "2000", "-s", "21", "-d", "10000000"],
+                 expect=os.path.join(TMP, "tui-nolat.expect.json"))
+    seen, pick = {}, None
+    for k, iv in enumerate(exp["intervals"], 1):
+        for t in iv["threads"]:
+            now = {(r["code"], r["flags"]): r["samples"] for r in t["reasons"]}
+            rows = seen.setdefault(t["tid"], set())
+            rows |= set(now)
+            if not pick and any(not now.get(r) for r in rows) and any(now.values()):
+                pick = (k, t["tid"], {r: now.get(r, 0) for r in rows})
+    if not ok(pick, "no latency: the truth has an interval with a reason row and no pairs"):
+        return
+    k, tid, want = pick
+    want = {VMX[code] + (" FAILED_VMENTRY" if flags else ""): n for (code, flags), n in want.items()}
+    start(["-r", dat, "-d", "0.01"])
+    wait_for(loaded("whole recording"))
+    for i in range(1, k + 1):
+        keys("]")
+        settled(has("interval %d/" % i))
+    keys("Enter")
+    lines = settled(has("vCPUs of VM"))
+    tids = [int(r.split()[1]) for r in rows_after_titles(lines) if len(r.split()) > 1 and r.split()[1].isdigit()]
+    keys(*(["Down"] * tids.index(tid) if tid in tids else []), "Enter")
+    lines = settled(has("Exit reasons of vCPU"))
+    got = {}
+    for row in rows_after_titles(lines):
+        m = REASON_ROW.match(row)
+        if m:
+            name = re.sub(r" \((blocks|event)\)$", "", m.group(1).strip())
+            got[name] = [m.group(i) for i in range(6, 11)]
+    bad = ["%s (%d pairs): %s" % (name, n, " ".join(got.get(name, ["missing"]))) for name, n in sorted(want.items())
+           if name not in got or not all(c == "-" if not n else LAT_CELL.match(c) for c in got[name])]
+    ok(tid in tids and not bad and any(not n for n in want.values()),
+       "no latency: interval %d, tid %d: rows without pairs show - in MIN MEAN P50 P99 MAX, rows with pairs "
+       "a time (the generator's truth)" % (k, tid), "\n".join(bad + lines))
+    keys("q")
+    wait_for(has("KVMTOP-EXIT="))
+
+
+def cell(lines, title, row_has):
+    """The cell under the right-aligned column title of the row holding row_has, or None."""
+    head = next((l for l in lines if (" " + title + " ") in (l + " ") or l.endswith(" " + title)), None)
+    row = next((l for l in lines if row_has in l and l is not head), None)
+    if head is None or row is None:
+        return None
+    end = head.index(title) + len(title)
+    left = row[:end].split()
+    return left[-1] if left else None
+
+
+def stats_unmeasured_case():
+    """--source stats measures no latency, userspace exit or other kvm event, and here no time state
+    (the fixture has no schedstat): each of those is "-" on the screen, never 0; the vCPU's reasons
+    pane has the row other_exits for the exits no counter of a kind counts (the fixture's 600)."""
+    root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-tui-stats-")
+    h = [0] * 32
+    v0 = vcpu_vals(100, h, [0] * 4)
+    try:
+        proc_vm(root, 4600, "counted", {0: (4601, "CPU 0/KVM", True)})
+        vm_stats(root, 4600, {}, {0: v0})
+        start(["--source", "stats", "--proc", root, "-d", "0.5"])
+        wait_for(has("VMs ("))
+        time.sleep(0.5)
+        v1 = vcpu_vals(130, h, [0] * 4)
+        v1["exits"] += 600
+        vm_stats(root, 4600, {}, {0: v1})
+        lines = settled(lambda ls: has("counted")(ls) and cell(ls, "TOTAL", "counted") == "900")
+        titles = ("LAT MEAN", "LAT P99", "UTIL%", "STEAL%", "UEXITS/s", "EVENTS/s")
+        got = {t: cell(lines, t, "counted") for t in titles}
+        eq((got, re.search(r"kvm events(/s)? (\S+)", lines[1] if len(lines) > 1 else "").group(2)
+            if len(lines) > 1 and "kvm events" in lines[1] else None),
+           ({t: "-" for t in titles}, "-"),
+           "stats screen: latency, UTIL%, STEAL%, UEXITS/s, EVENTS/s and the host's kvm events are -, not 0")
+        keys("Enter")
+        wait_for(has("vCPUs of VM"))
+        keys("Enter")
+        lines = settled(has("Exit reasons of vCPU"))
+        row = next((REASON_ROW.match(r) for r in rows_after_titles(lines) if r.startswith("other_exits")), None)
+        eq((row.group(5), [row.group(i) for i in range(6, 11)]) if row else lines, ("600", ["-"] * 5),
+           "stats screen: other_exits holds the 600 exits no counter of a kind counts, without a latency")
+        keys("q")
+        wait_for(has("KVMTOP-EXIT="))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def snippet_case(name):
     """A real excerpt as a recording: its recent exits show the excerpt's reasons and PCs, in order."""
     r = snippet.make(name, os.environ["KVMGEN"], os.environ["KVMTOP_FORMATS"], traces(), TMP)
@@ -1115,6 +1211,8 @@ def main():
         objects_case()
         ips_case()
         interval_case(dat)
+        no_latency_case()
+        stats_unmeasured_case()
         gone_bad_case(dat)
         progress_case()
         typed_ahead_case(False)

@@ -115,9 +115,21 @@ static void vms_c_top(const struct tui *t, const void *r, char *buf, size_t len)
 	tui_reason_name(t, ((const struct vm_row *)r)->top, buf, len);
 }
 
-PANE_RATE_CELL(vms, vm_row, uexits, uexits)
+static void vms_c_uexits(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	tui_fmt_event_rate(t, ((const struct vm_row *)r)->uexits, buf, len);
+}
 
-PANE_RATE_CELL(vms, vm_row, events, events)
+static void vms_c_events(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	uint64_t n = ((const struct vm_row *)r)->events;
+
+	/* a counter source may count events too (debugfs: its other counters) */
+	if (t->m->nr_other)
+		tui_fmt_rate(t, n, buf, len);
+	else
+		tui_fmt_event_rate(t, n, buf, len);
+}
 
 static const struct pane_col vms_cols[VMS_NR_COLS] = {
 	[VMS_NAME] =       { "name",       NULL,         20, COL_LEFT,  vms_c_name,       NULL,               false, 9, 0,                              "vm_name" },

@@ -110,6 +110,7 @@ static int tui_start(void *ctx, const struct view_source *src, const struct mode
 	t->m = m;
 	t->ns = src->ns;
 	t->live = src->live;
+	t->traced = src->traced;
 	name_source(t, src);
 	if (t->dump && t->dump->ops->start(t->dump->ctx, src, m))
 		return -1;

@@ -120,6 +120,7 @@ struct tui {
 	char unit[64];			/* "times in cycles (x86-tsc)  " where not ns, else "" */
 	bool ns;			/* times in ns (else the source's unit) */
 	bool live;
+	bool traced;			/* the source reads each event (view.h): else no latency, userspace exit, event */
 	bool paused;
 	bool cumulative;
 	bool color;			/* drawn in colours: the terminal has them, the scheme too */

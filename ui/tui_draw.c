@@ -163,7 +163,7 @@ static void draw_host(struct tui *t)
 		snprintf(a, sizeof(a), "  dropped %" PRIu64, t->head.dropped);
 		put_at(t, 1, &x, a, true);
 	}
-	tui_fmt_rate(t, t->head.events, a, sizeof(a));
+	tui_fmt_event_rate(t, t->head.events, a, sizeof(a));
 	snprintf(line, sizeof(line), "  total %s  kvm events%s %s  VMs %u", b,
 		 t->secs > 0 || t->ns ? "/s" : "", a, t->head.nr_vms);
 	put_at(t, 1, &x, line, false);

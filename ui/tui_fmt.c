@@ -44,6 +44,14 @@ void tui_fmt_rate(const struct tui *t, uint64_t n, char *buf, size_t len)
 		snprintf(buf, len, "%.1fM", r / 1e6);
 }
 
+void tui_fmt_event_rate(const struct tui *t, uint64_t n, char *buf, size_t len)
+{
+	if (t->traced)
+		tui_fmt_rate(t, n, buf, len);
+	else
+		snprintf(buf, len, "-");	/* a counter source sees no event */
+}
+
 void tui_fmt_time(const struct tui *t, double v, char *buf, size_t len)
 {
 	/* one decimal less than the text output: the columns are narrow */

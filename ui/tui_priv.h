@@ -295,6 +295,8 @@ void tui_colors_apply(struct tui *t);
 /* tui_fmt.c: number formats shared by the panes, and lookups in the model */
 void tui_fmt_count(uint64_t v, char *buf, size_t len);
 void tui_fmt_rate(const struct tui *t, uint64_t n, char *buf, size_t len);
+/* A rate of userspace exits or other kvm events: "-" where the source sees none (counters). */
+void tui_fmt_event_rate(const struct tui *t, uint64_t n, char *buf, size_t len);
 void tui_fmt_time(const struct tui *t, double v, char *buf, size_t len);
 /* A latency, or "-" when the scope has none (have false). */
 void tui_fmt_lat(const struct tui *t, bool have, double v, char *buf, size_t len);

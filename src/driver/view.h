@@ -33,6 +33,12 @@ struct view_source {
 	const char *time_unit;	/* "ns", "cycles" or "counts" */
 	bool ns;		/* times are ns: rates per second make sense */
 	bool live;		/* VMs come and go; keys can reset and pace it */
+	/*
+	 * It reads each event (tracing, a recording): exit -> entry pairs
+	 * (latencies), userspace exits, other kvm events.  false: counters
+	 * (stats, debugfs), which measure none of those.
+	 */
+	bool traced;
 };
 
 struct findings;

@@ -138,27 +138,6 @@ static int eval_overcommit(const struct finding_in *in, char *ev, size_t len)
 	return w >= WAIT_SEVERE ? FS_SEVERE : FS_WARNING;
 }
 
-static int eval_legacy_io(const struct finding_in *in, char *ev, size_t len)
-{
-	const struct reason *top;
-	uint64_t n = class_exits(in, RC_IO, &top), pn[4], other;
-	uint32_t port[4];
-	unsigned int i, k;
-	double rate;
-	size_t o;
-
-	if (rate_of(in, n, &rate) || rate < IO_RATE)
-		return -1;
-	o = (size_t)snprintf(ev, len, "%.0f port I/O exits/s (%s)", rate, top ? top->name : "?");
-	k = model_vm_ports(in->vm, port, pn, 4, &other);
-	for (i = 0; i < k && o < len; i++)
-		o += (size_t)snprintf(ev + o, len - o, "%s0x%x %" PRIu64, i ? ", " : "; ports ", port[i], pn[i]);
-	if (o < len && (in->sc->time_known & (1u << VS_VMM)) && in->len)
-		snprintf(ev + o, len - o, "; the vCPUs' time in the VMM %.1f %%",
-			 100.0 * (double)in->sc->time[VS_VMM] / (double)in->len / (in->vm->nr_vcpus ? in->vm->nr_vcpus : 1));
-	return FS_WARNING;
-}
-
 static int eval_mmio(const struct finding_in *in, char *ev, size_t len)
 {
 	const struct reason *top;
@@ -452,6 +431,34 @@ static int objs_eval(const struct finding_in *in, const struct findings_objs *se
 	return FS_WARNING;
 }
 
+/*
+ * The VM's port I/O exits at >= IO_RATE per second; the evidence names the
+ * busiest ports as the objects table counts them (the port a kvm_pio
+ * event named, not the exit's own guess) and the vCPUs' time in the VMM.
+ */
+static int eval_legacy_io(const struct finding_in *in, char *ev, size_t len)
+{
+	static const struct findings_objs ports[] = { { KVM_OBJ_PORT, 0, UINT64_MAX, OBJ_DIR_NONE } };
+	struct findings_tally t[OBJS_TALLY];
+	const struct reason *top;
+	uint64_t n = class_exits(in, RC_IO, &top);
+	unsigned int i, k;
+	double rate;
+	size_t o;
+
+	if (rate_of(in, n, &rate) || rate < IO_RATE)
+		return -1;
+	o = (size_t)snprintf(ev, len, "%.0f port I/O exits/s (%s)", rate, top ? top->name : "?");
+	objs_tally(in, ports, 1, t, &k);
+	for (i = 0; i < k && i < OBJS_SHOWN && o < len; i++)
+		o += (size_t)snprintf(ev + o, len - o, "%s0x%" PRIx64 " %" PRIu64, i ? ", " : "; ports ",
+				      t[i].value, t[i].n);
+	if (o < len && (in->sc->time_known & (1u << VS_VMM)) && in->len)
+		snprintf(ev + o, len - o, "; the vCPUs' time in the VMM %.1f %%",
+			 100.0 * (double)in->sc->time[VS_VMM] / (double)in->len / (in->vm->nr_vcpus ? in->vm->nr_vcpus : 1));
+	return FS_WARNING;
+}
+
 static int eval_timer_poll(const struct finding_in *in, char *ev, size_t len)
 {
 	static const struct findings_objs ports[] = {
@@ -538,7 +545,7 @@ const struct finding_rule finding_rules[] = {
 	  "(taskset, cgroup cpusets, libvirt <vcpupin>) away from the thieves named, or those moved",
 	  "Linux Documentation/admin-guide/cgroup-v2.rst (cpuset); libvirt domain XML <cputune>",
 	  eval_overcommit },
-	{ "legacy-io", FSC_VM, "the VM's port I/O exits (VMX IO_INSTRUCTION, SVM io) and their ports",
+	{ "legacy-io", FSC_VM, "the VM's port I/O exits (VMX IO_INSTRUCTION, SVM io) and their ports, as the objects table counts them",
 	  ">= 1000 port I/O exits/s",
 	  "the guest drives an emulated legacy device by port I/O: every access is an exit to the VMM",
 	  "use paravirtual (virtio) devices instead of emulated ones (serial, IDE, e1000, PIT/RTC "

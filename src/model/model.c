@@ -16,7 +16,6 @@ struct model *model_new(const struct kvm_names *names,
 	RB_INIT(&m->vms);
 	TAILQ_INIT(&m->dirty);
 	TAILQ_INIT(&m->stolen);
-	TAILQ_INIT(&m->ported);
 	m->max_thieves = MODEL_THIEVES_DEFAULT;
 	m->names = names;
 	m->reasons = &names->reasons;
@@ -75,7 +74,6 @@ static void vm_free(struct vm *vm)
 		free(vm->groups[g].last);
 	free(vm->detail);
 	free(vm->kst);
-	free(vm->ports);
 	free(vm);
 }
 
@@ -351,79 +349,6 @@ static int feed_ip(struct model *m, struct vcpu *v, const struct kvm_event *ev)
 	return model_ips_add(v->ips[k], ev->ip, k == IP_TIME ? -1 : ev->reason_id, ev->mode);
 }
 
-/* One more port-I/O exit of vm for port: the table keeps the largest.  0, or -1 (no memory). */
-static int port_add(struct model *m, struct vm *vm, uint32_t port)
-{
-	struct model_ports *t = vm->ports;
-	unsigned int i, min = 0;
-
-	if (!t && !(t = vm->ports = calloc(1, sizeof(*t))))
-		return -1;
-	if (!vm->ported) {
-		vm->ported = true;
-		TAILQ_INSERT_TAIL(&m->ported, vm, ports_link);
-	}
-	for (i = 0; i < t->nr; i++) {
-		if (t->p[i].port == port) {
-			t->p[i].n++;
-			return 0;
-		}
-		if (t->p[i].n < t->p[min].n)
-			min = i;
-	}
-	if (t->nr < MODEL_PORTS) {
-		t->p[t->nr].port = port;
-		t->p[t->nr++].n = 1;
-	} else {
-		t->rest++;
-	}
-	return 0;
-}
-
-static void ports_reset(struct model *m)
-{
-	struct vm *vm;
-
-	while ((vm = TAILQ_FIRST(&m->ported))) {
-		TAILQ_REMOVE(&m->ported, vm, ports_link);
-		vm->ported = false;
-		memset(vm->ports, 0, sizeof(*vm->ports));
-	}
-}
-
-static int port_cmp(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	/* (n, port) pairs, most exits first */
-	if (x[0] != y[0])
-		return x[0] > y[0] ? -1 : 1;
-	return (x[1] > y[1]) - (x[1] < y[1]);
-}
-
-unsigned int model_vm_ports(const struct vm *vm, uint32_t *port, uint64_t *n, unsigned int max, uint64_t *rest)
-{
-	const struct model_ports *t = vm->ported ? vm->ports : NULL;
-	uint64_t pairs[MODEL_PORTS][2];
-	unsigned int i, k = t ? t->nr : 0;
-
-	*rest = t ? t->rest : 0;
-	for (i = 0; i < k; i++) {
-		pairs[i][0] = t->p[i].n;
-		pairs[i][1] = t->p[i].port;
-	}
-	qsort(pairs, k, sizeof(pairs[0]), port_cmp);
-	for (i = 0; i < k; i++) {
-		if (i < max) {
-			n[i] = pairs[i][0];
-			port[i] = (uint32_t)pairs[i][1];
-		} else {
-			*rest += pairs[i][0];
-		}
-	}
-	return k < max ? k : max;
-}
-
 static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev)
 {
 	struct reason_stat *rs = reason_stat_get(v, ev->reason_id);
@@ -440,9 +365,6 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 	v->exits.total++;
 	m->exits.total++;
 	rs->count.total++;
-	/* port I/O: the VM's ports (the arch found the port) */
-	if (ev->obj_kind == KVM_OBJ_PORT && port_add(m, v->vm, (uint32_t)ev->obj))
-		return -1;
 	if (m->ring_size) {
 		if (v->ring_head == v->ring_alloc && ring_grow(m, v))
 			return -1;
@@ -811,7 +733,6 @@ int model_interval_end(struct model *m, uint64_t now)
 	ctrs_apply(m, ctr_mark, false);
 	dirty_clear(m);
 	model_steal_reset(m);
-	ports_reset(m);
 	m->interval_start = now;
 	return 0;
 }
@@ -850,7 +771,6 @@ void model_reset(struct model *m, uint64_t now)
 	ctrs_apply(m, ctr_zero, true);
 	dirty_clear(m);
 	model_steal_reset(m);
-	ports_reset(m);
 	m->first_time = now;
 	m->interval_start = now;
 }
@@ -900,8 +820,6 @@ static void vm_remove(struct model *m, struct vm *vm)
 		m->nr_vcpus--;
 		m->vcpus_gen++;
 	}
-	if (vm->ported)
-		TAILQ_REMOVE(&m->ported, vm, ports_link);
 	RB_REMOVE(vm_tree, &m->vms, vm);
 	vm_free(vm);
 }

@@ -399,18 +399,6 @@ struct vm {
 	/* KVM's statistics of its VM fd (the stats source), by names->kstats[KSTAT_VM] slot */
 	struct ctr *kst;
 	unsigned int nr_kst;
-	/* x86: the I/O ports its port-I/O exits were for, this interval (NULL before the first) */
-	struct model_ports *ports;
-	TAILQ_ENTRY(vm) ports_link;	/* on m->ported while the table has figures */
-	bool ported;
-};
-
-/* A VM's port-I/O exits by port: the largest MODEL_PORTS kept, the others' exits in rest. */
-#define MODEL_PORTS	16
-struct model_ports {
-	uint64_t rest;
-	unsigned int nr;
-	struct { uint32_t port; uint64_t n; } p[MODEL_PORTS];
 };
 
 /* The vm entry that holds every host kernel thread that raised KVM events. */
@@ -481,7 +469,6 @@ struct model {
 	 * MODEL_PRE_SLOTS of them by tid; NULL without sched events.
 	 */
 	struct model_pre *pre;
-	TAILQ_HEAD(, vm) ported;	/* the VMs whose port tables have figures */
 	/*
 	 * The host's exit latency per reason id over the intervals closed
 	 * (model_interval_end), vCPUs that are gone included: what a
@@ -604,8 +591,6 @@ typedef bool (*alive_fn)(void *ctx, int pid);
  * stopped VM's last figures are printed once, marked, and then go.
  */
 void model_reap(struct model *m, alive_fn alive, void *ctx);
-/* vm's I/O ports of this interval, most exits first, at most max: how many; *rest the others' exits. */
-unsigned int model_vm_ports(const struct vm *vm, uint32_t *port, uint64_t *n, unsigned int max, uint64_t *rest);
 /* The vm entry of the host kernel's threads, NULL if none raised events. */
 const struct vm *model_kernel_vm(const struct model *m);
 /*

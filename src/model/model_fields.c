@@ -5,6 +5,8 @@
  * JSON's key order (and, for reasons, CSV's column order); a group's
  * fields are adjacent.  Latency figures are of the exit -> entry pairs
  * the count holds; handling figures of the same pairs' time on a CPU.
+ * A histogram's figure without samples is unknown (null, empty, "-"):
+ * no latency is not a latency of 0.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -91,23 +93,23 @@ GET(get_count, v->u = w->count)
 GET(get_total, v->u = w->total)
 GET(get_pct, v->d = w->scope_exits ? 100.0 * (double)w->count / (double)w->scope_exits : 0.0)
 GET(get_samples, v->u = w->lat.samples)
-GET(get_min, v->u = w->lat.samples ? w->lat.min : 0)
-GET(get_mean, v->d = hist_mean(&w->lat))
-GET(get_p50, v->u = model_quantile(&w->lat, 0.50))
-GET(get_p90, v->u = model_quantile(&w->lat, 0.90))
-GET(get_p99, v->u = model_quantile(&w->lat, 0.99))
-GET(get_p999, v->u = model_quantile(&w->lat, 0.999))
-GET(get_max, v->u = w->lat.max)
-GET(get_sum, v->u = hist_sum(&w->lat))
+GET(get_min, v->unknown = !w->lat.samples; v->u = w->lat.min)
+GET(get_mean, v->unknown = !w->lat.samples; v->d = hist_mean(&w->lat))
+GET(get_p50, v->unknown = !w->lat.samples; v->u = model_quantile(&w->lat, 0.50))
+GET(get_p90, v->unknown = !w->lat.samples; v->u = model_quantile(&w->lat, 0.90))
+GET(get_p99, v->unknown = !w->lat.samples; v->u = model_quantile(&w->lat, 0.99))
+GET(get_p999, v->unknown = !w->lat.samples; v->u = model_quantile(&w->lat, 0.999))
+GET(get_max, v->unknown = !w->lat.samples; v->u = w->lat.max)
+GET(get_sum, v->unknown = !w->lat.samples; v->u = hist_sum(&w->lat))
 GET(get_h_samples, v->u = w->handling.samples)
-GET(get_h_min, v->u = w->handling.samples ? w->handling.min : 0)
-GET(get_h_mean, v->d = hist_mean(&w->handling))
-GET(get_h_p50, v->u = model_quantile(&w->handling, 0.50))
-GET(get_h_p90, v->u = model_quantile(&w->handling, 0.90))
-GET(get_h_p99, v->u = model_quantile(&w->handling, 0.99))
-GET(get_h_p999, v->u = model_quantile(&w->handling, 0.999))
-GET(get_h_max, v->u = w->handling.max)
-GET(get_h_sum, v->u = hist_sum(&w->handling))
+GET(get_h_min, v->unknown = !w->handling.samples; v->u = w->handling.min)
+GET(get_h_mean, v->unknown = !w->handling.samples; v->d = hist_mean(&w->handling))
+GET(get_h_p50, v->unknown = !w->handling.samples; v->u = model_quantile(&w->handling, 0.50))
+GET(get_h_p90, v->unknown = !w->handling.samples; v->u = model_quantile(&w->handling, 0.90))
+GET(get_h_p99, v->unknown = !w->handling.samples; v->u = model_quantile(&w->handling, 0.99))
+GET(get_h_p999, v->unknown = !w->handling.samples; v->u = model_quantile(&w->handling, 0.999))
+GET(get_h_max, v->unknown = !w->handling.samples; v->u = w->handling.max)
+GET(get_h_sum, v->unknown = !w->handling.samples; v->u = hist_sum(&w->handling))
 GET(get_preempted, v->u = w->preempted)
 GET(get_blocked, v->u = w->blocked)
 
@@ -127,14 +129,14 @@ GET_OBJ(get_o_site_pct, v->unknown = !o->site[0].n || !o->count;
 GET_OBJ(get_o_pct, v->d = o->reason_count ? 100.0 * (double)o->count / (double)o->reason_count : 0.0)
 GET_OBJ(get_o_total, v->u = o->total)
 GET_OBJ(get_o_samples, v->u = o->lat.samples)
-GET_OBJ(get_o_min, v->u = o->lat.samples ? o->lat.min : 0)
-GET_OBJ(get_o_mean, v->d = hist_mean(&o->lat))
-GET_OBJ(get_o_p50, v->u = model_quantile(&o->lat, 0.50))
-GET_OBJ(get_o_p90, v->u = model_quantile(&o->lat, 0.90))
-GET_OBJ(get_o_p99, v->u = model_quantile(&o->lat, 0.99))
-GET_OBJ(get_o_p999, v->u = model_quantile(&o->lat, 0.999))
-GET_OBJ(get_o_max, v->u = o->lat.max)
-GET_OBJ(get_o_sum, v->u = hist_sum(&o->lat))
+GET_OBJ(get_o_min, v->unknown = !o->lat.samples; v->u = o->lat.min)
+GET_OBJ(get_o_mean, v->unknown = !o->lat.samples; v->d = hist_mean(&o->lat))
+GET_OBJ(get_o_p50, v->unknown = !o->lat.samples; v->u = model_quantile(&o->lat, 0.50))
+GET_OBJ(get_o_p90, v->unknown = !o->lat.samples; v->u = model_quantile(&o->lat, 0.90))
+GET_OBJ(get_o_p99, v->unknown = !o->lat.samples; v->u = model_quantile(&o->lat, 0.99))
+GET_OBJ(get_o_p999, v->unknown = !o->lat.samples; v->u = model_quantile(&o->lat, 0.999))
+GET_OBJ(get_o_max, v->unknown = !o->lat.samples; v->u = o->lat.max)
+GET_OBJ(get_o_sum, v->unknown = !o->lat.samples; v->u = hist_sum(&o->lat))
 
 #define LAT(n, t, k, fn)	{ MR_REASON, n, "latency", n, t, k, MF_LAT, false, fn }
 #define HAND(n, t, k, fn)	{ MR_REASON, "handling_" n, "handling", n, t, k, MF_HANDLING, true, fn }
@@ -196,7 +198,7 @@ const struct model_field model_fields[] = {
 	{ MR_REASON, "count",    NULL, "count",    "COUNT",    MF_NUM,  MF_NO_HIST, false, get_count },
 	{ MR_REASON, "pct",      NULL, "pct",      "%",        MF_PCT,  MF_NO_HIST, false, get_pct },
 	{ MR_REASON, "total",    NULL, "total",    "TOTAL",    MF_NUM,  MF_NO_HIST, false, get_total },
-	{ MR_REASON, "samples",  "latency", "samples", "PAIRS", MF_NUM, MF_NO_HIST, false, get_samples },
+	{ MR_REASON, "samples",  "latency", "samples", "PAIRS", MF_NUM, MF_LAT, false, get_samples },
 	LAT("min",  "MIN",   MF_TIME,      get_min),
 	LAT("mean", "MEAN",  MF_TIME_MEAN, get_mean),
 	LAT("p50",  "P50",   MF_TIME,      get_p50),
@@ -205,7 +207,7 @@ const struct model_field model_fields[] = {
 	LAT("p999", "P99.9", MF_TIME,      get_p999),
 	LAT("max",  "MAX",   MF_TIME,      get_max),
 	LAT("sum",  "SUM",   MF_TIME,      get_sum),
-	{ MR_REASON, "handling_samples", "handling", "samples", "HPAIRS", MF_NUM, MF_NO_HIST, true, get_h_samples },
+	{ MR_REASON, "handling_samples", "handling", "samples", "HPAIRS", MF_NUM, MF_HANDLING, true, get_h_samples },
 	HAND("min",  "HMIN",     MF_TIME,      get_h_min),
 	HAND("mean", "HMEAN",    MF_TIME_MEAN, get_h_mean),
 	HAND("p50",  "HAND.P50", MF_TIME,      get_h_p50),
@@ -228,7 +230,7 @@ const struct model_field model_fields[] = {
 	OBJ("obj_total",   "total",   "TOTAL",   MF_NUM,  get_o_total),
 	OBJ("obj_site",    "site",    "SITE",    MF_TEXT, get_o_site),
 	OBJ("obj_site_pct", "site_pct", "SITE%", MF_PCT,  get_o_site_pct),
-	{ MR_OBJECT, "obj_samples", "latency", "samples", "PAIRS", MF_NUM, MF_NO_HIST, false, get_o_samples },
+	{ MR_OBJECT, "obj_samples", "latency", "samples", "PAIRS", MF_NUM, MF_OBJ_LAT, false, get_o_samples },
 	OLAT("obj_min",  "min",  "MIN",   MF_TIME,      get_o_min),
 	OLAT("obj_mean", "mean", "MEAN",  MF_TIME_MEAN, get_o_mean),
 	OLAT("obj_p50",  "p50",  "P50",   MF_TIME,      get_o_p50),
@@ -268,18 +270,6 @@ void model_field_value(const struct model_field *f, const struct model_row *row,
 {
 	memset(v, 0, sizeof(*v));
 	f->get(row, v);
-	switch (f->hist) {
-	case MF_LAT:
-		*has = row->r->lat.samples > 0;
-		break;
-	case MF_HANDLING:
-		*has = row->r->handling.samples > 0;
-		break;
-	case MF_OBJ_LAT:
-		*has = row->o->lat.samples > 0;
-		break;
-	default:
-		*has = !v->unknown;
-		break;
-	}
+	/* the getter says: a latency without samples is unknown, not 0 */
+	*has = !v->unknown;
 }

@@ -36,7 +36,11 @@ enum model_field_kind {
 	MF_RATE,	/* a figure per second (a fraction) */
 };
 
-/* The histogram a field is a figure of, if any: without samples it has no value. */
+/*
+ * The histogram a field is a figure of, if any (its samples too): without
+ * samples it has no value, and a source that pairs no exit with its entry
+ * (a counter source) measures none of it.
+ */
 enum model_field_hist {
 	MF_NO_HIST,
 	MF_LAT,		/* exit -> entry */
@@ -51,7 +55,8 @@ struct model_field_val {
 	double d;
 	bool b;
 	char buf[32];	/* what s points to where the getter formats it */
-	bool unknown;	/* the getter says this row has no figure (a VM's context the host does not give) */
+	bool unknown;	/* the getter says this row has no figure (a VM's context the host
+			   does not give, a latency without samples) */
 };
 
 /* What a getter reads: the row's VM, its vCPU (a vCPU's row) or its reason (a reason's row). */
@@ -82,7 +87,7 @@ extern const unsigned int model_nr_fields;
 const struct model_field *model_fields_of(enum model_row_kind row, unsigned int *n);
 /* The field called name (names are unique across the kinds), or NULL. */
 const struct model_field *model_field(const char *name);
-/* Its value in row; *has: the row has one (a latency figure needs samples). */
+/* Its value in row; *has: the row has one (!v->unknown: a latency figure needs samples). */
 void model_field_value(const struct model_field *f, const struct model_row *row,
 		       struct model_field_val *v, bool *has);
 /* The same for a reason row alone. */

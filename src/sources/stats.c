@@ -54,6 +54,8 @@
  */
 #define STATS_YOUNG	3
 #define STATS_RESCAN	30
+/* The code of the reason "other_exits": no table index of a counter is this one. */
+#define STATS_OTHER_CODE	(UINT32_MAX - 1)
 
 /* A process kvmtop has looked at: when to look again whether it holds a VM. */
 struct stats_proc {
@@ -112,6 +114,7 @@ struct stats_src {
 	unsigned int reads;	/* samples: the first is the counters' start */
 	int *reason;		/* vCPU table index: -2 not an exit counter, -1 "exits", else a reason */
 	unsigned int nr_reason;
+	int other_exits;	/* the reason "other_exits" (stats_other_exits), -1 until needed */
 	struct kvm_names *names;
 	uint64_t *vals;		/* scratch: one data block */
 	struct ident_kvm_fd *fds;	/* scratch: a process's KVM fds */
@@ -349,6 +352,66 @@ static int file_open(struct stats_src *s, struct stats_vm *vm, struct stats_file
 }
 
 /*
+ * The exits a vCPU's counter "exits" counted since the last reading that
+ * none of the counters of a kind of exit (io_exits, halt_exits ...) did:
+ * the reason "other_exits" of thread tid, so that its reason rows sum to
+ * its exits.  0, or -1 (no memory).
+ */
+static int stats_other_exits(struct stats_src *s, struct model *m, int tid, uint64_t exits,
+			     uint64_t kinds)
+{
+	if (exits <= kinds)
+		return 0;
+	if (s->other_exits < 0) {
+		s->other_exits = reason_intern(&s->names->reasons, ISA_UNKNOWN, STATS_OTHER_CODE, 0,
+					       "other_exits", "", false, false);
+		if (s->other_exits < 0)
+			return -1;
+	}
+	return model_add_exits(m, tid, s->other_exits, exits - kinds);
+}
+
+/*
+ * f's reading in s->vals fed to its counters c (of table t): each
+ * counter's growth, each instant value as read; a vCPU's exit counters
+ * as its exits and reasons.  0, or -1 (no memory).
+ */
+static int file_feed(struct stats_src *s, struct model *m, const struct stats_file *f,
+		     const struct kstat_table *t, struct ctr *c)
+{
+	uint64_t exits = 0, kinds = 0;
+	unsigned int i, j;
+
+	for (i = 0; i < f->l.nr; i++) {
+		const struct kstat_desc *d = &f->l.d[i];
+		const struct kstat_desc *td = &t->d[f->idx[i]];
+		int r = f->vcpu >= 0 ? s->reason[f->idx[i]] : -2;
+
+		for (j = 0; j < d->size; j++) {
+			uint64_t now = kstat_value(s->vals, d, j);
+			uint64_t *last = &f->last[d->offset / 8 + j];
+			/* a counter that went back (never, but for a reset by hand): from 0 */
+			uint64_t grew = now >= *last ? now - *last : now;
+
+			if (!kstat_grows(d)) {
+				c[td->slot + j].total = now;
+				continue;
+			}
+			c[td->slot + j].total += grew;
+			if (j || !grew || r == -2)
+				continue;
+			if (model_add_exits(m, f->tid, r, grew))
+				return -1;
+			if (r == -1)
+				exits += grew;
+			else
+				kinds += grew;
+		}
+	}
+	return f->vcpu >= 0 ? stats_other_exits(s, m, f->tid, exits, kinds) : 0;
+}
+
+/*
  * Read f and feed what grew to its row.  fresh: kvmtop is starting,
  * so this reading is the baseline; else a file opened since counts
  * from zero (its VM or vCPU was made after kvmtop started).
@@ -359,7 +422,6 @@ static int file_poll(struct stats_src *s, struct model *m, struct stats_vm *vm,
 	const struct kstat_table *t = &s->names->kstats[f->vcpu < 0 ? KSTAT_VM : KSTAT_VCPU];
 	struct ctr *c;
 	char why[512];
-	unsigned int i, j;
 
 	if (f->fd < 0)
 		return 0;
@@ -387,26 +449,8 @@ static int file_poll(struct stats_src *s, struct model *m, struct stats_vm *vm,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	for (i = 0; i < f->l.nr; i++) {
-		const struct kstat_desc *d = &f->l.d[i];
-		const struct kstat_desc *td = &t->d[f->idx[i]];
-
-		for (j = 0; j < d->size; j++) {
-			uint64_t now = kstat_value(s->vals, d, j);
-			uint64_t *last = &f->last[d->offset / 8 + j];
-			/* a counter that went back (never, but for a reset by hand): from 0 */
-			uint64_t grew = now >= *last ? now - *last : now;
-
-			if (!kstat_grows(d)) {
-				c[td->slot + j].total = now;
-				continue;
-			}
-			c[td->slot + j].total += grew;
-			if (f->vcpu >= 0 && !j && grew && s->reason[f->idx[i]] != -2 &&
-			    model_add_exits(m, f->tid, s->reason[f->idx[i]], grew))
-				goto out_nomem;
-		}
-	}
+	if (file_feed(s, m, f, t, c))
+		goto out_nomem;
 	memcpy(f->last, s->vals, f->l.data_size);
 	return 0;
 out_nomem:
@@ -780,6 +824,7 @@ static int stats_source_open(struct source *src, const struct source_config *c, 
 	struct stats_src *s = src->priv;
 
 	s->names = names;
+	s->other_exits = -1;
 	s->dir = c->proc_root != NULL;
 	ident_init(&s->proc, c->proc_root);
 	s->vals = calloc(KSTAT_DATA_MAX / 8, sizeof(*s->vals));
