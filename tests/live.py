@@ -170,7 +170,10 @@ def intervals():
         for c in ("each interval is ~0.3 s of wall time", "three intervals end 0.9 s after the first began"):
             skip(c, "kvmtop is a sanitizer build: its snapshots are late by its own slowness, not kvmtop's")
     else:
-        ok(all(low <= j["seconds"] <= 0.8 for j in js), "each interval is ~0.3 s of wall time",
+        # Emulated, a loaded host makes a snapshot late by the emulator's speed (0.93 s seen
+        # under make -j2 check): only a bound that a wrong delay (a unit slip: 3 s) breaks holds.
+        high = 2.0 if inside_kvm_host() else 0.8
+        ok(all(low <= j["seconds"] <= high for j in js), "each interval is ~0.3 s of wall time (at most %g s)" % high,
            [j["seconds"] for j in js])
         span = js[2]["end"] - js[0]["start"]
         if inside_kvm_host():

@@ -99,7 +99,8 @@ def script(evs, kind):
 
 
 def expected(evs):
-    """Per thread and reason: count, latency samples, sum, min, max (exit -> next entry of the thread)."""
+    """Per thread and reason: count, latency samples, sum, min, max (exit -> next entry of the thread);
+    sum, min and max None where no exit has its entry."""
     want, pending = {}, {}
     for e in evs:
         if e["ev"] == "exit":
@@ -113,6 +114,11 @@ def expected(evs):
             r[2] += lat
             r[3] = lat if r[3] is None else min(r[3], lat)
             r[4] = max(r[4], lat)
+    # a reason without an exit -> entry pair has no latency figure: null, not 0
+    for rs in want.values():
+        for r in rs.values():
+            if not r[1]:
+                r[2] = r[4] = None
     return want
 
 

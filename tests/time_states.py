@@ -142,11 +142,13 @@ def main():
             rs = {r["code"]: r for r in got.get(t["tid"], {}).get("reasons", [])}
             for w in t["reasons"]:
                 r = rs.get(w["code"], {})
-                if "handling" not in r or r["handling"]["sum"] != w["handling"]["sum"] \
+                # no exit -> entry pair: no handling figure (null), never 0
+                hsum = w["handling"]["sum"] if w["handling"]["samples"] else None
+                if "handling" not in r or r["handling"]["sum"] != hsum \
                         or ns(r["preempted_s"]) != w["preempted"] or ns(r["blocked_s"]) != w["blocked"]:
                     bad.append("interval %d tid %d code %d: %s want %s" % (
                         i, t["tid"], w["code"], {k: r.get(k) for k in ("handling", "preempted_s", "blocked_s")},
-                        {k: w[k] for k in ("preempted", "blocked")}))
+                        {k: w[k] for k in ("preempted", "blocked", "handling")}))
     ok(snaps and not bad, "-d: each interval's split per reason (handling sum, preempted_s, blocked_s)",
        "\n".join(bad[:10]))
 
