@@ -508,6 +508,8 @@ MUTATIONS = [
      [("src/model/model_scope.c", "!states || (sc->time_known & states) != states)", "!states)")]),
     ("findings: legacy-io names the busiest port's number for every port it counts",
      [("src/model/findings.c", "\t\t\t\t      t[i].value, t[i].n);", "\t\t\t\t      t[0].value, t[i].n);")]),
+    ("live: an interval ends when kvmtop gets the CPU back, not where its drain stopped",
+     [("src/driver/loop_live.c", "return to > l->drv->m->interval_start && to < now ? to : now;", "return now;")]),
 ]
 
 
