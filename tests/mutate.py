@@ -510,6 +510,8 @@ MUTATIONS = [
      [("src/model/findings.c", "\t\t\t\t      t[i].value, t[i].n);", "\t\t\t\t      t[0].value, t[i].n);")]),
     ("live: an interval ends when kvmtop gets the CPU back, not where its drain stopped",
      [("src/driver/loop_live.c", "return to > l->drv->m->interval_start && to < now ? to : now;", "return now;")]),
+    ("live: a vCPU thread keeps the name it had when kvmtop met it",
+     [("src/model/model.c", "\t\t\tvcpu_rename(v, ev->prev_comm);\n\t\t\tvcpu_rename(next, ev->next_comm);\n", "")]),
 ]
 
 
