@@ -970,7 +970,8 @@ def live_case():
     keys("Enter")
     wait_for(lambda ls: rows_after_titles(ls) and rows_after_titles(ls)[0].startswith("kvmtop-demo"))
     keys("Enter")
-    lines = wait_for(lambda ls: sum("/KVM" in r for r in rows_after_titles(ls)) >= 2, 10)
+    # a sanitizer build's demo guest on a loaded machine starts its vCPU threads late
+    lines = wait_for(lambda ls: sum("/KVM" in r for r in rows_after_titles(ls)) >= 2, 30)
     ok(sum("CPU 0/KVM" in r or "CPU 1/KVM" in r for r in rows_after_titles(lines)) == 2,
        "live: Enter shows the demo's vCPU threads", "\n".join(lines))
     keys("\\")
@@ -978,7 +979,7 @@ def live_case():
     keys("Enter")
     wait_for(lambda ls: len(rows_after_titles(ls)) == 1 and "CPU 0/KVM" in rows_after_titles(ls)[0])
     keys("Enter")
-    lines = wait_for(lambda ls: any("kvm_pio" in r for r in rows_after_titles(ls)), 10)
+    lines = wait_for(lambda ls: any("kvm_pio" in r for r in rows_after_titles(ls)), 30)
     ok(any("kvm_pio" in r for r in rows_after_titles(lines)), "live: a vCPU's pane lists its kvm events",
        "\n".join(lines))
     keys("q")
