@@ -311,8 +311,8 @@ def two_at_once(t):
                           "--demo"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     # a sanitizer build on a loaded machine takes seconds to start, its demo guest too
-    wait_for(lambda: "kvmtop-%d" % a.pid in ours(t), 30)
-    wait_for(demo_guests, 30)
+    wait_for(lambda: "kvmtop-%d" % a.pid in ours(t), LIMIT)
+    wait_for(demo_guests, LIMIT)
     held = []
     for g in demo_guests():
         try:

@@ -957,9 +957,10 @@ def live_case():
     start(["--demo", "-d", "0.5"])
     # a severe finding (the emulated host's overcommit) may land the screen on the findings pane
     # before the first key: Esc returns, and any key ends the landing
-    wait_for(lambda ls: any(line.startswith("kvmtop-demo") for line in ls) or findings_shown(ls), 15)
+    # (a sanitizer build on a loaded emulated host took over 15 s to draw it)
+    wait_for(lambda ls: any(line.startswith("kvmtop-demo") for line in ls) or findings_shown(ls), 60)
     keys("Escape")
-    lines = wait_for(lambda ls: any(line.startswith("kvmtop-demo") for line in ls), 15)
+    lines = wait_for(lambda ls: any(line.startswith("kvmtop-demo") for line in ls), 60)
     row = [line for line in lines if line.startswith("kvmtop-demo")]
     ok(row, name + ": the VM row", "\n".join(lines))
     if not row:
