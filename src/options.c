@@ -694,6 +694,27 @@ static int take(struct options *o, const struct opt_def *d, const char *arg, cha
 	return 0;
 }
 
+/*
+ * Batch output's --fields are fields of the table, every one printed: a
+ * screen column's name that is not one is refused, naming it (set_fields
+ * took the list before -b was known).
+ */
+static void check_batch_fields(const struct options *o)
+{
+	const char *p = o->fields;
+
+	while (o->batch && p && *p && field_known) {
+		size_t n = strcspn(p, ",");
+		char name[64];
+
+		snprintf(name, sizeof(name), "%.*s", (int)n, p);
+		if (!field_known(name, true))
+			die_usage("--fields %s: batch output prints fields of the table, not a pane's columns "
+				  "(kvmtop --fields help)", name);
+		p += n + (p[n] == ',');
+	}
+}
+
 /* Options that cannot go together, or need another. */
 static void check_combinations(struct options *o)
 {
@@ -708,6 +729,7 @@ static void check_combinations(struct options *o)
 	if (o->batch && o->sort && field_known && !field_known(o->sort + (*o->sort == '-'), true))
 		die_usage("--sort %s: batch output sorts by a field of the table (kvmtop --fields help)",
 			  o->sort + (*o->sort == '-'));
+	check_batch_fields(o);
 	if (!o->batch && (o->fmt_given || o->summary))
 		die_usage("-o and --summary are for batch output: add -b");
 	if (o->replay && (strcmp(o->source, "trace") || o->debugfs_root || o->proc_root || o->sys_root ||
