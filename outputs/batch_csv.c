@@ -59,10 +59,15 @@ static void csv_header(struct batch *b)
 	fputc('\n', b->out);
 }
 
-/* One row: each column's value of row, empty where not measured or not known (null in JSON). */
+/*
+ * One row: each column's value of row, empty where not measured or not
+ * known (null in JSON).  A row of one empty cell is "" (as Python's csv
+ * writes it): an empty line is no row to a reader.
+ */
 static void csv_row(const struct batch *b, const struct model_row *row)
 {
 	unsigned int j, n = csv_nr_cols(b);
+	bool wrote = false;
 
 	for (j = 0; j < n; j++) {
 		const struct model_field *f = csv_col(b, j);
@@ -70,8 +75,10 @@ static void csv_row(const struct batch *b, const struct model_row *row)
 		if (j)
 			fputc(',', b->out);
 		if (batch_field_known(b, f))
-			batch_machine_value(b, f, row, escape_csv);
+			wrote = batch_machine_value(b, f, row, escape_csv);
 	}
+	if (n == 1 && !wrote)
+		fputs("\"\"", b->out);
 	if (!b->nr_fields)
 		batch_kstats_csv(b, row->vm, row->v);
 	fputc('\n', b->out);
