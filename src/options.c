@@ -403,11 +403,14 @@ static const struct opt_def opts[] = {
 	{ "sort", 0, "KEY", OPT_CALL, .set = set_sort,
 	  .help = "sort by field KEY, most first (-KEY: least first):\n"
 		  "the screen's pane with that column, and batch output's\n"
-		  "VMs, vCPUs or reasons, whichever KEY is a field of" },
+		  "VMs, vCPUs, reasons or objects, whichever KEY is a\n"
+		  "field of (any field of the table: vm_exits_s ...)" },
 	{ "fields", 0, "LIST", OPT_CALL, .set = set_fields,
-	  .help = "the columns, in order, comma-separated: CSV's, text's\n"
-		  "reason tables', each pane's that it has (help: list\n"
-		  "the fields and the screen's columns)" },
+	  .help = "the columns, in order, comma-separated: CSV's exactly\n"
+		  "those, a row per snapshot, VM, vCPU, reason or object\n"
+		  "(the finest they name); text's reason tables', each\n"
+		  "pane's that it has (help: list the fields, what each\n"
+		  "is, and the screen's columns)" },
 	{ "zero", 'z', NULL, OPT_FLAG, F(zero),
 	  .help = "batch output: leave out VMs and vCPUs without KVM\n"
 		  "events in the snapshot" },

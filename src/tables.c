@@ -62,12 +62,12 @@ static void fields_help(FILE *f)
 			fprintf(f, " %s", fs[i].name);
 		fputc('\n', f);
 	}
-	/* the man page's FIELDS lists the same, checked by tests/docs.py */
-	fputs("What each field is (its title in text and on the screen):\n", f);
-	for (i = 0; i < model_nr_fields; i++)
-		fprintf(f, "  %-22s %-12s %s\n", model_fields[i].name, model_fields[i].title, model_fields[i].desc);
 	fputs("The screen's columns, per pane (--fields, --sort; a field's by its name):\n", f);
 	tui_cols_help(f);
+	/* last (contrib's completion reads the lists above); the man page's FIELDS, by tests/docs.py */
+	fputs("What each field is (its title in text and on the screen):\n", f);
+	for (i = 0; i < model_nr_fields; i++)
+		fprintf(f, "  %-22s %s (%s)\n", model_fields[i].name, model_fields[i].desc, model_fields[i].title);
 }
 
 void options_tables(void)
