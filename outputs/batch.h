@@ -49,7 +49,7 @@ struct batch_format {
 	bool one_report;	/* it writes one report, the last: live with -d, -n says which */
 };
 
-#define BATCH_FIELDS_MAX	64	/* --fields: at most this many */
+#define BATCH_FIELDS_MAX	256	/* --fields: at most this many (options.h's OPT_FIELDS_MAX) */
 
 struct batch {
 	struct view view;	/* the driver's handle on it: batch_view_init */

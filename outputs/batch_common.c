@@ -285,20 +285,23 @@ const struct vcpu **batch_vcpus(const struct batch *b, const struct vm *vm, unsi
 
 void batch_scope_init(struct batch *b, const char *sort, const char *fields)
 {
-	char buf[1024], *save = NULL, *tok;
+	const char *p = fields;
 
 	if (sort) {
 		b->sort_ascending = *sort == '-';
 		b->sort = model_field(sort + b->sort_ascending);
 	}
-	if (!fields || strlcpy(buf, fields, sizeof(buf)) >= sizeof(buf))
-		return;
-	for (tok = strtok_r(buf, ",", &save); tok && b->nr_fields < BATCH_FIELDS_MAX;
-	     tok = strtok_r(NULL, ",", &save)) {
-		const struct model_field *f = model_field(tok);
+	/* names of 63 characters at most, BATCH_FIELDS_MAX of them: options.c refused others */
+	while (p && *p && b->nr_fields < BATCH_FIELDS_MAX) {
+		size_t n = strcspn(p, ",");
+		const struct model_field *f;
+		char name[64];
 
+		snprintf(name, sizeof(name), "%.*s", (int)n, p);
+		f = model_field(name);
 		if (f)
 			b->fields[b->nr_fields++] = f;
+		p += n + (p[n] == ',');
 	}
 }
 

@@ -296,6 +296,7 @@ static int set_sort(struct options *o, const struct opt_def *d, const char *arg,
 static int set_fields(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
 {
 	const char *p = arg;
+	unsigned int n_names = 0;
 
 	if (!strcmp(arg, "help")) {
 		if (fields_help)
@@ -314,6 +315,10 @@ static int set_fields(struct options *o, const struct opt_def *d, const char *ar
 		name[n] = '\0';
 		if (field_known && !field_known(name, false)) {
 			snprintf(err, len, "unknown field '%s' (kvmtop --fields help lists them)", name);
+			return -1;
+		}
+		if (++n_names > OPT_FIELDS_MAX) {
+			snprintf(err, len, "more than %d names", OPT_FIELDS_MAX);
 			return -1;
 		}
 		p += n + (p[n] == ',');

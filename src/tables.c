@@ -70,6 +70,8 @@ static void fields_help(FILE *f)
 		fprintf(f, "  %-22s %s (%s)\n", model_fields[i].name, model_fields[i].desc, model_fields[i].title);
 }
 
+_Static_assert(OPT_FIELDS_MAX == BATCH_FIELDS_MAX, "--fields' limit is the one batch output keeps");
+
 void options_tables(void)
 {
 	options_formats(format_choice);
