@@ -30,6 +30,7 @@ static unsigned int csv_nr_cols(const struct batch *b)
 	return model_nr_fields - nobj;
 }
 
+/* Column j's field. */
 static const struct model_field *csv_col(const struct batch *b, unsigned int j)
 {
 	return b->nr_fields ? b->fields[j] : &model_fields[j];
