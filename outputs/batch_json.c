@@ -37,6 +37,8 @@ static void json_row_fields(const struct batch *b, enum model_row_kind kind, con
 
 	fs = model_fields_of(kind, &n);
 	for (j = 0; j < n; j++) {
+		if (fs[j].json_apart)
+			continue;	/* in a place of its own: json_exits(), json_states() */
 		fprintf(b->out, "%s\"%s\":", j ? "," : "", fs[j].key);
 		if (!batch_machine_value(b, &fs[j], row, escape_json))
 			fputs("null", b->out);
@@ -380,6 +382,7 @@ static void json_header(const struct batch *b, uint64_t end)
 		fprintf(b->out, "%.9f", batch_seconds(b, end));
 	else
 		fputs("null", b->out);
+	batch_time_json(b, end);
 	fprintf(b->out, ",\"empty_intervals\":%" PRIu64, b->empty > 1 ? b->empty : 0);
 	fprintf(b->out, ",\"kvm_events\":%" PRIu64 ",\"lost_events\":%" PRIu64 ",\"dropped_events\":%" PRIu64,
 		b->cumulative ? m->events.total : ctr_interval(&m->events),

@@ -99,6 +99,7 @@ struct source {
 	const char *time_unit;	/* "ns", "cycles" or "counts" */
 	bool ns;		/* times in ns */
 	bool live;		/* the host's now: intervals of wall time, VMs are its processes */
+	bool wall;		/* a recording whose timestamps are the wall clock's ns (trace-cmd --date) */
 	char notice[512];	/* one line to show once the view is up, or "" */
 	/*
 	 * Live, set by read: every event up to this time (the source's clock)
