@@ -24,7 +24,7 @@ static const char *findings_where(const struct batch *b, const struct finding *f
 	if (f->vcpu)
 		snprintf(buf, len, "VM %s (pid %s) vCPU %s (tid %s)", name, pid,
 			 batch_text_field("vcpu", &row, id, sizeof(id)),
-			 batch_text_field("tid", &row, tid, sizeof(tid)));
+			 batch_text_field("vcpu_tid", &row, tid, sizeof(tid)));
 	else
 		snprintf(buf, len, "VM %s (pid %s)", name, pid);
 	return buf;
@@ -87,7 +87,7 @@ void batch_findings_json(const struct batch *b)
 		findings_json_field(b, "vm", "vm_name", &row, f->vm != NULL);
 		findings_json_field(b, "pid", "vm_pid", &row, f->vm != NULL);
 		findings_json_field(b, "vcpu", "vcpu", &row, f->vcpu != NULL);
-		findings_json_field(b, "tid", "tid", &row, f->vcpu != NULL);
+		findings_json_field(b, "tid", "vcpu_tid", &row, f->vcpu != NULL);
 		fputs(",\"finding\":", b->out);
 		findings_json_str(b, f->rule->finding);
 		fputs(",\"evidence\":", b->out);

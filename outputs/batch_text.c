@@ -20,9 +20,9 @@ static const struct {
 	int width;
 } text_cols[] = {
 	{ "reason", 30 }, { "isa", 6 }, { "count", 9 }, { "pct", 6 }, { "total", 10 },
-	{ "min", 9 }, { "mean", 9 }, { "p50", 9 }, { "p90", 9 }, { "p99", 9 }, { "p999", 9 },
-	{ "max", 9 }, { "handling_p50", 9 }, { "handling_p99", 9 }, { "preempted_s", 10 },
-	{ "blocked_s", 10 },
+	{ "latency_min", 9 }, { "latency_mean", 9 }, { "latency_p50", 9 }, { "latency_p90", 9 },
+	{ "latency_p99", 9 }, { "latency_p999", 9 }, { "latency_max", 9 }, { "handling_p50", 9 },
+	{ "handling_p99", 9 }, { "preempted_seconds", 10 }, { "blocked_seconds", 10 },
 };
 
 #define NR_TEXT_COLS	(sizeof(text_cols) / sizeof(text_cols[0]))
@@ -143,14 +143,14 @@ static void text_objects(const struct batch *b, const struct vm *vm, const struc
 		const struct model_row row = { .m = b->m, .o = &o[i] };
 
 		fprintf(b->out, "%s    %-12s %-10s %-30s %-5s %2u %9" PRIu64 " %6.2f%% p50 %9s p99 %9s max %9s site %s\n",
-			indent, text_obj_val(b, "object_kind", &row, k, sizeof(k)),
-			text_obj_val(b, "object", &row, obj, sizeof(obj)),
-			text_obj_val(b, "object_name", &row, name, sizeof(name)),
-			o[i].dir ? text_obj_val(b, "dir", &row, dir, sizeof(dir)) : "-", o[i].size,
+			indent, text_obj_val(b, "obj_kind", &row, k, sizeof(k)),
+			text_obj_val(b, "obj_object", &row, obj, sizeof(obj)),
+			text_obj_val(b, "obj_name", &row, name, sizeof(name)),
+			o[i].dir ? text_obj_val(b, "obj_dir", &row, dir, sizeof(dir)) : "-", o[i].size,
 			o[i].count, o[i].reason_count ? 100.0 * (double)o[i].count / (double)o[i].reason_count : 0.0,
-			text_obj_val(b, "obj_p50", &row, p50, sizeof(p50)),
-			text_obj_val(b, "obj_p99", &row, p99, sizeof(p99)),
-			text_obj_val(b, "obj_max", &row, max, sizeof(max)),
+			text_obj_val(b, "obj_latency_p50", &row, p50, sizeof(p50)),
+			text_obj_val(b, "obj_latency_p99", &row, p99, sizeof(p99)),
+			text_obj_val(b, "obj_latency_max", &row, max, sizeof(max)),
 			batch_obj_site(b, vm, &o[i], site, sizeof(site)));
 	}
 	if (n > TEXT_OBJS)
@@ -373,9 +373,9 @@ static int text_vcpu(const struct batch *b, const struct vm *vm, const struct vc
 		goto out;
 	fprintf(b->out, "\n  vCPU %s (tid %s \"%s\", last on CPU %s): %" PRIu64
 		" exits, unmatched exits %" PRIu64 ", unmatched entries %" PRIu64 "\n",
-		batch_text_field("vcpu", &row, id, sizeof(id)), batch_text_field("tid", &row, tid, sizeof(tid)),
-		batch_text_field("comm", &row, comm, sizeof(comm)),
-		batch_text_field("last_cpu", &row, cpu, sizeof(cpu)),
+		batch_text_field("vcpu", &row, id, sizeof(id)), batch_text_field("vcpu_tid", &row, tid, sizeof(tid)),
+		batch_text_field("vcpu_comm", &row, comm, sizeof(comm)),
+		batch_text_field("vcpu_last_cpu", &row, cpu, sizeof(cpu)),
 		cs.exits, cs.unmatched_exits, cs.unmatched_entries);
 	text_states(b, &cs, end, "    ");
 	text_stolen(b, v);
@@ -390,7 +390,7 @@ out:
 }
 
 /*
- * Live: the VM's context (the VM fields from mem_rss on, src/context/), its
+ * Live: the VM's context (the VM fields from vm_mem_rss_bytes on, src/context/), its
  * known figures as NAME=value in one "context:" line; none for a recording.
  */
 static void text_context(const struct batch *b, const struct model_row *row)
@@ -403,7 +403,7 @@ static void text_context(const struct batch *b, const struct model_row *row)
 	if (!row->vm->ctx.prev_known && !row->vm->ctx.known)
 		return;
 	all = model_fields_of(MR_VM, &n);
-	for (f = model_field("mem_rss"); f && f < all + n; f++) {
+	for (f = model_field("vm_mem_rss_bytes"); f && f < all + n; f++) {
 		struct model_field_val v;
 		bool has;
 
@@ -423,7 +423,7 @@ static void text_context(const struct batch *b, const struct model_row *row)
  */
 static void text_identity(const struct batch *b, const struct model_row *row)
 {
-	static const char *const names[] = { "vm_display", "vm_name_from", "vm_uuid", "vm_project", "vm_flavor" };
+	static const char *const names[] = { "vm_display_name", "vm_name_from", "vm_uuid", "vm_project", "vm_flavor" };
 	const char *sep = "  identity:";
 	unsigned int i;
 	char buf[256];
@@ -463,7 +463,7 @@ static int text_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 		batch_text_field("vm_pid", &row, pid, sizeof(pid)),
 		vm->guessed ? ", guessed: no --threads" : "",
 		vm->exited ? ", exited" : "", vs.exits, rate,
-		batch_text_field("vm_vcpus", &row, nr_vcpus, sizeof(nr_vcpus)));
+		batch_text_field("vm_vcpu_count", &row, nr_vcpus, sizeof(nr_vcpus)));
 	text_identity(b, &row);
 	if (vm->exits_unknown)
 		fprintf(b->out, "  exits unknown: %s\n",

@@ -223,7 +223,7 @@ static void seconds(FILE *f, uint64_t ns)
 /*
  * The labels of a VM's series, in their order: each the value of a VM's
  * field of the table (model_fields.h), by name.  A vCPU's series add
- * vcpu, its "vcpu" field, or "tid" and its "tid" field where the index
+ * vcpu, its "vcpu" field, or "tid" and its "vcpu_tid" field where the index
  * is not known or another thread of the VM has it (vcpu_label).
  */
 static const struct {
@@ -241,7 +241,7 @@ static const struct {
 	const char *label;
 	const char *field;
 } metrics_info_labels[] = {
-	{ "name", "vm_display" },
+	{ "display_name", "vm_display_name" },
 	{ "name_from", "vm_name_from" },
 	{ "uuid", "vm_uuid" },
 	{ "project", "vm_project" },
@@ -295,7 +295,7 @@ static void label_fields(struct out *o)
 	for (i = 0; i < NR_METRICS_INFO_LABELS; i++)
 		o->info_f[i] = model_field(metrics_info_labels[i].field);
 	o->vcpu_f = model_field("vcpu");
-	o->tid_f = model_field("tid");
+	o->tid_f = model_field("vcpu_tid");
 }
 
 /* Field mf of row as a label's value: a whole number, or a string escaped. */

@@ -279,10 +279,21 @@ void options_fields(bool (*known)(const char *name, bool batch), void (*help)(FI
 	fields_help = help;
 }
 
-/* --sort KEY or -KEY: a field or a column. */
+static const char *(*fields_renamed)(const char *list);	/* options_field_names */
+
+void options_field_names(const char *(*renamed)(const char *list))
+{
+	fields_renamed = renamed;
+}
+
+/* --sort KEY or -KEY: a field or a column (an old name read as its new one, with a notice). */
 static int set_sort(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
 {
-	const char *key = arg + (*arg == '-');
+	const char *key;
+
+	if (fields_renamed)
+		arg = fields_renamed(arg);
+	key = arg + (*arg == '-');
 
 	if (!*key || (field_known && !field_known(key, false))) {
 		snprintf(err, len, "unknown field '%s' (kvmtop --fields help lists them)", key);
@@ -303,6 +314,8 @@ static int set_fields(struct options *o, const struct opt_def *d, const char *ar
 			fields_help(stdout);
 		exit(0);
 	}
+	if (fields_renamed)
+		p = arg = fields_renamed(arg);
 	while (*p) {
 		size_t n = strcspn(p, ",");
 		char name[64];

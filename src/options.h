@@ -118,6 +118,11 @@ void options_sources(const char *const *names);
  */
 /* --fields: at most this many names (batch.h's BATCH_FIELDS_MAX, held equal by tables.c) */
 #define OPT_FIELDS_MAX	256
+/*
+ * renamed(list): a list of --fields or --sort names with the old ones
+ * renamed (one notice on stderr), list itself where none is old.
+ */
+void options_field_names(const char *(*renamed)(const char *list));
 void options_fields(bool (*known)(const char *name, bool batch), void (*help)(FILE *f));
 
 #endif

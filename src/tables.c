@@ -6,6 +6,9 @@
  * harness gives the parser the same tables as kvmtop.
  */
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "outputs/batch.h"
 #include "sources/source.h"
@@ -46,6 +49,28 @@ static bool field_known(const char *name, bool batch)
 	return model_field(name) || (!batch && tui_col_known(name));
 }
 
+/* Is name a field or a column (model_fields_rename's known)? */
+static bool name_known(const char *name, const void *ctx)
+{
+	return field_known(name, false);
+}
+
+/* list with its old names renamed (model_field_names.c) and one line naming them; list if none. */
+static const char *fields_renamed(const char *list)
+{
+	char note[1024] = "", *out = malloc(strlen(list) * 4 + 256);
+
+	if (!out)
+		return list;
+	if (!model_fields_rename(list, NULL, name_known, NULL, out, strlen(list) * 4 + 256, note,
+				 sizeof(note))) {
+		free(out);
+		return list;
+	}
+	fprintf(stderr, "kvmtop: old names read as new (kvmtop(1), HISTORY): %s\n", note);
+	return out;	/* the options' for the run */
+}
+
 static const char *const row_kinds[MR_KINDS] = { "snapshot", "VM", "vCPU", "reason", "object" };
 
 /* --fields help: the table's fields by row, what each is, then each pane's columns. */
@@ -77,4 +102,5 @@ void options_tables(void)
 	options_formats(format_choice);
 	options_sources(live_source_names());
 	options_fields(field_known, fields_help);
+	options_field_names(fields_renamed);
 }

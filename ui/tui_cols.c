@@ -156,6 +156,11 @@ static int col_of(const struct pane_ops *ops, const char *name, size_t len)
 	return -1;
 }
 
+int tui_col_find(const struct pane_ops *ops, const char *name)
+{
+	return col_of(ops, name, strlen(name));
+}
+
 /* The id of the pane whose ops these are (the screen's table), PANE_NR if none. */
 static int cols_pane(const struct tui *t, const struct pane_ops *ops)
 {

@@ -256,6 +256,8 @@ int tui_cols_sort(const struct tui *t, const struct pane_ops *ops, bool *invert)
  */
 int tui_cols_parse(const struct pane_ops *ops, const char *list, int *cols, bool strict,
 		   char *err, size_t len);
+/* The column of ops called name (a column's name or its field's), -1 if none. */
+int tui_col_find(const struct pane_ops *ops, const char *name);
 /* KEY (most first) or -KEY (least first) as ops' column *col: 0, or -1 with one line in err. */
 int tui_cols_parse_sort(const struct pane_ops *ops, const char *key, int *col, bool *invert,
 			char *err, size_t len);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "util/escape.h"
+#include "model/model_fields.h"
 #include "history.h"
 #include "tui_priv.h"
 
@@ -151,11 +152,30 @@ static void rc_write_start(const struct tui *t, int id, char *buf, size_t len)
 	snprintf(buf, len, "%s", t->panes[t->start_pane]->name);
 }
 
+/* The old -> new names the file being read used (one notice for the file, rc_lines). */
+static char rc_renames[512];
+
+/* Is name a column of the pane whose ops ctx is? */
+static bool rc_col_known(const char *name, const void *ctx)
+{
+	return tui_col_find(ctx, name) >= 0;
+}
+
+/* val (pane id's column names) with its old names renamed (model_field_names.c), into buf. */
+static const char *rc_renamed(const struct tui *t, int id, const char *val, char *buf, size_t len)
+{
+	model_fields_rename(val, t->panes[id]->name, rc_col_known, t->panes[id], buf, len,
+			    rc_renames, sizeof(rc_renames));
+	return buf;
+}
+
 static int rc_read_sort(struct tui *t, int id, const char *val, char *err, size_t len)
 {
+	char buf[RC_LINE];
 	int col;
 	bool invert;
 
+	val = rc_renamed(t, id, val, buf, sizeof(buf));
 	if (tui_cols_parse_sort(t->panes[id], val, &col, &invert, err, len))
 		return -1;
 	t->set[id].sort = col;
@@ -172,7 +192,11 @@ static void rc_write_sort(const struct tui *t, int id, char *buf, size_t len)
 
 static int rc_read_columns(struct tui *t, int id, const char *val, char *err, size_t len)
 {
-	int cols[TUI_COLS], n = tui_cols_parse(t->panes[id], val, cols, true, err, len);
+	char buf[RC_LINE];
+	int cols[TUI_COLS], n;
+
+	val = rc_renamed(t, id, val, buf, sizeof(buf));
+	n = tui_cols_parse(t->panes[id], val, cols, true, err, len);
 
 	if (n < 0)
 		return -1;
@@ -300,6 +324,9 @@ static void rc_lines(struct rc_in *in, FILE *f)
 	}
 	if (in->bad > RC_SAID)
 		fprintf(stderr, "kvmtop: %s: %u more bad lines\n", in->name, in->bad - RC_SAID);
+	if (rc_renames[0])
+		fprintf(stderr, "kvmtop: %s: old names read as new (kvmtop(1), HISTORY): %s\n", in->name,
+			rc_renames);
 	if (in->bad > 1) {
 		snprintf(err, sizeof(err), " (and %u more)", in->bad - 1);
 		strlcat(in->t->notice, err, sizeof(in->t->notice));

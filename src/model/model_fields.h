@@ -141,4 +141,29 @@ uint64_t model_quantile(const struct hist *h, double q);
  */
 bool model_snap_time(const struct model_snap *s, uint64_t t, char *buf, size_t len);
 
+/*
+ * An old name of a field or a screen column (model_field_names.c): the
+ * name it has now; pane: the pane's own renames first (NULL: none).
+ */
+struct model_field_alias {
+	const char *old;
+	const char *name;
+	const char *pane;	/* a screen pane's column only (its name), NULL: every name */
+};
+
+extern const struct model_field_alias model_field_aliases[];
+extern const unsigned int model_nr_field_aliases;
+
+/* The new name of old (for pane, or NULL), or NULL: not an old name. */
+const char *model_field_renamed(const char *old, const char *pane);
+/*
+ * list (comma-separated names, each may start with '-') into out, with
+ * each name that known() does not know and that has a new name that it
+ * does renamed; "old -> new" of each appended to note (", " between):
+ * how many were renamed.  For user input only: outputs use the names.
+ */
+unsigned int model_fields_rename(const char *list, const char *pane,
+				 bool (*known)(const char *name, const void *ctx), const void *ctx,
+				 char *out, size_t len, char *note, size_t nlen);
+
 #endif
