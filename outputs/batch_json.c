@@ -177,7 +177,7 @@ static void json_states(const struct batch *b, const struct model_scope *sc)
 
 	if (!b->ns || !sc->time_known)
 		return;
-	fputs("\"time_s\":{", b->out);
+	fputs("\"time_seconds\":{", b->out);
 	for (j = 0; j < VS_NR; j++) {
 		if (!(sc->time_known & (1u << j)))
 			continue;
@@ -215,7 +215,7 @@ static void json_threads(const struct batch *b, const struct vm *vm, const struc
 		return;
 	fputs("\"threads\":{", b->out);
 	if ((sc->time_known & need) == need) {
-		fprintf(b->out, "\"vcpu\":{\"count\":%d,\"run_s\":%.9f,\"wait_s\":%.9f}",
+		fprintf(b->out, "\"vcpu\":{\"count\":%d,\"run_seconds\":%.9f,\"wait_seconds\":%.9f}",
 			vm->nr_vcpus, (double)(sc->time[VS_GUEST] + sc->time[VS_HOST] + sc->time[VS_VMM]) / 1e9,
 			(double)sc->time[VS_WAIT] / 1e9);
 		sep = ",";
@@ -225,7 +225,7 @@ static void json_threads(const struct batch *b, const struct vm *vm, const struc
 
 		if (!gs->known)
 			continue;
-		fprintf(b->out, "%s\"%s\":{\"count\":%d,\"run_s\":%.9f,\"wait_s\":%.9f}", sep,
+		fprintf(b->out, "%s\"%s\":{\"count\":%d,\"run_seconds\":%.9f,\"wait_seconds\":%.9f}", sep,
 			model_group_name(g), gs->count,
 			(double)model_group_ns(vm, g, false, sc->cumulative) / 1e9,
 			(double)model_group_ns(vm, g, true, sc->cumulative) / 1e9);
@@ -317,8 +317,9 @@ static void json_tap_rate(const struct batch *b, const struct vm_ctx_tap *tap, e
 static void json_taps(const struct batch *b, const struct vm *vm)
 {
 	static const struct { const char *key; enum ctx_tap_ctr k; } cols[] = {
-		{ "rx_bps", CTX_TAP_RXB }, { "tx_bps", CTX_TAP_TXB }, { "rx_pps", CTX_TAP_RXP },
-		{ "tx_pps", CTX_TAP_TXP }, { "drops_s", CTX_TAP_DROPS },
+		{ "rx_bytes_per_s", CTX_TAP_RXB }, { "tx_bytes_per_s", CTX_TAP_TXB },
+		{ "rx_packets_per_s", CTX_TAP_RXP }, { "tx_packets_per_s", CTX_TAP_TXP },
+		{ "drops_per_s", CTX_TAP_DROPS },
 	};
 	unsigned int c;
 	int i;

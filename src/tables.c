@@ -93,6 +93,12 @@ static void fields_help(FILE *f)
 	fputs("What each field is (its title in text and on the screen):\n", f);
 	for (i = 0; i < model_nr_fields; i++)
 		fprintf(f, "  %-22s %s (%s)\n", model_fields[i].name, model_fields[i].desc, model_fields[i].title);
+	/* the man page's HISTORY, by tests/docs.py */
+	fputs("Old names, still read by --fields, --sort and the settings file (a pane's own: [pane]):\n", f);
+	for (i = 0; i < model_nr_field_aliases; i++)
+		fprintf(f, "  %-22s -> %s%s%s%s\n", model_field_aliases[i].old, model_field_aliases[i].name,
+			model_field_aliases[i].pane ? " [" : "", model_field_aliases[i].pane ?: "",
+			model_field_aliases[i].pane ? "]" : "");
 }
 
 _Static_assert(OPT_FIELDS_MAX == BATCH_FIELDS_MAX, "--fields' limit is the one batch output keeps");

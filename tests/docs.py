@@ -109,16 +109,16 @@ def main():
     ok(header in man.replace("\n", ""), "the CSV header is in the man page", header)
 
     # CSV and JSON carry the same reason fields: the CSV columns after the
-    # row's scope (snapshot ... wait_s) against every JSON reason object's keys,
-    # the latency object's flattened in, in the same order
-    # (the handling object's as handling_*).
-    states = ["guest_s", "host_s", "vmm_s", "halt_s", "wait_s"]
-    groups = ["emulator_run_s", "emulator_wait_s", "vhost_run_s", "vhost_wait_s"]
+    # row's scope (snapshot ... vcpu_wait_seconds) against every JSON reason object's keys,
+    # each group object flattened in as GROUP_KEY (HACKING, "Names of figures")
+    # in the same order.
+    states = ["vcpu_guest_seconds", "vcpu_host_seconds", "vcpu_vmm_seconds", "vcpu_halt_seconds", "vcpu_wait_seconds"]
+    groups = ["vm_emulator_run_seconds", "vm_emulator_wait_seconds", "vm_vhost_run_seconds", "vm_vhost_wait_seconds"]
     # (the row's scope ends with the vCPU's fields: the reason's start at "reason")
     cols = header.split(",")
     csv_fields = cols[cols.index("reason"):]
     ok(all(c in cols[:cols.index("reason")] for c in states + groups),
-       "the CSV has the vCPU's time states, guest_s to wait_s, and the VM's thread groups before the reason's")
+       "the CSV has the vCPU's time states, vcpu_guest_seconds to vcpu_wait_seconds, and the VM's thread groups before the reason's")
     json_sets = set()
     for scope in [j["host"]] + j["vms"] + [c for vm in j["vms"] for c in vm["vcpus"]]:
         for r in scope["reasons"]:
@@ -127,7 +127,7 @@ def main():
                 if isinstance(v, list):
                     continue    # the objects: CSV's rows with --fields that name theirs
                 if isinstance(v, dict):
-                    flat.extend(v.keys() if k == "latency" else [k + "_" + x for x in v])
+                    flat.extend(k + "_" + x for x in v)
                 else:
                     flat.append(k)
             json_sets.add(tuple(flat))
@@ -135,6 +135,7 @@ def main():
     eq(sorted(json_sets), [tuple(csv_fields)],
        "every JSON reason has the CSV's reason fields, in the CSV's order")
     fields_cases(man)
+    history_cases(man)
     done()
 
 
@@ -156,6 +157,25 @@ def fields_cases(man):
     listed = [(m[0], m[1], m[2]) for m in re.findall(r'^\.TP\n\.BR (\S+) " \((.*)\)"\n(.*)$', sec, re.M)]
     ok(len(table) > 100, "--fields help says what each of the table's fields is (%d)" % len(table))
     eq(listed, table, "the man page's FIELDS: every field of the table, its title and description, in order")
+
+
+def history_cases(man):
+    """The man page's HISTORY: the old -> new names kvmtop --fields help lists (the alias table
+    of src/model/model_field_names.c), each once, in its order; each new name one kvmtop knows."""
+    rc, out, err = run(["--fields", "help"])
+    table = []
+    for line in out.split("Old names, still read", 1)[-1].splitlines()[1:]:
+        if not line.startswith("  "):
+            break
+        m = re.match(r"\s+(\S+)\s+-> (\S+)(?: \[(\S+)\])?$", line)
+        table.append(m.groups() if m else (line,))
+    sec = sections(man)["HISTORY"]
+    block = sec[sec.index(".nf\n") + 4:sec.index("\n.fi")]
+    listed = [tuple(re.match(r"(\S+)\s+(\S+)(?: \[(\S+)\])?$", l).groups()) for l in block.splitlines()]
+    ok(len(table) >= 40, "--fields help lists the old names (%d)" % len(table))
+    eq(listed, table, "the man page's HISTORY: every old name and its new one, as --fields help lists them")
+    olds = [t[0] for t in table if len(t) > 2 and not t[2]]
+    eq(sorted(set(o for o in olds if olds.count(o) > 1)), [], "an old name has one new name")
 
 
 main()
