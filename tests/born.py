@@ -189,14 +189,14 @@ def main():
     jb, err_b = summary(dat_b)
     jn, err_n = summary(dat_n)
     length = jb.get("end", 0) - jb.get("start", 0)
-    got = {c["tid"]: {k: ns(v) for k, v in c.get("time_s", {}).items()} for vm in jb["vms"] for c in vm["vcpus"]}
+    got = {c["tid"]: {k: ns(v) for k, v in c.get("time_seconds", {}).items()} for vm in jb["vms"] for c in vm["vcpus"]}
     want = {t["tid"]: t["time"] for t in exp_b["threads"]}
     bad = ["tid %d: got %s\n  want %s" % (t, got.get(t), w) for t, w in sorted(want.items()) if got.get(t) != w]
     bad += ["tid %d: states add up to %d, the recording is %d" % (t, sum(g.values()), length)
             for t, g in got.items() if sum(g.values()) != length]
     ok(want and not bad, "-w -B: every vCPU's five states equal the truth to the ns and add up to the recording",
        "\n".join(bad) + err_b)
-    wait_n = {c["tid"]: ns(c["time_s"]["wait"]) for vm in jn["vms"] for c in vm["vcpus"]}
+    wait_n = {c["tid"]: ns(c["time_seconds"]["wait"]) for vm in jn["vms"] for c in vm["vcpus"]}
     truth_n = {t["tid"]: t["time"]["wait"] for t in exp_n["threads"]}
     diff = {t: got.get(t, {}).get("wait", 0) - wait_n.get(t, 0) for t in want}
     ok(diff and set(diff.values()) == {250000}

@@ -23,8 +23,9 @@ from tap import ok, eq, done, run, kvmgen, skip
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 
 # The columns that say which row a value is of, at each level (--fields help's kinds).
-KEYS = {"snapshot": ["snapshot"], "VM": ["vm_pid"], "vCPU": ["vm_pid", "tid"],
-        "reason": ["vm_pid", "tid", "reason"], "object": ["vm_pid", "tid", "reason", "obj_reason", "object"]}
+KEYS = {"snapshot": ["snapshot"], "VM": ["vm_pid"], "vCPU": ["vm_pid", "vcpu_tid"],
+        "reason": ["vm_pid", "vcpu_tid", "reason"],
+        "object": ["vm_pid", "vcpu_tid", "reason", "obj_reason", "obj_object"]}
 LEVELS = ["snapshot", "VM", "vCPU", "reason", "object"]
 
 
@@ -101,7 +102,7 @@ def level_cases(base, body, truth):
     pids = sorted(r[1] for r in got[1:])
     eq(pids, sorted("%d" % vm["pid"] for vm in truth_vms(truth)), "only VM fields: one row per VM")
     eq(sorted(int(r[0]) for r in got[1:]), sorted(vm_exits(truth)), "vm_exits: each VM's exits, as generated")
-    rc, got, err = table(run(base + ["-o", "csv", "--fields", "tid,vm_pid,vcpu_exits"]))
+    rc, got, err = table(run(base + ["-o", "csv", "--fields", "vcpu_tid,vm_pid,vcpu_exits"]))
     eq(sorted(got[1:]), sorted(["%d" % t["tid"], "%d" % t["pid"], "%d" % t["exits"]] for t in truth_threads(truth)),
        "a VM's and a vCPU's fields: one row per vCPU thread, its exits as generated")
     rc, got, err = table(run(base + ["-o", "csv", "--fields", "reason,snapshot"]))
@@ -111,11 +112,11 @@ def level_cases(base, body, truth):
     rc, js, err = run(base + ["-o", "json"])
     objs = sorted(("%d" % vm["pid"], "%d" % c["tid"], r["reason"], o["object"])
                   for vm in json.loads(js)["vms"] for c in vm["vcpus"] for r in c["reasons"] for o in r["objects"])
-    rc, got, err = table(run(base + ["-o", "csv", "--fields", "vm_pid,tid,reason,object"]))
+    rc, got, err = table(run(base + ["-o", "csv", "--fields", "vm_pid,vcpu_tid,reason,obj_object"]))
     ok(objs and sorted(tuple(r) for r in got[1:]) == objs,
        "an object's field: a row per object of each vCPU's reason (%d, as JSON's)" % len(objs))
     for args, name, what in ((["--fields", "vm_pid,no_such"], "no_such", "an unknown field"),
-                             (["--fields", "exits_s"], "exits_s", "a screen column that is no field")):
+                             (["--fields", "exits_per_s"], "exits_per_s", "a screen column that is no field")):
         rc, out, err = run(base + ["-o", "csv"] + args)
         lines = [l for l in err.splitlines() if l.strip()]
         ok(rc == 2 and len(lines) == 1 and name in lines[0] and not out,
@@ -150,7 +151,7 @@ def sort_cases(base, kind):
     """--sort F on every field: rows of F's kind in Python's order of F's values, within their parent."""
     bad = []
     for f, lvl in kind.items():
-        keys = KEYS[lvl] if lvl != "object" else ["vm_pid", "tid", "reason", "object"]
+        keys = KEYS[lvl] if lvl != "object" else ["vm_pid", "vcpu_tid", "reason", "obj_object"]
         parent = len(keys) - 1 if lvl not in ("snapshot", "VM") else 0
         cols = ",".join(keys + [f])
         rc0, plain, err0 = table(run(base + ["-o", "csv", "--fields", cols]))
@@ -186,17 +187,17 @@ def in_order(vals, ascending):
 
 def sort_vm_cases(base, truth):
     """VMs by their exits (what --sort exits_s could not do): most first."""
-    rc, got, err = table(run(base + ["-o", "csv", "--fields", "vm_pid,vm_exits_s", "--sort", "vm_exits_s"]))
+    rc, got, err = table(run(base + ["-o", "csv", "--fields", "vm_pid,vm_exits_per_s", "--sort", "vm_exits_per_s"]))
     rates = [float(r[1]) for r in got[1:]]
     ok(rc == 0 and len(rates) == len(truth_vms(truth)) and rates == sorted(rates, reverse=True),
-       "--sort vm_exits_s: VMs ordered by their exits per second", got)
+       "--sort vm_exits_per_s: VMs ordered by their exits per second", got)
     rc, txt, err = run(base + ["--sort", "-vm_exits"])
     ok(rc == 0 and txt, "text output takes --sort by a VM's exits too", err)
 
 
 def stddev_cases(base, truth):
     """Each vCPU's reasons' stddev and handling_stddev against statistics.pstdev of the latencies."""
-    rc, got, err = table(run(base + ["-o", "csv", "--fields", "tid,code,samples,stddev,handling_stddev,mean"]))
+    rc, got, err = table(run(base + ["-o", "csv", "--fields", "vcpu_tid,code,latency_samples,latency_stddev,handling_stddev,latency_mean"]))
     rows = {(r[0], r[1]): r for r in got[1:]}
     bad, n = [], 0
     for t in truth["threads"]:
@@ -215,7 +216,7 @@ def stddev_cases(base, truth):
                 if abs(float(row[col]) - want) > 0.051 + want * 1e-9:
                     bad.append("tid %d code %d col %d: %s, pstdev %.3f" % (t["tid"], r["code"], col, row[col], want))
                 n += 1
-    ok(n > 20 and not bad, "stddev and handling_stddev: Python's pstdev of the generator's latencies (%d)" % n,
+    ok(n > 20 and not bad, "latency_stddev and handling_stddev: Python's pstdev of the generator's latencies (%d)" % n,
        "\n".join(bad))
     rc, js, err = run(base + ["-o", "json"])
     j = json.loads(js)

@@ -78,12 +78,14 @@ def from_csv(text, snapshot=None):
         if snapshot is not None and int(r["snapshot"]) != snapshot:
             continue
         # an empty cell: no figure (a row without samples), absent here as text's "-"
-        f = {k: exact(int(r[k])) for k in ("count", "total", "samples", "min", "max", "sum", "code") + PCTL
-             if r[k] != ""}
-        if r["mean"] != "":
-            f["mean"] = (float(r["mean"]), 0.05)
+        # a latency figure is CSV's latency_KEY (HACKING, "Names of figures")
+        col = {k: k if k in ("count", "total", "code") else "latency_" + k
+               for k in ("count", "total", "samples", "min", "max", "sum", "code") + PCTL}
+        f = {k: exact(int(r[c])) for k, c in col.items() if r[c] != ""}
+        if r["latency_mean"] != "":
+            f["mean"] = (float(r["latency_mean"]), 0.05)
         f["pct"] = (float(r["pct"]), 0.005)
-        out.setdefault(("vcpu", int(r["tid"])), {})[label(r["reason"], r["flags"], r["isa"])] = f
+        out.setdefault(("vcpu", int(r["vcpu_tid"])), {})[label(r["reason"], r["flags"], r["isa"])] = f
     return out, rows
 
 

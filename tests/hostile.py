@@ -268,7 +268,7 @@ def main():
                        capture_output=True, timeout=60)
     rc, out, err, mib = asan_run(["-b", "-r", path, "-o", "csv"], timeout=LIMIT_S)
     rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
-    ok(p.returncode == 0 and rows and all(r["comm"] == "'=HYPERLINK(\"http://x\",\"y\")" for r in rows),
+    ok(p.returncode == 0 and rows and all(r["vcpu_comm"] == "'=HYPERLINK(\"http://x\",\"y\")" for r in rows),
        "8. CSV: a thread name starting with = reads back as text starting with '", out + err)
 
     kallsyms = os.path.join(TMP, "hostile-kallsyms")

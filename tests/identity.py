@@ -209,13 +209,13 @@ def text_csv_case(proc, lv):
     t = threading.Thread(target=grow)
     t.start()
     try:
-        lines, rc, _ = run(proc, lv, "csv", n=2, extra=["--fields", "vm_pid,vm_display,vm_uuid"])
+        lines, rc, _ = run(proc, lv, "csv", n=2, extra=["--fields", "vm_pid,vm_display_name,vm_uuid"])
     finally:
         stop.set()
         t.join()
     rows = {r["vm_pid"]: r for r in csv.DictReader(io.StringIO("".join(lines)))}
     eq((rc, rows.get("4300", {}).get("vm_display"), rows.get("4300", {}).get("vm_uuid")),
-       (0, "web & \"db\" <3 \u263a\\x07", U3), "CSV: --fields vm_display,vm_uuid, the bell escaped")
+       (0, "web & \"db\" <3 \u263a\\x07", U3), "CSV: --fields vm_display_name,vm_uuid, the bell escaped")
     eq(rows.get("4500", {}).get("vm_uuid"), "", "CSV: an unknown UUID is empty")
 
 

@@ -264,7 +264,7 @@ def watch_case(d, elf, mapfile):
     bad = []
     for j, vm in ours:
         for c in vm["vcpus"]:
-            t = c.get("time_s")
+            t = c.get("time_seconds")
             if t is None or any(v < 0 for v in t.values()) or sum(t.values()) > j["seconds"] + 1e-6:
                 bad.append("snapshot %d [%d, %d] vCPU %d: %r in %.6f s" % (j["snapshot"], j["start"], j["end"],
                                                                          c["vcpu"], t, j["seconds"]))

@@ -107,14 +107,14 @@ def main():
     for j in with_hog:
         c, f = mine(j, tid) if j and tid else (None, [])
         s = (c or {}).get("stolen_by") or [{}]
-        wait = ((c or {}).get("time_s") or {}).get("wait", 0)
+        wait = ((c or {}).get("time_seconds") or {}).get("wait", 0)
         if not c or s[0].get("tid") != hog.pid or s[0].get("pid") != hog.pid or s[0].get("comm") != "sh" \
                 or not wait or s[0]["seconds"] < 0.5 * wait:
             bad.append("snapshot %s: wait %r, stolen_by %r" % (j and j["snapshot"], wait, s[:3]))
     ok(tid and not bad, "%s (pid %d on CPU %d)" % (CASES[0], hog.pid if hog else 0, cpu), "\n".join(bad))
     named = [mine(j, tid)[1] for j in with_hog if j]
     ok(named and all(f and "sh (pid %d, tid %d)" % (hog.pid, hog.pid) in f[0]["evidence"] for f in named),
-       CASES[1], [(mine(j, tid)[0] or {}).get("time_s") for j in with_hog if j] + named)
+       CASES[1], [(mine(j, tid)[0] or {}).get("time_seconds") for j in with_hog if j] + named)
     cleared = [bool(mine(j, tid)[1]) for j in after if j]
     ok(len(cleared) == 3 and not any(cleared[1:]), "%s (%r)" % (CASES[2], cleared), cleared)
     done()

@@ -130,7 +130,7 @@ def steal_case(name, env):
     # them (in the emulated host the demo starts slowly, the set-up can fall in the third snapshot)
     for j in [j for j in js[2:] if j["start"] >= set_up]:
         c = vcpu_of(j, tid)
-        if not c or "time_s" not in c:
+        if not c or "time_seconds" not in c:
             bad.append("snapshot %d: no time_s for tid %d" % (j["snapshot"], tid))
             continue
         a, b = sampler.at(j["start"]), sampler.at(j["end"])
@@ -139,7 +139,7 @@ def steal_case(name, env):
             unsampled.append("snapshot %d: %s" % (j["snapshot"], "lost events %s" % j["lost_events"]
                                                   if j.get("lost_events") else "no samples within 50 ms of an edge"))
             continue
-        t = c["time_s"]
+        t = c["time_seconds"]
         run_k, wait_k = t["guest"] + t["host"] + t["vmm"], t["wait"]
         run_p, wait_p = (b[0] - a[0]) / 1e9, (b[1] - a[1]) / 1e9
         checked += 1
@@ -170,8 +170,8 @@ def halt_case():
     shares = []
     for j in js:
         c = vcpu_of(j, tid) if tid and j["start"] >= seen else None
-        if c and "time_s" in c:
-            shares.append(c["time_s"]["halt"] / j["seconds"])
+        if c and "time_seconds" in c:
+            shares.append(c["time_seconds"]["halt"] / j["seconds"])
     ok(p.returncode == 0 and len(shares) >= 2 and min(shares) >= 0.90,
        "%s: halt is 90 %% or more of each interval (%s)" % (CASES[1], ", ".join("%.3f" % s for s in shares)),
        "vCPU 0 thread %s; lost events %s; %s" % (tid, [j.get("lost_events") for j in js], err.decode()))
@@ -186,10 +186,10 @@ def main():
     for j in js:
         for vm in j["vms"]:
             for c in vm["vcpus"]:
-                if "time_s" not in c:
+                if "time_seconds" not in c:
                     continue
                 n += 1
-                total = sum(c["time_s"].values())
+                total = sum(c["time_seconds"].values())
                 if abs(total - j["seconds"]) > 0.005 * j["seconds"]:
                     bad.append("snapshot %d tid %d: states %.6f s, interval %.6f s" % (j["snapshot"], c["tid"],
                                                                                        total, j["seconds"]))

@@ -171,7 +171,7 @@ def check_mode(label, lines, truth, k, cumulative, dump):
         vm = d["vms"][0]
         ts = {}
         for v in vm["vcpus"]:
-            for st, x in (v.get("time_s") or {}).items():
+            for st, x in (v.get("time_seconds") or {}).items():
                 ts[st] = ts.get(st, 0) + x
         if (d["start"], d["end"]) != (s, e):
             bad.append("dump span [%s, %s]" % (d["start"], d["end"]))
@@ -393,7 +393,7 @@ def pct_cells(lines, first, cols):
 
 def dump_share(v_or_vcpus, seconds, state):
     vs = v_or_vcpus if isinstance(v_or_vcpus, list) else [v_or_vcpus]
-    return 100.0 * sum((v.get("time_s") or {}).get(state, 0) for v in vs) / seconds / len(vs)
+    return 100.0 * sum((v.get("time_seconds") or {}).get(state, 0) for v in vs) / seconds / len(vs)
 
 
 def shares_case(root, dump):

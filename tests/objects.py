@@ -182,10 +182,12 @@ def mixed_case():
             ok(abs(s - 100.0) < 0.1 * len(r["objects"]), "%s: its objects' shares add up to 100 %%" % r["reason"], s)
             break
     rc, out, err = run(["-b", "-r", dat, "-o", "csv", "--fields",
-                        "tid,reason,object_kind,object,dir,size,obj_count,obj_samples,obj_sum,obj_min,obj_max"])
+                        "vcpu_tid,reason,obj_kind,obj_object,obj_dir,obj_size_bytes,obj_count,obj_latency_samples,"
+                        "obj_latency_sum,obj_latency_min,obj_latency_max"])
     rows = list(csv.DictReader(io.StringIO(out)))
-    got = {(int(r["tid"]), r["reason"], r["object_kind"], r["object"], r["dir"], int(r["size"])):
-           (int(r["obj_count"]), int(r["obj_samples"]), int(r["obj_sum"]), int(r["obj_min"]), int(r["obj_max"]))
+    got = {(int(r["vcpu_tid"]), r["reason"], r["obj_kind"], r["obj_object"], r["obj_dir"], int(r["obj_size_bytes"])):
+           (int(r["obj_count"]), int(r["obj_latency_samples"]), int(r["obj_latency_sum"]), int(r["obj_latency_min"]),
+            int(r["obj_latency_max"]))
            for r in rows}
     want = {}
     for tid, _ in threads:
@@ -569,9 +571,11 @@ def arm64_case():
             ("mmio", "0xfee00000"): "unknown"}
     eq({k: names.get(k) for k in want}, want,
        "arm64: objects named from arch/arm64_objects.c (an x86 page's name never on an arm64 IPA)")
-    rc, out, err = run(["-b", "-r", dat, "-o", "csv", "--fields", "tid,reason,object_kind,object,object_name,dir,obj_count"])
+    rc, out, err = run(["-b", "-r", dat, "-o", "csv", "--fields",
+                        "vcpu_tid,reason,obj_kind,obj_object,obj_name,obj_dir,obj_count"])
     rows = list(csv.DictReader(io.StringIO(out)))
-    got = {(int(r["tid"]), r["reason"], r["object_kind"], r["object"], r["dir"]): int(r["obj_count"]) for r in rows}
+    got = {(int(r["vcpu_tid"]), r["reason"], r["obj_kind"], r["obj_object"], r["obj_dir"]): int(r["obj_count"])
+           for r in rows}
     want = {}
     for (tid, reason, kind, obj, d, size), lats in truth.items():
         want[(tid, reason, kind, obj, d)] = want.get((tid, reason, kind, obj, d), 0) + len(lats)

@@ -145,9 +145,9 @@ def check_report(base, dat, j, env=None):
     got, rows = figures.from_csv(out)
     bad = figures.compare_scopes(got, {("vcpu", tid): w for tid, w in threads.items()}, "csv")
     bad += ["row %r: vm/vcpu columns" % r for r in rows
-            if (r["vm_pid"], r["vm_name"], r["vcpu"], r["comm"]) !=
-            (str(vm_of[int(r["tid"])]), "unknown@%d" % vm_of[int(r["tid"])], str(vcpus[int(r["tid"])]["vcpu"]),
-             o.threads[int(r["tid"])]["comm"])]
+            if (r["vm_pid"], r["vm_name"], r["vcpu"], r["vcpu_comm"]) !=
+            (str(vm_of[int(r["vcpu_tid"])]), "unknown@%d" % vm_of[int(r["vcpu_tid"])],
+             str(vcpus[int(r["vcpu_tid"])]["vcpu"]), o.threads[int(r["vcpu_tid"])]["comm"])]
     ok(rows and not bad, base + ": CSV, every column of every (vCPU, reason) row", "\n".join(bad))
 
     rc, out, err = run(["-b", "-r", dat, "--summary"], env=env)

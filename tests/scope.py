@@ -89,9 +89,9 @@ def sort_cases(dat, ps, base):
     cases = [
         ("vm_name", lambda vm: vm["name"], None),
         ("-vm_pid", lambda vm: vm["pid"], None),
-        ("tid", None, lambda c: c["tid"]),
+        ("vcpu_tid", None, lambda c: c["tid"]),
         ("-vcpu", None, lambda c: c["vcpu"]),
-        ("p99", "reason", lambda r: r["latency"]["p99"]),
+        ("latency_p99", "reason", lambda r: r["latency"]["p99"]),
         ("-count", "reason", lambda r: r["count"]),
     ]
     for key, vmk, ck in cases:
@@ -129,10 +129,10 @@ def fields_cases(dat, ps):
        "--fields help lists the snapshot's, VM, vCPU, reason and object fields of the table (CSV's among them)", out)
     for args, what in ((["--sort", "nosuch"], "--sort: an unknown field"),
                        (["--fields", "vm_name,nosuch"], "--fields: an unknown field"),
-                       (["-b", "--sort", "exits_s", "-r", dat], "--sort: a screen column in batch output")):
+                       (["-b", "--sort", "exits_per_s", "-r", dat], "--sort: a screen column in batch output")):
         rc, out, err = run(args)
         lines = [l for l in err.splitlines() if l.strip()]
-        ok(rc == 2 and len(lines) == 1 and "nosuch" in lines[0] or (rc == 2 and len(lines) == 1 and "exits_s" in lines[0]),
+        ok(rc == 2 and len(lines) == 1 and "nosuch" in lines[0] or (rc == 2 and len(lines) == 1 and "exits_per_s" in lines[0]),
            "%s: one line, status 2" % what, "rc %d: %s" % (rc, err))
 
 

@@ -55,8 +55,8 @@ def main():
     for t in exp["threads"]:
         c = (got or {}).get(t["tid"]) or {}
         total = sum(ns(x["seconds"]) for x in c.get("stolen_by") or [])
-        if abs(total - ns(c.get("time_s", {}).get("wait", -1))) > 1:
-            bad.append("tid %d: thieves %d ns, wait %r s" % (t["tid"], total, c.get("time_s")))
+        if abs(total - ns(c.get("time_seconds", {}).get("wait", -1))) > 1:
+            bad.append("tid %d: thieves %d ns, wait %r s" % (t["tid"], total, c.get("time_seconds")))
     ok(got and not bad, "the thieves' time adds up to the wait time of each vCPU thread", "\n".join(bad))
 
     bad = []

@@ -49,7 +49,7 @@ def check_states(what, got, want, length):
         if c is None:
             bad.append("tid %d: missing" % tid)
             continue
-        g = {k: ns(v) for k, v in c.get("time_s", {}).items()}
+        g = {k: ns(v) for k, v in c.get("time_seconds", {}).items()}
         if g != w:
             bad.append("tid %d: got %s\n  want %s" % (tid, g, w))
         if sum(g.values()) != length:
@@ -60,7 +60,7 @@ def check_states(what, got, want, length):
 
 
 def check_split(what, got, want_threads):
-    """Each reason's handling figures, preempted_s and blocked_s against the truth."""
+    """Each reason's handling figures, preempted_seconds and blocked_seconds against the truth."""
     bad = []
     for t in want_threads:
         c = got.get(t["tid"])
@@ -78,10 +78,10 @@ def check_split(what, got, want_threads):
                 # the histogram's bucket: within 1/64 of the exact nearest rank
                 if abs(h[k] - wh[k]) > wh[k] / 64 + 1:
                     bad.append("tid %d code %d: handling %s %s, want %s" % (t["tid"], w["code"], k, h[k], wh[k]))
-            for k, wk in (("preempted_s", "preempted"), ("blocked_s", "blocked")):
+            for k, wk in (("preempted_seconds", "preempted"), ("blocked_seconds", "blocked")):
                 if ns(r[k]) != w[wk]:
                     bad.append("tid %d code %d: %s %s, want %d ns" % (t["tid"], w["code"], k, r[k], w[wk]))
-            if h["sum"] + ns(r["preempted_s"]) + ns(r["blocked_s"]) != r["latency"]["sum"]:
+            if h["sum"] + ns(r["preempted_seconds"]) + ns(r["blocked_seconds"]) != r["latency"]["sum"]:
                 bad.append("tid %d code %d: handling + preempted + blocked != latency sum" % (t["tid"], w["code"]))
     ok(not bad, what, "\n".join(bad[:20]))
 
@@ -98,18 +98,18 @@ def main():
     ok(all(sum(t["time"].values()) == length for t in exp["threads"]) and
        all(t["time"][s] > 0 for t in exp["threads"] for s in STATES),
        "... the truth itself covers the recording, with time in every state")
-    check_split("--summary: each reason's handling (samples, sum, min, max, p50..p99.9), preempted_s and "
-                "blocked_s per vCPU equal the truth", vcpus(j), exp["threads"])
+    check_split("--summary: each reason's handling (samples, sum, min, max, p50..p99.9), preempted_seconds and "
+                "blocked_seconds per vCPU equal the truth", vcpus(j), exp["threads"])
     bad = []
     for vm in j["vms"]:
         t = vm.get("threads", {}).get("vcpu", {})
-        run_ns = sum(ns(c["time_s"][s]) for c in vm["vcpus"] for s in ("guest", "host", "vmm"))
-        wait_ns = sum(ns(c["time_s"]["wait"]) for c in vm["vcpus"])
-        if t.get("count") != len(vm["vcpus"]) or abs(ns(t.get("run_s", -1)) - run_ns) > 1 \
-                or abs(ns(t.get("wait_s", -1)) - wait_ns) > 1:
+        run_ns = sum(ns(c["time_seconds"][s]) for c in vm["vcpus"] for s in ("guest", "host", "vmm"))
+        wait_ns = sum(ns(c["time_seconds"]["wait"]) for c in vm["vcpus"])
+        if t.get("count") != len(vm["vcpus"]) or abs(ns(t.get("run_seconds", -1)) - run_ns) > 1 \
+                or abs(ns(t.get("wait_seconds", -1)) - wait_ns) > 1:
             bad.append("VM %d: threads %s, want count %d run %d wait %d" % (vm["pid"], t, len(vm["vcpus"]),
                                                                             run_ns, wait_ns))
-    ok(j["vms"] and not bad, "--summary: each VM's vcpu threads: count, run_s and wait_s sum its vCPUs'",
+    ok(j["vms"] and not bad, "--summary: each VM's vcpu threads: count, run_seconds and wait_seconds sum its vCPUs'",
        "\n".join(bad))
 
     # 2. Intervals: every interval's states, each interval's adding up to its length.
@@ -126,7 +126,7 @@ def main():
             continue
         got = vcpus(s)
         for t in iv["threads"]:
-            g = {k: ns(v) for k, v in got.get(t["tid"], {}).get("time_s", {}).items()}
+            g = {k: ns(v) for k, v in got.get(t["tid"], {}).get("time_seconds", {}).items()}
             if g != t["time"]:
                 bad.append("interval %d tid %d: got %s want %s" % (i, t["tid"], g, t["time"]))
             if sum(g.values()) != s["end"] - s["start"]:
@@ -145,11 +145,11 @@ def main():
                 # no exit -> entry pair: no handling figure (null), never 0
                 hsum = w["handling"]["sum"] if w["handling"]["samples"] else None
                 if "handling" not in r or r["handling"]["sum"] != hsum \
-                        or ns(r["preempted_s"]) != w["preempted"] or ns(r["blocked_s"]) != w["blocked"]:
+                        or ns(r["preempted_seconds"]) != w["preempted"] or ns(r["blocked_seconds"]) != w["blocked"]:
                     bad.append("interval %d tid %d code %d: %s want %s" % (
-                        i, t["tid"], w["code"], {k: r.get(k) for k in ("handling", "preempted_s", "blocked_s")},
+                        i, t["tid"], w["code"], {k: r.get(k) for k in ("handling", "preempted_seconds", "blocked_seconds")},
                         {k: w[k] for k in ("preempted", "blocked", "handling")}))
-    ok(snaps and not bad, "-d: each interval's split per reason (handling sum, preempted_s, blocked_s)",
+    ok(snaps and not bad, "-d: each interval's split per reason (handling sum, preempted_seconds, blocked_seconds)",
        "\n".join(bad[:10]))
 
     # 3. CSV carries the same, per vCPU row.
@@ -157,9 +157,9 @@ def main():
                                         "-s", "5")[0], "--summary", "-o", "csv"])
     rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
     want = {t["tid"]: t["time"] for t in json.load(open(os.path.join(TMP, "time-sum.expect.json")))["threads"]}
-    bad = [r for r in rows if {s: ns(float(r[s + "_s"])) for s in STATES} != want[int(r["tid"])]
-           or r["handling_sum"] == "" or r["preempted_s"] == ""]
-    ok(rows and not bad, "CSV: guest_s .. wait_s of every row equal the truth; handling_* and the split filled",
+    bad = [r for r in rows if {s: ns(float(r["vcpu_" + s + "_seconds"])) for s in STATES} != want[int(r["vcpu_tid"])]
+           or r["handling_sum"] == "" or r["preempted_seconds"] == ""]
+    ok(rows and not bad, "CSV: vcpu_guest_seconds .. vcpu_wait_seconds of every row equal the truth; handling_* and the split filled",
        bad[:2])
 
     # 4. Text shows the split columns, with sched events only.
@@ -173,21 +173,21 @@ def main():
     rc, out, err = run(["-b", "-r", dat, "--summary", "-o", "json"])
     j = json.loads(out) if rc == 0 else {"vms": []}
     cs = list(vcpus(j).values())
-    ok(cs and all(set(c.get("time_s", {})) == {"guest", "vmm"} for c in cs)
-       and all(set(r["handling"].values()) == {None} and r["preempted_s"] is None and r["blocked_s"] is None
+    ok(cs and all(set(c.get("time_seconds", {})) == {"guest", "vmm"} for c in cs)
+       and all(set(r["handling"].values()) == {None} and r["preempted_seconds"] is None and r["blocked_seconds"] is None
                for c in cs for r in c["reasons"])
        and all("threads" not in vm for vm in j["vms"]),
-       "no sched events: time_s has guest and vmm only; handling, preempted_s, blocked_s null (empty in CSV);"
+       "no sched events: time_seconds has guest and vmm only; handling, preempted_seconds, blocked_seconds null (empty in CSV);"
        " no threads",
-       [c.get("time_s") for c in cs])
+       [c.get("time_seconds") for c in cs])
     rc, out, err = run(["-b", "-r", dat, "--summary"])
     ok(rc == 0 and "PREEMPTED" not in out and "HAND.P50" not in out,
        "no sched events: the text table has no split columns", out[:800])
     rc, out, err = run(["-b", "-r", dat, "--summary", "-o", "csv"])
     rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
-    ok(rows and all(r["halt_s"] == "" and r["wait_s"] == "" and r["host_s"] == "" and r["handling_sum"] == ""
-                    and r["guest_s"] != "" for r in rows),
-       "no sched events: CSV halt_s, wait_s, host_s and handling_* empty, guest_s filled", rows[:1])
+    ok(rows and all(r["vcpu_halt_seconds"] == "" and r["vcpu_wait_seconds"] == "" and r["vcpu_host_seconds"] == "" and r["handling_sum"] == ""
+                    and r["vcpu_guest_seconds"] != "" for r in rows),
+       "no sched events: CSV vcpu_halt_seconds, vcpu_wait_seconds, vcpu_host_seconds and handling_* empty, vcpu_guest_seconds filled", rows[:1])
 
     # 6. Sched events of threads kvmtop does not know, and of no vCPU at all.
     script = os.path.join(TMP, "time-sched-only.txt")
@@ -219,9 +219,9 @@ def main():
     # the oracle, by hand: the recording is [500, 4000]; the waking at 500
     # comes before kvmtop knows the thread; before its exit it was in the guest
     want = {"guest": 500 + 500, "host": 500 + 500, "vmm": 0, "halt": 1000, "wait": 500}
-    ok(rc == 0 and len(vcpus(j)) == 1 and {k: ns(v) for k, v in c.get("time_s", {}).items()} == want,
+    ok(rc == 0 and len(vcpus(j)) == 1 and {k: ns(v) for k, v in c.get("time_seconds", {}).items()} == want,
        "by hand: guest 1000, host 1000, halt 1000, wait 500 ns; threads 555 and 556 make no vCPU",
-       "%s %s" % (c.get("time_s"), err))
+       "%s %s" % (c.get("time_seconds"), err))
 
     # 7. Host kernel threads that raise KVM events are host work, not VMs.
     with open(script, "w") as f:

@@ -91,7 +91,7 @@ def write_case(live, xdg):
     ok(("W: the settings are in %s" % rc) in k.message(lines), "W says where it wrote", k.message(lines))
     got = settings(rc) if os.path.exists(rc) else {}
     cols = got.get("VMs.columns", "").split(",")
-    ok(got.get("delay") == "2" and got.get("VMs.sort") == "total" and cols[:3] == ["vm_name", "total", "exits_s"]
+    ok(got.get("delay") == "2" and got.get("VMs.sort") == "total" and cols[:3] == ["vm_name", "total", "exits_per_s"]
        and "vm_pid" not in cols,
        "W wrote $XDG_CONFIG_HOME/kvmtop/kvmtoprc: delay 2, VMs sorted by total, its columns", got)
     leftovers = [n for n in os.listdir(os.path.dirname(rc)) if n != "kvmtoprc"]
@@ -220,17 +220,17 @@ def bad_cases(recording, rc):
     # corrupted: twenty lines of binary between two good lines: eight said, then how many more
     p = os.path.join(d, "corrupted")
     with open(p, "wb") as f:
-        f.write(b"VMs.sort = -pid\n")
+        f.write(b"VMs.sort = -vm_pid\n")
         for _ in range(20):
             f.write(b"\x01" + bytes(rnd.choice([b for b in range(256) if b != 10]) for _ in range(99)) + b"\n")
         f.write(b"VMs.columns = vm_name,vm_pid,total\n")
     bad_file("corrupted", p, recording, "PID\u25b2", ":2: not text", 9, " (8, then '12 more')")
     # truncated: the written file cut inside a column's name
     text = open(rc).read()
-    cut = text.index("exits_s", text.index("VMs.columns")) + 3
+    cut = text.index("exits_per_s", text.index("VMs.columns")) + 3
     p = os.path.join(d, "truncated")
     with open(p, "w") as f:
-        f.write(text[:cut].replace("VMs.sort = total", "VMs.sort = -pid"))
+        f.write(text[:cut].replace("VMs.sort = total", "VMs.sort = -vm_pid"))
     line = text[:cut].count("\n") + 1
     bad_file("truncated", p, recording, "PID\u25b2", ":%d: the VMs pane has no column 'exi'" % line, 1)
     # unreadable: a directory, a FIFO (never waited on), /dev/zero; a file without read permission
@@ -240,7 +240,7 @@ def bad_cases(recording, rc):
         bad_file(label, path, recording, "EXITS/s\u25bc", ": not a regular file", 1)
     p = os.path.join(d, "noread")
     with open(p, "w") as f:
-        f.write("VMs.sort = -pid\n")
+        f.write("VMs.sort = -vm_pid\n")
     os.chmod(p, 0)
     if os.geteuid() == 0:
         skip("unreadable: a file without read permission", "root reads it all the same")
@@ -249,10 +249,33 @@ def bad_cases(recording, rc):
     # huge: 8 MiB of comments after a good line
     p = os.path.join(d, "huge")
     with open(p, "w") as f:
-        f.write("VMs.sort = -pid\n")
+        f.write("VMs.sort = -vm_pid\n")
         f.write("# a comment of the huge file\n" * ((8 << 20) // 29))
     bad_file("huge (%d MiB)" % (os.path.getsize(p) >> 20), p, recording, "PID\u25b2",
              ": over 64 KiB: the rest is not read", 1)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def old_names_case(recording):
+    """A settings file of the names before issue 44 (HACKING, "Names of figures"): it loads as
+    the new names would, with exactly one line on stderr naming each old -> new (the man page's
+    HISTORY, written here, not read from kvmtop)."""
+    d = tempfile.mkdtemp(dir=TMP, prefix="tui-rc-old-")
+    p, err = os.path.join(d, "old"), os.path.join(d, "old.err")
+    with open(p, "w") as f:
+        f.write("VMs.sort = -pid\nVMs.columns = name,pid,total,exits_s,halted,mem_rss\n"
+                "vCPUs.columns = vcpu,tid,cpu,exits_s,p99\n")
+    k.start(["--config", p] + recording, err=err)
+    lines = k.wait_for(lambda ls: "PID\u25b2" in " ".join(titles(ls)) and k.bar(ls).startswith("F1Help")
+                       and not k.message(ls).startswith("Reading the recording"), 15)
+    eq(titles(lines)[:5], ["VM", "PID\u25b2", "TOTAL", "EXITS/s", "HALT%"],
+       "an old settings file: its columns and sort by their new names")
+    k.quit_case("old names")
+    text = open(err).read().splitlines() if os.path.exists(err) else []
+    want = ["pid -> vm_pid", "name -> vm_name", "exits_s -> exits_per_s", "halted -> halt",
+            "mem_rss -> vm_mem_rss_bytes", "tid -> vcpu_tid", "cpu -> vcpu_last_cpu", "p99 -> latency_p99"]
+    ok(len(text) == 1 and text[0].startswith("kvmtop: " + p) and all(w in text[0] for w in want),
+       "an old settings file: one line on stderr, naming each old -> new", "\n".join(text[:5]))
     shutil.rmtree(d, ignore_errors=True)
 
 
@@ -272,6 +295,7 @@ def main():
         delay_case(live)
         start_case(recording)
         bad_cases(recording, rc)
+        old_names_case(recording)
     finally:
         if k.SOCK[0]:
             k.tmux("kill-server")
