@@ -279,43 +279,42 @@ void options_fields(bool (*known)(const char *name, bool batch), void (*help)(FI
 	fields_help = help;
 }
 
-static const char *(*fields_renamed)(const char *list);	/* options_field_names */
+static const char *(*fields_renamed)(const char *list, bool batch, bool quiet);	/* options_field_names */
 
-void options_field_names(const char *(*renamed)(const char *list))
+void options_field_names(const char *(*renamed)(const char *list, bool batch, bool quiet))
 {
 	fields_renamed = renamed;
 }
 
-/* --sort KEY or -KEY: a field or a column (an old name read as its new one, with a notice). */
+/* arg with its old names renamed, quietly (a copy to free where not arg): the names checked. */
+static const char *names_checked(const char *arg)
+{
+	return fields_renamed ? fields_renamed(arg, false, true) : arg;
+}
+
+/* --sort KEY or -KEY: a field or a column (an old name too: options_check renames it). */
 static int set_sort(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
 {
-	const char *key;
+	const char *now = names_checked(arg), *key = now + (*now == '-');
+	bool known = *key && (!field_known || field_known(key, false));
 
-	if (fields_renamed)
-		arg = fields_renamed(arg);
-	key = arg + (*arg == '-');
+	if (now != arg)
+		free((void *)now);
 
-	if (!*key || (field_known && !field_known(key, false))) {
-		snprintf(err, len, "unknown field '%s' (kvmtop --fields help lists them)", key);
+	if (!known) {
+		snprintf(err, len, "unknown field '%s' (kvmtop --fields help lists them)", arg + (*arg == '-'));
 		return -1;
 	}
 	o->sort = arg;
 	return 0;
 }
 
-/* --fields LIST: fields and columns, comma-separated; help: list them and exit. */
-static int set_fields(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+/* The names of list (arg as given): 0, or -1 with one line in err. */
+static int fields_check(const char *list, const char *arg, char *err, size_t len)
 {
-	const char *p = arg;
+	const char *p = list;
 	unsigned int n_names = 0;
 
-	if (!strcmp(arg, "help")) {
-		if (fields_help)
-			fields_help(stdout);
-		exit(0);
-	}
-	if (fields_renamed)
-		p = arg = fields_renamed(arg);
 	while (*p) {
 		size_t n = strcspn(p, ",");
 		char name[64];
@@ -336,6 +335,26 @@ static int set_fields(struct options *o, const struct opt_def *d, const char *ar
 		}
 		p += n + (p[n] == ',');
 	}
+	return 0;
+}
+
+/* --fields LIST: fields and columns (old names too), comma-separated; help: list them and exit. */
+static int set_fields(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
+{
+	const char *p;
+	int rc;
+
+	if (!strcmp(arg, "help")) {
+		if (fields_help)
+			fields_help(stdout);
+		exit(0);
+	}
+	p = names_checked(arg);
+	rc = fields_check(p, arg, err, len);
+	if (p != arg)
+		free((void *)p);
+	if (rc)
+		return -1;
 	o->fields = arg;
 	return 0;
 }
@@ -717,6 +736,35 @@ static int take(struct options *o, const struct opt_def *d, const char *arg, cha
 }
 
 /*
+ * --sort's and --fields' old names as their new ones (a field's, for
+ * batch output): one list, so that one line on stderr says them all.
+ */
+static void options_rename(struct options *o)
+{
+	const char *now, *sort = o->sort ? o->sort : "", *fields = o->fields ? o->fields : "";
+	size_t len = strlen(sort) + strlen(fields) + 2;
+	char *both;
+
+	if (!fields_renamed || (!o->sort && !o->fields))
+		return;
+	both = malloc(len);
+	if (!both)
+		return;		/* no memory: the names as given */
+	snprintf(both, len, "%s,%s", sort, fields);
+	now = fields_renamed(both, o->batch, false);
+	if (now != both) {
+		char *comma = strchr(now, ',');
+
+		*comma = '\0';
+		if (o->sort)
+			o->sort = now;
+		if (o->fields)
+			o->fields = comma + 1;
+	}
+	free(both);
+}
+
+/*
  * Batch output's --fields are fields of the table, every one printed: a
  * screen column's name that is not one is refused, naming it (set_fields
  * took the list before -b was known).
@@ -748,6 +796,7 @@ static void check_combinations(struct options *o)
 		die_usage("--demo watches a live guest; it cannot go with -r");
 	if (!o->batch && o->zero)
 		die_usage("-z leaves rows out of batch output: add -b");
+	options_rename(o);
 	if (o->batch && o->sort && field_known && !field_known(o->sort + (*o->sort == '-'), true))
 		die_usage("--sort %s: batch output sorts by a field of the table (kvmtop --fields help)",
 			  o->sort + (*o->sort == '-'));

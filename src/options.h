@@ -119,10 +119,11 @@ void options_sources(const char *const *names);
 /* --fields: at most this many names (batch.h's BATCH_FIELDS_MAX, held equal by tables.c) */
 #define OPT_FIELDS_MAX	256
 /*
- * renamed(list): a list of --fields or --sort names with the old ones
- * renamed (one notice on stderr), list itself where none is old.
+ * renamed(list, batch, quiet): a list of --fields or --sort names with
+ * the old ones renamed (as fields where batch; quiet: without the notice
+ * line on stderr), list itself where none is old, else a copy.
  */
-void options_field_names(const char *(*renamed)(const char *list));
+void options_field_names(const char *(*renamed)(const char *list, bool batch, bool quiet));
 void options_fields(bool (*known)(const char *name, bool batch), void (*help)(FILE *f));
 
 #endif

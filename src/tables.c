@@ -49,26 +49,31 @@ static bool field_known(const char *name, bool batch)
 	return model_field(name) || (!batch && tui_col_known(name));
 }
 
-/* Is name a field or a column (model_fields_rename's known)? */
+/* Is name a field (ctx non-NULL: batch output's) or a column (model_fields_rename's known)? */
 static bool name_known(const char *name, const void *ctx)
 {
-	return field_known(name, false);
+	return ctx ? model_field(name) != NULL : field_known(name, false);
 }
 
-/* list with its old names renamed (model_field_names.c) and one line naming them; list if none. */
-static const char *fields_renamed(const char *list)
+/*
+ * list with its old names renamed (model_field_names.c) and, unless
+ * quiet, one line naming them: list if none, else a copy (the options'
+ * for the run).
+ */
+static const char *fields_renamed(const char *list, bool batch, bool quiet)
 {
-	char note[1024] = "", *out = malloc(strlen(list) * 4 + 256);
+	size_t len = strlen(list) * 4 + 256;
+	char note[1024] = "", *out = malloc(len);
 
 	if (!out)
 		return list;
-	if (!model_fields_rename(list, NULL, name_known, NULL, out, strlen(list) * 4 + 256, note,
-				 sizeof(note))) {
+	if (!model_fields_rename(list, NULL, name_known, batch ? list : NULL, out, len, note, sizeof(note))) {
 		free(out);
 		return list;
 	}
-	fprintf(stderr, "kvmtop: old names read as new (kvmtop(1), HISTORY): %s\n", note);
-	return out;	/* the options' for the run */
+	if (!quiet)
+		fprintf(stderr, "kvmtop: old names read as new (kvmtop(1), HISTORY): %s\n", note);
+	return out;
 }
 
 static const char *const row_kinds[MR_KINDS] = { "snapshot", "VM", "vCPU", "reason", "object" };

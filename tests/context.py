@@ -204,39 +204,39 @@ def fixture_case():
             return
         a1, a, b = vm_of(docs[0], 4100), vm_of(docs[1], 4100), vm_of(docs[1], 4200)
         secs = docs[1]["seconds"]
-        eq((a["mem_rss"], a["mem_swap"]), (301000 * 1024, 4096 * 1024),
+        eq((a["mem_rss_bytes"], a["mem_swap_bytes"]), (301000 * 1024, 4096 * 1024),
            "context: resident and swapped, from status (kB)")
-        eq((a["guest_ram"], a["guest_ram_from"]), (2 << 30, "cmdline"),
+        eq((a["guest_ram_bytes"], a["guest_ram_from"]), (2 << 30, "cmdline"),
            "context: the guest's RAM from -m size=2G, and where it came from")
         eq(a["huge_pct"], 25.0, "context: huge-page share: AnonHugePages over the guest's RAM")
-        eq([a1[k] for k in ("majflt_s", "disk_rd_bps", "net_rx_bps", "psi_mem_some", "blkio_pct")],
+        eq([a1[k] for k in ("majflt_per_s", "disk_rd_bytes_per_s", "net_rx_bytes_per_s", "psi_mem_some_pct", "blkio_pct")],
            [None] * 5, "context: a counter's first reading gives no rate (null, not 0)")
-        ok(near(a["majflt_s"] * secs, 30), "context: major faults per second: stat's majflt growth",
-           (a["majflt_s"], secs))
-        ok(near(a["disk_rd_bps"] * secs, 3 * MIB) and near(a["disk_wr_bps"] * secs, 2 * MIB) and
-           near(a["disk_rd_ops"] * secs, 40) and near(a["disk_wr_ops"] * secs, 20),
+        ok(near(a["majflt_per_s"] * secs, 30), "context: major faults per second: stat's majflt growth",
+           (a["majflt_per_s"], secs))
+        ok(near(a["disk_rd_bytes_per_s"] * secs, 3 * MIB) and near(a["disk_wr_bytes_per_s"] * secs, 2 * MIB) and
+           near(a["disk_rd_ops_per_s"] * secs, 40) and near(a["disk_wr_ops_per_s"] * secs, 20),
            "context: disk bytes and calls per second from io", a)
         ok(near(a["blkio_pct"] * secs, 100.0 * 40 / os.sysconf("SC_CLK_TCK")),
            "context: block-I/O delay: the ticks of every thread, as % of the interval", a["blkio_pct"])
         eq(a["net_taps"], 2, "context: the taps its VMM holds: a tun fd's iff (two queues: once) and a macvtap")
-        ok(near(a["net_rx_bps"] * secs, 11 * 1500 * 40) and near(a["net_rx_pps"] * secs, 11 * 40) and
-           near(a["net_tx_pps"] * secs, 11 * 20) and near(a["net_drops_s"] * secs, 11 * 3),
+        ok(near(a["net_rx_bytes_per_s"] * secs, 11 * 1500 * 40) and near(a["net_rx_packets_per_s"] * secs, 11 * 40) and
+           near(a["net_tx_packets_per_s"] * secs, 11 * 20) and near(a["net_drops_per_s"] * secs, 11 * 3),
            "context: the taps' counters summed, per second", a)
         taps = {t["name"]: t for t in a.get("net_interfaces", [])}
         ok(sorted(taps) == ["macvtap0", "vnet7"] and
-           all(near(taps[n]["rx_bps"] * secs, k * 1500 * 40) and near(taps[n]["tx_bps"] * secs, k * 60 * 20) and
-               near(taps[n]["rx_pps"] * secs, k * 40) and near(taps[n]["tx_pps"] * secs, k * 20) and
-               near(taps[n]["drops_s"] * secs, k * 3) for n, k in (("vnet7", 1), ("macvtap0", 10))) and
+           all(near(taps[n]["rx_bytes_per_s"] * secs, k * 1500 * 40) and near(taps[n]["tx_bytes_per_s"] * secs, k * 60 * 20) and
+               near(taps[n]["rx_packets_per_s"] * secs, k * 40) and near(taps[n]["tx_packets_per_s"] * secs, k * 20) and
+               near(taps[n]["drops_per_s"] * secs, k * 3) for n, k in (("vnet7", 1), ("macvtap0", 10))) and
            all(v is None for t in a1["net_interfaces"] for k, v in t.items() if k != "name"),
            "context: JSON's net_interfaces: each tap's own rates (null at its first reading)",
            (a.get("net_interfaces"), a1.get("net_interfaces")))
-        ok(near(a["psi_cpu_some"] * secs, 20.0) and near(a["psi_mem_some"] * secs, 30.0) and
-           near(a["psi_mem_full"] * secs, 15.0) and near(a["psi_io_some"] * secs, 30.0) and
-           near(a["psi_cpu_full"], 0.0),
+        ok(near(a["psi_cpu_some_pct"] * secs, 20.0) and near(a["psi_mem_some_pct"] * secs, 30.0) and
+           near(a["psi_mem_full_pct"] * secs, 15.0) and near(a["psi_io_some_pct"] * secs, 30.0) and
+           near(a["psi_cpu_full_pct"], 0.0),
            "context: its libvirt cgroup's PSI totals' growth, % of the interval", a)
-        eq([b[k] for k in ("mem_swap", "disk_rd_bps", "blkio_pct", "net_rx_bps", "psi_mem_some")],
+        eq([b[k] for k in ("mem_swap_bytes", "disk_rd_bytes_per_s", "blkio_pct", "net_rx_bytes_per_s", "psi_mem_some_pct")],
            [None] * 5, "context: no VmSwap, io unreadable, no delay field, no tap, a shared cgroup: unknown")
-        eq((b["mem_rss"], b["net_taps"]), (1000 * 1024, 0), "context: the figures it has, beside them")
+        eq((b["mem_rss_bytes"], b["net_taps"]), (1000 * 1024, 0), "context: the figures it has, beside them")
         n0, n1 = 4000 * 1024, 3000 * 4096 + 10 * 2048 * 1024
         eq((a["numa_node"], a["numa_node_bytes"]), (1, [n0, n1]),
            "NUMA: the VM's memory per node from numa_maps (4 KiB and 2 MiB pages), the node holding most")
@@ -269,8 +269,8 @@ def fixture_case():
         t = subprocess.run([kvmtop(), "-b", "--source", "stats", "--proc", proc, "--sys", sysd, "-n", "1"],
                            capture_output=True, timeout=30).stdout.decode()
         line = next((l for l in t.splitlines() if l.strip().startswith("context:")), "")
-        ok("mem_rss=%d " % (301000 * 1024) in line and "guest_ram_from=cmdline" in line and "mem_swap=" in line
-           and "majflt_s" not in line, "text: a VM's context line, its known figures as NAME=value", line)
+        ok("vm_mem_rss_bytes=%d " % (301000 * 1024) in line and "vm_guest_ram_from=cmdline" in line
+           and "vm_mem_swap_bytes=" in line and "vm_majflt_per_s" not in line, "text: a VM's context line, its known figures as NAME=value", line)
         ok("host pressure: cpu some -" in t, "text: the host's pressure line, '-' where not known yet", t[:300])
         metrics_check(proc, sysd)
         put(os.path.join(proc, "sys", "kernel", "task_delayacct"), "0\n", "w")
@@ -280,7 +280,7 @@ def fixture_case():
         docs = snapshots(p, 2, lambda i: i == 1 and write_vm1(proc, sysd, 1))
         p.communicate(timeout=30)
         a = vm_of(docs[-1], 4100) if docs else {}
-        eq((a.get("blkio_pct", 0), a.get("disk_rd_bps")), (None, 0.0),
+        eq((a.get("blkio_pct", 0), a.get("disk_rd_bytes_per_s")), (None, 0.0),
            "context: delay accounting off (kernel.task_delayacct 0): blkio unknown, the rest measured")
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -310,7 +310,7 @@ def screen_case():
         k.quit_case("context screen")
         rc = os.path.join(root, "kvmtoprc")
         with open(rc, "w") as f:
-            f.write("VMs.columns = vm_name,mem_rss,mem_swap,numa_local_pct\nvCPUs.columns = vcpu,node,tid\n")
+            f.write("VMs.columns = vm_name,vm_mem_rss_bytes,vm_mem_swap_bytes,vm_numa_local_pct\nvCPUs.columns = vcpu,vcpu_node,vcpu_tid\n")
         k.start(["--config", rc] + live)
         rows_of = lambda ls: {l.split()[0]: l.split() for l in ls[4:] if l.split() and l.split()[0] in ("web1", "db2")}
         lines = k.wait_for(lambda ls: len(ls) > 3 and ls[3].split()[:4] == ["VM", "RES", "SWAP", "LOCAL%"]
@@ -538,21 +538,21 @@ def real_case():
         if len(docs) < 3:
             return
         v = [vm_of(x, 4300) for x in docs]
-        grown = v[2]["mem_rss"] - v[0]["mem_rss"]
+        grown = v[2]["mem_rss_bytes"] - v[0]["mem_rss_bytes"]
         ok(60 * MIB <= grown <= 72 * MIB, "context (real): touching 64 MiB grows resident by 64 MiB (-4/+8 MiB)",
            grown / MIB)
-        rd = sum(x["disk_rd_bps"] * d["seconds"] for x, d in zip(v[1:], docs[1:]))
+        rd = sum(x["disk_rd_bytes_per_s"] * d["seconds"] for x, d in zip(v[1:], docs[1:]))
         ok(4 * MIB * 0.99 <= rd <= 5 * MIB, "context (real): 4 MiB read with O_DIRECT: read_bytes' rate times the seconds",
            rd / MIB)
-        pk = sum(x["net_rx_pps"] * d["seconds"] for x, d in zip(v[1:], docs[1:]))
-        by = sum(x["net_rx_bps"] * d["seconds"] for x, d in zip(v[1:], docs[1:]))
+        pk = sum(x["net_rx_packets_per_s"] * d["seconds"] for x, d in zip(v[1:], docs[1:]))
+        by = sum(x["net_rx_bytes_per_s"] * d["seconds"] for x, d in zip(v[1:], docs[1:]))
         eq(rx1[0] - rx0[0], frames, "context (real): the tap received the test's frames (its own counters)")
         ok(near(pk, frames) and near(by, frames * size),
            "context (real): %d frames of %d bytes into the tap: its rx packets and bytes per second" % (frames, size),
            (pk, by))
         eq(v[2]["net_taps"], 1, "context (real): the tap found from the tun fd's fdinfo")
         if cg:
-            got = [x["psi_cpu_some"] for x in v[1:]]
+            got = [x["psi_cpu_some_pct"] for x in v[1:]]
             ok(None not in got and sum(g * d["seconds"] for g, d in zip(got, docs[1:])) <= (p1 - p0) / 1e4 + 0.5,
                "context (real): a cgroup v2 of its own: pressure present, no more than its total grew", (got, p1 - p0))
         else:

@@ -193,7 +193,7 @@ def filter_case(proc, lv):
 def text_csv_case(proc, lv):
     lines, rc, _ = run(proc, lv, "text")
     line = next((l for l in lines if "vm_uuid=" + U3 in l), "")
-    eq(line, "  identity: vm_display=web & \"db\" <3 \u263a\\x07 vm_name_from=openstack vm_uuid=%s "
+    eq(line, "  identity: vm_display_name=web & \"db\" <3 \u263a\\x07 vm_name_from=openstack vm_uuid=%s "
        "vm_project=demo vm_flavor=m1.small\n" % U3, "text: the identity line, the bell escaped")
     ok(not any(BELL in l for l in lines), "text: no control byte printed")
     # the counters grow while it runs: each VM has reason rows from the second snapshot on
@@ -214,7 +214,7 @@ def text_csv_case(proc, lv):
         stop.set()
         t.join()
     rows = {r["vm_pid"]: r for r in csv.DictReader(io.StringIO("".join(lines)))}
-    eq((rc, rows.get("4300", {}).get("vm_display"), rows.get("4300", {}).get("vm_uuid")),
+    eq((rc, rows.get("4300", {}).get("vm_display_name"), rows.get("4300", {}).get("vm_uuid")),
        (0, "web & \"db\" <3 \u263a\\x07", U3), "CSV: --fields vm_display_name,vm_uuid, the bell escaped")
     eq(rows.get("4500", {}).get("vm_uuid"), "", "CSV: an unknown UUID is empty")
 
@@ -228,7 +228,7 @@ def metrics_case(proc, lv):
     eq(len(info), len(VMS), "metrics: --metrics-identity, one kvmtop_vm_info series per VM")
     # the exposition format's escaping: backslash, quote and newline; the other control bytes (the
     # bell) as U+FFFD, as invalid UTF-8 (kvmtop(1), METRICS)
-    want = ('kvmtop_vm_info{vm="instance-0000002a",pid="4300",name="web & \\"db\\" <3 \u263a\ufffd",'
+    want = ('kvmtop_vm_info{vm="instance-0000002a",pid="4300",display_name="web & \\"db\\" <3 \u263a\ufffd",'
             'name_from="openstack",uuid="%s",project="demo",flavor="m1.small"} 1\n' % U3)
     ok(want in info, "metrics: its labels, the name escaped", [l for l in info if "4300" in l])
 

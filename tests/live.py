@@ -188,9 +188,9 @@ def intervals():
                (js[0]["start"], js[2]["end"]))
     ok(all(js[i]["start"] == js[i - 1]["end"] for i in (1, 2)), "intervals follow each other")
     demo = [vm for vm in js[2]["vms"] if vm["name"] == "kvmtop-demo"]
-    ok(demo and demo[0]["state"] == "running" and demo[0]["vcpu_threads"] >= 2,
+    ok(demo and demo[0]["state"] == "running" and demo[0]["vcpu_count"] >= 2,
        "the demo VM is there, running, with its vCPU threads",
-       [(vm["name"], vm["state"], vm["vcpu_threads"]) for vm in js[2]["vms"]])
+       [(vm["name"], vm["state"], vm["vcpu_count"]) for vm in js[2]["vms"]])
     ok(demo and all(sum(c["events"].values()) > 0 for c in demo[0]["vcpus"] if c["vcpu"] >= 0),
        "its vCPUs have events in the last interval")
     eq(demo_guests(), [], "the demo guest is gone when kvmtop ends")

@@ -302,13 +302,13 @@ def watch_case(d, elf, mapfile):
     # no tap (-nodefaults: no network device), so no network rates; the snapshot in which QEMU
     # ended (its /proc gone before kvmtop marks it exited) has its context unknown
     every = [vm for j, vm in ours if vm["state"] == "running"]
-    run = [vm for vm in every if vm["mem_rss"] is not None]
-    ok(len(run) >= len(every) - 1 and rss and all(vm["guest_ram"] == 32 << 20 and vm["guest_ram_from"] == "cmdline" and
-                           min(rss) / 2 <= vm["mem_rss"] <= max(rss) * 2 and vm["net_taps"] == 0 and
-                           vm["net_rx_bps"] is None for vm in run),
+    run = [vm for vm in every if vm["mem_rss_bytes"] is not None]
+    ok(len(run) >= len(every) - 1 and rss and all(vm["guest_ram_bytes"] == 32 << 20 and vm["guest_ram_from"] == "cmdline" and
+                           min(rss) / 2 <= vm["mem_rss_bytes"] <= max(rss) * 2 and vm["net_taps"] == 0 and
+                           vm["net_rx_bytes_per_s"] is None for vm in run),
        "%s: guest RAM 32 MiB from -m, resident within the VmRSS the test read (%s MiB), no tap" % (
            CASES[11], "%.1f-%.1f" % (min(rss) / 2**20, max(rss) / 2**20) if rss else "?"),
-       [(vm["guest_ram"], vm["guest_ram_from"], vm["mem_rss"], vm["net_taps"], vm["net_rx_bps"]) for vm in every])
+       [(vm["guest_ram_bytes"], vm["guest_ram_from"], vm["mem_rss_bytes"], vm["net_taps"], vm["net_rx_bytes_per_s"]) for vm in every])
     # who it is: the name and UUID the test gave QEMU, no libvirt status file (none names its pid)
     ids = {(vm["display_name"], vm["name_from"], vm["uuid"]) for vm in run}
     eq(ids, {(NAME, "qemu", UUID)}, "%s (%d snapshots)" % (CASES[12], len(run)))

@@ -575,7 +575,7 @@ def prometheus_case(dat):
         who = next(t["expr"] for pnl in dash["panels"] for t in pnl["targets"] if "kvmtop_vm_info" in t["expr"])
         for k, v in alls.items():
             who = who.replace(k, v)
-        rows = sorted((r["metric"].get("pid"), r["metric"].get("name"), r["metric"].get("name_from"))
+        rows = sorted((r["metric"].get("pid"), r["metric"].get("display_name"), r["metric"].get("name_from"))
                       for r in query(who) or [])
         eq(rows, [("4100", "web1", "qemu"), ("4200", "db2", "qemu")],
            "contrib: the dashboard's identity table names each VM as its command line does (-name guest=)")

@@ -101,7 +101,7 @@ def main():
                 for o in r["objects"]:
                     if o["kind"] not in KINDS:
                         continue
-                    k = (c["tid"], o["kind"], o["object"], o["dir"], o["size"])
+                    k = (c["tid"], o["kind"], o["object"], o["dir"], o["size_bytes"])
                     got[k] = ({s["ip"]: s["count"] for s in o["sites"]}, o["sites_rest"])
                     syms_got.update({s["ip"]: s["sym"] for s in o["sites"]})
         for r in vm["reasons"]:

@@ -130,7 +130,7 @@ def json_objects(scope, tid=None):
         reason = r["reason"] + (" " + r["flags"] if r.get("flags") else "")
         for o in r["objects"]:
             lat = o["latency"]
-            out[(tid, reason, o["kind"], o["object"], o["dir"], o["size"])] = (
+            out[(tid, reason, o["kind"], o["object"], o["dir"], o["size_bytes"])] = (
                 o["count"], lat["samples"], lat["sum"], lat["min"] if lat["samples"] else None,
                 lat["max"] if lat["samples"] else None, o["name"])
     return out

@@ -240,10 +240,10 @@ def check_installed(paths, version):
     r1 = bash_complete(["kvmtop", "--sou"])
     r2 = bash_complete(["kvmtop", "--format", "=", "js"])
     eq((r1, r2), ((0, ["--source"]), (0, ["json"])), CASES[16])
-    # the CSV's columns from vm_pid to blocked_s are fields of the field table
+    # the CSV's columns from vm_pid to blocked_seconds are fields of the field table
     rc, out, _ = sh(["/usr/bin/kvmtop", "-b", "-r", SAMPLE, "-o", "csv"])
     cols = out.splitlines()[0].split(",") if out else []
-    row = cols[cols.index("vm_pid"):cols.index("blocked_s") + 1] if "vm_pid" in cols and "blocked_s" in cols else []
+    row = cols[cols.index("vm_pid"):cols.index("blocked_seconds") + 1] if "vm_pid" in cols and "blocked_seconds" in cols else []
     rc, words = bash_complete(["kvmtop", "--fields", ""])
     rc2, more = bash_complete(["kvmtop", "--fields", "count,handling_p9"])
     ok(rc == 0 and len(row) > 20 and not set(row) - set(words)

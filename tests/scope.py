@@ -115,7 +115,7 @@ def sort_cases(dat, ps, base):
 def fields_cases(dat, ps):
     rc, out, err = run(["-b", "-r", dat, "--threads", ps, "-o", "csv"])
     base = list(csv.DictReader(io.StringIO(out)))
-    names = ["vm_name", "vcpu", "tid", "reason", "count", "p99", "handling_p50"]
+    names = ["vm_name", "vcpu", "vcpu_tid", "reason", "count", "latency_p99", "handling_p50"]
     rc, out, err = run(["-b", "-r", dat, "--threads", ps, "-o", "csv", "--fields", ",".join(names)])
     rows = list(csv.reader(io.StringIO(out)))
     eq(rows[0] if rows else None, names,

@@ -115,6 +115,20 @@ const char *model_field_renamed(const char *old, const char *pane)
 	return any;
 }
 
+/* Does note ("a -> b, c -> d") hold said as one of its items? */
+static bool model_note_has(const char *note, const char *said)
+{
+	size_t n = strlen(said);
+	const char *p = note;
+
+	while ((p = strstr(p, said))) {
+		if ((p == note || p[-1] == ' ') && (!p[n] || p[n] == ','))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
 unsigned int model_fields_rename(const char *list, const char *pane,
 				 bool (*known)(const char *name, const void *ctx), const void *ctx,
 				 char *out, size_t len, char *note, size_t nlen)
@@ -134,8 +148,12 @@ unsigned int model_fields_rename(const char *list, const char *pane,
 			to = model_field_renamed(name, pane);
 		if (to && known(to, ctx)) {
 			size_t u = strlen(note);
+			char said[160];
 
-			snprintf(note + u, nlen - u, "%s%s -> %s", u ? ", " : "", name, to);
+			/* each old name said once */
+			snprintf(said, sizeof(said), "%s -> %s", name, to);
+			if (!model_note_has(note, said))
+				snprintf(note + u, nlen - u, "%s%s", u ? ", " : "", said);
 			renamed++;
 		} else {
 			to = name;
