@@ -95,9 +95,9 @@ PANE_RATE_CELL(objects, object_row, rate, count)
 
 static const struct pane_col objects_cols[OBJECTS_NR_COLS] = {
 	[OBJECTS_KIND] =   { "kind",   "KIND",   12, COL_LEFT,  objects_c_kind,   objects_cmp_kind,   false, 8, 0, NULL },
-	[OBJECTS_OBJECT] = { "object", "OBJECT", 18, COL_RIGHT, objects_c_object, objects_cmp_object, false, 9, 0, NULL },
+	[OBJECTS_OBJECT] = { "obj_object", "OBJECT", 18, COL_RIGHT, objects_c_object, objects_cmp_object, false, 9, 0, NULL },
 	[OBJECTS_NAME] =   { "name",   "NAME",   28, COL_LEFT,  objects_c_name,   objects_cmp_name,   false, 7, 0, NULL },
-	[OBJECTS_DIR] =    { "dir",    "DIR",    5,  COL_LEFT,  objects_c_dir,    objects_cmp_dir,    false, 5, 0, NULL },
+	[OBJECTS_DIR] =    { "obj_dir", "DIR",    5,  COL_LEFT,  objects_c_dir,    objects_cmp_dir,    false, 5, 0, NULL },
 	[OBJECTS_SIZE] =   { "obj_size_bytes",   NULL,     4,  COL_RIGHT, NULL, NULL,                           true,  2, 0, "obj_size_bytes" },
 	[OBJECTS_COUNT] =  { "obj_count",  NULL,     9,  COL_RIGHT, NULL, NULL,                           true,  8, 0, "obj_count" },
 	[OBJECTS_RATE] =   { "rate",   "RATE/s", 9,  COL_RIGHT, objects_c_rate, objects_cmp_count,    true,  5, 0, NULL },
