@@ -19,6 +19,11 @@ took who it is (display_name, name_from, uuid, project, flavor; CSV
 vm_display ... vm_flavor: a recording's display name is its name, the
 rest null or empty): on purpose, in the commit after the one that added
 them.
+The CSV, JSON and text files were saved again once when every figure
+took one name (issue 44, HACKING's "Names of figures": CSV's vm_display
+is vm_display_name, p99 latency_p99, JSON's mem_rss mem_rss_bytes ...):
+every line that changed is the old line with its names renamed as the
+man page's HISTORY lists them, and nothing else.
 
     python3 tests/golden.py            the test (make check)
     python3 tests/golden.py --save DIR write the expected files into DIR

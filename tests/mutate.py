@@ -537,8 +537,21 @@ MUTATIONS = [
      [("src/model/model_fields.c", "GET_SNAP(get_time_unit, v->s = s->time_unit)", "GET_SNAP(get_time_unit, v->s = \"ns\")")]),
     ("CSV/JSON: the wall-clock time's microseconds as milliseconds",
      [("src/model/model_fields.c", "(int)(ns % 1000000000 / 1000)", "(int)(ns % 1000000000 / 1000000)")]),
+    ("names: an old name's alias dropped (--fields p99 refused)",
+     [("src/model/model_field_names.c", '\t{ "p99",                    "latency_p99", NULL },\n', "")]),
+    ("names: a rate named _s again, against the rule (vm_exits_s)",
+     [("src/model/model_fields.c", 'VMX("vm_exits_per_s",', 'VMX("vm_exits_s",')]),
+    ("names: a JSON key that is not its field's name less the level (mem_rss)",
+     [("src/model/model_fields.c", 'VM("vm_mem_rss_bytes",       "mem_rss_bytes",',
+       'VM("vm_mem_rss_bytes",       "mem_rss",')]),
+    ("names: an old name said twice in the notice",
+     [("src/model/model_field_names.c", "if (!model_note_has(note, said))", "if (!model_note_has(note, said) || note)")]),
+    ("names: kvmtop_vm_info's display-name label back to name",
+     [("outputs/metrics.c", '{ "display_name", "vm_display_name" },', '{ "name", "vm_display_name" },')]),
+    ("names: batch --fields keeps an old name that is a screen column (tid: the thieves pane's)",
+     [("src/tables.c", "return ctx ? model_field(name) != NULL : field_known(name, false);",
+       "return field_known(name, false);")]),
 ]
-
 
 def sh(cmd, cwd, log=None, env=None):
     with open(log or os.devnull, "w") as out:
