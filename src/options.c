@@ -441,7 +441,7 @@ static const struct opt_def opts[] = {
 	  .help = "sort by field KEY, most first (-KEY: least first):\n"
 		  "the screen's pane with that column, and batch output's\n"
 		  "VMs, vCPUs, reasons or objects, whichever KEY is a\n"
-		  "field of (any field of the table: vm_exits_s ...)" },
+		  "field of (any field of the table: vm_exits_per_s ...)" },
 	{ "fields", 0, "LIST", OPT_CALL, .set = set_fields,
 	  .help = "the columns, in order, comma-separated: CSV's exactly\n"
 		  "those, a row per snapshot, VM, vCPU, reason or object\n"

@@ -610,7 +610,7 @@ const struct finding_rule finding_rules[] = {
 	{ "io-pressure", FSC_VM, "PSI of the VM's own cgroup v2: io.pressure's some and full",
 	  "some >= 20 % of the snapshot (severe when full >= 10 %)",
 	  "the VM's tasks wait for block I/O: its disks are slow or throttled",
-	  "check the VM's disk rates (disk_rd_bps, disk_wr_bps) against its storage and any io.max or "
+	  "check the VM's disk rates (vm_disk_rd_bytes_per_s, vm_disk_wr_bytes_per_s) against its storage and any io.max or "
 	  "libvirt <iotune> limit; use virtio-blk or virtio-scsi with an iothread and aio=native or "
 	  "io_uring, cache=none",
 	  "Linux Documentation/accounting/psi.rst; QEMU documentation (iothreads, aio); libvirt <iotune>",
