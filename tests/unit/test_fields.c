@@ -160,7 +160,7 @@ static void test_json(void **state)
 		assert_string_equal(keys[i], want);
 	}
 	/* no sched events here: the split is null, as CSV leaves it empty */
-	assert_non_null(strstr(r, "\"preempted_s\":null"));
+	assert_non_null(strstr(r, "\"preempted_seconds\":null"));
 	free(text);
 }
 
@@ -220,7 +220,7 @@ static void test_json_rows(void **state)
 			char want[64];
 
 			if (fs[j].json_apart)
-				continue;	/* JSON's own place: the exits, time_s, threads */
+				continue;	/* JSON's own place: the exits, time_seconds, threads */
 			snprintf(want, sizeof(want), "\"%s\":", fs[j].key);
 			assert_memory_equal(p, want, strlen(want));
 			p = strpbrk(p + strlen(want), ",}");
@@ -248,6 +248,17 @@ static void test_unique(void **state)
 		assert_true(model_fields[i].desc[0] && !strchr(model_fields[i].desc, '\n'));
 	}
 	assert_null(model_field("no_such_field"));
+	/* the old names (model_field_names.c): none a field's now, each new one unique for its pane */
+	for (i = 0; i < model_nr_field_aliases; i++) {
+		assert_null(model_field(model_field_aliases[i].old));
+		for (j = i + 1; j < model_nr_field_aliases; j++)
+			assert_true(strcmp(model_field_aliases[i].old, model_field_aliases[j].old) ||
+				    model_field_aliases[i].pane || model_field_aliases[j].pane);
+	}
+	assert_string_equal(model_field_renamed("p99", NULL), "latency_p99");
+	assert_string_equal(model_field_renamed("pid", "VMs"), "vm_pid");
+	assert_null(model_field_renamed("pid", NULL));
+	assert_null(model_field_renamed("latency_p99", NULL));
 }
 
 int main(void)
