@@ -115,14 +115,17 @@ GET(get_blocked, v->u = w->blocked)
 
 GET_OBJ(get_o_reason, v->s = o->r->name)
 GET_OBJ(get_o_kind, v->s = kvm_obj_kind_name(o->kind))
-GET_OBJ(get_o_object, v->s = kvm_obj_value(o->kind, o->value, v->buf, sizeof(v->buf)))
-GET_OBJ(get_o_value, v->u = o->value)
+GET_OBJ(get_o_object, v->s = kvm_obj_value(o->kind, o->value, v->buf, sizeof(v->buf));
+	v->unknown = o->kind == KVM_OBJ_OTHER || o->kind == KVM_OBJ_NONE)
+/* an address or identifier (port, page, MSR ...), as s in hex too; the others' row has none */
+GET_OBJ(get_o_value, v->u = o->value; v->unknown = o->kind == KVM_OBJ_OTHER || o->kind == KVM_OBJ_NONE;
+	snprintf(v->buf, sizeof(v->buf), "0x%" PRIx64, o->value); v->s = v->buf)
 GET_OBJ(get_o_name, v->s = kvm_obj_name(o->kind, o->value) ?: "unknown")
 GET_OBJ(get_o_dir, v->s = kvm_obj_dir_name(o->kind, o->dir))
 GET_OBJ(get_o_size, v->u = o->size)
 GET_OBJ(get_o_count, v->u = o->count)
 /* Its first site: the guest IP most of its exits came from (none: unknown). */
-GET_OBJ(get_o_site, v->unknown = !o->site[0].n;
+GET_OBJ(get_o_site, v->unknown = !o->site[0].n; v->u = o->site[0].ip;
 	snprintf(v->buf, sizeof(v->buf), "0x%" PRIx64, o->site[0].ip); v->s = v->buf)
 GET_OBJ(get_o_site_pct, v->unknown = !o->site[0].n || !o->count;
 	v->d = o->count ? 100.0 * (double)o->site[0].n / (double)o->count : 0.0)
@@ -221,14 +224,14 @@ const struct model_field model_fields[] = {
 	OBJ("obj_reason",  "reason",  "REASON",  MF_TEXT, get_o_reason),
 	OBJ("object_kind", "kind",    "KIND",    MF_TEXT, get_o_kind),
 	OBJ("object",      "object",  "OBJECT",  MF_TEXT, get_o_object),
-	OBJ("obj_value",   "value",   "VALUE",   MF_NUM,  get_o_value),
+	OBJ("obj_value",   "value",   "VALUE",   MF_ADDR, get_o_value),
 	OBJ("object_name", "name",    "NAME",    MF_TEXT, get_o_name),
 	OBJ("dir",         "dir",     "DIR",     MF_TEXT, get_o_dir),
 	OBJ("size",        "size",    "SIZE",    MF_NUM,  get_o_size),
 	OBJ("obj_count",   "count",   "COUNT",   MF_NUM,  get_o_count),
 	OBJ("obj_pct",     "pct",     "%REASON", MF_PCT,  get_o_pct),
 	OBJ("obj_total",   "total",   "TOTAL",   MF_NUM,  get_o_total),
-	OBJ("obj_site",    "site",    "SITE",    MF_TEXT, get_o_site),
+	OBJ("obj_site",    "site",    "SITE",    MF_ADDR, get_o_site),
 	OBJ("obj_site_pct", "site_pct", "SITE%", MF_PCT,  get_o_site_pct),
 	{ MR_OBJECT, "obj_samples", "latency", "samples", "PAIRS", MF_NUM, MF_OBJ_LAT, false, get_o_samples },
 	OLAT("obj_min",  "min",  "MIN",   MF_TIME,      get_o_min),
