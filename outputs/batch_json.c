@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "batch_priv.h"
-#include "util/escape.h"
 
 /* The writer of the snapshot being printed. */
 static struct json_writer *json_w(const struct batch *b)
