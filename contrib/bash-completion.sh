@@ -38,8 +38,9 @@ table=$(printf '%s\n' "$help" | awk '
 	}')
 [ "$(printf '%s\n' "$table" | wc -l)" -ge 10 ] || die "$kvmtop --help lists no options"
 
-# The field and column names: --fields help's "  KIND: name name ..." lines.
-fields=$("$kvmtop" --fields help | sed -n 's/^  [^:]*: //p' | tr ' ' '\n' | sort -u | tr '\n' ' ' |
+# The field and column names: --fields help's "  KIND: name name ..." lines
+# (not its last part, what each field is).
+fields=$("$kvmtop" --fields help | sed -n '/^What each field is/q; s/^  [^:]*: //p' | tr ' ' '\n' | sort -u | tr '\n' ' ' |
 	sed 's/ $//') || die "$kvmtop --fields help failed"
 [ "$(printf '%s\n' $fields | wc -l)" -ge 10 ] || die "$kvmtop --fields help lists no fields"
 

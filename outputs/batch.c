@@ -48,7 +48,10 @@ const struct batch_format *batch_format_find(const char *name)
 
 int batch_print(struct batch *b, uint64_t end)
 {
-	int ret = b->fmt->print(b, end);
+	int ret;
+
+	b->end = end;
+	ret = b->fmt->print(b, end);
 
 	fflush(b->out);
 	b->snapshots++;
@@ -88,6 +91,8 @@ static int batch_view_start(void *ctx, const struct view_source *src, const stru
 	b->clock = src->clock;
 	b->time_unit = src->time_unit;
 	b->ns = src->ns;
+	b->live = src->live;
+	b->wall_known = src->wall_known;
 	b->traced = src->traced;
 	/* a recording without -d: one report of all of it */
 	if (!src->live && !b->delay)

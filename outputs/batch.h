@@ -50,7 +50,7 @@ struct batch_format {
 	bool one_report;	/* it writes one report, the last: live with -d, -n says which */
 };
 
-#define BATCH_FIELDS_MAX	64	/* --fields: at most this many */
+#define BATCH_FIELDS_MAX	256	/* --fields: at most this many (options.h's OPT_FIELDS_MAX) */
 
 struct batch {
 	struct view view;	/* the driver's handle on it: batch_view_init */
@@ -63,10 +63,13 @@ struct batch {
 	const char *clock;
 	const char *time_unit;	/* "ns", "cycles" or "counts" */
 	bool ns;
+	bool live;		/* the wall clock is CLOCK_MONOTONIC's plus clock_wall_offset() */
+	bool wall_known;	/* view_source's: times map to the wall clock */
 	bool traced;		/* the source reads each event: latencies, userspace exits (view.h) */
 	bool summary;
 	double delay;		/* -d, 0: not given */
 	unsigned int snapshots;	/* printed so far */
+	uint64_t end;		/* the snapshot being printed ends here (batch_print) */
 	unsigned int in_file;	/* ... into the output now open: 0, a new file (CSV's header again) */
 	/* guest IPs */
 	const struct sym_set *syms;	/* guest symbol tables, NULL: none */

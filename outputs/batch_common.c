@@ -12,11 +12,34 @@
 #include <string.h>
 
 #include "batch_priv.h"
+#include "util/clock.h"
 #include "util/escape.h"
 
 uint64_t batch_start(const struct batch *b)
 {
 	return b->start_at ? b->start_at : b->m->interval_start;
+}
+
+void batch_snap(const struct batch *b, uint64_t end, struct model_snap *s)
+{
+	*s = (struct model_snap){
+		.number = b->snapshots + 1, .start = batch_start(b), .end = end, .ns = b->ns,
+		.cumulative = b->cumulative, .time_unit = b->time_unit,
+		.wall_known = b->wall_known, .wall_offset = b->live ? clock_wall_offset() : 0,
+	};
+}
+
+void batch_time_json(const struct batch *b, uint64_t end)
+{
+	struct model_snap s;
+	char buf[40];
+
+	batch_snap(b, end, &s);
+	jsonw_name(b->json, "time");
+	if (model_snap_time(&s, end, buf, sizeof(buf)))
+		jsonw_string(b->json, buf);
+	else
+		jsonw_null(b->json);
 }
 
 double batch_seconds(const struct batch *b, uint64_t end)
@@ -103,11 +126,37 @@ static int sort_cmp_at(const void *a, const void *b, void *arg)
 }
 
 /*
+ * How a row of a kind is read for its sort key: row_of(r) fills row,
+ * with its figures over the snapshot in sc where the kind has them
+ * (model_scope_free()d after): 0, or -1 (no memory).
+ */
+typedef int (*sort_row_fn)(const struct batch *b, const void *r, struct model_row *row,
+			   struct model_scope *sc);
+
+/* The sort key of rows[i] into key: 0, or -1 (no memory). */
+static int sort_key_of(const struct batch *b, const void *r, sort_row_fn row_of, struct sort_key *key)
+{
+	struct model_snap snap;
+	struct model_scope sc;
+	struct model_row row;
+	int ret;
+
+	memset(&sc, 0, sizeof(sc));
+	batch_snap(b, b->end, &snap);
+	ret = row_of(b, r, &row, &sc);
+	row.snap = &snap;
+	if (!ret)
+		model_field_value(b->sort, &row, &key->v, &key->has);
+	model_scope_free(&sc);
+	return ret;
+}
+
+/*
  * rows (n pointers) in b->sort's order, when it is a field of rows of
  * kind: each row's model_row from row_of(rows[i]).  0, or -1 (no memory).
  */
 static int sort_rows(const struct batch *b, enum model_row_kind kind, const void **rows, unsigned int n,
-		     void (*row_of)(const struct batch *b, const void *r, struct model_row *row))
+		     sort_row_fn row_of)
 {
 	struct sort_ctx c = { .f = b->sort, .ascending = b->sort_ascending };
 	struct sort_key *keys;
@@ -122,10 +171,8 @@ static int sort_rows(const struct batch *b, enum model_row_kind kind, const void
 	if (!keys || !order || !tmp)
 		goto out;
 	for (i = 0; i < n; i++) {
-		struct model_row row;
-
-		row_of(b, rows[i], &row);
-		model_field_value(b->sort, &row, &keys[i].v, &keys[i].has);
+		if (sort_key_of(b, rows[i], row_of, &keys[i]))
+			goto out;
 		keys[i].at = order[i] = i;
 	}
 	c.keys = keys;
@@ -133,16 +180,46 @@ static int sort_rows(const struct batch *b, enum model_row_kind kind, const void
 	for (i = 0; i < n; i++)
 		tmp[i] = rows[order[i]];
 	memcpy(rows, tmp, n * sizeof(*rows));
+	free(tmp);
+	free(order);
+	free(keys);
+	return 0;
 out:
 	free(tmp);
 	free(order);
 	free(keys);
-	return keys && order && tmp ? 0 : -1;
+	return -1;
 }
 
-static void reason_row_of(const struct batch *b, const void *r, struct model_row *row)
+static int reason_row_of(const struct batch *b, const void *r, struct model_row *row, struct model_scope *sc)
 {
 	*row = (struct model_row){ .m = b->m, .r = r };
+	return 0;
+}
+
+static int obj_row_of(const struct batch *b, const void *r, struct model_row *row, struct model_scope *sc)
+{
+	*row = (struct model_row){ .m = b->m, .o = r };
+	return 0;
+}
+
+const struct model_obj_row **batch_objs(const struct batch *b, const struct model_scope *sc, int id,
+					unsigned int *n)
+{
+	const struct model_obj_row *first, **objs;
+	unsigned int i;
+
+	*n = model_scope_objs(sc, id, &first);
+	objs = calloc(*n ? *n : 1, sizeof(*objs));
+	if (!objs)
+		return NULL;
+	for (i = 0; i < *n; i++)
+		objs[i] = &first[i];
+	if (sort_rows(b, MR_OBJECT, (const void **)objs, *n, obj_row_of)) {
+		free(objs);
+		return NULL;
+	}
+	return objs;
 }
 
 const struct model_reason_row **batch_rows(const struct batch *b, const struct model_scope *sc, unsigned int *n)
@@ -157,16 +234,19 @@ const struct model_reason_row **batch_rows(const struct batch *b, const struct m
 	return rows;
 }
 
-static void vm_row_of(const struct batch *b, const void *r, struct model_row *row)
+/* A VM's row with its figures over the snapshot (as CSV's rows have them), for a VM field. */
+static int vm_row_of(const struct batch *b, const void *r, struct model_row *row, struct model_scope *sc)
 {
-	*row = (struct model_row){ .m = b->m, .vm = r };
+	*row = (struct model_row){ .m = b->m, .vm = r, .vm_sc = sc };
+	return model_scope_vm(sc, b->m, r, b->cumulative);
 }
 
-static void vcpu_row_of(const struct batch *b, const void *r, struct model_row *row)
+static int vcpu_row_of(const struct batch *b, const void *r, struct model_row *row, struct model_scope *sc)
 {
 	const struct vcpu *v = r;
 
-	*row = (struct model_row){ .m = b->m, .vm = v->vm, .v = v };
+	*row = (struct model_row){ .m = b->m, .vm = v->vm, .v = v, .vcpu_sc = sc };
+	return model_scope_vcpu(sc, b->m, v, b->cumulative);
 }
 
 const struct vm **batch_vms(const struct batch *b, unsigned int *n)
@@ -206,20 +286,23 @@ const struct vcpu **batch_vcpus(const struct batch *b, const struct vm *vm, unsi
 
 void batch_scope_init(struct batch *b, const char *sort, const char *fields)
 {
-	char buf[1024], *save = NULL, *tok;
+	const char *p = fields;
 
 	if (sort) {
 		b->sort_ascending = *sort == '-';
 		b->sort = model_field(sort + b->sort_ascending);
 	}
-	if (!fields || strlcpy(buf, fields, sizeof(buf)) >= sizeof(buf))
-		return;
-	for (tok = strtok_r(buf, ",", &save); tok && b->nr_fields < BATCH_FIELDS_MAX;
-	     tok = strtok_r(NULL, ",", &save)) {
-		const struct model_field *f = model_field(tok);
+	/* names of 63 characters at most, BATCH_FIELDS_MAX of them: options.c refused others */
+	while (p && *p && b->nr_fields < BATCH_FIELDS_MAX) {
+		size_t n = strcspn(p, ",");
+		const struct model_field *f;
+		char name[64];
 
+		snprintf(name, sizeof(name), "%.*s", (int)n, p);
+		f = model_field(name);
 		if (f)
 			b->fields[b->nr_fields++] = f;
+		p += n + (p[n] == ',');
 	}
 }
 

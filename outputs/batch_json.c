@@ -42,6 +42,8 @@ static void json_row_fields(const struct batch *b, enum model_row_kind kind, con
 
 	fs = model_fields_of(kind, &n);
 	for (j = 0; j < n; j++) {
+		if (fs[j].json_apart)
+			continue;	/* in a place of its own: json_exits(), json_states() */
 		jsonw_name(json_w(b), fs[j].key);
 		batch_json_value(b, &fs[j], row);
 	}
@@ -406,6 +408,7 @@ static void json_header(const struct batch *b, uint64_t end)
 		jsonw_double_field(jw, "seconds", 9, batch_seconds(b, end));
 	else
 		jsonw_null_field(jw, "seconds");
+	batch_time_json(b, end);
 	jsonw_uint_field(jw, "empty_intervals", b->empty > 1 ? b->empty : 0);
 	jsonw_uint_field(jw, "kvm_events", json_ctr(b, &m->events));
 	jsonw_uint_field(jw, "lost_events", json_ctr(b, &m->lost_events));

@@ -20,6 +20,14 @@
  */
 #define BATCH_HOST_PSI	6
 bool batch_host_psi(const struct batch *b, unsigned int i, const char **key, double *v);
+/*
+ * The snapshot ending at end as the fields table's snapshot row has it
+ * (model_fields.h): its number, span, time unit and wall clock (live:
+ * CLOCK_MONOTONIC's offset read now).
+ */
+void batch_snap(const struct batch *b, uint64_t end, struct model_snap *s);
+/* JSON's "time": "RFC 3339" of the snapshot's end through b->json, or null where the wall clock is not known. */
+void batch_time_json(const struct batch *b, uint64_t end);
 /* The snapshot's length in seconds, 0 when times are not ns. */
 double batch_seconds(const struct batch *b, uint64_t end);
 /* Where the figures' span starts: the model's interval, or the screen's (batch_dump). */
@@ -33,6 +41,13 @@ uint64_t batch_start(const struct batch *b);
 bool batch_field_known(const struct batch *b, const struct model_field *f);
 /* s's rows with exits since start, most first (free() them): NULL when out of memory. */
 const struct model_reason_row **batch_rows(const struct batch *b, const struct model_scope *sc, unsigned int *n);
+/*
+ * The objects of reason id in sc (model_scope_objs), in --sort's order
+ * when it is an object's field: *n of them, in an array to free(); NULL
+ * when out of memory.
+ */
+const struct model_obj_row **batch_objs(const struct batch *b, const struct model_scope *sc, int id,
+					unsigned int *n);
 /*
  * --sort and --fields by name into b (a name the field table has not is
  * passed over: the program refused it before).

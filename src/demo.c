@@ -58,6 +58,7 @@ static volatile sig_atomic_t demo_stop_flag;
 static useconds_t halt_us;	/* each hlt sleeps this long in the VMM */
 static long linger_ms;		/* the process stays this long after its vCPU threads end */
 static bool no_stats;		/* hold no statistics fds, as Debian 12's QEMU 7.2 */
+static long name_after_ms;	/* a vCPU thread takes its name this long after it starts */
 
 static void on_term(int sig)
 {
@@ -65,17 +66,38 @@ static void on_term(int sig)
 	demo_stop_flag = 1;
 }
 
+/*
+ * KVMTOP_DEMO_NAME_AFTER_MS: has the time come for a vCPU thread started
+ * at t0 to take its name?  As a VMM's threads are named a moment after
+ * they start, and a monitor may have met them before.
+ */
+static bool vcpu_name_due(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000 >= name_after_ms;
+}
+
 static void *vcpu_thread(void *arg)
 {
 	struct demo_vcpu *v = arg;
+	struct timespec t0;
 	char name[16];
 	long long done = 0;
+	bool named = false;
 
 	v->tid = (int)syscall(SYS_gettid);
 	snprintf(name, sizeof(name), "CPU %d/KVM", v->index);
-	pthread_setname_np(pthread_self(), name);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!demo_stop_flag && (!v->loops || done < v->loops)) {
-		int ret = ioctl(v->fd, KVM_RUN, 0);
+		int ret;
+
+		if (!named && (!name_after_ms || vcpu_name_due(&t0))) {
+			pthread_setname_np(pthread_self(), name);
+			named = true;
+		}
+		ret = ioctl(v->fd, KVM_RUN, 0);
 
 		v->runs++;
 		if (ret < 0) {
@@ -253,7 +275,7 @@ static int run_vcpus(struct demo_vcpu *v, int n, double *secs)
 	return ret;
 }
 
-/* KVMTOP_DEMO_HALT_US, KVMTOP_DEMO_LINGER_MS and KVMTOP_DEMO_NO_STATS: 0, or -1 (said why). */
+/* KVMTOP_DEMO_HALT_US, _NAME_AFTER_MS, _LINGER_MS and _NO_STATS: 0, or -1 (said why). */
 static int demo_env(void)
 {
 	const char *bad = NULL;
@@ -263,6 +285,13 @@ static int demo_env(void)
 		halt_us = (useconds_t)strtonum(getenv("KVMTOP_DEMO_HALT_US"), 0, 1000000, &bad);
 		if (bad) {
 			fprintf(stderr, "kvmtop: KVMTOP_DEMO_HALT_US: %s (0 to 1000000)\n", bad);
+			return -1;
+		}
+	}
+	if (getenv("KVMTOP_DEMO_NAME_AFTER_MS")) {
+		name_after_ms = (long)strtonum(getenv("KVMTOP_DEMO_NAME_AFTER_MS"), 0, 3600000, &bad);
+		if (bad) {
+			fprintf(stderr, "kvmtop: KVMTOP_DEMO_NAME_AFTER_MS: %s (0 to 3600000)\n", bad);
 			return -1;
 		}
 	}

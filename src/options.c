@@ -296,6 +296,7 @@ static int set_sort(struct options *o, const struct opt_def *d, const char *arg,
 static int set_fields(struct options *o, const struct opt_def *d, const char *arg, char *err, size_t len)
 {
 	const char *p = arg;
+	unsigned int n_names = 0;
 
 	if (!strcmp(arg, "help")) {
 		if (fields_help)
@@ -314,6 +315,10 @@ static int set_fields(struct options *o, const struct opt_def *d, const char *ar
 		name[n] = '\0';
 		if (field_known && !field_known(name, false)) {
 			snprintf(err, len, "unknown field '%s' (kvmtop --fields help lists them)", name);
+			return -1;
+		}
+		if (++n_names > OPT_FIELDS_MAX) {
+			snprintf(err, len, "more than %d names", OPT_FIELDS_MAX);
 			return -1;
 		}
 		p += n + (p[n] == ',');
@@ -403,11 +408,14 @@ static const struct opt_def opts[] = {
 	{ "sort", 0, "KEY", OPT_CALL, .set = set_sort,
 	  .help = "sort by field KEY, most first (-KEY: least first):\n"
 		  "the screen's pane with that column, and batch output's\n"
-		  "VMs, vCPUs or reasons, whichever KEY is a field of" },
+		  "VMs, vCPUs, reasons or objects, whichever KEY is a\n"
+		  "field of (any field of the table: vm_exits_s ...)" },
 	{ "fields", 0, "LIST", OPT_CALL, .set = set_fields,
-	  .help = "the columns, in order, comma-separated: CSV's, text's\n"
-		  "reason tables', each pane's that it has (help: list\n"
-		  "the fields and the screen's columns)" },
+	  .help = "the columns, in order, comma-separated: CSV's exactly\n"
+		  "those, a row per snapshot, VM, vCPU, reason or object\n"
+		  "(the finest they name); text's reason tables', each\n"
+		  "pane's that it has (help: list the fields, what each\n"
+		  "is, and the screen's columns)" },
 	{ "zero", 'z', NULL, OPT_FLAG, F(zero),
 	  .help = "batch output: leave out VMs and vCPUs without KVM\n"
 		  "events in the snapshot" },
@@ -622,6 +630,7 @@ static void usage(FILE *f)
 	      "long each snapshot's output took, the same way), KVMTOP_DEMO_HALT_US=N (the\n"
 	      "demo guest's VMM sleeps N us at each HLT: an idle vCPU), KVMTOP_DEMO_LINGER_MS=N\n"
 	      "(the demo guest's process stays N ms after its vCPU threads end),\n"
+	      "KVMTOP_DEMO_NAME_AFTER_MS=N (its vCPU threads take their names N ms late),\n"
 	      "KVMTOP_DEMO_NO_STATS=1 (the demo guest holds no KVM statistics fds),\n"
 	      "KVMTOP_SCREEN_JSON=FILE (tests: the screen's snapshots as -b -o json).\n"
 	      "See kvmtop(1) for the output fields.\n", f);
@@ -694,6 +703,27 @@ static int take(struct options *o, const struct opt_def *d, const char *arg, cha
 	return 0;
 }
 
+/*
+ * Batch output's --fields are fields of the table, every one printed: a
+ * screen column's name that is not one is refused, naming it (set_fields
+ * took the list before -b was known).
+ */
+static void check_batch_fields(const struct options *o)
+{
+	const char *p = o->fields;
+
+	while (o->batch && p && *p && field_known) {
+		size_t n = strcspn(p, ",");
+		char name[64];
+
+		snprintf(name, sizeof(name), "%.*s", (int)n, p);
+		if (!field_known(name, true))
+			die_usage("--fields %s: batch output prints fields of the table, not a pane's columns "
+				  "(kvmtop --fields help)", name);
+		p += n + (p[n] == ',');
+	}
+}
+
 /* Options that cannot go together, or need another. */
 static void check_combinations(struct options *o)
 {
@@ -708,6 +738,7 @@ static void check_combinations(struct options *o)
 	if (o->batch && o->sort && field_known && !field_known(o->sort + (*o->sort == '-'), true))
 		die_usage("--sort %s: batch output sorts by a field of the table (kvmtop --fields help)",
 			  o->sort + (*o->sort == '-'));
+	check_batch_fields(o);
 	if (!o->batch && (o->fmt_given || o->summary))
 		die_usage("-o and --summary are for batch output: add -b");
 	if (o->replay && (strcmp(o->source, "trace") || o->debugfs_root || o->proc_root || o->sys_root ||

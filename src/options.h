@@ -116,6 +116,8 @@ void options_sources(const char *const *names);
  * field of the table (batch: batch output sorts and prints only those) or
  * a column of the screen; help(f) lists them for --fields help.
  */
+/* --fields: at most this many names (batch.h's BATCH_FIELDS_MAX, held equal by tables.c) */
+#define OPT_FIELDS_MAX	256
 void options_fields(bool (*known)(const char *name, bool batch), void (*help)(FILE *f));
 
 #endif

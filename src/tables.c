@@ -46,9 +46,9 @@ static bool field_known(const char *name, bool batch)
 	return model_field(name) || (!batch && tui_col_known(name));
 }
 
-static const char *const row_kinds[MR_KINDS] = { "VM", "vCPU", "reason", "object" };
+static const char *const row_kinds[MR_KINDS] = { "snapshot", "VM", "vCPU", "reason", "object" };
 
-/* --fields help: the table's fields by row, then each pane's columns. */
+/* --fields help: the table's fields by row, what each is, then each pane's columns. */
 static void fields_help(FILE *f)
 {
 	unsigned int k, i, n;
@@ -64,7 +64,13 @@ static void fields_help(FILE *f)
 	}
 	fputs("The screen's columns, per pane (--fields, --sort; a field's by its name):\n", f);
 	tui_cols_help(f);
+	/* last (contrib's completion reads the lists above); the man page's FIELDS, by tests/docs.py */
+	fputs("What each field is (its title in text and on the screen):\n", f);
+	for (i = 0; i < model_nr_fields; i++)
+		fprintf(f, "  %-22s %s (%s)\n", model_fields[i].name, model_fields[i].desc, model_fields[i].title);
 }
+
+_Static_assert(OPT_FIELDS_MAX == BATCH_FIELDS_MAX, "--fields' limit is the one batch output keeps");
 
 void options_tables(void)
 {

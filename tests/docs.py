@@ -109,17 +109,16 @@ def main():
     ok(header in man.replace("\n", ""), "the CSV header is in the man page", header)
 
     # CSV and JSON carry the same reason fields: the CSV columns after the
-    # row's scope (vm_pid ... last_cpu) against every JSON reason object's keys,
-    # the latency object's flattened in, in the same order.
-    # (the handling object's as handling_*), then the vCPU's time states
+    # row's scope (snapshot ... wait_s) against every JSON reason object's keys,
+    # the latency object's flattened in, in the same order
+    # (the handling object's as handling_*).
     states = ["guest_s", "host_s", "vmm_s", "halt_s", "wait_s"]
     groups = ["emulator_run_s", "emulator_wait_s", "vhost_run_s", "vhost_wait_s"]
     # (the row's scope ends with the vCPU's fields: the reason's start at "reason")
-    fields = header.split(",")[header.split(",").index("reason"):]
-    tail = len(states) + len(groups)
-    csv_fields, csv_states = fields[:-tail], fields[-tail:]
-    eq(csv_states, states + groups,
-       "the CSV ends with the vCPU's time states, guest_s to wait_s, then the VM's thread groups")
+    cols = header.split(",")
+    csv_fields = cols[cols.index("reason"):]
+    ok(all(c in cols[:cols.index("reason")] for c in states + groups),
+       "the CSV has the vCPU's time states, guest_s to wait_s, and the VM's thread groups before the reason's")
     json_sets = set()
     for scope in [j["host"]] + j["vms"] + [c for vm in j["vms"] for c in vm["vcpus"]]:
         for r in scope["reasons"]:
@@ -135,7 +134,28 @@ def main():
     ok(len(j["host"]["reasons"]) > 3, "the recording has reasons to compare", j["host"]["reasons"][:1])
     eq(sorted(json_sets), [tuple(csv_fields)],
        "every JSON reason has the CSV's reason fields, in the CSV's order")
+    fields_cases(man)
     done()
+
+
+def fields_cases(man):
+    """The man page's FIELDS: every field of the table (kvmtop --fields help's list, with its
+    title and description), in the table's order, and nothing else."""
+    rc, out, err = run(["--fields", "help"])
+    table = []
+    lines = out.split("What each field is", 1)[-1].splitlines()[1:]
+    for line in lines:
+        if not line.startswith("  "):
+            break
+        name, rest = line.strip().split(None, 1)
+        desc, title = rest.rsplit(" (", 1)
+        table.append((name, title[:-1], desc))
+    sec = sections(man)["OUTPUT"]
+    sec = sec[sec.index(".SS FIELDS"):]
+    sec = sec[:sec.index("\n.SS", 1)]
+    listed = [(m[0], m[1], m[2]) for m in re.findall(r'^\.TP\n\.BR (\S+) " \((.*)\)"\n(.*)$', sec, re.M)]
+    ok(len(table) > 100, "--fields help says what each of the table's fields is (%d)" % len(table))
+    eq(listed, table, "the man page's FIELDS: every field of the table, its title and description, in order")
 
 
 main()

@@ -17,13 +17,13 @@ import subprocess
 import tempfile
 import time
 
-from tap import ok, eq, skip, done, kvmtop, mount_point, demo_guests, kvm_here, inside_kvm_host, in_kvm_host, \
+from tap import ok, eq, skip, done, kvmtop, mount_point, demo_guests, demo_vcpu, kvm_here, inside_kvm_host, in_kvm_host, \
     sanitized, live_size, live_only, guest_cases, LIVE_ONLY
 
 ASAN = os.environ.get("KVMTOP_ASAN")
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 CASES = ["demo workload counts", "ASan build live", "live intervals", "SIGINT teardown", "SIGTERM teardown",
-         "SIGHUP teardown", "SIGKILL then cleanup", "two kvmtops at once"]
+         "SIGHUP teardown", "SIGKILL then cleanup", "two kvmtops at once", "renamed vCPU threads"]
 
 
 
@@ -310,8 +310,9 @@ def two_at_once(t):
     a = subprocess.Popen([kvmtop(), "-b", "-n", str(n_a), "-d", "1" if inside_kvm_host() else "0.3", "-o", "json",
                           "--demo"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    wait_for(lambda: "kvmtop-%d" % a.pid in ours(t), 10)
-    wait_for(demo_guests, 10)
+    # a sanitizer build on a loaded machine takes seconds to start, its demo guest too
+    wait_for(lambda: "kvmtop-%d" % a.pid in ours(t), LIMIT)
+    wait_for(demo_guests, LIMIT)
     held = []
     for g in demo_guests():
         try:
@@ -358,6 +359,43 @@ def not_root():
        "not root: one line saying root or CAP_PERFMON is needed, status != 0", "status %r: %s" % (p.returncode, err))
 
 
+def demo_names(j):
+    """{tid: thread name} of the demo VM's vCPU threads in snapshot j."""
+    return {c["tid"]: c["comm"] for vm in j["vms"] if vm["name"] == "kvmtop-demo"
+            for c in vm["vcpus"] if c["vcpu"] >= 0}
+
+
+def renamed():
+    """vCPU threads that take their names 3 s after they start (KVMTOP_DEMO_NAME_AFTER_MS), as
+    a VMM names its threads a moment after it starts them: kvmtop met them under their process's
+    name, and its last snapshot has the names /proc gives them (read by this test) since."""
+    name = "renamed vCPU threads: the last snapshot has the names /proc gives them now"
+    env = dict(os.environ, KVMTOP_DEMO_NAME_AFTER_MS="3000")
+    delay, n = ("1", 20) if sanitized() else ("0.5", 16)
+    p = subprocess.Popen([kvmtop(), "-b", "-n", str(n), "-d", delay, "-o", "json", "--demo"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    pid, tid = demo_vcpu(60)
+    proc = {}
+    for t in os.listdir("/proc/%d/task" % pid) if pid else []:
+        try:
+            proc[int(t)] = open("/proc/%d/task/%s/comm" % (pid, t)).read().strip()
+        except OSError:
+            pass
+    out, err = p.communicate(timeout=LIMIT)
+    js = [json.loads(l) for l in out.decode().splitlines() if l.strip()]
+    seen = [demo_names(j) for j in js if demo_names(j)]
+    if not seen or p.returncode:
+        ok(False, name, "status %d, %d snapshots with the demo's vCPUs: %s" % (p.returncode, len(seen),
+                                                                            err.decode()))
+        return
+    if any(c != "kvmtop-demo" for c in seen[0].values()):
+        skip(name, "kvmtop met the threads after they took their names: %r" % seen[0])
+        return
+    want = {t: proc.get(t) for t in seen[-1]}
+    ok(seen[-1] == want and all(c.startswith("CPU ") for c in want.values()), name,
+       "first %r, last %r, /proc %r" % (seen[0], seen[-1], want))
+
+
 def main():
     # the cases without a guest need only root and tracefs: they run here, where make mutate sees
     # them too (it leaves the emulated host out); inside it, run with --live-only, they do not again
@@ -393,6 +431,7 @@ def main():
         teardown(t, sig)
     killed(t)
     two_at_once(t)
+    renamed()
     done()
 
 

@@ -139,6 +139,20 @@ static int workload_check(struct live *l)
 	return 0;
 }
 
+/*
+ * Where an interval taken at now ends: where the source's last read
+ * stopped, when it says so.  Events between that and now are still in
+ * the kernel's buffers (kvmtop may have waited for a CPU after reading):
+ * an interval that ended at now would count a vCPU switched out in that
+ * gap as still running, and the next interval would start it waiting.
+ */
+static uint64_t live_end(const struct live *l, uint64_t now)
+{
+	uint64_t to = l->drv->src.read_to;
+
+	return to > l->drv->m->interval_start && to < now ? to : now;
+}
+
 /* Keys, a due snapshot, counters sampled: 0 (go on), 1 (stop), -1 (said why). */
 static int live_tick(struct live *l, uint64_t now)
 {
@@ -169,7 +183,7 @@ static int live_tick(struct live *l, uint64_t now)
 	}
 	if (!l->timed || (now < l->next && !now_please))
 		return 0;
-	if (driver_snapshot(drv, drv->m->interval_start, now, false, 0))
+	if (driver_snapshot(drv, drv->m->interval_start, live_end(l, now), false, 0))
 		return drv->failed ? -1 : 1;
 	l->next += l->step;
 	if (l->next <= now || now_please)	/* fell behind: do not print a burst */
@@ -236,7 +250,7 @@ static int live_last(struct live *l)
 	model_finish(drv->m);
 	if (drv->c->summary)
 		drv->m->interval_start = drv->m->first_time;
-	return driver_snapshot(drv, drv->m->interval_start, clock_mono_ns(), true, 0) < 0 ? -1 : 0;
+	return driver_snapshot(drv, drv->m->interval_start, live_end(l, clock_mono_ns()), true, 0) < 0 ? -1 : 0;
 }
 
 /* An exporter serves the last figures until it is stopped: that is its end. */

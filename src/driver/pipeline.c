@@ -54,6 +54,7 @@ int driver_view_up(struct driver *drv)
 		.time_unit = drv->src.time_unit,
 		.ns = drv->src.ns,
 		.live = drv->src.live,
+		.wall_known = drv->src.live || drv->src.wall,
 		.traced = drv->src.tep != NULL,
 	};
 

@@ -34,6 +34,12 @@ struct view_source {
 	bool ns;		/* times are ns: rates per second make sense */
 	bool live;		/* VMs come and go; keys can reset and pace it */
 	/*
+	 * Its times map to the wall clock: live, CLOCK_MONOTONIC's (clock.h:
+	 * clock_wall_offset()); a recording's that are the wall clock's ns
+	 * (trace-cmd record --date).  false: a recording that does not say.
+	 */
+	bool wall_known;
+	/*
 	 * It reads each event (tracing, a recording): exit -> entry pairs
 	 * (latencies), userspace exits, other kvm events.  false: counters
 	 * (stats, debugfs), which measure none of those.

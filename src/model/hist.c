@@ -11,6 +11,7 @@
  * sample.  Most (vCPU, reason) pairs of a big host see few exits in an
  * interval: they cost no bucket page.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,7 @@ void hist_clear(struct hist *h)
 	h->samples = 0;
 	h->sum = 0;
 	h->sum_hi = 0;
+	h->m2 = 0;
 	h->min = UINT64_MAX;
 	h->max = 0;
 }
@@ -137,6 +139,32 @@ static int spill(struct hist *h, uint64_t extra)
 	return 0;
 }
 
+/*
+ * Welford's step for one more sample v, before h counts it: the distance
+ * to the mean before, times the distance to the mean after.
+ */
+static void m2_add(struct hist *h, uint64_t v)
+{
+	double before, after;
+
+	if (!h->samples)
+		return;
+	before = hist_mean(h);
+	after = before + ((double)v - before) / (double)(h->samples + 1);
+	h->m2 += ((double)v - before) * ((double)v - after);
+}
+
+/* Chan's merge of src's squared distances into dst's, before dst counts src's samples. */
+static void m2_merge(struct hist *dst, const struct hist *src)
+{
+	double na = (double)dst->samples, nb = (double)src->samples, d;
+
+	if (!src->samples)
+		return;
+	d = hist_mean(src) - hist_mean(dst);
+	dst->m2 += src->m2 + (dst->samples ? d * d * na * nb / (na + nb) : 0.0);
+}
+
 int hist_add(struct hist *h, uint64_t v)
 {
 	if (h->present || h->samples >= 2) {
@@ -150,6 +178,7 @@ int hist_add(struct hist *h, uint64_t v)
 			return -1;
 		page[sub]++;
 	}
+	m2_add(h, v);
 	h->samples++;
 	h->sum += v;
 	h->sum_hi += h->sum < v;
@@ -185,6 +214,7 @@ int hist_merge(struct hist *dst, const struct hist *src)
 		from += HIST_SUB;
 		left &= left - 1;
 	}
+	m2_merge(dst, src);
 	dst->samples += src->samples;
 	dst->sum += src->sum;
 	dst->sum_hi += src->sum_hi + (dst->sum < src->sum);
@@ -272,6 +302,11 @@ double hist_mean(const struct hist *h)
 	if (!h->samples)
 		return 0.0;
 	return ((double)h->sum_hi * 18446744073709551616.0 + (double)h->sum) / (double)h->samples;
+}
+
+double hist_stddev(const struct hist *h)
+{
+	return h->samples && h->m2 > 0 ? sqrt(h->m2 / (double)h->samples) : 0.0;
 }
 
 uint64_t hist_sum(const struct hist *h)

@@ -5,9 +5,12 @@
  * reported percentile is within 1/(2*HIST_SUB) (1.6 %) of the true
  * value.  Buckets are allocated one octave at a time, only for octaves
  * that have seen a value, and only from the third sample on (the first
- * two are min and max, exact), so an idle (vCPU, reason) costs 56 bytes
+ * two are min and max, exact), so an idle (vCPU, reason) costs 64 bytes
  * and a typical one a few hundred.  min, max, sum and samples are exact (the
- * sum in 128 bits, so the mean is right even where 64 bits would overflow).
+ * sum in 128 bits, so the mean is right even where 64 bits would overflow);
+ * the standard deviation is of every sample, not of the buckets: the sum
+ * of squared distances from the mean, kept as Welford's method keeps it
+ * (merged as Chan's), in a double.
  */
 #ifndef KVMTOP_HIST_H
 #define KVMTOP_HIST_H
@@ -26,6 +29,7 @@ struct hist {
 	uint64_t sum_hi;	/* ... and its high ones: read it with hist_sum() */
 	uint64_t min;
 	uint64_t max;
+	double m2;		/* the samples' squared distances from their mean, summed */
 	uint64_t present;	/* bit n: octave n has a page in pages[] */
 	uint64_t *pages;	/* HIST_SUB counters per present octave, in octave order */
 };
@@ -39,6 +43,8 @@ int hist_merge(struct hist *dst, const struct hist *src);
 /* q in [0, 1]: the value at or below which q of the samples lie. */
 uint64_t hist_quantile(const struct hist *h, double q);
 double hist_mean(const struct hist *h);
+/* The samples' population standard deviation (Python's pstdev), 0 without samples. */
+double hist_stddev(const struct hist *h);
 /* The sum of the samples, UINT64_MAX where it does not fit in 64 bits. */
 uint64_t hist_sum(const struct hist *h);
 /*

@@ -433,6 +433,17 @@ static int feed_entry(struct model *m, struct vcpu *v, const struct kvm_event *e
 	return 0;
 }
 
+/*
+ * A thread's name as its sched events give it now: threads rename
+ * themselves (a VMM names its vCPU threads a moment after they start),
+ * so the name /proc gave when kvmtop met one may be its creator's.
+ */
+static void vcpu_rename(struct vcpu *v, const char *comm)
+{
+	if (v && comm[0] && strncmp(v->comm, comm, sizeof(v->comm)))
+		strlcpy(v->comm, comm, sizeof(v->comm));
+}
+
 int model_feed(struct model *m, const struct kvm_event *ev)
 {
 	struct vcpu *v;
@@ -452,6 +463,10 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 		struct vcpu *next = ev->kind == KVM_EV_SWITCH ? vcpu_running(m, ev->next_tid) : NULL;
 
 		v = vcpu_running(m, ev->tid);
+		if (ev->kind == KVM_EV_SWITCH) {
+			vcpu_rename(v, ev->prev_comm);
+			vcpu_rename(next, ev->next_comm);
+		}
 		/* who ran instead of a waiting vCPU, from the states the event ends */
 		if (model_steal_sched(m, v, next, ev))
 			return -1;

@@ -6,11 +6,14 @@
  * fields are adjacent.  Latency figures are of the exit -> entry pairs
  * the count holds; handling figures of the same pairs' time on a CPU.
  * A histogram's figure without samples is unknown (null, empty, "-"):
- * no latency is not a latency of 0.
+ * no latency is not a latency of 0.  The snapshot's own fields come
+ * first, and a VM's and vCPU's figures over the snapshot (their exits,
+ * time states, thread groups) read the scopes the view put in the row.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "model_fields.h"
 #include "decode/objects.h"
@@ -141,107 +144,254 @@ GET_OBJ(get_o_p999, v->unknown = !o->lat.samples; v->u = model_quantile(&o->lat,
 GET_OBJ(get_o_max, v->unknown = !o->lat.samples; v->u = o->lat.max)
 GET_OBJ(get_o_sum, v->unknown = !o->lat.samples; v->u = hist_sum(&o->lat))
 
-#define LAT(n, t, k, fn)	{ MR_REASON, n, "latency", n, t, k, MF_LAT, false, fn }
-#define HAND(n, t, k, fn)	{ MR_REASON, "handling_" n, "handling", n, t, k, MF_HANDLING, true, fn }
-/* name, its JSON key, title, kind, getter */
-#define OBJ(n, k, t, kind, fn)	{ MR_OBJECT, n, NULL, k, t, kind, MF_NO_HIST, false, fn }
-#define OLAT(n, k, t, kind, fn)	{ MR_OBJECT, n, "latency", k, t, kind, MF_OBJ_LAT, false, fn }
-#define VM(n, k, t, kind, fn)	{ MR_VM, n, NULL, k, t, kind, MF_NO_HIST, false, fn }
-#define VCPU(n, k, t, kind, fn)	{ MR_VCPU, n, NULL, k, t, kind, MF_NO_HIST, false, fn }
+/* The snapshot's own: s is its figures. */
+#define GET_SNAP(fn, expr) \
+	static void fn(const struct model_row *row, struct model_field_val *v) \
+	{ const struct model_snap *s = row->snap; v->unknown = !s; if (s) { expr; } }
+/* A VM's or vCPU's figure over the snapshot: sc is its scope (member of the row), s the snapshot. */
+#define GET_SC(fn, member, expr) \
+	static void fn(const struct model_row *row, struct model_field_val *v) \
+	{ const struct model_scope *sc = row->member; const struct model_snap *s = row->snap; \
+	  v->unknown = !sc || !s; if (!v->unknown) { expr; } }
+
+bool model_snap_time(const struct model_snap *s, uint64_t t, char *buf, size_t len)
+{
+	int64_t ns;
+	time_t sec;
+	struct tm tm;
+
+	if (!s->wall_known || !s->ns)
+		return false;
+	ns = (int64_t)t + s->wall_offset;
+	if (ns < 0)
+		return false;
+	sec = (time_t)(ns / 1000000000);
+	if (!gmtime_r(&sec, &tm))
+		return false;
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ns % 1000000000 / 1000));
+	return true;
+}
+
+GET_SNAP(get_snapshot, v->u = s->number)
+GET_SNAP(get_start, v->u = s->start)
+GET_SNAP(get_end, v->u = s->end)
+GET_SNAP(get_time, v->unknown = !model_snap_time(s, s->end, v->buf, sizeof(v->buf)); v->s = v->buf)
+GET_SNAP(get_time_unit, v->s = s->time_unit)
+
+/* The snapshot's span in ns, 0 where times are not ns. */
+static uint64_t snap_span(const struct model_snap *s)
+{
+	return s->ns && s->end > s->start ? s->end - s->start : 0;
+}
+
+/* sc's exits per second over the snapshot: unknown where times are not ns. */
+#define GET_EXITS_S(fn, member) \
+	GET_SC(fn, member, v->unknown = !snap_span(s); \
+	       v->d = snap_span(s) ? (double)sc->exits * 1e9 / (double)snap_span(s) : 0.0)
+/* The share of its vCPUs' time (nr of them) in states, % of the span: unknown where not measured. */
+#define GET_SHARE(fn, member, states, nr) \
+	GET_SC(fn, member, v->d = model_scope_share(sc, states, snap_span(s), nr); v->unknown = v->d < 0)
+/* A time state's seconds (ns, printed as seconds): unknown where the input does not measure it. */
+#define GET_STATE(fn, st) \
+	GET_SC(fn, vcpu_sc, v->u = sc->time[st]; v->unknown = !(sc->time_known & (1u << st)))
+/* A thread group's time on a CPU (wait: waiting for one), ns: unknown where not measured. */
+#define GET_GROUP(fn, g, wait) \
+	GET_SNAP(fn, v->unknown = !row->vm->groups[g].known; \
+		 v->u = model_group_ns(row->vm, g, wait, s->cumulative))
+
+GET_SC(get_vm_exits, vm_sc, v->u = sc->exits)
+GET_SC(get_vm_exits_total, vm_sc, v->u = sc->exits_total)
+GET_EXITS_S(get_vm_exits_s, vm_sc)
+GET_SC(get_vm_unmatched_exits, vm_sc, v->u = sc->unmatched_exits)
+GET_SC(get_vm_unmatched_entries, vm_sc, v->u = sc->unmatched_entries)
+GET_SHARE(get_vm_halt_pct, vm_sc, 1u << VS_HALT, row->vm->nr_vcpus)
+GET_SHARE(get_vm_util_pct, vm_sc, MODEL_UTIL_STATES, row->vm->nr_vcpus)
+GET_SHARE(get_vm_steal_pct, vm_sc, 1u << VS_WAIT, row->vm->nr_vcpus)
+GET_GROUP(get_emu_run, TG_EMULATOR, false)
+GET_GROUP(get_emu_wait, TG_EMULATOR, true)
+GET_GROUP(get_vhost_run, TG_VHOST, false)
+GET_GROUP(get_vhost_wait, TG_VHOST, true)
+GET_SC(get_vcpu_exits, vcpu_sc, v->u = sc->exits)
+GET_SC(get_vcpu_exits_total, vcpu_sc, v->u = sc->exits_total)
+GET_EXITS_S(get_vcpu_exits_s, vcpu_sc)
+GET_SC(get_vcpu_unmatched_exits, vcpu_sc, v->u = sc->unmatched_exits)
+GET_SC(get_vcpu_unmatched_entries, vcpu_sc, v->u = sc->unmatched_entries)
+GET_SHARE(get_vcpu_halt_pct, vcpu_sc, 1u << VS_HALT, 1)
+GET_SHARE(get_vcpu_util_pct, vcpu_sc, MODEL_UTIL_STATES, 1)
+GET_SHARE(get_vcpu_steal_pct, vcpu_sc, 1u << VS_WAIT, 1)
+GET_STATE(get_guest_s, VS_GUEST)
+GET_STATE(get_host_s, VS_HOST)
+GET_STATE(get_vmm_s, VS_VMM)
+GET_STATE(get_halt_s, VS_HALT)
+GET_STATE(get_wait_s, VS_WAIT)
+
+GET(get_stddev, v->unknown = !w->lat.samples; v->d = hist_stddev(&w->lat))
+GET(get_h_stddev, v->unknown = !w->handling.samples; v->d = hist_stddev(&w->handling))
+GET_OBJ(get_o_stddev, v->unknown = !o->lat.samples; v->d = hist_stddev(&o->lat))
+
+/*
+ * The rows' shapes: name, (JSON key,) title, kind, getter, description.
+ * SNAP's JSON keys are the snapshot object's own (batch_json.c); VMX's
+ * and VCPUX's are written apart from the row's fields (json_apart).
+ */
+#define SNAP(n, t, k, fn, d)	{ MR_SNAPSHOT, n, NULL, n, t, k, MF_NO_HIST, false, fn, d, true }
+#define VM(n, k, t, kind, fn, d)	{ MR_VM, n, NULL, k, t, kind, MF_NO_HIST, false, fn, d, false }
+#define VMX(n, t, kind, fn, d)	{ MR_VM, n, NULL, n, t, kind, MF_NO_HIST, false, fn, d, true }
+#define VCPU(n, k, t, kind, fn, d)	{ MR_VCPU, n, NULL, k, t, kind, MF_NO_HIST, false, fn, d, false }
+#define VCPUX(n, t, kind, fn, d)	{ MR_VCPU, n, NULL, n, t, kind, MF_NO_HIST, false, fn, d, true }
+/* ... of exits paired with their entries: only a source that pairs them measures it */
+#define PAIRED(r, n, t, fn, d)	{ r, n, NULL, n, t, MF_NUM, MF_LAT, false, fn, d, true }
+#define REASON(n, t, k, fn, d)	{ MR_REASON, n, NULL, n, t, k, MF_NO_HIST, false, fn, d, false }
+#define LAT(n, t, k, fn, d)	{ MR_REASON, n, "latency", n, t, k, MF_LAT, false, fn, d, false }
+#define HAND(n, t, k, fn, d)	{ MR_REASON, "handling_" n, "handling", n, t, k, MF_HANDLING, true, fn, d, false }
+#define OBJ(n, k, t, kind, fn, d)	{ MR_OBJECT, n, NULL, k, t, kind, MF_NO_HIST, false, fn, d, false }
+#define OLAT(n, k, t, kind, fn, d)	{ MR_OBJECT, n, "latency", k, t, kind, MF_OBJ_LAT, false, fn, d, false }
 
 const struct model_field model_fields[] = {
-	VM("vm_pid",        "pid",          "PID",       MF_INT,  get_vm_pid),
-	VM("vm_name",       "name",         "VM",        MF_TEXT, get_vm_name),
-	VM("vm_display",    "display_name", "NAME",      MF_TEXT, get_vm_display),
-	VM("vm_name_from",  "name_from",    "NAME FROM", MF_TEXT, get_vm_name_from),
-	VM("vm_uuid",       "uuid",         "UUID",      MF_TEXT, get_vm_uuid),
-	VM("vm_project",    "project",      "PROJECT",   MF_TEXT, get_vm_project),
-	VM("vm_flavor",     "flavor",       "FLAVOR",    MF_TEXT, get_vm_flavor),
-	VM("vm_state",      "state",        "STATE",     MF_TEXT, get_vm_state),
-	VM("vm_grouped_by", "grouped_by",   "GROUPED BY", MF_TEXT, get_vm_grouped_by),
-	VM("vm_exits_unknown", "exits_unknown", "EXITS UNKNOWN", MF_TEXT, get_vm_exits_unknown),
-	VM("vm_vcpus",      "vcpu_threads", "VCPUS",     MF_INT,  get_vm_vcpus),
+	SNAP("snapshot",  "SNAPSHOT", MF_NUM,  get_snapshot, "the snapshot's number, from 1"),
+	SNAP("start",     "START",    MF_NUM,  get_start, "where its span starts, in the source's clock and time unit"),
+	SNAP("end",       "END",      MF_NUM,  get_end, "where its span ends, the same"),
+	SNAP("time",      "TIME",     MF_TEXT, get_time,
+	     "the wall-clock time of its end, RFC 3339 in UTC (2026-11-28T08:15:02.123456Z); empty where the source does not know it"),
+	SNAP("time_unit", "UNIT",     MF_TEXT, get_time_unit,
+	     "the unit of start, end and every latency: ns, or cycles (TSC counts of an unconverted recording), or counts"),
+	VM("vm_pid",        "pid",          "PID",       MF_INT,  get_vm_pid, "the VM's host process id"),
+	VM("vm_name",       "name",         "VM",        MF_TEXT, get_vm_name, "its name as its VMM gives it (QEMU's -name guest=), else its comm"),
+	VM("vm_display",    "display_name", "NAME",      MF_TEXT, get_vm_display,
+	   "the best name there is: OpenStack's, libvirt's, else vm_name"),
+	VM("vm_name_from",  "name_from",    "NAME FROM", MF_TEXT, get_vm_name_from,
+	   "where vm_display comes from (openstack, libvirt, kata, qemu, comm ...); empty where not looked up"),
+	VM("vm_uuid",       "uuid",         "UUID",      MF_TEXT, get_vm_uuid, "its UUID, where the host says"),
+	VM("vm_project",    "project",      "PROJECT",   MF_TEXT, get_vm_project, "its OpenStack project, where the host says"),
+	VM("vm_flavor",     "flavor",       "FLAVOR",    MF_TEXT, get_vm_flavor, "its OpenStack flavor, where the host says"),
+	VM("vm_state",      "state",        "STATE",     MF_TEXT, get_vm_state, "running or exited (live), recorded (a recording)"),
+	VM("vm_grouped_by", "grouped_by",   "GROUPED BY", MF_TEXT, get_vm_grouped_by,
+	   "how its threads were found to be one VM: proc (live), threads (--threads), guess or kernel"),
+	VM("vm_exits_unknown", "exits_unknown", "EXITS UNKNOWN", MF_TEXT, get_vm_exits_unknown,
+	   "why the source cannot see its exits (empty: it sees them)"),
+	VM("vm_vcpus",      "vcpu_threads", "VCPUS",     MF_INT,  get_vm_vcpus, "how many vCPU threads it has"),
+	VMX("vm_exits",     "EXITS",     MF_NUM,  get_vm_exits, "its exits in the snapshot"),
+	VMX("vm_exits_total", "TOTAL",   MF_NUM,  get_vm_exits_total, "its exits since kvmtop started (the recording's start)"),
+	VMX("vm_exits_s",   "EXITS/s",   MF_RATE, get_vm_exits_s, "its exits per second over the snapshot; empty where times are not ns"),
+	PAIRED(MR_VM, "vm_unmatched_exits", "UNMATCHED EXITS", get_vm_unmatched_exits,
+	       "its exits not followed by an entry of the same thread"),
+	PAIRED(MR_VM, "vm_unmatched_entries", "UNMATCHED ENTRIES", get_vm_unmatched_entries,
+	       "its entries without an exit before them"),
+	VMX("vm_halt_pct",  "HALT%",     MF_PCT,  get_vm_halt_pct, "its vCPUs' time halted, % of the span times its vCPUs"),
+	VMX("vm_util_pct",  "UTIL%",     MF_PCT,  get_vm_util_pct, "its vCPUs' time in guest, host and VMM states, the same"),
+	VMX("vm_steal_pct", "STEAL%",    MF_PCT,  get_vm_steal_pct, "its vCPUs' time waiting for a CPU, the same"),
+	VMX("emulator_run_s",  "EMU",    MF_SECS, get_emu_run, "its VMM's own threads' seconds on a CPU (live)"),
+	VMX("emulator_wait_s", "EMU WT", MF_SECS, get_emu_wait, "their seconds waiting for a CPU (live)"),
+	VMX("vhost_run_s",  "VHOST",     MF_SECS, get_vhost_run, "its vhost workers' seconds on a CPU (live)"),
+	VMX("vhost_wait_s", "VH WT",     MF_SECS, get_vhost_wait, "their seconds waiting for a CPU (live)"),
 	/* its context (src/context/): null, empty or "-" where the host does not say */
-	VM("mem_rss",       "mem_rss",      "RES",       MF_NUM,  get_rss),
-	VM("mem_swap",      "mem_swap",     "SWAP",      MF_NUM,  get_swap),
-	VM("majflt_s",      "majflt_s",     "MAJFLT/S",  MF_RATE, get_majflt),
-	VM("guest_ram",     "guest_ram",    "RAM",       MF_NUM,  get_ram),
-	VM("guest_ram_from", "guest_ram_from", "RAM FROM", MF_TEXT, get_ram_from),
-	VM("huge_pct",      "huge_pct",     "HUGE%",     MF_PCT,  get_huge),
-	VM("disk_rd_bps",   "disk_rd_bps",  "DISK RD/S", MF_RATE, get_rd_bps),
-	VM("disk_wr_bps",   "disk_wr_bps",  "DISK WR/S", MF_RATE, get_wr_bps),
-	VM("disk_rd_ops",   "disk_rd_ops",  "RDOPS/S",   MF_RATE, get_rd_ops),
-	VM("disk_wr_ops",   "disk_wr_ops",  "WROPS/S",   MF_RATE, get_wr_ops),
-	VM("blkio_pct",     "blkio_pct",    "BLKIO%",    MF_PCT,  get_blkio),
-	VM("net_taps",      "net_taps",     "TAPS",      MF_INT,  get_taps),
-	VM("net_rx_bps",    "net_rx_bps",   "NET RX/S",  MF_RATE, get_rx_bps),
-	VM("net_tx_bps",    "net_tx_bps",   "NET TX/S",  MF_RATE, get_tx_bps),
-	VM("net_rx_pps",    "net_rx_pps",   "RXPKT/S",   MF_RATE, get_rx_pps),
-	VM("net_tx_pps",    "net_tx_pps",   "TXPKT/S",   MF_RATE, get_tx_pps),
-	VM("net_drops_s",   "net_drops_s",  "DROPS/S",   MF_RATE, get_drops),
-	VM("psi_cpu_some",  "psi_cpu_some", "CPU SOME%", MF_PCT,  get_cpu_some),
-	VM("psi_cpu_full",  "psi_cpu_full", "CPU FULL%", MF_PCT,  get_cpu_full),
-	VM("psi_mem_some",  "psi_mem_some", "MEM SOME%", MF_PCT,  get_mem_some),
-	VM("psi_mem_full",  "psi_mem_full", "MEM FULL%", MF_PCT,  get_mem_full),
-	VM("psi_io_some",   "psi_io_some",  "IO SOME%",  MF_PCT,  get_io_some),
-	VM("psi_io_full",   "psi_io_full",  "IO FULL%",  MF_PCT,  get_io_full),
-	VM("numa_node",     "numa_node",    "NODE",      MF_INT,  get_numa_node),
-	VM("numa_node_pct", "numa_node_pct", "NODE MEM%", MF_PCT, get_numa_node_pct),
-	VM("numa_local_pct", "numa_local_pct", "LOCAL%", MF_PCT,  get_numa_local),
-	VCPU("vcpu",        "vcpu",         "VCPU",      MF_INT,  get_vcpu),
-	VCPU("tid",         "tid",          "TID",       MF_INT,  get_tid),
-	VCPU("comm",        "comm",         "THREAD",    MF_TEXT, get_comm),
-	VCPU("last_cpu",    "last_cpu",     "CPU",       MF_INT,  get_last_cpu),
-	VCPU("node",        "node",         "NODE",      MF_INT,  get_node),
-	{ MR_REASON, "reason",   NULL, "reason",   "REASON",   MF_TEXT, MF_NO_HIST, false, get_reason },
-	{ MR_REASON, "code",     NULL, "code",     "CODE",     MF_NUM,  MF_NO_HIST, false, get_code },
-	{ MR_REASON, "isa",      NULL, "isa",      "ISA",      MF_TEXT, MF_NO_HIST, false, get_isa },
-	{ MR_REASON, "flags",    NULL, "flags",    "FLAGS",    MF_TEXT, MF_NO_HIST, false, get_flags },
-	{ MR_REASON, "blocking", NULL, "blocking", "BLOCKING", MF_BOOL, MF_NO_HIST, false, get_blocking },
-	{ MR_REASON, "count",    NULL, "count",    "COUNT",    MF_NUM,  MF_NO_HIST, false, get_count },
-	{ MR_REASON, "pct",      NULL, "pct",      "%",        MF_PCT,  MF_NO_HIST, false, get_pct },
-	{ MR_REASON, "total",    NULL, "total",    "TOTAL",    MF_NUM,  MF_NO_HIST, false, get_total },
-	{ MR_REASON, "samples",  "latency", "samples", "PAIRS", MF_NUM, MF_LAT, false, get_samples },
-	LAT("min",  "MIN",   MF_TIME,      get_min),
-	LAT("mean", "MEAN",  MF_TIME_MEAN, get_mean),
-	LAT("p50",  "P50",   MF_TIME,      get_p50),
-	LAT("p90",  "P90",   MF_TIME,      get_p90),
-	LAT("p99",  "P99",   MF_TIME,      get_p99),
-	LAT("p999", "P99.9", MF_TIME,      get_p999),
-	LAT("max",  "MAX",   MF_TIME,      get_max),
-	LAT("sum",  "SUM",   MF_TIME,      get_sum),
-	{ MR_REASON, "handling_samples", "handling", "samples", "HPAIRS", MF_NUM, MF_HANDLING, true, get_h_samples },
-	HAND("min",  "HMIN",     MF_TIME,      get_h_min),
-	HAND("mean", "HMEAN",    MF_TIME_MEAN, get_h_mean),
-	HAND("p50",  "HAND.P50", MF_TIME,      get_h_p50),
-	HAND("p90",  "HP90",     MF_TIME,      get_h_p90),
-	HAND("p99",  "HAND.P99", MF_TIME,      get_h_p99),
-	HAND("p999", "HP99.9",   MF_TIME,      get_h_p999),
-	HAND("max",  "HMAX",     MF_TIME,      get_h_max),
-	HAND("sum",  "HSUM",     MF_TIME,      get_h_sum),
-	{ MR_REASON, "preempted_s", NULL, "preempted_s", "PREEMPTED", MF_SECS, MF_NO_HIST, true, get_preempted },
-	{ MR_REASON, "blocked_s",   NULL, "blocked_s",   "BLOCKED",   MF_SECS, MF_NO_HIST, true, get_blocked },
-	OBJ("obj_reason",  "reason",  "REASON",  MF_TEXT, get_o_reason),
-	OBJ("object_kind", "kind",    "KIND",    MF_TEXT, get_o_kind),
-	OBJ("object",      "object",  "OBJECT",  MF_TEXT, get_o_object),
-	OBJ("obj_value",   "value",   "VALUE",   MF_ADDR, get_o_value),
-	OBJ("object_name", "name",    "NAME",    MF_TEXT, get_o_name),
-	OBJ("dir",         "dir",     "DIR",     MF_TEXT, get_o_dir),
-	OBJ("size",        "size",    "SIZE",    MF_NUM,  get_o_size),
-	OBJ("obj_count",   "count",   "COUNT",   MF_NUM,  get_o_count),
-	OBJ("obj_pct",     "pct",     "%REASON", MF_PCT,  get_o_pct),
-	OBJ("obj_total",   "total",   "TOTAL",   MF_NUM,  get_o_total),
-	OBJ("obj_site",    "site",    "SITE",    MF_ADDR, get_o_site),
-	OBJ("obj_site_pct", "site_pct", "SITE%", MF_PCT,  get_o_site_pct),
-	{ MR_OBJECT, "obj_samples", "latency", "samples", "PAIRS", MF_NUM, MF_OBJ_LAT, false, get_o_samples },
-	OLAT("obj_min",  "min",  "MIN",   MF_TIME,      get_o_min),
-	OLAT("obj_mean", "mean", "MEAN",  MF_TIME_MEAN, get_o_mean),
-	OLAT("obj_p50",  "p50",  "P50",   MF_TIME,      get_o_p50),
-	OLAT("obj_p90",  "p90",  "P90",   MF_TIME,      get_o_p90),
-	OLAT("obj_p99",  "p99",  "P99",   MF_TIME,      get_o_p99),
-	OLAT("obj_p999", "p999", "P99.9", MF_TIME,      get_o_p999),
-	OLAT("obj_max",  "max",  "MAX",   MF_TIME,      get_o_max),
-	OLAT("obj_sum",  "sum",  "SUM",   MF_TIME,      get_o_sum),
+	VM("mem_rss",       "mem_rss",      "RES",       MF_NUM,  get_rss, "its VMM's resident memory, bytes"),
+	VM("mem_swap",      "mem_swap",     "SWAP",      MF_NUM,  get_swap, "its VMM's memory in swap, bytes"),
+	VM("majflt_s",      "majflt_s",     "MAJFLT/S",  MF_RATE, get_majflt, "its VMM's major page faults per second"),
+	VM("guest_ram",     "guest_ram",    "RAM",       MF_NUM,  get_ram, "the guest's RAM, bytes"),
+	VM("guest_ram_from", "guest_ram_from", "RAM FROM", MF_TEXT, get_ram_from,
+	   "where guest_ram comes from: cmdline or mapping"),
+	VM("huge_pct",      "huge_pct",     "HUGE%",     MF_PCT,  get_huge, "the share of the guest's RAM in huge pages, %"),
+	VM("disk_rd_bps",   "disk_rd_bps",  "DISK RD/S", MF_RATE, get_rd_bps, "bytes read per second by its VMM"),
+	VM("disk_wr_bps",   "disk_wr_bps",  "DISK WR/S", MF_RATE, get_wr_bps, "bytes written per second by its VMM"),
+	VM("disk_rd_ops",   "disk_rd_ops",  "RDOPS/S",   MF_RATE, get_rd_ops, "read calls per second"),
+	VM("disk_wr_ops",   "disk_wr_ops",  "WROPS/S",   MF_RATE, get_wr_ops, "write calls per second"),
+	VM("blkio_pct",     "blkio_pct",    "BLKIO%",    MF_PCT,  get_blkio, "its threads' time waiting for block I/O, % of the span"),
+	VM("net_taps",      "net_taps",     "TAPS",      MF_INT,  get_taps, "how many tap or macvtap interfaces its VMM holds"),
+	VM("net_rx_bps",    "net_rx_bps",   "NET RX/S",  MF_RATE, get_rx_bps, "bytes per second its guest received over them"),
+	VM("net_tx_bps",    "net_tx_bps",   "NET TX/S",  MF_RATE, get_tx_bps, "bytes per second its guest sent"),
+	VM("net_rx_pps",    "net_rx_pps",   "RXPKT/S",   MF_RATE, get_rx_pps, "packets per second received"),
+	VM("net_tx_pps",    "net_tx_pps",   "TXPKT/S",   MF_RATE, get_tx_pps, "packets per second sent"),
+	VM("net_drops_s",   "net_drops_s",  "DROPS/S",   MF_RATE, get_drops, "packets dropped per second"),
+	VM("psi_cpu_some",  "psi_cpu_some", "CPU SOME%", MF_PCT,  get_cpu_some, "its cgroup's CPU pressure, some, % of the span"),
+	VM("psi_cpu_full",  "psi_cpu_full", "CPU FULL%", MF_PCT,  get_cpu_full, "its cgroup's CPU pressure, full"),
+	VM("psi_mem_some",  "psi_mem_some", "MEM SOME%", MF_PCT,  get_mem_some, "its cgroup's memory pressure, some"),
+	VM("psi_mem_full",  "psi_mem_full", "MEM FULL%", MF_PCT,  get_mem_full, "its cgroup's memory pressure, full"),
+	VM("psi_io_some",   "psi_io_some",  "IO SOME%",  MF_PCT,  get_io_some, "its cgroup's I/O pressure, some"),
+	VM("psi_io_full",   "psi_io_full",  "IO FULL%",  MF_PCT,  get_io_full, "its cgroup's I/O pressure, full"),
+	VM("numa_node",     "numa_node",    "NODE",      MF_INT,  get_numa_node, "the NUMA node holding most of its memory"),
+	VM("numa_node_pct", "numa_node_pct", "NODE MEM%", MF_PCT, get_numa_node_pct, "the share of its memory on that node, %"),
+	VM("numa_local_pct", "numa_local_pct", "LOCAL%", MF_PCT,  get_numa_local,
+	   "the share of its memory on the nodes its vCPUs ran on, %"),
+	VCPU("vcpu",        "vcpu",         "VCPU",      MF_INT,  get_vcpu, "the vCPU's id in its VM (empty: not known)"),
+	VCPU("tid",         "tid",          "TID",       MF_INT,  get_tid, "its thread's id"),
+	VCPU("comm",        "comm",         "THREAD",    MF_TEXT, get_comm, "its thread's name"),
+	VCPU("last_cpu",    "last_cpu",     "CPU",       MF_INT,  get_last_cpu, "the host CPU it last ran on"),
+	VCPU("node",        "node",         "NODE",      MF_INT,  get_node, "that CPU's NUMA node"),
+	VCPUX("vcpu_exits", "EXITS",        MF_NUM,  get_vcpu_exits, "its exits in the snapshot"),
+	VCPUX("vcpu_exits_total", "TOTAL",  MF_NUM,  get_vcpu_exits_total, "its exits since kvmtop started (the recording's start)"),
+	VCPUX("vcpu_exits_s", "EXITS/s",    MF_RATE, get_vcpu_exits_s, "its exits per second over the snapshot; empty where times are not ns"),
+	PAIRED(MR_VCPU, "vcpu_unmatched_exits", "UNMATCHED EXITS", get_vcpu_unmatched_exits,
+	       "its exits not followed by an entry"),
+	PAIRED(MR_VCPU, "vcpu_unmatched_entries", "UNMATCHED ENTRIES", get_vcpu_unmatched_entries,
+	       "its entries without an exit before them"),
+	VCPUX("vcpu_halt_pct", "HALT%",     MF_PCT,  get_vcpu_halt_pct, "its time halted, % of the span"),
+	VCPUX("vcpu_util_pct", "UTIL%",     MF_PCT,  get_vcpu_util_pct, "its time in guest, host and VMM states, % of the span"),
+	VCPUX("vcpu_steal_pct", "STEAL%",   MF_PCT,  get_vcpu_steal_pct, "its time waiting for a CPU, % of the span"),
+	VCPUX("guest_s",    "GUEST",        MF_SECS, get_guest_s, "its seconds in the guest (kvmtop(1), time states)"),
+	VCPUX("host_s",     "HOST",         MF_SECS, get_host_s, "its seconds in the host kernel handling exits"),
+	VCPUX("vmm_s",      "VMM",          MF_SECS, get_vmm_s, "its seconds in the VMM (userspace exits)"),
+	VCPUX("halt_s",     "HALT",         MF_SECS, get_halt_s, "its seconds halted"),
+	VCPUX("wait_s",     "WAIT",         MF_SECS, get_wait_s, "its seconds runnable, waiting for a CPU"),
+	REASON("reason",   "REASON",   MF_TEXT, get_reason, "the exit reason's name"),
+	REASON("code",     "CODE",     MF_NUM,  get_code, "its code in its ISA"),
+	REASON("isa",      "ISA",      MF_TEXT, get_isa, "its ISA (vmx, svm, arm64 ...)"),
+	REASON("flags",    "FLAGS",    MF_TEXT, get_flags, "its flags' names, where the ISA has some"),
+	REASON("blocking", "BLOCKING", MF_BOOL, get_blocking, "true where the vCPU waits in it for the guest's next event (HLT)"),
+	REASON("count",    "COUNT",    MF_NUM,  get_count, "its exits in the snapshot"),
+	REASON("pct",      "%",        MF_PCT,  get_pct, "their share of the scope's exits, %"),
+	REASON("total",    "TOTAL",    MF_NUM,  get_total, "its exits since kvmtop started"),
+	{ MR_REASON, "samples",  "latency", "samples", "PAIRS", MF_NUM, MF_LAT, false, get_samples,
+	  "how many of its exits have their entry: the latency figures' samples", false },
+	LAT("min",    "MIN",    MF_TIME,      get_min, "the least exit -> entry latency, in time_unit"),
+	LAT("mean",   "MEAN",   MF_TIME_MEAN, get_mean, "the mean latency"),
+	LAT("stddev", "STDDEV", MF_TIME_MEAN, get_stddev, "the latencies' standard deviation (population), of every sample"),
+	LAT("p50",    "P50",    MF_TIME,      get_p50, "the median latency (within 1.6 %)"),
+	LAT("p90",    "P90",    MF_TIME,      get_p90, "the 90th percentile"),
+	LAT("p99",    "P99",    MF_TIME,      get_p99, "the 99th percentile"),
+	LAT("p999",   "P99.9",  MF_TIME,      get_p999, "the 99.9th percentile"),
+	LAT("max",    "MAX",    MF_TIME,      get_max, "the greatest latency"),
+	LAT("sum",    "SUM",    MF_TIME,      get_sum, "the latencies summed"),
+	{ MR_REASON, "handling_samples", "handling", "samples", "HPAIRS", MF_NUM, MF_HANDLING, true, get_h_samples,
+	  "the same pairs' count, for their time on a CPU (sched events)", false },
+	HAND("min",    "HMIN",     MF_TIME,      get_h_min, "the least time on a CPU of an exit's handling"),
+	HAND("mean",   "HMEAN",    MF_TIME_MEAN, get_h_mean, "its mean"),
+	HAND("stddev", "HSTDDEV",  MF_TIME_MEAN, get_h_stddev, "its standard deviation"),
+	HAND("p50",    "HAND.P50", MF_TIME,      get_h_p50, "its median"),
+	HAND("p90",    "HP90",     MF_TIME,      get_h_p90, "its 90th percentile"),
+	HAND("p99",    "HAND.P99", MF_TIME,      get_h_p99, "its 99th percentile"),
+	HAND("p999",   "HP99.9",   MF_TIME,      get_h_p999, "its 99.9th percentile"),
+	HAND("max",    "HMAX",     MF_TIME,      get_h_max, "its greatest"),
+	HAND("sum",    "HSUM",     MF_TIME,      get_h_sum, "its sum"),
+	{ MR_REASON, "preempted_s", NULL, "preempted_s", "PREEMPTED", MF_SECS, MF_NO_HIST, true, get_preempted,
+	  "the pairs' seconds runnable off a CPU", false },
+	{ MR_REASON, "blocked_s",   NULL, "blocked_s",   "BLOCKED",   MF_SECS, MF_NO_HIST, true, get_blocked,
+	  "the pairs' seconds asleep", false },
+	OBJ("obj_reason",  "reason",  "REASON",  MF_TEXT, get_o_reason, "the exit reason of the object's exits"),
+	OBJ("object_kind", "kind",    "KIND",    MF_TEXT, get_o_kind, "what kind of object: port, mmio, msr ... (kvmtop(1), OBJECTS)"),
+	OBJ("object",      "object",  "OBJECT",  MF_TEXT, get_o_object, "the object: a port, an address, an MSR ..."),
+	OBJ("obj_value",   "value",   "VALUE",   MF_ADDR, get_o_value,
+	    "the same number in hex, 0x... (a string in JSON); none in the others' row"),
+	OBJ("object_name", "name",    "NAME",    MF_TEXT, get_o_name, "its name where kvmtop knows one, else unknown"),
+	OBJ("dir",         "dir",     "DIR",     MF_TEXT, get_o_dir, "read or write, where it has a direction"),
+	OBJ("size",        "size",    "SIZE",    MF_NUM,  get_o_size, "the access's size, bytes (0: not said)"),
+	OBJ("obj_count",   "count",   "COUNT",   MF_NUM,  get_o_count, "its exits in the snapshot"),
+	OBJ("obj_pct",     "pct",     "%REASON", MF_PCT,  get_o_pct, "their share of the reason's exits, %"),
+	OBJ("obj_total",   "total",   "TOTAL",   MF_NUM,  get_o_total, "its exits since kvmtop started"),
+	OBJ("obj_site",    "site",    "SITE",    MF_ADDR, get_o_site, "the guest IP most of its exits came from, hex"),
+	OBJ("obj_site_pct", "site_pct", "SITE%", MF_PCT,  get_o_site_pct, "that site's share of its exits, %"),
+	{ MR_OBJECT, "obj_samples", "latency", "samples", "PAIRS", MF_NUM, MF_OBJ_LAT, false, get_o_samples,
+	  "how many of its exits have their entry", false },
+	OLAT("obj_min",    "min",    "MIN",    MF_TIME,      get_o_min, "its least exit -> entry latency"),
+	OLAT("obj_mean",   "mean",   "MEAN",   MF_TIME_MEAN, get_o_mean, "its mean latency"),
+	OLAT("obj_stddev", "stddev", "STDDEV", MF_TIME_MEAN, get_o_stddev, "its latencies' standard deviation"),
+	OLAT("obj_p50",    "p50",    "P50",    MF_TIME,      get_o_p50, "its median latency"),
+	OLAT("obj_p90",    "p90",    "P90",    MF_TIME,      get_o_p90, "its 90th percentile"),
+	OLAT("obj_p99",    "p99",    "P99",    MF_TIME,      get_o_p99, "its 99th percentile"),
+	OLAT("obj_p999",   "p999",   "P99.9",  MF_TIME,      get_o_p999, "its 99.9th percentile"),
+	OLAT("obj_max",    "max",    "MAX",    MF_TIME,      get_o_max, "its greatest latency"),
+	OLAT("obj_sum",    "sum",    "SUM",    MF_TIME,      get_o_sum, "its latencies summed"),
 };
 
 const unsigned int model_nr_fields = sizeof(model_fields) / sizeof(model_fields[0]);

@@ -11,12 +11,14 @@
 #define KVMTOP_MODEL_FIELDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model_scope.h"
 
 /* The row a field is of.  The table holds each kind's fields together, in this order. */
 enum model_row_kind {
+	MR_SNAPSHOT,	/* the snapshot itself: its number, span and wall-clock time */
 	MR_VM,		/* a VM (host process) */
 	MR_VCPU,	/* one of its vCPU threads */
 	MR_REASON,	/* an exit reason, in a scope (host, VM or vCPU) */
@@ -60,13 +62,35 @@ struct model_field_val {
 			   does not give, a latency without samples) */
 };
 
-/* What a getter reads: the row's VM, its vCPU (a vCPU's row) or its reason (a reason's row). */
+/*
+ * A snapshot's own figures, as the view that prints it knows them: the
+ * snapshot row's fields, and the span the VM's and vCPU's rates and
+ * shares are of.
+ */
+struct model_snap {
+	unsigned int number;	/* 1, 2 ... */
+	uint64_t start, end;	/* its span, in the source's clock */
+	bool ns;		/* times are ns (else no rates, seconds or wall-clock time) */
+	bool cumulative;	/* the figures are since the start, not of the span */
+	const char *time_unit;	/* "ns", "cycles" or "counts" */
+	bool wall_known;	/* the source knows the wall clock: */
+	int64_t wall_offset;	/* CLOCK_REALTIME ns = a time of the source's clock + this */
+};
+
+/*
+ * What a getter reads: the row's VM, its vCPU (a vCPU's row) or its
+ * reason (a reason's row); the snapshot and the VM's and vCPU's scope
+ * where the view has them (NULL: those fields are unknown).
+ */
 struct model_row {
 	const struct model *m;
 	const struct vm *vm;
 	const struct vcpu *v;
 	const struct model_reason_row *r;
 	const struct model_obj_row *o;	/* an object's row */
+	const struct model_snap *snap;
+	const struct model_scope *vm_sc;	/* the VM's figures over the snapshot */
+	const struct model_scope *vcpu_sc;	/* the vCPU's */
 };
 
 struct model_field {
@@ -79,6 +103,13 @@ struct model_field {
 	enum model_field_hist hist;
 	bool sched;		/* measured only with sched events (model_time_known() & TIME_SPLIT) */
 	void (*get)(const struct model_row *row, struct model_field_val *v);
+	const char *desc;	/* one line: what it is (--fields help, the man page's FIELDS) */
+	/*
+	 * JSON writes it in a place of its own (batch_json.c: a VM's exits,
+	 * a vCPU's time_s), not among the row's fields; CSV and --fields as
+	 * every other.
+	 */
+	bool json_apart;
 };
 
 extern const struct model_field model_fields[];
@@ -104,5 +135,11 @@ static inline void model_reason_value(const struct model_field *f, const struct 
  * p90, p99 and p99.9 come from.
  */
 uint64_t model_quantile(const struct hist *h, double q);
+/*
+ * The wall-clock time of t (the source's clock) as RFC 3339 in UTC with
+ * microseconds, "2026-11-28T08:15:02.123456Z", into buf: false where the
+ * snapshot does not know the wall clock.
+ */
+bool model_snap_time(const struct model_snap *s, uint64_t t, char *buf, size_t len);
 
 #endif

@@ -216,8 +216,10 @@ int replay_open(struct replay *r, const char *path, char *err, size_t errlen)
 	}
 	if (replay_pages_open(&r->pages, path, &layout, r->tep, r->cpus, err, errlen) < 0)
 		goto out_close;
-	replay_layout_free(&layout);
 	set_clock(r);
+	/* --date's offset is in ns: on a clock of cycles it names no time */
+	r->wall = layout.date && r->ns;
+	replay_layout_free(&layout);
 	return 0;
 out_close:
 	replay_close(r);
@@ -412,6 +414,7 @@ static int replay_source_open(struct source *src, const struct source_config *c,
 	src->time_unit = rp->time_unit;
 	src->ns = rp->ns;
 	src->live = false;
+	src->wall = rp->wall;
 	return 0;
 }
 

@@ -24,6 +24,7 @@ struct replay {
 	char clock[32];		/* as kvmtop reports it: "tsc2nsec", "local", ... */
 	bool ns;		/* timestamps are nanoseconds */
 	const char *time_unit;	/* "ns", "cycles" or "counts" */
+	bool wall;		/* its timestamps are the wall clock's ns (layout.date) */
 	unsigned long file_version;
 	const char *compression;	/* NULL when not compressed */
 	int cpus;

@@ -176,6 +176,8 @@ static int walk_time_option(struct walk *w, uint64_t id, uint64_t len)
 		return 0;
 	if (id == OPT_DATE || id == OPT_OFFSET || id == OPT_TIME_SHIFT)
 		w->out->time_options = 1;
+	if (id == OPT_DATE)
+		w->out->date = 1;
 	if (id != OPT_TSC2NSEC || len < 16)
 		return 0;
 	if (walk_num(w, 4, &mult) || walk_num(w, 4, &shift))

@@ -37,6 +37,11 @@ struct replay_layout {
 	 * not the recording's.
 	 */
 	int time_options;
+	/*
+	 * The DATE option (trace-cmd record --date): libtracecmd adds its offset
+	 * to every timestamp, which is then the wall clock (gettimeofday's) in ns.
+	 */
+	int date;
 	/* TSC2NSEC: libtracecmd's ns are (ts * tsc_mult) >> tsc_shift (mult 0: none) */
 	unsigned int tsc_mult;
 	unsigned int tsc_shift;

@@ -99,7 +99,15 @@ struct source {
 	const char *time_unit;	/* "ns", "cycles" or "counts" */
 	bool ns;		/* times in ns */
 	bool live;		/* the host's now: intervals of wall time, VMs are its processes */
+	bool wall;		/* a recording whose timestamps are the wall clock's ns (trace-cmd --date) */
 	char notice[512];	/* one line to show once the view is up, or "" */
+	/*
+	 * Live, set by read: every event up to this time (the source's clock)
+	 * has been read; later ones wait in the kernel's buffers.  An interval
+	 * ends there, not later, or a state change just before its end would
+	 * land in the next one.  0: the source does not say.
+	 */
+	uint64_t read_to;
 	void *priv;		/* the source's own state, ops->priv_size bytes */
 };
 

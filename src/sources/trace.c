@@ -517,8 +517,10 @@ int trace_drain(struct trace *t, trace_fn fn, void *ctx)
 				limit = c->ts;
 			}
 		}
-		if (!best || best->ts > horizon)
+		if (!best || best->ts > horizon) {
+			t->read_to = horizon;
 			return 0;
+		}
 		while (best->data && best->ts <= limit) {
 			memset(&rec, 0, sizeof(rec));
 			rec.ts = best->ts;
@@ -531,6 +533,7 @@ int trace_drain(struct trace *t, trace_fn fn, void *ctx)
 				errno = ECANCELED;
 				return -1;
 			}
+			t->read_to = rec.ts;
 			best->data = kbuffer_next_event(best->kbuf, &best->ts);
 			if (!best->data) {
 				if (--budget < 0)
@@ -613,8 +616,10 @@ static int trace_source_read(struct source *src, source_rec_fn fn, void *ctx, ch
 {
 	struct trace *t = src->priv;
 
-	if (trace_drain(t, fn, ctx) == 0)
+	if (trace_drain(t, fn, ctx) == 0) {
+		src->read_to = t->read_to;
 		return 0;
+	}
 	snprintf(err, errlen, "reading %s/instances/%s: %s", t->dir, t->name, strerror(errno));
 	return -1;
 }

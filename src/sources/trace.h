@@ -36,6 +36,7 @@ struct trace {
 	int on_fd;			/* the instance's tracing_on, for a crash to write 0 */
 	bool sched;			/* sched_switch and sched_waking are enabled, filtered */
 	bool sched_unfiltered;		/* the vCPU threads did not fit a kernel filter */
+	uint64_t read_to;		/* the last drain took every event up to this time */
 };
 
 /* The longest event filter kvmtop writes: the kernel takes less than a page. */
@@ -72,7 +73,9 @@ int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, bool sch
  * Read every CPU's buffer up to now, in time order.  Pages are read a
  * whole page at a time; an event newer than the start of the drain waits
  * for the next one, so a busy CPU cannot keep the drain going.  Events
- * the kernel overwrote are passed on in rec->missed_events.
+ * the kernel overwrote are passed on in rec->missed_events.  t->read_to
+ * is then the time up to which every event was taken: the drain's start,
+ * or the last event's time when the page budget cut it short.
  * 0, or -1 with errno when a read failed or fn returned non-zero.
  */
 int trace_drain(struct trace *t, trace_fn fn, void *ctx);

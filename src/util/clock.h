@@ -17,6 +17,23 @@ static inline uint64_t clock_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * What to add to a CLOCK_MONOTONIC time for CLOCK_REALTIME's, in ns: read
+ * between two monotonic readings, so within their gap (the wall clock
+ * may be stepped: read it again for each use).
+ */
+static inline int64_t clock_wall_offset(void)
+{
+	struct timespec ts;
+	uint64_t before = clock_mono_ns(), after;
+	int64_t wall;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	after = clock_mono_ns();
+	wall = (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+	return wall - (int64_t)(before + (after - before) / 2);
+}
+
 /* The calling thread's CPU time in ns (what a piece of work cost, for make bench). */
 static inline uint64_t clock_thread_cpu_ns(void)
 {

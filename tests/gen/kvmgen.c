@@ -130,6 +130,7 @@ struct opts {
 	int version;
 	const char *compress;
 	const char *clock;	/* local, x86-tsc, tsc2nsec */
+	const char *date;	/* -D: trace-cmd record --date's offset, us (hex or decimal), or NULL */
 	const char *isa;	/* vmx, svm, mixed */
 	int vms;
 	int vcpus;
@@ -1256,6 +1257,8 @@ static uint64_t seen_time(const struct opts *o, uint64_t t)
 enum { S_GUEST, S_HOST, S_VMM, S_HALT, S_WAIT, S_NR };
 static const char *const state_name[S_NR] = { "guest", "host", "vmm", "halt", "wait" };
 static bool with_sched;
+/* -L: the truth lists every latency of a reason ("values"), for an oracle of its spread */
+static bool list_lats;
 
 /* Latencies, every one kept for exact percentiles. */
 struct lats {
@@ -1355,6 +1358,14 @@ static void lats_print(FILE *f, struct lats *l)
 		",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64,
 		l->n, l->sum, l->n ? l->min : 0, l->max, nearest_rank(l, 1, 2), nearest_rank(l, 9, 10),
 		nearest_rank(l, 99, 100), nearest_rank(l, 999, 1000));
+	if (list_lats) {
+		size_t i;
+
+		fputs(",\"values\":[", f);
+		for (i = 0; i < l->n; i++)
+			fprintf(f, "%s%" PRIu64, i ? "," : "", l->v[i]);
+		fputc(']', f);
+	}
 	free(l->v);
 }
 
@@ -1986,6 +1997,8 @@ static void usage(void)
 "  -V 6|7            file version (default 7)\n"
 "  -z none|zlib|zstd compression of a version 7 file (default none)\n"
 "  -c local|x86-tsc|tsc2nsec  clock (default local: ns)\n"
+"  -D USECS          a DATE option as trace-cmd record --date writes it: readers add\n"
+"                    USECS (0x... or decimal) to every time, then the wall clock\n"
 "  -i vmx|svm|mixed  exit codes (default vmx; mixed: odd VMs are SVM)\n"
 "  -m VMS -v VCPUS -n EXITS_PER_VCPU -C CPUS -s SEED\n"
 "  -t                a cut recording: starts after an exit, ends before entries\n"
@@ -2006,6 +2019,7 @@ static void usage(void)
 "  -K OFFSET         the guest kernel's KASLR offset (its IPs are shifted by it)\n"
 "  -k FILE           write the guest's kallsyms (running addresses) to FILE\n"
 "  -M FILE           write its System.map (link-time addresses) to FILE\n"
+"  -L                -e lists each reason's latencies too (\"values\", sorted)\n"
 "  -U                every exit at a guest IP never seen before (no 'ips' in -e)\n"
 "  -d STEP           -e also gives kvmtop's intervals of STEP ns (-b -d): per\n"
 "                    interval and thread, exits and each reason's figures\n"
@@ -2041,7 +2055,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "f:o:e:V:z:c:i:m:v:n:C:s:tlxON:S:K:k:M:Ud:wP:RT:B")) != -1) {
+	while ((c = getopt(argc, argv, "Lf:o:e:V:z:c:D:i:m:v:n:C:s:tlxON:S:K:k:M:Ud:wP:RT:B")) != -1) {
 		switch (c) {
 		case 'f': o.formats = optarg; break;
 		case 'o': o.out = optarg; break;
@@ -2049,6 +2063,7 @@ int main(int argc, char **argv)
 		case 'V': o.version = atoi(optarg); break;
 		case 'z': o.compress = optarg; break;
 		case 'c': o.clock = optarg; break;
+		case 'D': o.date = optarg; break;
 		case 'i': o.isa = optarg; break;
 		case 'm': o.vms = atoi(optarg); break;
 		case 'v': o.vcpus = atoi(optarg); break;
@@ -2067,6 +2082,7 @@ int main(int argc, char **argv)
 		case 'U': o.unique = true; break;
 		case 'd': o.step = strtoull(optarg, NULL, 0); break;
 		case 'w': o.sched = true; break;
+		case 'L': list_lats = true; break;
 		case 'P': o.ps = optarg; break;
 		case 'R': o.wide = true; break;
 		case 'T': o.thieves = atoi(optarg); break;
@@ -2192,6 +2208,9 @@ int main(int argc, char **argv)
 		memcpy(opt + 8, &off, 8);
 		tracecmd_add_option(out, TRACECMD_OPTION_TSC2NSEC, sizeof(opt), opt);
 	}
+	if (o.date)
+		/* id 1, trace-cmd's TRACECMD_OPTION_DATE (not in the public header) */
+		tracecmd_add_option(out, 1, strlen(o.date) + 1, o.date);
 	if (tracecmd_append_cpu_data(out, o.cpus, files))
 		die("%s", "cannot write the event data");
 	tracecmd_output_close(out);

@@ -338,6 +338,51 @@ static void test_count_le(void **state)
 	free(vals);
 }
 
+/*
+ * The standard deviation is of every sample (not of the buckets), merged
+ * or added one by one: against a two-pass sum of squares over the same
+ * values, in long double.  A single sample, and none, have 0.
+ */
+static void test_stddev(void **state)
+{
+	static const uint64_t spans[] = { 1, 2, 3, 100, 5000, 1000000 };
+	struct hist one, a, b;
+	uint64_t vals[3000], seed = 7;
+	size_t k, i;
+
+	for (k = 0; k < sizeof(spans) / sizeof(spans[0]); k++) {
+		long double mean = 0, sq = 0;
+
+		hist_init(&one);
+		hist_init(&a);
+		hist_init(&b);
+		assert_true(hist_stddev(&one) == 0.0);
+		for (i = 0; i < 3000; i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			vals[i] = 1000000 + (seed >> 33) % spans[k] + (i % 7 == 0 ? 3 * spans[k] : 0);
+			mean += vals[i];
+			assert_int_equal(hist_add(&one, vals[i]), 0);
+			/* a's first two samples stay min and max: the merge without pages too */
+			assert_int_equal(hist_add(i < 2 || i % 3 ? &a : &b, vals[i]), 0);
+		}
+		mean /= 3000;
+		for (i = 0; i < 3000; i++)
+			sq += (vals[i] - mean) * (vals[i] - mean);
+		assert_int_equal(hist_merge(&b, &a), 0);
+		if (fabs(hist_stddev(&one) - (double)sqrtl(sq / 3000)) > 1e-6 * (double)sqrtl(sq / 3000) + 1e-9 ||
+		    fabs(hist_stddev(&b) - (double)sqrtl(sq / 3000)) > 1e-6 * (double)sqrtl(sq / 3000) + 1e-9)
+			fail_msg("span %llu: stddev %.6f and merged %.6f, want %.6Lf",
+				 (unsigned long long)spans[k], hist_stddev(&one), hist_stddev(&b), sqrtl(sq / 3000));
+		hist_free(&one);
+		hist_free(&a);
+		hist_free(&b);
+	}
+	hist_init(&one);
+	assert_int_equal(hist_add(&one, 42), 0);
+	assert_true(hist_stddev(&one) == 0.0);
+	hist_free(&one);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_clear_and_bounded_memory),
 		cmocka_unit_test(test_few_samples_no_pages),
 		cmocka_unit_test(test_count_le),
+		cmocka_unit_test(test_stddev),
 	};
 
 	return cmocka_run_group_tests_name("hist", tests, NULL, NULL);
