@@ -23,6 +23,7 @@
 #include "driver/view.h"
 
 struct batch;
+struct json_writer;
 
 /*
  * A batch format, -o NAME: its row is in its own file (batch_text.c,
@@ -55,6 +56,7 @@ struct batch {
 	struct view view;	/* the driver's handle on it: batch_view_init */
 	FILE *out;
 	const struct batch_format *fmt;
+	struct json_writer *json;	/* -o json: the snapshot's writer while it prints, else NULL */
 	const struct model *m;
 	const char *source;	/* "replay" or "live" */
 	const char *file;	/* replay: the recording */

@@ -35,10 +35,11 @@ void batch_time_json(const struct batch *b, uint64_t end)
 	char buf[40];
 
 	batch_snap(b, end, &s);
+	jsonw_name(b->json, "time");
 	if (model_snap_time(&s, end, buf, sizeof(buf)))
-		fprintf(b->out, ",\"time\":\"%s\"", buf);
+		jsonw_string(b->json, buf);
 	else
-		fputs(",\"time\":null", b->out);
+		jsonw_null(b->json);
 }
 
 double batch_seconds(const struct batch *b, uint64_t end)
@@ -305,41 +306,94 @@ void batch_scope_init(struct batch *b, const char *sort, const char *fields)
 	}
 }
 
+/* What each kind of field is as CSV and JSON write it; a fraction's decimals. */
+static const struct {
+	enum batch_val_type type;
+	int decimals;
+} batch_kinds[] = {
+	[MF_TEXT] = { BV_TEXT, 0 },	[MF_INT] = { BV_INT, 0 },
+	[MF_BOOL] = { BV_BOOL, 0 },	[MF_NUM] = { BV_UINT, 0 },
+	[MF_PCT] = { BV_FRAC, 2 },	[MF_TIME] = { BV_UINT, 0 },
+	[MF_TIME_MEAN] = { BV_FRAC, 1 }, [MF_SECS] = { BV_FRAC, 9 },
+	[MF_RATE] = { BV_FRAC, 2 },	[MF_ADDR] = { BV_ADDR, 0 },
+};
+
+enum batch_val_type batch_value(const struct model_field *f, const struct model_row *row,
+				struct model_field_val *v, int *decimals)
+{
+	enum batch_val_type t = batch_kinds[f->kind].type;
+	bool has;
+
+	model_field_value(f, row, v, &has);
+	*decimals = batch_kinds[f->kind].decimals;
+	/* no value: the getter says so, a whole number's -1, an empty string */
+	if (v->unknown || (t == BV_INT && v->i < 0) || (t == BV_TEXT && (!v->s || !v->s[0])))
+		return BV_NONE;
+	if (f->kind == MF_SECS)
+		v->d = (double)v->u / 1e9;
+	return t;
+}
+
 bool batch_machine_value(const struct batch *b, const struct model_field *f,
 			 const struct model_row *row, void (*esc)(FILE *f, const char *s))
 {
 	struct model_field_val v;
-	bool has;
+	int dec;
 
-	model_field_value(f, row, &v, &has);
-	if (v.unknown)
+	switch (batch_value(f, row, &v, &dec)) {
+	case BV_NONE:
 		return false;
-	switch (f->kind) {
-	case MF_INT:
-		fprintf(b->out, "%" PRId64, v.i);
-		return true;
-	case MF_TEXT:
+	case BV_TEXT:
 		esc(b->out, v.s);
-		return true;
-	case MF_BOOL:
-		fputs(v.b ? "true" : "false", b->out);
-		return true;
-	case MF_NUM:
-	case MF_TIME:
+		break;
+	case BV_INT:
+		fprintf(b->out, "%" PRId64, v.i);
+		break;
+	case BV_UINT:
 		fprintf(b->out, "%" PRIu64, v.u);
-		return true;
-	case MF_PCT:
-	case MF_RATE:
-		fprintf(b->out, "%.2f", v.d);
-		return true;
-	case MF_TIME_MEAN:
-		fprintf(b->out, "%.1f", v.d);
-		return true;
-	case MF_SECS:
-		fprintf(b->out, "%.9f", (double)v.u / 1e9);
-		return true;
+		break;
+	case BV_FRAC:
+		fprintf(b->out, "%.*f", dec, v.d);
+		break;
+	case BV_BOOL:
+		fputs(v.b ? "true" : "false", b->out);
+		break;
+	case BV_ADDR:
+		fprintf(b->out, "0x%" PRIx64, v.u);
+		break;
 	}
 	return true;
+}
+
+void batch_json_value(const struct batch *b, const struct model_field *f, const struct model_row *row)
+{
+	struct json_writer *jw = b->json;
+	struct model_field_val v;
+	int dec;
+
+	switch (batch_value(f, row, &v, &dec)) {
+	case BV_NONE:
+		jsonw_null(jw);
+		break;
+	case BV_TEXT:
+		jsonw_string(jw, v.s);
+		break;
+	case BV_INT:
+		jsonw_int(jw, v.i);
+		break;
+	case BV_UINT:
+		jsonw_uint(jw, v.u);
+		break;
+	case BV_FRAC:
+		jsonw_double(jw, dec, v.d);
+		break;
+	case BV_BOOL:
+		jsonw_bool(jw, v.b);
+		break;
+	case BV_ADDR:
+		jsonw_hex(jw, v.u);
+		break;
+	}
 }
 
 const char *batch_text_field(const char *name, const struct model_row *row, char *buf, size_t len)
@@ -365,6 +419,9 @@ const char *batch_text_field(const char *name, const struct model_row *row, char
 		return buf;
 	case MF_BOOL:
 		snprintf(buf, len, "%s", v.b ? "yes" : "no");
+		return buf;
+	case MF_ADDR:
+		snprintf(buf, len, "0x%" PRIx64, v.u);
 		return buf;
 	default:
 		snprintf(buf, len, "%" PRIu64, v.u);

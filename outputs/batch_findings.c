@@ -52,51 +52,45 @@ void batch_findings_text(const struct batch *b, bool always)
 	}
 }
 
-/* A string or null. */
-static void findings_json_str(const struct batch *b, const char *s)
-{
-	if (s)
-		escape_json(b->out, s);
-	else
-		fputs("null", b->out);
-}
-
-/* ,"key": and the field called name of row (model_fields.h), or null where the finding has none. */
+/* "key": the field called name of row (model_fields.h), or null where the finding has none. */
 static void findings_json_field(const struct batch *b, const char *key, const char *name,
 				const struct model_row *row, bool has)
 {
-	fprintf(b->out, ",\"%s\":", key);
-	if (!has || !batch_machine_value(b, model_field(name), row, escape_json))
-		fputs("null", b->out);
+	jsonw_name(b->json, key);
+	if (has)
+		batch_json_value(b, model_field(name), row);
+	else
+		jsonw_null(b->json);
 }
 
 void batch_findings_json(const struct batch *b)
 {
 	const struct findings *fs = b->findings;
+	struct json_writer *jw = b->json;
 	size_t i;
 
 	if (!fs)
 		return;
-	fputs(",\"findings\":[", b->out);
+	jsonw_name(jw, "findings");
+	jsonw_begin_array(jw);
 	for (i = 0; i < fs->nr; i++) {
 		const struct finding *f = &fs->f[i];
 		const struct model_row row = { .m = b->m, .vm = f->vm, .v = f->vcpu };
 
-		fprintf(b->out, "%s{\"rule\":\"%s\",\"severity\":\"%s\"", i ? "," : "", f->rule->id,
-			finding_severity_name(f->severity));
+		jsonw_begin_object(jw);
+		jsonw_string_field(jw, "rule", f->rule->id);
+		jsonw_string_field(jw, "severity", finding_severity_name(f->severity));
 		findings_json_field(b, "vm", "vm_name", &row, f->vm != NULL);
 		findings_json_field(b, "pid", "vm_pid", &row, f->vm != NULL);
 		findings_json_field(b, "vcpu", "vcpu", &row, f->vcpu != NULL);
 		findings_json_field(b, "tid", "vcpu_tid", &row, f->vcpu != NULL);
-		fputs(",\"finding\":", b->out);
-		findings_json_str(b, f->rule->finding);
-		fputs(",\"evidence\":", b->out);
-		findings_json_str(b, f->evidence);
-		fputs(",\"remedy\":", b->out);
-		findings_json_str(b, f->rule->remedy);
-		fputc('}', b->out);
+		/* each a string, or null */
+		jsonw_string_field(jw, "finding", f->rule->finding);
+		jsonw_string_field(jw, "evidence", f->evidence);
+		jsonw_string_field(jw, "remedy", f->rule->remedy);
+		jsonw_end_object(jw);
 	}
-	fputc(']', b->out);
+	jsonw_end_array(jw);
 }
 
 /* -o findings: each snapshot's findings alone. */

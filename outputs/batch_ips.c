@@ -94,62 +94,83 @@ const char *batch_obj_site(const struct batch *b, const struct vm *vm, const str
 
 /* --- JSON --- */
 
+/* "sym": the symbol+0xoffset of ip in st (null: the VM has no symbols). */
+static void ips_json_sym(const struct batch *b, const struct sym_table *st, uint64_t ip)
+{
+	char sym[512];
+
+	jsonw_name(b->json, "sym");
+	if (sym_ip(st, ip, true, sym, sizeof(sym)) < 0)
+		jsonw_null(b->json);
+	else
+		jsonw_string(b->json, sym);
+}
+
 void batch_obj_sites_json(const struct batch *b, const struct vm *vm, const struct model_obj_row *o)
 {
 	const struct sym_table *st = vm ? ips_syms(b, vm) : NULL;
-	char sym[512];
+	struct json_writer *jw = b->json;
 	unsigned int i;
 
-	fputs(",\"sites\":[", b->out);
+	jsonw_name(jw, "sites");
+	jsonw_begin_array(jw);
 	for (i = 0; i < MODEL_OBJ_SITES && o->site[i].n; i++) {
-		fprintf(b->out, "%s{\"ip\":%" PRIu64 ",\"sym\":", i ? "," : "", o->site[i].ip);
-		if (sym_ip(st, o->site[i].ip, true, sym, sizeof(sym)) < 0)
-			fputs("null", b->out);
-		else
-			escape_json(b->out, sym);
-		fprintf(b->out, ",\"count\":%" PRIu64 "}", o->site[i].n);
+		jsonw_begin_object(jw);
+		jsonw_hex_field(jw, "ip", o->site[i].ip);
+		ips_json_sym(b, st, o->site[i].ip);
+		jsonw_uint_field(jw, "count", o->site[i].n);
+		jsonw_end_object(jw);
 	}
-	fprintf(b->out, "],\"sites_rest\":%" PRIu64 ",\"sites_none\":%" PRIu64, o->site_rest, o->site_none);
+	jsonw_end_array(jw);
+	jsonw_uint_field(jw, "sites_rest", o->site_rest);
+	jsonw_uint_field(jw, "sites_none", o->site_none);
+}
+
+/* One guest IP of kind k: its address (a "0x..." string), symbol, mode, exit reason and count. */
+static void ips_json_entry(const struct batch *b, const struct sym_table *st, int k, const struct ip_entry *e)
+{
+	struct json_writer *jw = b->json;
+
+	jsonw_begin_object(jw);
+	jsonw_string_field(jw, "kind", ips_kind_name[k]);
+	jsonw_hex_field(jw, "ip", e->ip);
+	ips_json_sym(b, st, e->ip);
+	jsonw_string_field(jw, "mode", kvm_guest_mode_name(e->mode));
+	jsonw_bool_field(jw, "mode_inferred", kvm_guest_mode_inferred(e->mode));
+	if (k == IP_EXIT)
+		jsonw_string_field(jw, "reason", ips_reason_name(b, e->reason_id));
+	jsonw_uint_field(jw, "count", e->count);
+	jsonw_uint_field(jw, "error", e->err);
+	jsonw_end_object(jw);
 }
 
 int batch_ips_json(const struct batch *b, const struct vm *vm, const struct vcpu *v)
 {
 	const struct sym_table *st = ips_syms(b, vm);
 	struct model_ip_list l[IP_KINDS];
-	bool first = true;
-	char sym[512];
+	struct json_writer *jw = b->json;
 	int k, ret = -1;
 
 	memset(l, 0, sizeof(l));
 	for (k = 0; k < IP_KINDS; k++)
 		if (model_scope_ips(&l[k], vm, v, k))
 			goto out;
-	fprintf(b->out, ",\"ip_samples\":{\"time\":%" PRIu64 ",\"exit\":%" PRIu64 ",\"none\":%" PRIu64
-		",\"full\":%s},\"ips\":[", l[IP_TIME].samples, l[IP_EXIT].samples, l[IP_TIME].none,
-		l[IP_TIME].replaced || l[IP_EXIT].replaced ? "true" : "false");
+	jsonw_name(jw, "ip_samples");
+	jsonw_begin_object(jw);
+	jsonw_uint_field(jw, "time", l[IP_TIME].samples);
+	jsonw_uint_field(jw, "exit", l[IP_EXIT].samples);
+	jsonw_uint_field(jw, "none", l[IP_TIME].none);
+	jsonw_bool_field(jw, "full", l[IP_TIME].replaced || l[IP_EXIT].replaced);
+	jsonw_end_object(jw);
+	jsonw_name(jw, "ips");
+	jsonw_begin_array(jw);
 	for (k = 0; k < IP_KINDS; k++) {
 		size_t i;
 
-		for (i = 0; i < l[k].nr && i < b->ip_top; i++) {
-			const struct ip_entry *e = &l[k].e[i];
-
-			fprintf(b->out, "%s{\"kind\":\"%s\",\"ip\":%" PRIu64 ",\"sym\":", first ? "" : ",",
-				ips_kind_name[k], e->ip);
-			if (sym_ip(st, e->ip, true, sym, sizeof(sym)) < 0)
-				fputs("null", b->out);
-			else
-				escape_json(b->out, sym);
-			fprintf(b->out, ",\"mode\":\"%s\",\"mode_inferred\":%s",
-				kvm_guest_mode_name(e->mode), kvm_guest_mode_inferred(e->mode) ? "true" : "false");
-			if (k == IP_EXIT) {
-				fputs(",\"reason\":", b->out);
-				escape_json(b->out, ips_reason_name(b, e->reason_id));
-			}
-			fprintf(b->out, ",\"count\":%" PRIu64 ",\"error\":%" PRIu64 "}", e->count, e->err);
-			first = false;
-		}
+		for (i = 0; i < l[k].nr && i < b->ip_top; i++)
+			ips_json_entry(b, st, k, &l[k].e[i]);
 	}
-	fputc(']', b->out);
+	jsonw_end_array(jw);
 	ret = 0;
 out:
 	for (k = 0; k < IP_KINDS; k++)

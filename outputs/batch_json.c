@@ -11,16 +11,21 @@
 #include <string.h>
 
 #include "batch_priv.h"
-#include "util/escape.h"
+
+/* The writer of the snapshot being printed. */
+static struct json_writer *json_w(const struct batch *b)
+{
+	return b->json;
+}
 
 static void json_rate(const struct batch *b, uint64_t n, uint64_t end)
 {
 	double secs = batch_seconds(b, end);
 
 	if (secs > 0)
-		fprintf(b->out, "%.3f", (double)n / secs);
+		jsonw_double(json_w(b), 3, (double)n / secs);
 	else
-		fputs("null", b->out);
+		jsonw_null(json_w(b));
 }
 
 /* Are two fields' JSON groups the same (both none, or the same name)? */
@@ -39,9 +44,8 @@ static void json_row_fields(const struct batch *b, enum model_row_kind kind, con
 	for (j = 0; j < n; j++) {
 		if (fs[j].json_apart)
 			continue;	/* in a place of its own: json_exits(), json_states() */
-		fprintf(b->out, "%s\"%s\":", j ? "," : "", fs[j].key);
-		if (!batch_machine_value(b, &fs[j], row, escape_json))
-			fputs("null", b->out);
+		jsonw_name(json_w(b), fs[j].key);
+		batch_json_value(b, &fs[j], row);
 	}
 }
 
@@ -53,6 +57,7 @@ static void json_row_fields(const struct batch *b, enum model_row_kind kind, con
  */
 static void json_fields(const struct batch *b, enum model_row_kind kind, const struct model_row *row)
 {
+	struct json_writer *jw = json_w(b);
 	const struct model_field *fs;
 	const char *group = NULL;
 	unsigned int j, n;
@@ -64,22 +69,22 @@ static void json_fields(const struct batch *b, enum model_row_kind kind, const s
 		if (!same_group(f->group, group)) {
 			/* the fields of a group are adjacent in the table */
 			if (group)
-				fputc('}', b->out);
-			if (f->group)
-				fprintf(b->out, ",\"%s\":{", f->group);
-			else
-				fputc(',', b->out);
+				jsonw_end_object(jw);
+			if (f->group) {
+				jsonw_name(jw, f->group);
+				jsonw_begin_object(jw);
+			}
 			group = f->group;
-		} else if (j) {
-			fputc(',', b->out);
 		}
-		fprintf(b->out, "\"%s\":", f->key);
+		jsonw_name(jw, f->key);
 		/* null: not measured by the input, or not known for this row */
-		if (!batch_field_known(b, f) || !batch_machine_value(b, f, row, escape_json))
-			fputs("null", b->out);
+		if (batch_field_known(b, f))
+			batch_json_value(b, f, row);
+		else
+			jsonw_null(jw);
 	}
 	if (group)
-		fputc('}', b->out);
+		jsonw_end_object(jw);
 }
 
 /*
@@ -90,23 +95,26 @@ static void json_fields(const struct batch *b, enum model_row_kind kind, const s
 static void json_reason(const struct batch *b, const struct vm *vm, const struct model_scope *sc,
 			const struct model_reason_row *w)
 {
+	struct json_writer *jw = json_w(b);
 	const struct model_row row = { .m = b->m, .r = w };
 	const struct model_obj_row *o;
 	unsigned int i, n;
 
-	fputc('{', b->out);
+	jsonw_begin_object(jw);
 	json_fields(b, MR_REASON, &row);
-	fputs(",\"objects\":[", b->out);
+	jsonw_name(jw, "objects");
+	jsonw_begin_array(jw);
 	n = model_scope_objs(sc, w->id, &o);
 	for (i = 0; i < n; i++) {
 		const struct model_row orow = { .m = b->m, .o = &o[i] };
 
-		fputs(i ? ",{" : "{", b->out);
+		jsonw_begin_object(jw);
 		json_fields(b, MR_OBJECT, &orow);
 		batch_obj_sites_json(b, vm, &o[i]);
-		fputc('}', b->out);
+		jsonw_end_object(jw);
 	}
-	fputs("]}", b->out);
+	jsonw_end_array(jw);
+	jsonw_end_object(jw);
 }
 
 static void json_reasons(const struct batch *b, const struct vm *vm, const struct model_scope *sc)
@@ -114,15 +122,36 @@ static void json_reasons(const struct batch *b, const struct vm *vm, const struc
 	const struct model_reason_row **rows;
 	unsigned int i, n;
 
-	fputs("\"reasons\":[", b->out);
+	jsonw_name(json_w(b), "reasons");
+	jsonw_begin_array(json_w(b));
 	rows = batch_rows(b, sc, &n);
-	for (i = 0; rows && i < n; i++) {
-		if (i)
-			fputc(',', b->out);
+	for (i = 0; rows && i < n; i++)
 		json_reason(b, vm, sc, rows[i]);
-	}
-	fputc(']', b->out);
+	jsonw_end_array(json_w(b));
 	free(rows);
+}
+
+/* An object of counts by name: name(j) and n[j] for each j < nr not 0. */
+static void json_counts(struct json_writer *jw, const uint64_t *n, int nr,
+			const char *(*name)(const struct batch *b, int j), const struct batch *b)
+{
+	int j;
+
+	jsonw_begin_object(jw);
+	for (j = 0; j < nr; j++)
+		if (n[j])
+			jsonw_uint_field(jw, name(b, j), n[j]);
+	jsonw_end_object(jw);
+}
+
+static const char *json_other_name(const struct batch *b, int j)
+{
+	return b->m->names->other[j];
+}
+
+static const char *json_uexit_name(const struct batch *b, int j)
+{
+	return names_uexit(b->m->names, j);
 }
 
 /*
@@ -132,37 +161,18 @@ static void json_reasons(const struct batch *b, const struct vm *vm, const struc
  */
 static void json_events(const struct batch *b, const struct model_scope *sc)
 {
-	bool any = false;
-	int j;
+	struct json_writer *jw = json_w(b);
 
-	if (!b->traced && !b->m->nr_other) {
-		fputs(",\"events\":null,\"userspace_exits\":null", b->out);
-		return;
-	}
-	fputs(",\"events\":{", b->out);
-	for (j = 0; j < b->m->nr_other; j++) {
-		if (!sc->other[j])
-			continue;
-		fprintf(b->out, "%s", any ? "," : "");
-		escape_json(b->out, b->m->names->other[j]);
-		fprintf(b->out, ":%" PRIu64, sc->other[j]);
-		any = true;
-	}
-	if (!b->traced) {
-		fputs("},\"userspace_exits\":null", b->out);
-		return;
-	}
-	fputs("},\"userspace_exits\":{", b->out);
-	any = false;
-	for (j = 0; j < UEXIT_MAX; j++) {
-		if (!sc->uexit[j])
-			continue;
-		fprintf(b->out, "%s", any ? "," : "");
-		escape_json(b->out, names_uexit(b->m->names, j));
-		fprintf(b->out, ":%" PRIu64, sc->uexit[j]);
-		any = true;
-	}
-	fputc('}', b->out);
+	jsonw_name(jw, "events");
+	if (!b->traced && !b->m->nr_other)
+		jsonw_null(jw);
+	else
+		json_counts(jw, sc->other, b->m->nr_other, json_other_name, b);
+	jsonw_name(jw, "userspace_exits");
+	if (!b->traced)
+		jsonw_null(jw);
+	else
+		json_counts(jw, sc->uexit, UEXIT_MAX, json_uexit_name, b);
 }
 
 /*
@@ -172,28 +182,34 @@ static void json_events(const struct batch *b, const struct model_scope *sc)
  */
 static void json_states(const struct batch *b, const struct model_scope *sc)
 {
-	const char *sep = "";
+	struct json_writer *jw = json_w(b);
 	int j;
 
 	if (!b->ns || !sc->time_known)
 		return;
-	fputs("\"time_seconds\":{", b->out);
-	for (j = 0; j < VS_NR; j++) {
-		if (!(sc->time_known & (1u << j)))
-			continue;
-		fprintf(b->out, "%s\"%s\":%.9f", sep, model_state_name(j), (double)sc->time[j] / 1e9);
-		sep = ",";
-	}
-	fputs("},\"time_source\":{", b->out);
-	sep = "";
-	for (j = 0; j < VS_NR; j++) {
-		if (!(sc->time_known & (1u << j)))
-			continue;
-		fprintf(b->out, "%s\"%s\":\"%s\"", sep, model_state_name(j),
-			model_time_source(b->m, j));
-		sep = ",";
-	}
-	fputs("},", b->out);
+	jsonw_name(jw, "time_seconds");
+	jsonw_begin_object(jw);
+	for (j = 0; j < VS_NR; j++)
+		if (sc->time_known & (1u << j))
+			jsonw_double_field(jw, model_state_name(j), 9, (double)sc->time[j] / 1e9);
+	jsonw_end_object(jw);
+	jsonw_name(jw, "time_source");
+	jsonw_begin_object(jw);
+	for (j = 0; j < VS_NR; j++)
+		if (sc->time_known & (1u << j))
+			jsonw_string_field(jw, model_state_name(j), model_time_source(b->m, j));
+	jsonw_end_object(jw);
+}
+
+/* A group of threads: {"count":n,"run_seconds":x,"wait_seconds":x}. */
+static void json_group(struct json_writer *jw, const char *name, int count, uint64_t run_ns, uint64_t wait_ns)
+{
+	jsonw_name(jw, name);
+	jsonw_begin_object(jw);
+	jsonw_int_field(jw, "count", count);
+	jsonw_double_field(jw, "run_seconds", 9, (double)run_ns / 1e9);
+	jsonw_double_field(jw, "wait_seconds", 9, (double)wait_ns / 1e9);
+	jsonw_end_object(jw);
 }
 
 /*
@@ -204,7 +220,7 @@ static void json_states(const struct batch *b, const struct model_scope *sc)
 static void json_threads(const struct batch *b, const struct vm *vm, const struct model_scope *sc)
 {
 	unsigned int need = 1u << VS_GUEST | 1u << VS_HOST | 1u << VS_WAIT;
-	const char *sep = "";
+	struct json_writer *jw = json_w(b);
 	int g;
 
 	if (!b->ns)
@@ -213,25 +229,40 @@ static void json_threads(const struct batch *b, const struct vm *vm, const struc
 		;
 	if ((sc->time_known & need) != need && g == TG_NR)
 		return;
-	fputs("\"threads\":{", b->out);
-	if ((sc->time_known & need) == need) {
-		fprintf(b->out, "\"vcpu\":{\"count\":%d,\"run_seconds\":%.9f,\"wait_seconds\":%.9f}",
-			vm->nr_vcpus, (double)(sc->time[VS_GUEST] + sc->time[VS_HOST] + sc->time[VS_VMM]) / 1e9,
-			(double)sc->time[VS_WAIT] / 1e9);
-		sep = ",";
-	}
-	for (g = 0; g < TG_NR; g++) {
-		const struct thread_group_stat *gs = &vm->groups[g];
+	jsonw_name(jw, "threads");
+	jsonw_begin_object(jw);
+	if ((sc->time_known & need) == need)
+		json_group(jw, "vcpu", vm->nr_vcpus, sc->time[VS_GUEST] + sc->time[VS_HOST] + sc->time[VS_VMM],
+			   sc->time[VS_WAIT]);
+	for (g = 0; g < TG_NR; g++)
+		if (vm->groups[g].known)
+			json_group(jw, model_group_name(g), vm->groups[g].count,
+				   model_group_ns(vm, g, false, sc->cumulative),
+				   model_group_ns(vm, g, true, sc->cumulative));
+	jsonw_end_object(jw);
+}
 
-		if (!gs->known)
-			continue;
-		fprintf(b->out, "%s\"%s\":{\"count\":%d,\"run_seconds\":%.9f,\"wait_seconds\":%.9f}", sep,
-			model_group_name(g), gs->count,
-			(double)model_group_ns(vm, g, false, sc->cumulative) / 1e9,
-			(double)model_group_ns(vm, g, true, sc->cumulative) / 1e9);
-		sep = ",";
-	}
-	fputs("},", b->out);
+/* One thief of a vCPU's stolen_by: who ran, for how long; null what it is not. */
+static void json_thief(const struct batch *b, const struct model_thief *t)
+{
+	struct json_writer *jw = json_w(b);
+	struct model_thief_who w;
+
+	model_thief_who(b->m, t, &w);
+	jsonw_begin_object(jw);
+	jsonw_double_field(jw, "seconds", 9, (double)t->ns / 1e9);
+	if (w.pid)
+		jsonw_int_field(jw, "pid", w.pid);
+	else
+		jsonw_null_field(jw, "pid");
+	jsonw_int_field(jw, "tid", t->tid);
+	jsonw_string_field(jw, "comm", w.comm);
+	jsonw_string_field(jw, "vm", w.vm ? w.vm->name : NULL);
+	if (w.vm && w.vcpu >= 0)
+		jsonw_int_field(jw, "vcpu", w.vcpu);
+	else
+		jsonw_null_field(jw, "vcpu");
+	jsonw_end_object(jw);
 }
 
 /*
@@ -241,78 +272,61 @@ static void json_threads(const struct batch *b, const struct vm *vm, const struc
 static void json_stolen(const struct batch *b, const struct vcpu *v)
 {
 	const struct model_thief *t[b->m->max_thieves ? b->m->max_thieves : 1];
-	struct model_thief_who w;
+	struct json_writer *jw = json_w(b);
 	unsigned int i, n;
 	uint64_t rest;
 
-	fputs("\"stolen_by\":", b->out);
+	jsonw_name(jw, "stolen_by");
 	if (!b->ns || !batch_steal_known(b)) {
-		fputs("null,", b->out);
+		jsonw_null(jw);
 		return;
 	}
-	fputc('[', b->out);
+	jsonw_begin_array(jw);
 	n = model_steal_top(b->m, v, t, &rest);
-	for (i = 0; i < n; i++) {
-		model_thief_who(b->m, t[i], &w);
-		fprintf(b->out, "%s{\"seconds\":%.9f,\"pid\":", i ? "," : "", (double)t[i]->ns / 1e9);
-		if (w.pid)
-			fprintf(b->out, "%d", w.pid);
-		else
-			fputs("null", b->out);
-		fprintf(b->out, ",\"tid\":%d,\"comm\":", t[i]->tid);
-		escape_json(b->out, w.comm);
-		fputs(",\"vm\":", b->out);
-		if (w.vm)
-			escape_json(b->out, w.vm->name);
-		else
-			fputs("null", b->out);
-		fputs(",\"vcpu\":", b->out);
-		if (w.vm && w.vcpu >= 0)
-			fprintf(b->out, "%d}", w.vcpu);
-		else
-			fputs("null}", b->out);
+	for (i = 0; i < n; i++)
+		json_thief(b, t[i]);
+	if (rest) {
+		jsonw_begin_object(jw);
+		jsonw_double_field(jw, "seconds", 9, (double)rest / 1e9);
+		jsonw_null_field(jw, "pid");
+		jsonw_null_field(jw, "tid");
+		jsonw_string_field(jw, "comm", "other");
+		jsonw_null_field(jw, "vm");
+		jsonw_null_field(jw, "vcpu");
+		jsonw_end_object(jw);
 	}
-	if (rest)
-		fprintf(b->out, "%s{\"seconds\":%.9f,\"pid\":null,\"tid\":null,\"comm\":\"other\","
-			"\"vm\":null,\"vcpu\":null}", n ? "," : "", (double)rest / 1e9);
-	fputs("],", b->out);
+	jsonw_end_array(jw);
 }
 
 /* In JSON: the host's kernel_threads object. */
 static void json_kernel(const struct batch *b, const struct vm *k, const struct model_scope *sc)
 {
-	fprintf(b->out, ",\"kernel_threads\":{\"count\":%d", k->nr_vcpus);
+	jsonw_name(json_w(b), "kernel_threads");
+	jsonw_begin_object(json_w(b));
+	jsonw_int_field(json_w(b), "count", k->nr_vcpus);
 	json_events(b, sc);
-	fputc('}', b->out);
+	jsonw_end_object(json_w(b));
 }
 
-/* The snapshot's own keys, up to the host's object. */
 /* Live: the VM's memory per NUMA node (numa_maps, as last read), bytes by node id; nothing unread. */
 static void json_numa(const struct batch *b, const struct vm *vm)
 {
+	struct json_writer *jw = json_w(b);
 	int n;
 
 	if (vm->ctx.nr_nodes <= 0)
 		return;
-	fputs(",\"numa_node_bytes\":[", b->out);
+	jsonw_name(jw, "numa_node_bytes");
+	jsonw_begin_array(jw);
 	for (n = 0; n < vm->ctx.nr_nodes; n++)
-		fprintf(b->out, "%s%" PRIu64, n ? "," : "", vm->ctx.node_bytes[n]);
-	fputc(']', b->out);
-}
-
-/* A rate of a tap, or null before its second reading. */
-static void json_tap_rate(const struct batch *b, const struct vm_ctx_tap *tap, enum ctx_tap_ctr k)
-{
-	if (tap->known)
-		fprintf(b->out, "%.2f", tap->rate[k]);
-	else
-		fputs("null", b->out);
+		jsonw_uint(jw, vm->ctx.node_bytes[n]);
+	jsonw_end_array(jw);
 }
 
 /*
  * Each tap/macvtap interface its VMM holds (the first CTX_TAPS of them,
- * the net_* figures summing all): its name and rates.  Nothing where
- * none is known.
+ * the net_* figures summing all): its name and rates, null before a
+ * tap's second reading.  Nothing where none is known.
  */
 static void json_taps(const struct batch *b, const struct vm *vm)
 {
@@ -321,85 +335,101 @@ static void json_taps(const struct batch *b, const struct vm *vm)
 		{ "rx_packets_per_s", CTX_TAP_RXP }, { "tx_packets_per_s", CTX_TAP_TXP },
 		{ "drops_per_s", CTX_TAP_DROPS },
 	};
+	struct json_writer *jw = json_w(b);
 	unsigned int c;
 	int i;
 
 	if (vm->ctx.nr_tap_rows <= 0)
 		return;
-	fputs(",\"net_interfaces\":[", b->out);
+	jsonw_name(jw, "net_interfaces");
+	jsonw_begin_array(jw);
 	for (i = 0; i < vm->ctx.nr_tap_rows; i++) {
 		const struct vm_ctx_tap *tap = &vm->ctx.taps[i];
 
-		fputs(i ? ",{\"name\":" : "{\"name\":", b->out);
-		escape_json(b->out, tap->name);
+		jsonw_begin_object(jw);
+		jsonw_string_field(jw, "name", tap->name);
 		for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
-			fprintf(b->out, ",\"%s\":", cols[c].key);
-			json_tap_rate(b, tap, cols[c].k);
+			jsonw_name(jw, cols[c].key);
+			if (tap->known)
+				jsonw_double(jw, 2, tap->rate[cols[c].k]);
+			else
+				jsonw_null(jw);
 		}
-		fputc('}', b->out);
+		jsonw_end_object(jw);
 	}
-	fputc(']', b->out);
+	jsonw_end_array(jw);
 }
 
 /* Live: the host's pressure, each figure or null; nothing for a recording (none read). */
 static void json_host_psi(const struct batch *b)
 {
+	struct json_writer *jw = json_w(b);
 	const char *key;
 	unsigned int i;
 	double v;
 
 	if (!b->m->host_ctx.prev_known)
 		return;
-	fputs(",\"host_pressure\":{", b->out);
+	jsonw_name(jw, "host_pressure");
+	jsonw_begin_object(jw);
 	for (i = 0; i < BATCH_HOST_PSI; i++) {
 		bool known = batch_host_psi(b, i, &key, &v);
 
-		fprintf(b->out, "%s\"%s\":", i ? "," : "", key);
+		jsonw_name(jw, key);
 		if (known)
-			fprintf(b->out, "%.2f", v);
+			jsonw_double(jw, 2, v);
 		else
-			fputs("null", b->out);
+			jsonw_null(jw);
 	}
-	fputc('}', b->out);
+	jsonw_end_object(jw);
 }
 
+/* A counter of the model: the interval's, or since the start. */
+static uint64_t json_ctr(const struct batch *b, const struct ctr *c)
+{
+	return b->cumulative ? c->total : ctr_interval(c);
+}
+
+/* The snapshot's own keys, up to the host's object. */
 static void json_header(const struct batch *b, uint64_t end)
 {
+	struct json_writer *jw = json_w(b);
 	const struct model *m = b->m;
 
-	fprintf(b->out, "{\"source\":\"%s\",", b->source);
-	if (b->file) {
-		fputs("\"file\":", b->out);
-		escape_json(b->out, b->file);
-		fputc(',', b->out);
-	}
-	fputs("\"clock\":", b->out);
-	escape_json(b->out, b->clock);
-	fprintf(b->out, ",\"time_unit\":\"%s\",\"snapshot\":%u,\"summary\":%s,"
-		"\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"seconds\":",
-		b->time_unit, b->snapshots + 1, b->summary ? "true" : "false",
-		batch_start(b), end);
+	jsonw_string_field(jw, "source", b->source);
+	if (b->file)
+		jsonw_string_field(jw, "file", b->file);
+	jsonw_string_field(jw, "clock", b->clock);
+	jsonw_string_field(jw, "time_unit", b->time_unit);
+	jsonw_uint_field(jw, "snapshot", b->snapshots + 1);
+	jsonw_bool_field(jw, "summary", b->summary);
+	jsonw_uint_field(jw, "start", batch_start(b));
+	jsonw_uint_field(jw, "end", end);
 	if (b->ns)
-		fprintf(b->out, "%.9f", batch_seconds(b, end));
+		jsonw_double_field(jw, "seconds", 9, batch_seconds(b, end));
 	else
-		fputs("null", b->out);
+		jsonw_null_field(jw, "seconds");
 	batch_time_json(b, end);
-	fprintf(b->out, ",\"empty_intervals\":%" PRIu64, b->empty > 1 ? b->empty : 0);
-	fprintf(b->out, ",\"kvm_events\":%" PRIu64 ",\"lost_events\":%" PRIu64 ",\"dropped_events\":%" PRIu64,
-		b->cumulative ? m->events.total : ctr_interval(&m->events),
-		b->cumulative ? m->lost_events.total : ctr_interval(&m->lost_events),
-		b->cumulative ? m->dropped.total : ctr_interval(&m->dropped));
+	jsonw_uint_field(jw, "empty_intervals", b->empty > 1 ? b->empty : 0);
+	jsonw_uint_field(jw, "kvm_events", json_ctr(b, &m->events));
+	jsonw_uint_field(jw, "lost_events", json_ctr(b, &m->lost_events));
+	jsonw_uint_field(jw, "dropped_events", json_ctr(b, &m->dropped));
 	json_host_psi(b);
 }
 
-/* A scope's exits, their rate and its unmatched events. */
-static void json_exits(const struct batch *b, const struct model_scope *sc, uint64_t end)
+/* A scope's exits and their rate; with its unmatched events but for the host's (as it always was). */
+static void json_exits(const struct batch *b, const struct model_scope *sc, uint64_t end, bool unmatched)
 {
-	fprintf(b->out, ",\"exits\":%" PRIu64 ",\"exits_total\":%" PRIu64 ",\"exits_per_s\":",
-		sc->exits, sc->exits_total);
+	struct json_writer *jw = json_w(b);
+
+	jsonw_uint_field(jw, "exits", sc->exits);
+	jsonw_uint_field(jw, "exits_total", sc->exits_total);
+	jsonw_name(jw, "exits_per_s");
 	json_rate(b, sc->exits, end);
-	fprintf(b->out, ",\"unmatched_exits\":%" PRIu64 ",\"unmatched_entries\":%" PRIu64 ",",
-		sc->unmatched_exits, sc->unmatched_entries);
+	if (!unmatched)
+		return;
+	jsonw_uint_field(jw, "unmatched_exits", sc->unmatched_exits);
+	jsonw_uint_field(jw, "unmatched_entries", sc->unmatched_entries);
 }
 
 /* One vCPU thread of vm: 0 or -1 (no memory). */
@@ -410,9 +440,9 @@ static int json_vcpu(const struct batch *b, const struct vm *vm, const struct vc
 
 	if (model_scope_vcpu(&cs, b->m, v, b->cumulative))
 		goto out;
-	fputc('{', b->out);
+	jsonw_begin_object(json_w(b));
 	json_row_fields(b, MR_VCPU, &(struct model_row){ .m = b->m, .vm = vm, .v = v });
-	json_exits(b, &cs, end);
+	json_exits(b, &cs, end, true);
 	json_states(b, &cs);
 	json_stolen(b, v);
 	json_reasons(b, vm, &cs);
@@ -420,7 +450,7 @@ static int json_vcpu(const struct batch *b, const struct vm *vm, const struct vc
 	batch_kstats_json(b, vm, v);
 	if (batch_ips_json(b, vm, v))
 		goto out;
-	fputc('}', b->out);
+	jsonw_end_object(json_w(b));
 	ret = 0;
 out:
 	model_scope_free(&cs);
@@ -430,6 +460,7 @@ out:
 /* One VM and its vCPU threads: 0 or -1 (no memory). */
 static int json_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 {
+	struct json_writer *jw = json_w(b);
 	const struct model *m = b->m;
 	const struct vcpu **vcpus = NULL;
 	struct model_scope vs;
@@ -438,27 +469,27 @@ static int json_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 
 	if (model_scope_vm(&vs, m, vm, b->cumulative))
 		goto out;
-	fputc('{', b->out);
+	jsonw_begin_object(jw);
 	json_row_fields(b, MR_VM, &(struct model_row){ .m = m, .vm = vm });
 	json_numa(b, vm);
 	json_taps(b, vm);
-	json_exits(b, &vs, end);
+	json_exits(b, &vs, end, true);
 	json_threads(b, vm, &vs);
 	json_reasons(b, vm, &vs);
 	json_events(b, &vs);
 	batch_kstats_json(b, vm, NULL);
 	if (batch_ips_json(b, vm, NULL))
 		goto out;
-	fputs(",\"vcpus\":[", b->out);
+	jsonw_name(jw, "vcpus");
+	jsonw_begin_array(jw);
 	vcpus = batch_vcpus(b, vm, &n);
 	if (!vcpus)
 		goto out;
-	for (i = 0; i < n; i++) {
-		fputs(i ? "," : "", b->out);
+	for (i = 0; i < n; i++)
 		if (json_vcpu(b, vm, vcpus[i], end))
 			goto out;
-	}
-	fputs("]}", b->out);
+	jsonw_end_array(jw);
+	jsonw_end_object(jw);
 	ret = 0;
 out:
 	free(vcpus);
@@ -466,8 +497,10 @@ out:
 	return ret;
 }
 
-static int json_print(struct batch *b, uint64_t end)
+/* The snapshot's document, through the writer jw. */
+static int json_document(struct batch *b, uint64_t end)
 {
+	struct json_writer *jw = json_w(b);
 	const struct vm **vms = NULL;
 	struct model_scope host;
 	unsigned int i, n;
@@ -475,33 +508,45 @@ static int json_print(struct batch *b, uint64_t end)
 
 	if (model_scope_host(&host, b->m, b->cumulative))
 		goto out;
+	jsonw_begin_object(jw);
 	json_header(b, end);
-	fputs(",\"host\":{", b->out);
-	/* the host's exits without its unmatched events, as it always was */
-	fprintf(b->out, "\"exits\":%" PRIu64 ",\"exits_total\":%" PRIu64 ",\"exits_per_s\":",
-		host.exits, host.exits_total);
-	json_rate(b, host.exits, end);
-	fputc(',', b->out);
+	jsonw_name(jw, "host");
+	jsonw_begin_object(jw);
+	json_exits(b, &host, end, false);
 	json_reasons(b, NULL, &host);
 	if (batch_kernel(b, json_kernel))
 		goto out;
-	fputc('}', b->out);
+	jsonw_end_object(jw);
 	batch_findings_json(b);
 	batch_kstats_json_info(b);
-	fputs(",\"vms\":[", b->out);
+	jsonw_name(jw, "vms");
+	jsonw_begin_array(jw);
 	vms = batch_vms(b, &n);
 	if (!vms)
 		goto out;
-	for (i = 0; i < n; i++) {
-		fputs(i ? "," : "", b->out);
+	for (i = 0; i < n; i++)
 		if (json_vm(b, vms[i], end))
 			goto out;
-	}
-	fputs("]}\n", b->out);
+	jsonw_end_array(jw);
+	jsonw_end_object(jw);
+	jsonw_end_line(jw);
 	ret = 0;
 out:
 	free(vms);
 	model_scope_free(&host);
+	return ret;
+}
+
+/* One JSON line: the snapshot's document, its writer b->json while it prints. */
+static int json_print(struct batch *b, uint64_t end)
+{
+	struct json_writer jw;
+	int ret;
+
+	jsonw_init(&jw, b->out);
+	b->json = &jw;
+	ret = json_document(b, end);
+	b->json = NULL;
 	return ret;
 }
 

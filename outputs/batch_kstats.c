@@ -33,76 +33,85 @@ static void kstats_row(const struct vm *vm, const struct vcpu *v, const struct c
 
 /* --- JSON --- */
 
+/* A histogram: its unit and buckets, each [its largest value (null: the last, unbounded), its count]. */
 static void kstats_json_hist(const struct batch *b, const struct kstat_desc *d, const struct ctr *c,
-		      unsigned int nr)
+			     unsigned int nr)
 {
+	struct json_writer *jw = b->json;
 	char ub[64];
 	unsigned int j;
 
-	fputs("{\"unit\":", b->out);
-	escape_json(b->out, kstat_unit(d, ub, sizeof(ub)));
-	fputs(",\"buckets\":[", b->out);
+	jsonw_begin_object(jw);
+	jsonw_string_field(jw, "unit", kstat_unit(d, ub, sizeof(ub)));
+	jsonw_name(jw, "buckets");
+	jsonw_begin_array(jw);
 	for (j = 0; j < d->size; j++) {
 		uint64_t le = kstat_bucket_le(d, j);
 
+		jsonw_begin_array(jw);
 		if (le == UINT64_MAX)
-			fprintf(b->out, "%s[null,%" PRIu64 "]", j ? "," : "", kstats_val(d, c, nr, j));
+			jsonw_null(jw);
 		else
-			fprintf(b->out, "%s[%" PRIu64 ",%" PRIu64 "]", j ? "," : "", le,
-				kstats_val(d, c, nr, j));
+			jsonw_uint(jw, le);
+		jsonw_uint(jw, kstats_val(d, c, nr, j));
+		jsonw_end_array(jw);
 	}
-	fputs("]}", b->out);
+	jsonw_end_array(jw);
+	jsonw_end_object(jw);
 }
 
 void batch_kstats_json(const struct batch *b, const struct vm *vm, const struct vcpu *v)
 {
 	const struct kstat_table *t = kstats_table(b, v ? KSTAT_VCPU : KSTAT_VM);
+	struct json_writer *jw = b->json;
 	const struct ctr *c;
 	unsigned int i, nr;
 
 	if (!t->nr)
 		return;
 	kstats_row(vm, v, &c, &nr);
-	fputs(",\"kvm_stats\":{", b->out);
+	jsonw_name(jw, "kvm_stats");
+	jsonw_begin_object(jw);
 	for (i = 0; i < t->nr; i++) {
 		const struct kstat_desc *d = &t->d[i];
 
-		if (i)
-			fputc(',', b->out);
-		escape_json(b->out, d->name);
-		fputc(':', b->out);
+		jsonw_name(jw, d->name);
 		if (kstat_is_hist(d))
 			kstats_json_hist(b, d, c, nr);
 		else
-			fprintf(b->out, "%" PRIu64, kstats_val(d, c, nr, 0));
+			jsonw_uint(jw, kstats_val(d, c, nr, 0));
 	}
-	fputc('}', b->out);
+	jsonw_end_object(jw);
 }
 
 void batch_kstats_json_info(const struct batch *b)
 {
 	static const char *const scope_name[KSTAT_SCOPES] = { "vm", "vcpu" };
+	struct json_writer *jw = b->json;
 	char ub[64];
 	unsigned int i;
 	int sc;
 
 	if (!kstats_table(b, KSTAT_VM)->nr && !kstats_table(b, KSTAT_VCPU)->nr)
 		return;
-	fputs(",\"kvm_stats_info\":{", b->out);
+	jsonw_name(jw, "kvm_stats_info");
+	jsonw_begin_object(jw);
 	for (sc = 0; sc < KSTAT_SCOPES; sc++) {
 		const struct kstat_table *t = kstats_table(b, sc);
 
-		fprintf(b->out, "%s\"%s\":{", sc ? "," : "", scope_name[sc]);
+		jsonw_name(jw, scope_name[sc]);
+		jsonw_begin_object(jw);
 		for (i = 0; i < t->nr; i++) {
-			fputs(i ? "," : "", b->out);
-			escape_json(b->out, t->d[i].name);
-			fprintf(b->out, ":{\"kind\":\"%s\",\"unit\":", kstat_kind_name(t->d[i].kind));
-			escape_json(b->out, kstat_unit(&t->d[i], ub, sizeof(ub)));
-			fputc('}', b->out);
+			jsonw_name(jw, t->d[i].name);
+			jsonw_begin_object(jw);
+			jsonw_string_field(jw, "kind", kstat_kind_name(t->d[i].kind));
+			/* "" is a count's unit, a value: not null */
+			jsonw_string_field(jw, "unit", kstat_unit(&t->d[i], ub, sizeof(ub)));
+			jsonw_end_object(jw);
 		}
-		fputc('}', b->out);
+		jsonw_end_object(jw);
 	}
-	fputc('}', b->out);
+	jsonw_end_object(jw);
 }
 
 /* --- CSV: the statistics known at the header, vCPU's then VM's --- */

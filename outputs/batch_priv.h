@@ -10,6 +10,7 @@
 #define KVMTOP_BATCH_PRIV_H
 
 #include "batch.h"
+#include "json_writer.h"
 
 /* batch_common.c: what the formats share. */
 /*
@@ -25,7 +26,7 @@ bool batch_host_psi(const struct batch *b, unsigned int i, const char **key, dou
  * CLOCK_MONOTONIC's offset read now).
  */
 void batch_snap(const struct batch *b, uint64_t end, struct model_snap *s);
-/* JSON's ,"time":"RFC 3339" of the snapshot's end, or null where the wall clock is not known. */
+/* JSON's "time": "RFC 3339" of the snapshot's end through b->json, or null where the wall clock is not known. */
 void batch_time_json(const struct batch *b, uint64_t end);
 /* The snapshot's length in seconds, 0 when times are not ns. */
 double batch_seconds(const struct batch *b, uint64_t end);
@@ -60,12 +61,26 @@ void batch_scope_init(struct batch *b, const char *sort, const char *fields);
 const struct vm **batch_vms(const struct batch *b, unsigned int *n);
 const struct vcpu **batch_vcpus(const struct batch *b, const struct vm *vm, unsigned int *n);
 /*
- * Field f of row as CSV and JSON write it: a number, or a string through
- * esc.  false, with nothing written, where the row has no figure (a VM's
- * context the host does not give): CSV leaves the cell empty, JSON null.
+ * Field f of row as CSV and JSON write it: its value in *v, and what it
+ * is; a fraction (v->d, seconds too) is written with *decimals.  BV_NONE where
+ * the row has no figure: the getter says so (a VM's context the host does
+ * not give), a whole number is -1 (not known), a string is empty.
+ */
+enum batch_val_type { BV_NONE, BV_TEXT, BV_INT, BV_UINT, BV_FRAC, BV_BOOL, BV_ADDR };
+enum batch_val_type batch_value(const struct model_field *f, const struct model_row *row,
+				struct model_field_val *v, int *decimals);
+/*
+ * CSV's cell of field f of row: a number, an address in hex ("0x..."), or
+ * a string through esc.  false, with nothing written, where the row has
+ * no figure (batch_value): CSV leaves the cell empty.
  */
 bool batch_machine_value(const struct batch *b, const struct model_field *f,
 			 const struct model_row *row, void (*esc)(FILE *f, const char *s));
+/*
+ * JSON's value of field f of row, through b->json: a number, an address
+ * as a "0x..." string, a string escaped, or null where it has no figure.
+ */
+void batch_json_value(const struct batch *b, const struct model_field *f, const struct model_row *row);
 /*
  * A VM's or vCPU's field called name (model_fields.h) as text writes it,
  * into buf: a whole number, or a string escaped (escape.h).  buf.

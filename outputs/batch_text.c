@@ -67,6 +67,10 @@ static void text_cell(const struct batch *b, const struct model_field *f, int wi
 		fmt_duration((double)v.u, b->ns, 2, buf, sizeof(buf));
 		fprintf(b->out, "%*s", width, buf);
 		return;
+	case MF_ADDR:
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, v.u);
+		fprintf(b->out, "%*s", width, buf);
+		return;
 	}
 }
 

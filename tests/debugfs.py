@@ -77,7 +77,7 @@ def fixture_case():
         ok(a is not None and b is not None, "debugfs: one VM per <pid>-<fd> directory", sorted(vms))
         if a is None or b is None:
             return
-        eq((a["name"], a["exits"], a["vcpus"][0]["comm"], a["vcpus"][0]["vcpu"]), ("sleep", 250, "all vCPUs", -1),
+        eq((a["name"], a["exits"], a["vcpus"][0]["comm"], a["vcpus"][0]["vcpu"]), ("sleep", 250, "all vCPUs", None),
            "debugfs: running VM counts from kvmtop's start, as one all-vCPUs row")
         eq(sorted((r["reason"], r["count"]) for r in a["reasons"]), [("halt_exits", 30), ("io_exits", 100)],
            "debugfs: exit counters are the reasons (unchanged ones absent)")

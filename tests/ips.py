@@ -15,7 +15,7 @@ import subprocess
 
 import names
 
-from tap import ok, eq, skip, done, run, traces, kvmgen
+from tap import ok, eq, skip, done, run, traces, kvmgen, addr_ints
 
 GEN = os.environ["KVMGEN"]
 FORMATS = os.environ["KVMTOP_FORMATS"]
@@ -52,7 +52,7 @@ def kjson(dat, *args):
     rc, out, err = run(["-b", "-r", dat, "-o", "json", "--ip-top", "1000000"] + list(args))
     if rc:
         raise RuntimeError("kvmtop: %s" % err)
-    return json.loads(out)
+    return addr_ints(json.loads(out))
 
 
 def vcpus(j):
@@ -127,7 +127,7 @@ def top_n(dat, exp, j, sym_args):
                 want[e["ip"]] = want.get(e["ip"], 0) + e["count"]
     top = sorted(want.items(), key=lambda x: (-x[1], x[0]))[:5]
     rc, out, err = run(["-b", "-r", dat, "-o", "json", "--ip-top", "5"] + sym_args)
-    vm = json.loads(out)["vms"][0]
+    vm = addr_ints(json.loads(out))["vms"][0]
     got = [(e["ip"], e["count"]) for e in vm["ips"] if e["kind"] == "time"]
     eq(got, top, "x86: --ip-top 5 gives the VM's 5 most counted time samples, all vCPUs merged, exactly")
     eq(vm["ip_samples"]["time"], sum(t["ip_samples"]["time"] for t in exp["threads"]),

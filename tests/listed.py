@@ -156,7 +156,7 @@ def main():
     try:
         rc, out, err = snapshots(["--source", "stats", "-o", "json"])
         vms = vm_of(out, g.pid)
-        ok(rc == 0 and vms[-1:] and vms[-1] and vms[-1]["exits_unknown"] == "" and vms[-1]["exits"] > 0,
+        ok(rc == 0 and vms[-1:] and vms[-1] and vms[-1]["exits_unknown"] is None and vms[-1]["exits"] > 0,
            CASES[3], "%s\n%s" % (out[:1500], err))
     finally:
         stop(g)

@@ -177,7 +177,8 @@ def kvmtop_objects(path):
         for o in r["objects"]:
             if o["kind"] in ("vector", "other"):
                 continue
-            k = (o["kind"], o["object"], o["dir"], o["size_bytes"])
+            # no direction: null in JSON, "" in the oracle
+            k = (o["kind"], o["object"], o["dir"] or "", o["size_bytes"])
             got[k] = got.get(k, 0) + o["count"]
             NAMES.setdefault(k, set()).add(o["name"])
     return got, ""

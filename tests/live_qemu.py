@@ -29,7 +29,7 @@ import subprocess
 import time
 import urllib.request
 
-from tap import ok, eq, skip, done, kvmtop, guest_cases
+from tap import ok, eq, skip, done, kvmtop, guest_cases, addr_ints
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guest", "mbguest.S")
@@ -198,7 +198,7 @@ def watch_run(d, elf, mapfile):
     krc, lrc = k.wait(timeout=60), listen.wait(timeout=60)
     jout.close()
     kerr, lerr = k.stderr.read().decode(), listen.stderr.read().decode()
-    js = [json.loads(l) for l in open(os.path.join(d, "watch.json")) if l.startswith("{")]
+    js = [addr_ints(json.loads(l)) for l in open(os.path.join(d, "watch.json")) if l.startswith("{")]
     return dict(up=up, q=q, qrc=qrc, qerr=q.stderr.read().decode()[-800:], k=k, krc=krc, lrc=lrc,
                 kerr=kerr, lerr=lerr, js=js, seen=seen, scrapes=scrapes, rss=rss)
 
@@ -242,14 +242,15 @@ def watch_case(d, elf, mapfile):
     bad, seen_rows = [], set()
     want = sorted((int(re.search(r"\d+", c).group()), t, c) for t, c in vcpu_tids.items())
     for j, vm in ours:
-        rows = sorted((c["vcpu"], c["tid"], c["comm"]) for c in vm["vcpus"])
+        # a vCPU not known is null: -1 here, so the rows still sort
+        rows = sorted((-1 if c["vcpu"] is None else c["vcpu"], c["tid"], c["comm"]) for c in vm["vcpus"])
         seen_rows.update(rows)
         if set(rows) - set(want) or len(rows) != len(set(r[0] for r in rows)):
             bad.append("snapshot %d: %r, QEMU's vCPU threads %r" % (j["snapshot"], rows, want))
     if sorted(seen_rows) != want:
         bad.append("rows seen %r, QEMU's vCPU threads %r" % (sorted(seen_rows), want))
     minus = [(j["snapshot"], vm["name"], c["tid"]) for j in js for vm in j["vms"] for c in vm["vcpus"]
-             if c["vcpu"] < 0]
+             if c["vcpu"] is None]
     ok(vcpu_tids and not bad and not minus and any(vm["vcpus"] for j, vm in ours),
        "%s: vCPU id, tid and 'CPU n/KVM' name as /proc has them (%d vCPUs); no vCPU -1 row" % (CASES[3],
                                                                                             len(vcpu_tids)),

@@ -17,7 +17,7 @@ import os
 import re
 import subprocess
 
-from tap import ok, eq, done, run, kvmgen
+from tap import ok, eq, done, run, kvmgen, addr_ints
 from live_objects import LINE, companion, own_port
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
@@ -93,7 +93,7 @@ def main():
        "the oracle: trace-cmd report's objects, some with more than %d sites" % SITES,
        "%d objects" % len(want))
     rc, out, err = run(["-b", "-r", dat, "-o", "json", "--objects", "4096", "--guest-kallsyms", ksyms])
-    j = json.loads(out)
+    j = addr_ints(json.loads(out))
     got, syms_got, sums = {}, {}, []
     for vm in j["vms"]:
         for c in vm["vcpus"]:
@@ -101,7 +101,8 @@ def main():
                 for o in r["objects"]:
                     if o["kind"] not in KINDS:
                         continue
-                    k = (c["tid"], o["kind"], o["object"], o["dir"], o["size_bytes"])
+                    # no direction: null in JSON, "" in the oracle
+                    k = (c["tid"], o["kind"], o["object"], o["dir"] or "", o["size_bytes"])
                     got[k] = ({s["ip"]: s["count"] for s in o["sites"]}, o["sites_rest"])
                     syms_got.update({s["ip"]: s["sym"] for s in o["sites"]})
         for r in vm["reasons"]:

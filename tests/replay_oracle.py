@@ -24,7 +24,7 @@ import subprocess
 
 import figures
 import tcreport
-from tap import ok, eq, skip, done, run, traces
+from tap import ok, eq, skip, done, run, traces, addr_ints
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 
@@ -160,7 +160,7 @@ def check_report(base, dat, j, env=None):
     # guest IPs, every one counted (tables larger than the recording's distinct IPs)
     rc, out, err = run(["-b", "-r", dat, "--summary", "-o", "json", "--ip-slots", "65536",
                         "--ip-top", "1000000"], env=env)
-    jj = json.loads(out)
+    jj = addr_ints(json.loads(out))
     got_exit, got_time, want_exit, want_time = {}, {}, {}, {}
     for c in (c for vm in jj["vms"] for c in vm["vcpus"]):
         for ip in c["ips"]:

@@ -364,3 +364,26 @@ def live_cases_in_kvm_host(script, label, timeout=900, numa_nodes=1):
     run them directly."""
     return in_kvm_host([os.path.abspath(script), LIVE_ONLY], label, timeout, numa_nodes)
 
+
+
+# JSON keys whose values are addresses or 64-bit identifiers: "0x..." strings
+# (kvmtop(1), OUTPUT, json), never numbers a double-based reader would round.
+ADDR_KEYS = ("ip", "value", "site")
+
+
+def addr_ints(doc):
+    """kvmtop's JSON document doc with each address ("0x..." under ADDR_KEYS) as a
+    Python int, for tests that compare addresses with a truth of ints; an
+    address written as a number, or a string not in hex, raises ValueError."""
+    if isinstance(doc, list):
+        return [addr_ints(v) for v in doc]
+    if not isinstance(doc, dict):
+        return doc
+    out = {}
+    for k, v in doc.items():
+        if k in ADDR_KEYS and v is not None and not isinstance(v, (dict, list)):
+            if not (isinstance(v, str) and re.fullmatch(r"0x[0-9a-f]+", v)):
+                raise ValueError("%s: %r is not a \"0x...\" string" % (k, v))
+            v = int(v, 16)
+        out[k] = addr_ints(v)
+    return out

@@ -18,7 +18,7 @@ import tempfile
 import termios
 import time
 
-from tap import ok, eq, skip, done, kvmtop, run, traces, kvmgen, sanitized, kvm_here, live_only, live_elsewhere, \
+from tap import ok, eq, skip, done, kvmtop, run, traces, kvmgen, addr_ints, sanitized, kvm_here, live_only, live_elsewhere, \
     live_cases_in_kvm_host
 import figures
 import snippet
@@ -292,7 +292,7 @@ def ips_case():
     kvmgen(base + ".dat", "x86-6.5", ["-n", "3000", "-K", "0x1e000000", "-k", base + ".kallsyms"])
     args = ["-r", base + ".dat", "--guest-kallsyms", base + ".kallsyms"]
     st, out, err = run(["-b", "-o", "json", "--ip-top", "100000"] + args)
-    vm = json.loads(out)["vms"][0]
+    vm = addr_ints(json.loads(out))["vms"][0]
     want = {}
     for e in vm["ips"]:
         want[(e["kind"], e["ip"], e.get("reason", "-"))] = (e["count"], e["sym"])

@@ -118,14 +118,17 @@ GET(get_blocked, v->u = w->blocked)
 
 GET_OBJ(get_o_reason, v->s = o->r->name)
 GET_OBJ(get_o_kind, v->s = kvm_obj_kind_name(o->kind))
-GET_OBJ(get_o_object, v->s = kvm_obj_value(o->kind, o->value, v->buf, sizeof(v->buf)))
-GET_OBJ(get_o_value, v->u = o->value)
+GET_OBJ(get_o_object, v->s = kvm_obj_value(o->kind, o->value, v->buf, sizeof(v->buf));
+	v->unknown = o->kind == KVM_OBJ_OTHER || o->kind == KVM_OBJ_NONE)
+/* an address or identifier (port, page, MSR ...), as s in hex too; the others' row has none */
+GET_OBJ(get_o_value, v->u = o->value; v->unknown = o->kind == KVM_OBJ_OTHER || o->kind == KVM_OBJ_NONE;
+	snprintf(v->buf, sizeof(v->buf), "0x%" PRIx64, o->value); v->s = v->buf)
 GET_OBJ(get_o_name, v->s = kvm_obj_name(o->kind, o->value) ?: "unknown")
 GET_OBJ(get_o_dir, v->s = kvm_obj_dir_name(o->kind, o->dir))
 GET_OBJ(get_o_size, v->u = o->size)
 GET_OBJ(get_o_count, v->u = o->count)
 /* Its first site: the guest IP most of its exits came from (none: unknown). */
-GET_OBJ(get_o_site, v->unknown = !o->site[0].n;
+GET_OBJ(get_o_site, v->unknown = !o->site[0].n; v->u = o->site[0].ip;
 	snprintf(v->buf, sizeof(v->buf), "0x%" PRIx64, o->site[0].ip); v->s = v->buf)
 GET_OBJ(get_o_site_pct, v->unknown = !o->site[0].n || !o->count;
 	v->d = o->count ? 100.0 * (double)o->site[0].n / (double)o->count : 0.0)
@@ -366,16 +369,17 @@ const struct model_field model_fields[] = {
 	{ MR_REASON, "blocked_seconds",   NULL, "blocked_seconds",   "BLOCKED",   MF_SECS, MF_NO_HIST, true, get_blocked,
 	  "the pairs' seconds asleep", false },
 	OBJ("obj_reason",  "reason",  "REASON",  MF_TEXT, get_o_reason, "the exit reason of the object's exits"),
-	OBJ("obj_kind", "kind",    "KIND",    MF_TEXT, get_o_kind, "what kind of object: port, mmio, msr ... (kvmtop(1), OBJECTS)"),
-	OBJ("obj_object",      "object",  "OBJECT",  MF_TEXT, get_o_object, "the object: a port, an address, an MSR ..."),
-	OBJ("obj_value",   "value",   "VALUE",   MF_NUM,  get_o_value, "the same as a number"),
-	OBJ("obj_name", "name",    "NAME",    MF_TEXT, get_o_name, "its name where kvmtop knows one, else unknown"),
-	OBJ("obj_dir",         "dir",     "DIR",     MF_TEXT, get_o_dir, "read or write, where it has a direction"),
-	OBJ("obj_size_bytes",        "size_bytes",    "SIZE",    MF_NUM,  get_o_size, "the access's size, bytes (0: not said)"),
+	OBJ("obj_kind",    "kind",    "KIND",    MF_TEXT, get_o_kind, "what kind of object: port, mmio, msr ... (kvmtop(1), OBJECTS)"),
+	OBJ("obj_object",  "object",  "OBJECT",  MF_TEXT, get_o_object, "the object: a port, an address, an MSR ..."),
+	OBJ("obj_value",   "value",   "VALUE",   MF_ADDR, get_o_value,
+	    "the same number in hex, 0x... (a string in JSON); none in the others' row"),
+	OBJ("obj_name",    "name",    "NAME",    MF_TEXT, get_o_name, "its name where kvmtop knows one, else unknown"),
+	OBJ("obj_dir",     "dir",     "DIR",     MF_TEXT, get_o_dir, "read or write, where it has a direction"),
+	OBJ("obj_size_bytes", "size_bytes", "SIZE", MF_NUM, get_o_size, "the access's size, bytes (0: not said)"),
 	OBJ("obj_count",   "count",   "COUNT",   MF_NUM,  get_o_count, "its exits in the snapshot"),
 	OBJ("obj_pct",     "pct",     "%REASON", MF_PCT,  get_o_pct, "their share of the reason's exits, %"),
 	OBJ("obj_total",   "total",   "TOTAL",   MF_NUM,  get_o_total, "its exits since kvmtop started"),
-	OBJ("obj_site",    "site",    "SITE",    MF_TEXT, get_o_site, "the guest IP most of its exits came from, hex"),
+	OBJ("obj_site",    "site",    "SITE",    MF_ADDR, get_o_site, "the guest IP most of its exits came from, hex"),
 	OBJ("obj_site_pct", "site_pct", "SITE%", MF_PCT,  get_o_site_pct, "that site's share of its exits, %"),
 	{ MR_OBJECT, "obj_latency_samples", "latency", "samples", "PAIRS", MF_NUM, MF_OBJ_LAT, false, get_o_samples,
 	  "how many of its exits have their entry", false },

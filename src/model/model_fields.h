@@ -36,6 +36,7 @@ enum model_field_kind {
 	MF_TIME_MEAN,	/* the same, a mean (a fraction) */
 	MF_SECS,	/* a sum of time: seconds in CSV and JSON, on ns sources only */
 	MF_RATE,	/* a figure per second (a fraction) */
+	MF_ADDR,	/* an address or a 64-bit identifier in u (s: its "0x..."): a string in JSON */
 };
 
 /*
