@@ -191,6 +191,10 @@ def metrics_cases(dat, kinds):
     ok(info, "metrics: --metrics-identity, kvmtop_vm_info series")
     eq(sorted(set(l for ls in info for l in ls[2:] if kinds.get("vm_" + l) != "VM")), [],
        "metrics: kvmtop_vm_info's labels after vm and pid are VM fields' JSON keys (display_name ...)")
+    # vm and pid are vm_name and vm_pid: a label of the same field again (name: vm_name's key) is
+    # one figure under two names
+    eq(sorted(set(l for ls in info for l in ls[2:] if "vm_" + l in ("vm_name", "vm_pid"))), [],
+       "metrics: no kvmtop_vm_info label is vm_name or vm_pid again (the display name is display_name)")
 
 
 def old_cases(dat, kinds, olds):
