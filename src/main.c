@@ -228,17 +228,17 @@ int main(int argc, char **argv)
 	/* the screen without a terminal it can drive: one line, before anything is started */
 	if (!o.batch && !o.listen && tui_usable(err, sizeof(err))) {
 		fprintf(stderr, "kvmtop: %s\n", err);
-		sym_set_free(&o.syms);
+		options_free(&o);
 		return 1;
 	}
 	if (o.demo && demo_without_kvm(&o)) {
-		sym_set_free(&o.syms);
+		options_free(&o);
 		return 1;
 	}
 	source_for_host(&o);
 	if (sym_set_load(&o.syms, err, sizeof(err))) {
 		fprintf(stderr, "kvmtop: %s\n", err);
-		sym_set_free(&o.syms);
+		options_free(&o);
 		return 1;
 	}
 	ret = run(&o);
@@ -248,6 +248,6 @@ int main(int argc, char **argv)
 		fflush(stderr);
 		_exit(ret ? ret : 1);
 	}
-	sym_set_free(&o.syms);
+	options_free(&o);
 	return ret;
 }

@@ -756,6 +756,7 @@ static void options_rename(struct options *o)
 		char *comma = strchr(now, ',');
 
 		*comma = '\0';
+		o->renamed = (char *)now;
 		if (o->sort)
 			o->sort = now;
 		if (o->fields)
@@ -839,6 +840,13 @@ static void check_combinations(struct options *o)
 		if (!o->delay)
 			o->summary = true;
 	}
+}
+
+void options_free(struct options *o)
+{
+	sym_set_free(&o->syms);
+	free(o->renamed);
+	o->renamed = NULL;
 }
 
 void options_parse(int argc, char **argv, struct options *o, void (*keys)(FILE *f))

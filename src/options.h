@@ -87,6 +87,7 @@ struct options {
 	unsigned int ip_top;	/* --ip-top: IPs per scope and kind in text and JSON */
 	enum ip_kind ip_kind;	/* --ip-kind: what -o folded writes */
 	struct sym_set syms;	/* --guest-kallsyms, --guest-map, --guest-kaslr */
+	char *renamed;		/* --sort and --fields with old names renamed: they point into it */
 	const char *notice;	/* one line for the screen's message line, or NULL */
 	/* --source trace on a host whose KVM traces no exits: why each VM has none, else NULL */
 	const char *exits_unknown;
@@ -104,6 +105,8 @@ struct options {
  * --version print and exit 0.
  */
 void options_parse(int argc, char **argv, struct options *o, void (*keys_help)(FILE *f));
+/* What options_parse allocated for the run: the guest's symbols, the renamed names. */
+void options_free(struct options *o);
 /* -o's formats, given before options_parse(); without them -o takes none. */
 void options_formats(opt_format_fn fn);
 /*
