@@ -992,10 +992,20 @@ def live_case():
     print("# live: q to the end of kvmtop: %.1f s" % (time.time() - t0), flush=True)
     # a closed terminal ends a live kvmtop too, and it cleans up
     start(["--demo"])
-    wait_for(lambda ls: any(line.startswith("kvmtop-demo") for line in ls), 15)
+    # a sanitizer build in a loaded emulated host takes seconds to set up its trace instance
+    # before it starts its guest: 15 s was once too short, and the child was looked for too soon
+    t0 = time.time()
+    lines = wait_for(lambda ls: any(line.startswith("kvmtop-demo") for line in ls), 60)
     pid = kvmtop_pid()
     # this kvmtop's own guest and trace instance: other kvmtops may run on the host
-    guests = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True).stdout.split() if pid else []
+    guests = []
+    while pid and not guests and time.time() < t0 + 60:
+        guests = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True).stdout.split()
+        if not guests:
+            time.sleep(0.2)
+    print("# live: kvmtop %s, its guest %s, after %.1f s" % (pid, b" ".join(guests).decode() or "none",
+                                                             time.time() - t0), flush=True)
+    seen = "\n".join(lines)
     tmux("kill-server")
     SOCK[0] = None
     for _ in range(100):
@@ -1007,7 +1017,8 @@ def live_case():
     inst = [n for n in os.listdir("/sys/kernel/tracing/instances") if n == "kvmtop-%s" % pid] \
         if os.path.isdir("/sys/kernel/tracing/instances") else []
     left = [g for g in guests if os.path.exists("/proc/%s" % g.decode())]
-    ok(guests, "live: the demo guest ran as kvmtop's child (%s)" % b" ".join(guests).decode())
+    ok(guests, "live: the demo guest ran as kvmtop's child (%s)" % b" ".join(guests).decode(),
+       "kvmtop %s had no child; its screen was:\n%s" % (pid, seen))
     eq((inst, left), ([], []), "live: no trace instance and no demo guest left")
 
 
