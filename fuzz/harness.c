@@ -32,12 +32,16 @@
  * any exit status is not.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "ui/history.h"
+#include "ui/tui_priv.h"
 
 #include <fcntl.h>
 
@@ -296,10 +300,87 @@ out:
 	return 0;
 }
 
+/* A screen as tui_start() sets it up before it reads its settings. */
+static struct tui *settings_tui(const char *path)
+{
+	struct tui *t = calloc(1, sizeof(*t));
+	int id;
+
+	if (!t)
+		return NULL;
+	t->panes = tui_panes;
+	t->delay = 3.0;
+	t->history_len = HISTORY_LEN;
+	t->start_pane = PANE_VMS;
+	for (id = 0; id < PANE_NR; id++)
+		t->set[id].sort = -1;
+	snprintf(t->rc, sizeof(t->rc), "%s", path);
+	return t;
+}
+
+/* Read as the screen reads path: the settings, NULL where no memory. */
+static struct tui *settings_read(const char *path)
+{
+	struct tui_config c = { .config = path };
+	struct tui *t = settings_tui(path);
+
+	if (t)
+		tui_rc_read(t, &c);
+	return t;
+}
+
+/* Do a and b give every pane the same columns and sort? */
+static bool settings_same(const struct tui *a, const struct tui *b)
+{
+	int id;
+
+	for (id = 0; id < PANE_NR; id++) {
+		const struct tui_pane_set *x = &a->set[id], *y = &b->set[id];
+
+		if (x->nr_cols != y->nr_cols || x->sort != y->sort || x->invert != y->invert ||
+		    memcmp(x->cols, y->cols, (size_t)x->nr_cols * sizeof(x->cols[0])))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The screen's settings file (ui/tui_rc.c): every line through the
+ * reader (old column names renamed), the settings written back as W
+ * does, and that file read again: it must give the same settings, or
+ * W would change what the next start shows (abort: a crash to AFL).
+ */
+static int fuzz_settings(const char *path)
+{
+	char out[4096];
+	struct tui *t, *again = NULL;
+
+	if (!freopen("/dev/null", "w", stderr))
+		return 0;
+	t = settings_read(path);
+	if (!t)
+		return 0;
+	/* a place of its own: the corpus may be read-only (make distcheck) */
+	snprintf(out, sizeof(out), "%s/kvmtop-settings-%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+		 (int)getpid());
+	snprintf(t->rc, sizeof(t->rc), "%s", out);
+	tui_rc_write(t);
+	if (!access(out, R_OK))
+		again = settings_read(out);
+	unlink(out);
+	if (again && (!settings_same(t, again) || t->delay != again->delay ||
+		      t->history_len != again->history_len || t->start_pane != again->start_pane ||
+		      t->scheme != again->scheme))
+		abort();
+	free(again);
+	free(t);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: harness syms|proc|options|kstat|threads|libvirt FILE\n");
+		fprintf(stderr, "usage: harness syms|proc|options|kstat|threads|libvirt|settings FILE\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "syms"))
@@ -314,6 +395,8 @@ int main(int argc, char **argv)
 		return fuzz_threads(argv[2]);
 	if (!strcmp(argv[1], "libvirt"))
 		return fuzz_libvirt(argv[2]);
+	if (!strcmp(argv[1], "settings"))
+		return fuzz_settings(argv[2]);
 	fprintf(stderr, "harness: unknown mode %s\n", argv[1]);
 	return 2;
 }

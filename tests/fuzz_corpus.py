@@ -53,7 +53,7 @@ def judge(target, path):
 
 def main():
     root = os.path.join(SRC, "fuzz", "corpus")
-    for target in ("replay", "intervals", "syms", "proc", "options", "kstat", "threads", "libvirt"):
+    for target in ("replay", "intervals", "syms", "proc", "options", "kstat", "threads", "libvirt", "settings"):
         d = os.path.join(root, target)
         files = sorted(os.listdir(d)) if os.path.isdir(d) else []
         files = [f for f in files if not f.startswith(".")]

@@ -89,9 +89,12 @@ static int rc_read_delay(struct tui *t, int id, const char *val, char *err, size
 	return 0;
 }
 
+/* The delay as the reader reads it back, to the last bit: 15 digits where they do, else 17. */
 static void rc_write_delay(const struct tui *t, int id, char *buf, size_t len)
 {
-	snprintf(buf, len, "%g", t->delay);
+	snprintf(buf, len, "%.15g", t->delay);
+	if (strtod(buf, NULL) != t->delay)
+		snprintf(buf, len, "%.17g", t->delay);
 }
 
 static int rc_read_colors(struct tui *t, int id, const char *val, char *err, size_t len)
