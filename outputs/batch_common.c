@@ -490,7 +490,11 @@ void batch_json_value(const struct batch *b, const struct model_field *f, const 
 		jsonw_int(jw, v.i);
 		break;
 	case BV_UINT:
-		jsonw_uint(jw, v.u);
+		/* one that can pass 2^53: a decimal string (model_fields.h) */
+		if (model_field_big(f))
+			jsonw_u64(jw, v.u);
+		else
+			jsonw_uint(jw, v.u);
 		break;
 	case BV_FRAC:
 		jsonw_double(jw, dec, v.d);

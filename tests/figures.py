@@ -51,7 +51,8 @@ def from_json_reasons(reasons):
         l = r["latency"]
         f = {k: exact(r[k]) for k in ("count", "total")}
         # null: no figure (a row without samples), absent here as text's "-"
-        f.update({k: exact(l[k]) for k in ("samples", "min", "max", "sum") + PCTL if l[k] is not None})
+        # sum: a decimal string in JSON (it can pass 2^53)
+        f.update({k: exact(int(l[k])) for k in ("samples", "min", "max", "sum") + PCTL if l[k] is not None})
         if l["mean"] is not None:
             f["mean"] = (l["mean"], 0.05)
         f["code"] = exact(r["code"])
