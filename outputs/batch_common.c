@@ -14,6 +14,7 @@
 #include "batch_priv.h"
 #include "util/clock.h"
 #include "util/escape.h"
+#include "util/fmt.h"
 
 uint64_t batch_start(const struct batch *b)
 {
@@ -126,15 +127,39 @@ static int sort_cmp_at(const void *a, const void *b, void *arg)
 }
 
 /*
- * How a row of a kind is read for its sort key: row_of(r) fills row,
- * with its figures over the snapshot in sc where the kind has them
- * (model_scope_free()d after): 0, or -1 (no memory).
+ * Row r of kind (a VM, a vCPU thread, a reason's or an object's row) as
+ * a getter reads it, with its figures over the snapshot in sc where the
+ * kind has them (as CSV's rows have them; model_scope_free()d after):
+ * 0, or -1 (no memory).
  */
-typedef int (*sort_row_fn)(const struct batch *b, const void *r, struct model_row *row,
-			   struct model_scope *sc);
+static int batch_row_of(const struct batch *b, enum model_row_kind kind, const void *r,
+			struct model_row *row, struct model_scope *sc)
+{
+	const struct vcpu *v = r;
+
+	*row = (struct model_row){ .m = b->m };
+	switch (kind) {
+	case MR_VM:
+		row->vm = r;
+		row->vm_sc = sc;
+		return model_scope_vm(sc, b->m, r, b->cumulative);
+	case MR_VCPU:
+		row->vm = v->vm;
+		row->v = v;
+		row->vcpu_sc = sc;
+		return model_scope_vcpu(sc, b->m, v, b->cumulative);
+	case MR_REASON:
+		row->r = r;
+		return 0;
+	default:
+		row->o = r;
+		return 0;
+	}
+}
 
 /* The sort key of rows[i] into key: 0, or -1 (no memory). */
-static int sort_key_of(const struct batch *b, const void *r, sort_row_fn row_of, struct sort_key *key)
+static int sort_key_of(const struct batch *b, enum model_row_kind kind, const void *r,
+		       struct sort_key *key)
 {
 	struct model_snap snap;
 	struct model_scope sc;
@@ -143,7 +168,7 @@ static int sort_key_of(const struct batch *b, const void *r, sort_row_fn row_of,
 
 	memset(&sc, 0, sizeof(sc));
 	batch_snap(b, b->end, &snap);
-	ret = row_of(b, r, &row, &sc);
+	ret = batch_row_of(b, kind, r, &row, &sc);
 	row.snap = &snap;
 	if (!ret)
 		model_field_value(b->sort, &row, &key->v, &key->has);
@@ -153,10 +178,9 @@ static int sort_key_of(const struct batch *b, const void *r, sort_row_fn row_of,
 
 /*
  * rows (n pointers) in b->sort's order, when it is a field of rows of
- * kind: each row's model_row from row_of(rows[i]).  0, or -1 (no memory).
+ * kind (batch_row_of()).  0, or -1 (no memory).
  */
-static int sort_rows(const struct batch *b, enum model_row_kind kind, const void **rows, unsigned int n,
-		     sort_row_fn row_of)
+static int sort_rows(const struct batch *b, enum model_row_kind kind, const void **rows, unsigned int n)
 {
 	struct sort_ctx c = { .f = b->sort, .ascending = b->sort_ascending };
 	struct sort_key *keys;
@@ -171,7 +195,7 @@ static int sort_rows(const struct batch *b, enum model_row_kind kind, const void
 	if (!keys || !order || !tmp)
 		goto out;
 	for (i = 0; i < n; i++) {
-		if (sort_key_of(b, rows[i], row_of, &keys[i]))
+		if (sort_key_of(b, kind, rows[i], &keys[i]))
 			goto out;
 		keys[i].at = order[i] = i;
 	}
@@ -191,18 +215,6 @@ out:
 	return -1;
 }
 
-static int reason_row_of(const struct batch *b, const void *r, struct model_row *row, struct model_scope *sc)
-{
-	*row = (struct model_row){ .m = b->m, .r = r };
-	return 0;
-}
-
-static int obj_row_of(const struct batch *b, const void *r, struct model_row *row, struct model_scope *sc)
-{
-	*row = (struct model_row){ .m = b->m, .o = r };
-	return 0;
-}
-
 const struct model_obj_row **batch_objs(const struct batch *b, const struct model_scope *sc, int id,
 					unsigned int *n)
 {
@@ -215,7 +227,7 @@ const struct model_obj_row **batch_objs(const struct batch *b, const struct mode
 		return NULL;
 	for (i = 0; i < *n; i++)
 		objs[i] = &first[i];
-	if (sort_rows(b, MR_OBJECT, (const void **)objs, *n, obj_row_of)) {
+	if (sort_rows(b, MR_OBJECT, (const void **)objs, *n)) {
 		free(objs);
 		return NULL;
 	}
@@ -227,26 +239,11 @@ const struct model_reason_row **batch_rows(const struct batch *b, const struct m
 	const struct model_reason_row **rows = calloc(sc->nr ? sc->nr : 1, sizeof(*rows));
 
 	*n = rows ? model_scope_sorted(sc, rows) : 0;
-	if (rows && sort_rows(b, MR_REASON, (const void **)rows, *n, reason_row_of)) {
+	if (rows && sort_rows(b, MR_REASON, (const void **)rows, *n)) {
 		free(rows);
 		return NULL;
 	}
 	return rows;
-}
-
-/* A VM's row with its figures over the snapshot (as CSV's rows have them), for a VM field. */
-static int vm_row_of(const struct batch *b, const void *r, struct model_row *row, struct model_scope *sc)
-{
-	*row = (struct model_row){ .m = b->m, .vm = r, .vm_sc = sc };
-	return model_scope_vm(sc, b->m, r, b->cumulative);
-}
-
-static int vcpu_row_of(const struct batch *b, const void *r, struct model_row *row, struct model_scope *sc)
-{
-	const struct vcpu *v = r;
-
-	*row = (struct model_row){ .m = b->m, .vm = v->vm, .v = v, .vcpu_sc = sc };
-	return model_scope_vcpu(sc, b->m, v, b->cumulative);
 }
 
 const struct vm **batch_vms(const struct batch *b, unsigned int *n)
@@ -260,7 +257,7 @@ const struct vm **batch_vms(const struct batch *b, unsigned int *n)
 	MODEL_FOREACH_VM(vm, b->m)
 		if (!b->zero || model_vm_active(b->m, vm) || vm->exits_unknown)
 			vms[(*n)++] = vm;
-	if (sort_rows(b, MR_VM, (const void **)vms, *n, vm_row_of)) {
+	if (sort_rows(b, MR_VM, (const void **)vms, *n)) {
 		free(vms);
 		return NULL;
 	}
@@ -277,11 +274,122 @@ const struct vcpu **batch_vcpus(const struct batch *b, const struct vm *vm, unsi
 	MODEL_FOREACH_VCPU(v, vm)
 		if (!b->zero || model_vcpu_active(b->m, v))
 			vs[(*n)++] = v;
-	if (sort_rows(b, MR_VCPU, (const void **)vs, *n, vcpu_row_of)) {
+	if (sort_rows(b, MR_VCPU, (const void **)vs, *n)) {
 		free(vs);
 		return NULL;
 	}
 	return vs;
+}
+
+enum model_row_kind batch_level(const struct batch *b)
+{
+	enum model_row_kind k = b->nr_fields ? MR_SNAPSHOT : MR_REASON;
+	unsigned int j;
+
+	for (j = 0; j < b->nr_fields; j++)
+		if (b->fields[j]->row > k)
+			k = b->fields[j]->row;
+	return k;
+}
+
+/* Reason w's rows: one, or at an object's level one per object it has: 0 or -1 (no memory). */
+static int walk_reason(const struct batch *b, struct model_row *row, const struct model_reason_row *w,
+		       batch_emit_fn emit)
+{
+	const struct model_obj_row **objs;
+	unsigned int i, n;
+
+	row->r = w;
+	if (batch_level(b) < MR_OBJECT) {
+		emit(b, row);
+		return 0;
+	}
+	objs = batch_objs(b, row->vcpu_sc, w->id, &n);
+	if (!objs)
+		return -1;
+	for (i = 0; i < n; i++) {
+		row->o = objs[i];
+		emit(b, row);
+	}
+	free(objs);
+	return 0;
+}
+
+/* The rows of vCPU v (row: its VM's): 0 or -1 (no memory). */
+static int walk_vcpu(const struct batch *b, struct model_row *row, const struct vcpu *v, batch_emit_fn emit)
+{
+	const struct model_reason_row **rows = NULL;
+	struct model_scope cs;
+	unsigned int i, n;
+	int ret = -1;
+
+	if (model_scope_vcpu(&cs, b->m, v, b->cumulative))
+		goto out;
+	row->v = v;
+	row->vcpu_sc = &cs;
+	if (batch_level(b) == MR_VCPU) {
+		emit(b, row);
+		ret = 0;
+		goto out;
+	}
+	rows = batch_rows(b, &cs, &n);
+	if (!rows)
+		goto out;
+	for (i = 0, ret = 0; i < n && !ret; i++)
+		ret = walk_reason(b, row, rows[i], emit);
+out:
+	free(rows);
+	model_scope_free(&cs);
+	return ret;
+}
+
+/* VM vm's rows, one, or vCPU by vCPU: 0 or -1 (no memory). */
+static int walk_vm(const struct batch *b, const struct model_snap *snap, const struct vm *vm,
+		   batch_emit_fn emit)
+{
+	const struct vcpu **vs = NULL;
+	struct model_scope sc;
+	unsigned int i, n;
+	int ret = -1;
+
+	if (model_scope_vm(&sc, b->m, vm, b->cumulative))
+		goto out;
+	if (batch_level(b) == MR_VM) {
+		emit(b, &(struct model_row){ .m = b->m, .snap = snap, .vm = vm, .vm_sc = &sc });
+		ret = 0;
+		goto out;
+	}
+	vs = batch_vcpus(b, vm, &n);
+	if (!vs)
+		goto out;
+	for (i = 0, ret = 0; i < n && !ret; i++) {
+		struct model_row row = { .m = b->m, .snap = snap, .vm = vm, .vm_sc = &sc };
+
+		ret = walk_vcpu(b, &row, vs[i], emit);
+	}
+out:
+	free(vs);
+	model_scope_free(&sc);
+	return ret;
+}
+
+int batch_walk(const struct batch *b, const struct model_snap *snap, batch_emit_fn emit)
+{
+	const struct vm **vms;
+	unsigned int i, n;
+	int ret = 0;
+
+	if (batch_level(b) == MR_SNAPSHOT) {
+		emit(b, &(struct model_row){ .m = b->m, .snap = snap });
+		return 0;
+	}
+	vms = batch_vms(b, &n);
+	if (!vms)
+		return -1;
+	for (i = 0; i < n && !ret; i++)
+		ret = walk_vm(b, snap, vms[i], emit);
+	free(vms);
+	return ret;
 }
 
 void batch_scope_init(struct batch *b, const char *sort, const char *fields)
@@ -382,7 +490,11 @@ void batch_json_value(const struct batch *b, const struct model_field *f, const 
 		jsonw_int(jw, v.i);
 		break;
 	case BV_UINT:
-		jsonw_uint(jw, v.u);
+		/* one that can pass 2^53: a decimal string (model_fields.h) */
+		if (model_field_big(f))
+			jsonw_u64(jw, v.u);
+		else
+			jsonw_uint(jw, v.u);
 		break;
 	case BV_FRAC:
 		jsonw_double(jw, dec, v.d);
@@ -427,6 +539,43 @@ const char *batch_text_field(const char *name, const struct model_row *row, char
 		snprintf(buf, len, "%" PRIu64, v.u);
 		return buf;
 	}
+}
+
+const char *batch_text_value(const struct batch *b, const struct model_field *f, const struct model_row *row,
+			     char *buf, size_t len)
+{
+	struct model_field_val v;
+	int dec;
+
+	switch (batch_field_known(b, f) ? batch_value(f, row, &v, &dec) : BV_NONE) {
+	case BV_NONE:
+		snprintf(buf, len, "-");
+		break;
+	case BV_TEXT:
+		escape_text(v.s, buf, len);
+		break;
+	case BV_INT:
+		snprintf(buf, len, "%" PRId64, v.i);
+		break;
+	case BV_BOOL:
+		snprintf(buf, len, "%s", v.b ? "yes" : "no");
+		break;
+	case BV_ADDR:
+		snprintf(buf, len, "0x%" PRIx64, v.u);
+		break;
+	default:
+		/* a time with its unit; a share or rate with 2 decimals; a count */
+		if (f->kind == MF_TIME || f->kind == MF_SECS)
+			fmt_duration((double)v.u, b->ns, 2, buf, len);
+		else if (f->kind == MF_TIME_MEAN)
+			fmt_duration(v.d, b->ns, 2, buf, len);
+		else if (f->kind == MF_PCT || f->kind == MF_RATE)
+			snprintf(buf, len, "%.2f", v.d);
+		else
+			snprintf(buf, len, "%" PRIu64, v.u);
+		break;
+	}
+	return buf;
 }
 
 bool batch_steal_known(const struct batch *b)

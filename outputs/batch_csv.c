@@ -36,18 +36,6 @@ static const struct model_field *csv_col(const struct batch *b, unsigned int j)
 	return b->nr_fields ? b->fields[j] : &model_fields[j];
 }
 
-/* The kind of row the columns ask for: the finest of theirs (without --fields, a reason's). */
-static enum model_row_kind csv_level(const struct batch *b)
-{
-	enum model_row_kind k = b->nr_fields ? MR_SNAPSHOT : MR_REASON;
-	unsigned int j;
-
-	for (j = 0; j < b->nr_fields; j++)
-		if (b->fields[j]->row > k)
-			k = b->fields[j]->row;
-	return k;
-}
-
 /* The header line: the columns' names (and, without --fields, KVM's statistics). */
 static void csv_header(struct batch *b)
 {
@@ -85,107 +73,15 @@ static void csv_row(const struct batch *b, const struct model_row *row)
 	fputc('\n', b->out);
 }
 
-/* Reason w's rows: one, or at an object's level one per object it has: 0 or -1 (no memory). */
-static int csv_reason(const struct batch *b, struct model_row *row, const struct model_reason_row *w)
-{
-	const struct model_obj_row **objs;
-	unsigned int i, n;
-
-	row->r = w;
-	if (csv_level(b) < MR_OBJECT) {
-		csv_row(b, row);
-		return 0;
-	}
-	objs = batch_objs(b, row->vcpu_sc, w->id, &n);
-	if (!objs)
-		return -1;
-	for (i = 0; i < n; i++) {
-		row->o = objs[i];
-		csv_row(b, row);
-	}
-	free(objs);
-	return 0;
-}
-
-/* The rows of vCPU v (row: its VM's): 0 or -1 (no memory). */
-static int csv_vcpu(const struct batch *b, struct model_row *row, const struct vcpu *v)
-{
-	const struct model_reason_row **rows = NULL;
-	struct model_scope cs;
-	unsigned int i, n;
-	int ret = -1;
-
-	if (model_scope_vcpu(&cs, b->m, v, b->cumulative))
-		goto out;
-	row->v = v;
-	row->vcpu_sc = &cs;
-	if (csv_level(b) == MR_VCPU) {
-		csv_row(b, row);
-		ret = 0;
-		goto out;
-	}
-	rows = batch_rows(b, &cs, &n);
-	if (!rows)
-		goto out;
-	for (i = 0, ret = 0; i < n && !ret; i++)
-		ret = csv_reason(b, row, rows[i]);
-out:
-	free(rows);
-	model_scope_free(&cs);
-	return ret;
-}
-
-/* VM vm's rows, one, or vCPU by vCPU: 0 or -1 (no memory). */
-static int csv_vm(const struct batch *b, const struct model_snap *snap, const struct vm *vm)
-{
-	const struct vcpu **vs = NULL;
-	struct model_scope sc;
-	unsigned int i, n;
-	int ret = -1;
-
-	if (model_scope_vm(&sc, b->m, vm, b->cumulative))
-		goto out;
-	if (csv_level(b) == MR_VM) {
-		csv_row(b, &(struct model_row){ .m = b->m, .snap = snap, .vm = vm, .vm_sc = &sc });
-		ret = 0;
-		goto out;
-	}
-	vs = batch_vcpus(b, vm, &n);
-	if (!vs)
-		goto out;
-	for (i = 0, ret = 0; i < n && !ret; i++) {
-		struct model_row row = { .m = b->m, .snap = snap, .vm = vm, .vm_sc = &sc };
-
-		ret = csv_vcpu(b, &row, vs[i]);
-	}
-out:
-	free(vs);
-	model_scope_free(&sc);
-	return ret;
-}
-
 static int csv_print(struct batch *b, uint64_t end)
 {
-	const struct vm **vms;
 	struct model_snap snap;
-	unsigned int i, n;
-	int ret = 0;
 
 	/* at the start of each file: --output's after a SIGHUP too */
 	if (!b->in_file)
 		csv_header(b);
 	batch_snap(b, end, &snap);
-	if (csv_level(b) == MR_SNAPSHOT) {
-		csv_row(b, &(struct model_row){ .m = b->m, .snap = &snap });
-		return 0;
-	}
-	vms = batch_vms(b, &n);
-	if (!vms)
-		return -1;
-	for (i = 0; i < n && !ret; i++)
-		ret = csv_vm(b, &snap, vms[i]);
-	free(vms);
-	return ret;
+	return batch_walk(b, &snap, csv_row);
 }
 
 const struct batch_format batch_format_csv = {

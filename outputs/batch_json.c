@@ -403,8 +403,9 @@ static void json_header(const struct batch *b, uint64_t end)
 	jsonw_string_field(jw, "time_unit", b->time_unit);
 	jsonw_uint_field(jw, "snapshot", b->snapshots + 1);
 	jsonw_bool_field(jw, "summary", b->summary);
-	jsonw_uint_field(jw, "start", batch_start(b));
-	jsonw_uint_field(jw, "end", end);
+	/* in the source's clock: past 2^53 ns after 104 days up, a decimal string (model_field_big) */
+	jsonw_u64_field(jw, "start", batch_start(b));
+	jsonw_u64_field(jw, "end", end);
 	if (b->ns)
 		jsonw_double_field(jw, "seconds", 9, batch_seconds(b, end));
 	else

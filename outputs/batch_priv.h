@@ -61,6 +61,20 @@ void batch_scope_init(struct batch *b, const char *sort, const char *fields);
 const struct vm **batch_vms(const struct batch *b, unsigned int *n);
 const struct vcpu **batch_vcpus(const struct batch *b, const struct vm *vm, unsigned int *n);
 /*
+ * The kind of row --fields asks for: the finest of its fields' (without
+ * --fields, a reason's).
+ */
+enum model_row_kind batch_level(const struct batch *b);
+/*
+ * The snapshot's rows at batch_level(), each handed to emit: one of the
+ * snapshot; one per VM; one per vCPU thread; one per (vCPU thread,
+ * reason); one per object of a reason (VMs, vCPUs, reasons and objects in
+ * their order, batch_vms() ...).  The row has its VM's and vCPU's
+ * figures over the snapshot.  0 or -1 (no memory).
+ */
+typedef void (*batch_emit_fn)(const struct batch *b, const struct model_row *row);
+int batch_walk(const struct batch *b, const struct model_snap *snap, batch_emit_fn emit);
+/*
  * Field f of row as CSV and JSON write it: its value in *v, and what it
  * is; a fraction (v->d, seconds too) is written with *decimals.  BV_NONE where
  * the row has no figure: the getter says so (a VM's context the host does
@@ -86,6 +100,14 @@ void batch_json_value(const struct batch *b, const struct model_field *f, const 
  * into buf: a whole number, or a string escaped (escape.h).  buf.
  */
 const char *batch_text_field(const char *name, const struct model_row *row, char *buf, size_t len);
+/*
+ * Field f of row as the text tables write it, into buf: "-" where it has
+ * no figure (batch_value(), or not measured: batch_field_known()), times
+ * with their unit (ns sources), shares and rates with 2 decimals, a
+ * string escaped.  buf.
+ */
+const char *batch_text_value(const struct batch *b, const struct model_field *f, const struct model_row *row,
+			     char *buf, size_t len);
 /*
  * The host kernel's threads that raised KVM events (kworker, kdamond ...):
  * host work, in the host's figures, never a VM.  print writes them when

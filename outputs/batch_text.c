@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Batch output as text: a header per snapshot, then per VM and per vCPU
- * thread a table of exit reasons, like perf kvm stat report.  The table's
- * columns are reason fields (model_fields.h) picked by name, with widths;
- * a VM's and a vCPU's heading names its fields the same way.
+ * thread a table of exit reasons, like perf kvm stat report.  Every
+ * table's columns are fields of the table (model_fields.h) picked by
+ * name, with widths, titled by their titles, "-" where a row has no
+ * figure: the reasons', and the one-row tables that head a VM and a vCPU
+ * thread.  With --fields, as CSV: exactly the columns asked, a row at the
+ * finest level asked (batch_walk()), under one titles line a snapshot.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,97 +17,115 @@
 #include "util/escape.h"
 #include "util/fmt.h"
 
-/* The text table's columns: reason fields by name, and their widths. */
+/* The text tables' columns: fields by name, and their widths (others: their title's, or 9). */
 static const struct {
 	const char *name;
 	int width;
-} text_cols[] = {
+} text_widths[] = {
+	{ "vm_pid", 8 }, { "vm_name", 30 }, { "vm_state", 8 }, { "vcpu_tid", 8 }, { "vcpu", 5 },
+	{ "vcpu_comm", 20 }, { "vcpu_last_cpu", 5 },
 	{ "reason", 30 }, { "isa", 6 }, { "count", 9 }, { "pct", 6 }, { "total", 10 },
 	{ "latency_min", 9 }, { "latency_mean", 9 }, { "latency_p50", 9 }, { "latency_p90", 9 },
 	{ "latency_p99", 9 }, { "latency_p999", 9 }, { "latency_max", 9 }, { "handling_p50", 9 },
 	{ "handling_p99", 9 }, { "preempted_seconds", 10 }, { "blocked_seconds", 10 },
 };
 
-#define NR_TEXT_COLS	(sizeof(text_cols) / sizeof(text_cols[0]))
+#define NR_TEXT_WIDTHS	(sizeof(text_widths) / sizeof(text_widths[0]))
 
-static void text_cell(const struct batch *b, const struct model_field *f, int width,
-		      const struct model_reason_row *w)
-{
-	struct model_field_val v;
-	char buf[96], name[96];
-	bool has;
+/* The reasons' table's columns, without --fields (those of sched events where it has them). */
+static const char *const text_reason_cols[] = {
+	"reason", "isa", "count", "pct", "total", "latency_min", "latency_mean", "latency_p50",
+	"latency_p90", "latency_p99", "latency_p999", "latency_max", "handling_p50", "handling_p99",
+	"preempted_seconds", "blocked_seconds",
+};
+/* The one-row tables that head a VM and a vCPU thread. */
+static const char *const text_vm_cols[] = {
+	"vm_pid", "vm_name", "vm_state", "vm_grouped_by", "vm_vcpu_count", "vm_exits", "vm_exits_per_s",
+};
+static const char *const text_vcpu_cols[] = {
+	"vcpu_tid", "vcpu", "vcpu_comm", "vcpu_last_cpu", "vcpu_exits", "vcpu_unmatched_exits",
+	"vcpu_unmatched_entries",
+};
 
-	model_reason_value(f, w, &v, &has);
-	switch (f->kind) {
-	case MF_TEXT:
-		/* the flags are their own column in CSV and JSON; here, after the name */
-		if (!strcmp(f->name, "reason"))
-			v.s = reason_label(w->r, name, sizeof(name));
-		fprintf(b->out, "%-*s", width, escape_text(v.s, buf, sizeof(buf)));
-		return;
-	case MF_BOOL:
-		fprintf(b->out, "%*s", width, v.b ? "yes" : "no");
-		return;
-	case MF_NUM:
-		fprintf(b->out, "%*" PRIu64, width, v.u);
-		return;
-	case MF_INT:
-		fprintf(b->out, "%*" PRId64, width, v.i);
-		return;
-	case MF_PCT:
-	case MF_RATE:
-		fprintf(b->out, "%*.2f", width, v.d);
-		return;
-	case MF_TIME:
-	case MF_TIME_MEAN:
-		if (!has)
-			snprintf(buf, sizeof(buf), "-");
-		else
-			fmt_duration(f->kind == MF_TIME ? (double)v.u : v.d, b->ns, 2, buf, sizeof(buf));
-		fprintf(b->out, "%*s", width, buf);
-		return;
-	case MF_SECS:
-		fmt_duration((double)v.u, b->ns, 2, buf, sizeof(buf));
-		fprintf(b->out, "%*s", width, buf);
-		return;
-	case MF_ADDR:
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, v.u);
-		fprintf(b->out, "%*s", width, buf);
-		return;
-	}
-}
+#define TEXT_COLS_MAX	(BATCH_FIELDS_MAX > 16 ? BATCH_FIELDS_MAX : 16)
+#define TEXT_NR(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* Is field f in the table: one of the split's needs sched events (seconds or not). */
-static bool text_shown(const struct batch *b, const struct model_field *f)
-{
-	return !f->sched || (model_time_known(b->m) & TIME_SPLIT);
-}
-
-/* A column's width: the default table's for its field, else its title's or 9. */
+/* A column's width: text_widths' for its field, else its title's or 9. */
 static int text_width(const struct model_field *f)
 {
 	size_t j, t = strlen(f->title);
 
-	for (j = 0; j < NR_TEXT_COLS; j++)
-		if (!strcmp(text_cols[j].name, f->name))
-			return text_cols[j].width;
+	for (j = 0; j < NR_TEXT_WIDTHS; j++)
+		if (!strcmp(text_widths[j].name, f->name))
+			return text_widths[j].width;
 	return t > 9 ? (int)t : 9;
 }
 
-/* The table's columns: --fields' reason fields in their order, else the default ones: how many. */
-static unsigned int text_columns(const struct batch *b, const struct model_field **f, int *width)
+/* One cell: f's value in row (a reason's name with its flags), a string left, a number right. */
+static void text_cell(const struct batch *b, const struct model_field *f, const struct model_row *row)
+{
+	char buf[96], name[96];
+	const char *s = buf;
+
+	/* the flags are their own column in CSV, JSON and --fields; here, after the name */
+	if (row->r && !b->nr_fields && !strcmp(f->name, "reason"))
+		s = escape_text(reason_label(row->r->r, name, sizeof(name)), buf, sizeof(buf));
+	else
+		batch_text_value(b, f, row, buf, sizeof(buf));
+	fprintf(b->out, f->kind == MF_TEXT ? "%-*s " : "%*s ", text_width(f), s);
+}
+
+/* A table's titles line: its n columns' titles, each as wide as its column. */
+static void text_titles(const struct batch *b, const struct model_field *const *f, unsigned int n, const char *indent)
+{
+	unsigned int j;
+
+	fputs(indent, b->out);
+	for (j = 0; j < n; j++)
+		fprintf(b->out, f[j]->kind == MF_TEXT ? "%-*s " : "%*s ", text_width(f[j]), f[j]->title);
+	fputc('\n', b->out);
+}
+
+/* A table's line: row's value of each of its n columns. */
+static void text_line(const struct batch *b, const struct model_field *const *f, unsigned int n,
+		      const struct model_row *row, const char *indent)
+{
+	unsigned int j;
+
+	fputs(indent, b->out);
+	for (j = 0; j < n; j++)
+		text_cell(b, f[j], row);
+	fputc('\n', b->out);
+}
+
+/*
+ * The fields called names (nr of them) into f, but for one of sched
+ * events where the input has none: how many.
+ */
+static unsigned int text_pick(const struct batch *b, const char *const *names, unsigned int nr,
+			      const struct model_field **f)
 {
 	unsigned int j, n = 0;
 
-	for (j = 0; j < b->nr_fields; j++)
-		if (b->fields[j]->row == MR_REASON && n < BATCH_FIELDS_MAX)
-			f[n++] = b->fields[j];
-	if (!n)
-		for (j = 0; j < NR_TEXT_COLS; j++)
-			f[n++] = model_field(text_cols[j].name);
-	for (j = 0; j < n; j++)
-		width[j] = text_width(f[j]);
+	for (j = 0; j < nr && n < TEXT_COLS_MAX; j++) {
+		const struct model_field *x = model_field(names[j]);
+
+		if (x && (!x->sched || (model_time_known(b->m) & TIME_SPLIT)))
+			f[n++] = x;
+	}
 	return n;
+}
+
+/* A one-row table of row: its titles, then its values (a VM's or a vCPU's heading). */
+static void text_heading(const struct batch *b, const char *const *names, unsigned int nr,
+			 const struct model_row *row, const char *indent)
+{
+	const struct model_field *f[TEXT_COLS_MAX];
+	unsigned int n = text_pick(b, names, nr, f);
+
+	fputc('\n', b->out);
+	text_titles(b, f, n, indent);
+	text_line(b, f, n, row, indent);
 }
 
 #define TEXT_OBJS	8	/* objects shown under a reason; the rest are counted */
@@ -163,29 +184,19 @@ static void text_objects(const struct batch *b, const struct vm *vm, const struc
 
 static void text_table(const struct batch *b, const struct vm *vm, const struct model_scope *sc, const char *indent)
 {
-	const struct model_field *f[BATCH_FIELDS_MAX > NR_TEXT_COLS ? BATCH_FIELDS_MAX : NR_TEXT_COLS];
-	int width[BATCH_FIELDS_MAX > NR_TEXT_COLS ? BATCH_FIELDS_MAX : NR_TEXT_COLS];
+	const struct model_field *f[TEXT_COLS_MAX];
 	const struct model_reason_row **rows;
-	unsigned int i, j, n, nc;
+	unsigned int i, n, nc;
 
 	rows = batch_rows(b, sc, &n);
 	if (!rows)
 		return;
-	nc = text_columns(b, f, width);
-	fputs(indent, b->out);
-	for (j = 0; j < nc; j++)
-		if (text_shown(b, f[j]))
-			fprintf(b->out, f[j]->kind == MF_TEXT ? "%-*s " : "%*s ", width[j], f[j]->title);
-	fputc('\n', b->out);
+	nc = text_pick(b, text_reason_cols, TEXT_NR(text_reason_cols), f);
+	text_titles(b, f, nc, indent);
 	for (i = 0; i < n; i++) {
-		fputs(indent, b->out);
-		for (j = 0; j < nc; j++) {
-			if (!text_shown(b, f[j]))
-				continue;
-			text_cell(b, f[j], width[j], rows[i]);
-			fputc(' ', b->out);
-		}
-		fputc('\n', b->out);
+		const struct model_row row = { .m = b->m, .r = rows[i] };
+
+		text_line(b, f, nc, &row, indent);
 		text_objects(b, vm, sc, rows[i], indent);
 	}
 	free(rows);
@@ -368,19 +379,15 @@ static void text_stolen(const struct batch *b, const struct vcpu *v)
 /* One vCPU thread of vm: 0 or -1 (no memory). */
 static int text_vcpu(const struct batch *b, const struct vm *vm, const struct vcpu *v, uint64_t end)
 {
-	const struct model_row row = { .m = b->m, .vm = vm, .v = v };
-	char id[24], tid[24], comm[256], cpu[24];
+	struct model_snap snap;
 	struct model_scope cs;
 	int ret = -1;
 
 	if (model_scope_vcpu(&cs, b->m, v, false))
 		goto out;
-	fprintf(b->out, "\n  vCPU %s (tid %s \"%s\", last on CPU %s): %" PRIu64
-		" exits, unmatched exits %" PRIu64 ", unmatched entries %" PRIu64 "\n",
-		batch_text_field("vcpu", &row, id, sizeof(id)), batch_text_field("vcpu_tid", &row, tid, sizeof(tid)),
-		batch_text_field("vcpu_comm", &row, comm, sizeof(comm)),
-		batch_text_field("vcpu_last_cpu", &row, cpu, sizeof(cpu)),
-		cs.exits, cs.unmatched_exits, cs.unmatched_entries);
+	batch_snap(b, end, &snap);
+	text_heading(b, text_vcpu_cols, TEXT_NR(text_vcpu_cols),
+		     &(struct model_row){ .m = b->m, .vm = vm, .v = v, .snap = &snap, .vcpu_sc = &cs }, "  ");
 	text_states(b, &cs, end, "    ");
 	text_stolen(b, v);
 	if (cs.exits_total)
@@ -452,22 +459,19 @@ static void text_identity(const struct batch *b, const struct model_row *row)
 /* One VM and its vCPU threads: 0 or -1 (no memory). */
 static int text_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 {
-	const struct model_row row = { .m = b->m, .vm = vm };
-	char name[256], pid[24], nr_vcpus[24], rate[48], why[256];
 	const struct vcpu **vcpus = NULL;
+	struct model_snap snap;
 	struct model_scope vs;
+	struct model_row row;
 	unsigned int i, n;
+	char why[256];
 	int ret = -1;
 
 	if (model_scope_vm(&vs, b->m, vm, false))
 		goto out;
-	text_rate(b, vs.exits, end, rate, sizeof(rate));
-	fprintf(b->out, "\nVM %s (pid %s%s%s): %" PRIu64 " exits%s, %s vCPU threads\n",
-		batch_text_field("vm_name", &row, name, sizeof(name)),
-		batch_text_field("vm_pid", &row, pid, sizeof(pid)),
-		vm->guessed ? ", guessed: no --threads" : "",
-		vm->exited ? ", exited" : "", vs.exits, rate,
-		batch_text_field("vm_vcpu_count", &row, nr_vcpus, sizeof(nr_vcpus)));
+	batch_snap(b, end, &snap);
+	row = (struct model_row){ .m = b->m, .vm = vm, .snap = &snap, .vm_sc = &vs };
+	text_heading(b, text_vm_cols, TEXT_NR(text_vm_cols), &row, "");
 	text_identity(b, &row);
 	if (vm->exits_unknown)
 		fprintf(b->out, "  exits unknown: %s\n",
@@ -493,6 +497,23 @@ out:
 	return ret;
 }
 
+/* --fields' table: one titles line a snapshot, then each row at the finest level asked. */
+static void text_fields_row(const struct batch *b, const struct model_row *row)
+{
+	text_line(b, b->fields, b->nr_fields, row, "");
+}
+
+static int text_fields(struct batch *b, uint64_t end)
+{
+	struct model_snap snap;
+
+	if (b->in_file)
+		fputc('\n', b->out);
+	text_titles(b, b->fields, b->nr_fields, "");
+	batch_snap(b, end, &snap);
+	return batch_walk(b, &snap, text_fields_row);
+}
+
 static int text_print(struct batch *b, uint64_t end)
 {
 	const struct vm **vms = NULL;
@@ -500,6 +521,8 @@ static int text_print(struct batch *b, uint64_t end)
 	unsigned int i, n;
 	int ret = -1;
 
+	if (b->nr_fields)
+		return text_fields(b, end);
 	if (model_scope_host(&host, b->m, false))
 		goto out;
 	text_header(b, &host, end);

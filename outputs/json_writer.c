@@ -129,6 +129,12 @@ void jsonw_hex(struct json_writer *jw, uint64_t v)
 	fprintf(jw->out, "\"0x%" PRIx64 "\"", v);
 }
 
+void jsonw_u64(struct json_writer *jw, uint64_t v)
+{
+	jsonw_sep(jw);
+	fprintf(jw->out, "\"%" PRIu64 "\"", v);
+}
+
 void jsonw_string_field(struct json_writer *jw, const char *name, const char *s)
 {
 	jsonw_name(jw, name);
@@ -169,4 +175,10 @@ void jsonw_hex_field(struct json_writer *jw, const char *name, uint64_t v)
 {
 	jsonw_name(jw, name);
 	jsonw_hex(jw, v);
+}
+
+void jsonw_u64_field(struct json_writer *jw, const char *name, uint64_t v)
+{
+	jsonw_name(jw, name);
+	jsonw_u64(jw, v);
 }

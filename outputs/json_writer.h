@@ -6,7 +6,8 @@
  * they are due, so no caller places one.  Strings are escaped
  * (util/escape.h); a figure without a value is null; an address or a
  * 64-bit identifier is a "0x..." string, which a reader that keeps
- * numbers as doubles (53 bits: jq, JavaScript) cannot round.
+ * numbers as doubles (53 bits: jq, JavaScript) cannot round; so is a
+ * figure that can pass 2^53 (a clock, a sum of ns) a decimal string.
  */
 #ifndef KVMTOP_JSON_WRITER_H
 #define KVMTOP_JSON_WRITER_H
@@ -43,6 +44,11 @@ void jsonw_bool(struct json_writer *jw, bool v);
 void jsonw_null(struct json_writer *jw);
 /* An address or a 64-bit identifier: the string "0x..." (lower-case hex). */
 void jsonw_hex(struct json_writer *jw, uint64_t v);
+/*
+ * A 64-bit figure that can pass 2^53 (a clock, a sum of ns): the decimal
+ * string "123...", as protobuf's JSON mapping writes a 64-bit integer.
+ */
+void jsonw_u64(struct json_writer *jw, uint64_t v);
 
 /* A member in one call: its name, then its value as above. */
 void jsonw_string_field(struct json_writer *jw, const char *name, const char *s);
@@ -52,5 +58,6 @@ void jsonw_double_field(struct json_writer *jw, const char *name, int decimals, 
 void jsonw_bool_field(struct json_writer *jw, const char *name, bool v);
 void jsonw_null_field(struct json_writer *jw, const char *name);
 void jsonw_hex_field(struct json_writer *jw, const char *name, uint64_t v);
+void jsonw_u64_field(struct json_writer *jw, const char *name, uint64_t v);
 
 #endif

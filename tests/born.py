@@ -188,7 +188,7 @@ def main():
     dat_n, exp_n = gen("nowait", "-m", "2", "-v", "2", "-n", "100", "-C", "2", "-s", "5", "-w")
     jb, err_b = summary(dat_b)
     jn, err_n = summary(dat_n)
-    length = jb.get("end", 0) - jb.get("start", 0)
+    length = int(jb.get("end", 0)) - int(jb.get("start", 0))
     got = {c["tid"]: {k: ns(v) for k, v in c.get("time_seconds", {}).items()} for vm in jb["vms"] for c in vm["vcpus"]}
     want = {t["tid"]: t["time"] for t in exp_b["threads"]}
     bad = ["tid %d: got %s\n  want %s" % (t, got.get(t), w) for t, w in sorted(want.items()) if got.get(t) != w]

@@ -16,6 +16,7 @@ import datetime
 import io
 import json
 import os
+import re
 import statistics
 
 from tap import ok, eq, done, run, kvmgen, skip
@@ -185,6 +186,38 @@ def in_order(vals, ascending):
     return kv == sorted(kv, reverse=not ascending)
 
 
+def titles_of():
+    """Each field's title, as --fields help's "What each field is" gives it: {name: title}."""
+    rc, out, err = run(["--fields", "help"])
+    got = {}
+    for line in out.split("What each field is", 1)[-1].split("Old names", 1)[0].splitlines()[1:]:
+        m = re.match(r"^  (\S+) .* \((.*)\)$", line)
+        if m:
+            got[m.group(1)] = m.group(2)
+    return got
+
+
+# --fields lists of each level, for text against CSV (titles and values without spaces)
+TEXT_LISTS = [["snapshot", "time_unit"], ["vm_exits", "vm_pid"], ["vm_pid", "vcpu_tid", "vcpu_exits", "vcpu"],
+              ["vcpu_tid", "reason", "count", "pct", "latency_samples", "handling_samples"],
+              ["vcpu_tid", "reason", "obj_kind", "obj_count", "obj_size_bytes"]]
+
+
+def text_cases(base, titles):
+    """-o text --fields: exactly the columns asked, titled by the table's titles, a row per
+    row of the finest level asked, the CSV's values ("-" where CSV's cell is empty)."""
+    bad = []
+    for names in TEXT_LISTS:
+        rc1, want, err1 = table(run(base + ["-o", "csv", "--fields", ",".join(names)]))
+        rc2, out, err2 = run(base + ["-o", "text", "--fields", ",".join(names)])
+        got = [l.split() for l in out.splitlines() if l.strip()]
+        want = [[titles[n] for n in names]] + [[c if c != "" else "-" for c in r] for r in want[1:]]
+        if rc1 or rc2 or got != want:
+            bad.append("%s: got %r, want %r (%s%s)" % (",".join(names), got[:4], want[:4], err1, err2))
+    eq(bad, [], "text --fields at every level: exactly the columns asked, their titles, a row per row "
+       "of the finest level asked, the CSV's values (\"-\" for an empty cell)")
+
+
 def sort_vm_cases(base, truth):
     """VMs by their exits (what --sort exits_s could not do): most first."""
     rc, got, err = table(run(base + ["-o", "csv", "--fields", "vm_pid,vm_exits_per_s", "--sort", "vm_exits_per_s"]))
@@ -291,6 +324,7 @@ def main():
     rc, got, err = table(run(base + ["-o", "csv", "--fields", ",".join(every)]))
     eq(got[0] if got else err, every, "--fields with every field of the table (a long list): each one, in order")
     level_cases(base, body, truth)
+    text_cases(base, titles_of())
     sort_vm_cases(base, truth)
     sort_cases(base, kind)
     stddev_cases(base, truth)

@@ -51,7 +51,8 @@ def from_json_reasons(reasons):
         l = r["latency"]
         f = {k: exact(r[k]) for k in ("count", "total")}
         # null: no figure (a row without samples), absent here as text's "-"
-        f.update({k: exact(l[k]) for k in ("samples", "min", "max", "sum") + PCTL if l[k] is not None})
+        # sum: a decimal string in JSON (it can pass 2^53)
+        f.update({k: exact(int(l[k])) for k in ("samples", "min", "max", "sum") + PCTL if l[k] is not None})
         if l["mean"] is not None:
             f["mean"] = (l["mean"], 0.05)
         f["code"] = exact(r["code"])
@@ -90,8 +91,10 @@ def from_csv(text, snapshot=None):
 
 
 TEXT_COLS = ("isa", "count", "pct", "total") + TIMES
-VM_LINE = re.compile(r"^VM .* \(pid (-?\d+)[,)]")
-VCPU_LINE = re.compile(r"^  vCPU -?\d+ \(tid (\d+) ")
+# a VM's and a vCPU's heading: a one-row table, its titles (the fields' titles, kvmtop(1) text),
+# then its values, the pid or tid first
+VM_HEAD = re.compile(r"^ *PID +VM ")
+VCPU_HEAD = re.compile(r"^  +TID +VCPU ")
 
 
 # the lines under a reason's: its objects, then how many more there are
@@ -101,16 +104,17 @@ OBJ_LINE = re.compile(r"^\s+((port|mmio|msr|apic|hypercall|hv_hypercall|cr|cpuid
 
 def from_text(text, ns=True):
     """kvmtop's text tables (per VM, per vCPU), every column; a list of snapshots."""
-    snaps, scope, header = [], None, None
+    snaps, scope, header, heading = [], None, None, None
     for line in text.splitlines():
         if line.startswith("kvmtop "):
             snaps.append({})
             scope, header = None, None
             continue
-        m = VM_LINE.match(line) or VCPU_LINE.match(line)
-        if m:
-            scope = ("vm" if line.startswith("VM") else "vcpu", int(m.group(1)))
-            header = None
+        if heading:
+            scope, heading = (heading, int(line.split()[0])), None
+            continue
+        if VM_HEAD.match(line) or VCPU_HEAD.match(line):
+            heading, header = "vm" if VM_HEAD.match(line) else "vcpu", None
             continue
         if OBJ_LINE.match(line):
             continue    # a reason's object, under its line (kvmtop(1), OBJECTS)

@@ -6,7 +6,9 @@ bits.  A guest IP such as 0xffffffff9f007008 written as the integer
 18446744072082190344 comes back as another address.  kvmtop's JSON
 (outputs/json_writer.c) writes every address and 64-bit identifier -- a
 guest IP (ips[].ip, an object's sites[].ip and site) and an object's
-value -- as a "0x..." string, and null where a figure has no value.
+value -- as a "0x..." string, every 64-bit figure that can pass 2^53 in a
+year of running -- the snapshot's start and end (the source's clock) and the
+sums of times -- as a decimal string, and null where a figure has no value.
 
 Each line of `kvmtop -b -o json` of the sample recording and of
 recordings tests/kvmgen writes is parsed by Python's json module as such
@@ -20,7 +22,10 @@ object refused); then:
 - no value is "" or -1, and an object without a value, a vCPU whose index
   is not known, a reason without flags and a VM whose exits are known say
   null;
-- jq, where installed, reads the same addresses.
+- jq, where installed, reads the same addresses;
+- a recording whose clock starts past 2^53 ns, with HLT latencies summed past
+  it: start, end and each sum, read as doubles, are the events' times and
+  their latencies summed to the nanosecond (CSV and jq the same).
 """
 import csv
 import io
@@ -196,6 +201,19 @@ def generated_case(layout, opts):
        "differ: %r" % sorted(set(got.items()) ^ set(want.items()))[:5])
 
 
+def script_docs(name, layout, lines):
+    """A recording of the events lines (kvmgen -S) and its --summary JSON read as doubles:
+    (the recording, its documents); one well-formed line is a check of its own."""
+    script = os.path.join(TMP, "json-exact-%s.txt" % name)
+    dat = os.path.join(TMP, "json-exact-%s.dat" % name)
+    with open(script, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    kvmgen(dat, layout, ["-S", script])
+    docs, why = lines_of(["-r", dat, "--summary"])
+    ok(len(docs) == 1 and not why, "%s: one JSON line, well formed" % name, why)
+    return dat, docs
+
+
 # The objects the test writes itself: (guest rip, MMIO gpa) of each exit (x86-objects: EPT_MISCONFIG
 # and kvm_mmio); a page past 2^53 (absurd, shown as a number) and ones a double keeps
 OBJ_EXITS = [(0xffffffff81000000, 0xfffffffffffff008), (0xffffffff81000010, 0xfffffffffffff008),
@@ -205,8 +223,6 @@ OBJ_EXITS = [(0xffffffff81000000, 0xfffffffffffff008), (0xffffffff81000010, 0xff
 
 def objects_case():
     """Objects of events the test wrote: each object's value and sites are the events'."""
-    script = os.path.join(TMP, "json-exact-objects.txt")
-    dat = os.path.join(TMP, "json-exact-objects.dat")
     lines, t, want = ["comm 1001 CPU 0/KVM"], 1000000, {}
     for rip, gpa in OBJ_EXITS:
         gpa &= 2 ** 64 - 1
@@ -216,11 +232,7 @@ def objects_case():
         sites = want.setdefault(gpa & ~0xfff, {})
         sites[rip] = sites.get(rip, 0) + 1
         t += 10000
-    with open(script, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    kvmgen(dat, "x86-objects", ["-S", script])
-    docs, why = lines_of(["-r", dat, "--summary"])
-    ok(len(docs) == 1 and not why, "objects: one JSON line, well formed", why)
+    dat, docs = script_docs("objects", "x86-objects", lines)
     if not docs:
         return
     eq(addr_errors(docs) + null_errors(docs), [], "objects: addresses are \"0x...\" strings, no \"\" or -1")
@@ -244,20 +256,62 @@ def objects_case():
     eq(null_errors(docs), [], "objects: with the others' row, no value is \"\" or -1")
 
 
+# A host up long: a clock past 2^53 ns (104 days), HLT exits whose latencies sum past it (an idle
+# 8-vCPU VM's in two weeks): each odd, so a double rounds them
+BIG_T0, BIG_LAT, BIG_EXITS = 2 ** 53 + 1, 2 ** 52 + 1, 3
+# the 64-bit figures that can pass 2^53 (kvmtop(1), json): the snapshot's clock, the sums of times
+BIG_KEYS = ("start", "end", "sum")
+
+
+def big_strings(doc):
+    """Every start, end and sum of doc: each a decimal string (null where a sum has no samples)."""
+    return [(p, k, v) for p, k, v in walk(doc) if k in BIG_KEYS and v is not None]
+
+
+def big_case():
+    """A clock past 2^53 and latencies summed past it: decimal strings a double reader keeps."""
+    lines, t, times = ["comm 1001 CPU 0/KVM"], BIG_T0, []
+    for _ in range(BIG_EXITS):
+        lines.append("%d 0 1001 exit exit_reason=12 isa=1 vcpu_id=0 guest_rip=%d" % (t, 0xffffffff81000000))
+        lines.append("%d 0 1001 entry vcpu_id=0" % (t + BIG_LAT))
+        times += [t, t + BIG_LAT]
+        t += BIG_LAT + 1001
+    dat, docs = script_docs("big", "x86-objects", lines)
+    if not docs:
+        return
+    d = docs[0]
+    bad = [(p, k, v) for p, k, v in big_strings(d) if not (isinstance(v, str) and v.isdigit())]
+    eq(bad, [], "big: start, end and every sum are decimal strings, null where there is none")
+    sums = [int(r["latency"]["sum"]) for s in [d["host"]] + d["vms"] + [c for _, c in vcpus(d)]
+            for r in s["reasons"]]
+    want = BIG_EXITS * BIG_LAT
+    ok((int(d["start"]), int(d["end"])) == (times[0], times[-1]) and sums == [want] * 3
+       and float(want) != want and float(times[-1]) != times[-1],
+       "big: read as doubles, start and end are the first and last event's times and each scope's "
+       "latency.sum the exits' latencies summed, exactly (past 2^53, where a number would be rounded)",
+       "start %r end %r sums %r, want %r %r %r" % (d["start"], d["end"], sums, times[0], times[-1], want))
+    rc, out, err = run(["-b", "-o", "csv", "-r", dat, "--summary", "--fields", "start,end,latency_sum"])
+    eq(list(csv.DictReader(io.StringIO(out))), [{"start": str(times[0]), "end": str(times[-1]),
+                                                  "latency_sum": str(want)}],
+       "big: CSV writes the same figures as numbers")
+    if not shutil.which("jq"):
+        skip("big: jq reads the same start, end and sums", "jq not installed (apt-get install jq)")
+        return
+    rc, out, err = run(["-b", "-o", "json", "-r", dat, "--summary"])
+    p = subprocess.run(["jq", "-r", '.start, .end, (.. | objects | .sum? | select(. != null))'],
+                       input=out.encode(), capture_output=True, timeout=120)
+    eq(p.stdout.decode().split(), [d["start"], d["end"]] + [str(want)] * 3,
+       "big: jq reads the same start, end and sums, to the nanosecond")
+
+
 def nulls_case():
     """A thread with no vCPU index, reasons without flags, an object row without a value: null."""
-    script = os.path.join(TMP, "json-exact-nulls.txt")
-    dat = os.path.join(TMP, "json-exact-nulls.dat")
     # arm64: kvm_exit has no vCPU field, and "worker" is no QEMU vCPU name: its index is not known
     lines = ["comm 768 worker"]
     for i in range(3):
         lines.append("%d 2 768 exit ret=1 esr_ec=36 vcpu_pc=%d" % (1000000 + 10000 * i, 0xffff800090178000 + 4 * i))
         lines.append("%d 2 768 entry vcpu_pc=%d" % (1002000 + 10000 * i, 0xffff800090178000 + 4 * i + 4))
-    with open(script, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    kvmgen(dat, "arm64-objects", ["-S", script])
-    docs, why = lines_of(["-r", dat, "--summary"])
-    ok(len(docs) == 1 and not why, "nulls: one JSON line, well formed", why)
+    dat, docs = script_docs("nulls", "arm64-objects", lines)
     if not docs:
         return
     eq(null_errors(docs), [], "nulls: no value is \"\" or -1")
@@ -277,6 +331,7 @@ def main():
     for layout, opts in GENERATED:
         generated_case(layout, opts)
     objects_case()
+    big_case()
     nulls_case()
     done()
 

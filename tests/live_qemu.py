@@ -267,7 +267,7 @@ def watch_case(d, elf, mapfile):
         for c in vm["vcpus"]:
             t = c.get("time_seconds")
             if t is None or any(v < 0 for v in t.values()) or sum(t.values()) > j["seconds"] + 1e-6:
-                bad.append("snapshot %d [%d, %d] vCPU %d: %r in %.6f s" % (j["snapshot"], j["start"], j["end"],
+                bad.append("snapshot %d [%d, %d] vCPU %d: %r in %.6f s" % (j["snapshot"], int(j["start"]), int(j["end"]),
                                                                          c["vcpu"], t, j["seconds"]))
     ok(ours and not bad, "%s: per vCPU and snapshot, the five states add to no more than it" % CASES[5],
        "\n".join(bad))

@@ -128,12 +128,12 @@ def steal_case(name, env):
     bad, checked, unsampled = [], 0, []
     # the intervals after the set-up: the pinning (a migration) and the hog's start are in none of
     # them (in the emulated host the demo starts slowly, the set-up can fall in the third snapshot)
-    for j in [j for j in js[2:] if j["start"] >= set_up]:
+    for j in [j for j in js[2:] if int(j["start"]) >= set_up]:
         c = vcpu_of(j, tid)
         if not c or "time_seconds" not in c:
             bad.append("snapshot %d: no time_s for tid %d" % (j["snapshot"], tid))
             continue
-        a, b = sampler.at(j["start"]), sampler.at(j["end"])
+        a, b = sampler.at(int(j["start"])), sampler.at(int(j["end"]))
         if not a or not b or j.get("lost_events"):
             # the oracle cannot say (no dense samples at an edge), or kvmtop says its figures miss events
             unsampled.append("snapshot %d: %s" % (j["snapshot"], "lost events %s" % j["lost_events"]
@@ -169,7 +169,7 @@ def halt_case():
     js = [json.loads(l) for l in out.decode().splitlines() if l.strip()]
     shares = []
     for j in js:
-        c = vcpu_of(j, tid) if tid and j["start"] >= seen else None
+        c = vcpu_of(j, tid) if tid and int(j["start"]) >= seen else None
         if c and "time_seconds" in c:
             shares.append(c["time_seconds"]["halt"] / j["seconds"])
     ok(p.returncode == 0 and len(shares) >= 2 and min(shares) >= 0.90,

@@ -227,14 +227,14 @@ def duration_live_case(root):
     st, out, said = finish(p, None, timeout=30)
     took = time.monotonic() - t0
     snaps = [json.loads(l) for l in out.splitlines()]
-    chained = all(snaps[i]["start"] == snaps[i - 1]["end"] for i in range(1, len(snaps)))
-    span = (snaps[-1]["end"] - snaps[0]["start"]) / 1e9 if snaps else 0
+    chained = all(int(snaps[i]["start"]) == int(snaps[i - 1]["end"]) for i in range(1, len(snaps)))
+    span = (int(snaps[-1]["end"]) - int(snaps[0]["start"])) / 1e9 if snaps else 0
     # each snapshot before the last comes a step or more after the one before, and the one due at
     # the end is the last: at most 10
     ok(st == 0 and not said and 1.0 <= took < 20 and 2 <= len(snaps) <= 10 and chained and 1.0 <= span < 3.0,
        "live --duration 1 -d 0.1: ends by itself, status 0, %d snapshots (at most 10) end to end over "
        "%.3f s (%.1f s of wall time)" % (len(snaps), span, took),
-       (st, said, took, span, [(s["end"] - s["start"]) / 1e9 for s in snaps]))
+       (st, said, took, span, [(int(s["end"]) - int(s["start"])) / 1e9 for s in snaps]))
     p = start(root, ["-o", "json", "--summary", "--duration", "1"])
     st, out, said = finish(p, None, timeout=30)
     snaps = [json.loads(l) for l in out.splitlines()]
@@ -260,7 +260,7 @@ def duration_recording_case():
        "the recording runs past 0.25 s (%d intervals of 0.25 s)" % len(exp["intervals"]))
     st, out, err = run(["-b", "-r", dat, "-o", "json", "--duration", "0.25"])
     snaps = [json.loads(l) for l in out.splitlines()]
-    ok(st == 0 and len(snaps) == 1 and snaps[0]["summary"] and snaps[0]["start"] == exp["first"]
+    ok(st == 0 and len(snaps) == 1 and snaps[0]["summary"] and int(snaps[0]["start"]) == exp["first"]
        and snaps[0]["seconds"] == 0.25 and per_thread(snaps) == want,
        "-r --duration 0.25: one report of the recording's first 0.25 s, each thread's exits as the "
        "generator's truth", (st, err, [(s["start"], s["seconds"]) for s in snaps], per_thread(snaps), want))

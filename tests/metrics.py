@@ -147,7 +147,7 @@ def formats_case(dat, exp):
         eq(cnt, {k: float(x["samples"]) for k, x in want.items()},
            "--metrics-latency %s: kvmtop_exit_latency_seconds_count by %s: the JSON's exit->entry pairs"
            % (level, ", ".join(keys)))
-        bad = [k for k, v in lat.get("sum", {}).items() if k not in want or abs(v[0][1] - want[k]["sum"] / 1e9) > 1e-9]
+        bad = [k for k, v in lat.get("sum", {}).items() if k not in want or abs(v[0][1] - int(want[k]["sum"]) / 1e9) > 1e-9]
         ok(lat.get("sum") and not bad, "--metrics-latency %s: kvmtop_exit_latency_seconds_sum: the JSON's sum, in "
            "seconds" % level, bad[:5])
         bad = []

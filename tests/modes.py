@@ -173,7 +173,7 @@ def check_mode(label, lines, truth, k, cumulative, dump):
         for v in vm["vcpus"]:
             for st, x in (v.get("time_seconds") or {}).items():
                 ts[st] = ts.get(st, 0) + x
-        if (d["start"], d["end"]) != (s, e):
+        if (int(d["start"]), int(d["end"])) != (s, e):
             bad.append("dump span [%s, %s]" % (d["start"], d["end"]))
         if not close_rate(got["exits_s"], rate_text(vm["exits"], d["seconds"])) or \
                 not close_rate(got["head_rate"], d["host"]["exits_per_s"]):

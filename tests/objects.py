@@ -132,7 +132,7 @@ def json_objects(scope, tid=None):
             lat = o["latency"]
             # no direction is null in JSON, an empty cell in CSV and "" in the truth
             out[(tid, reason, o["kind"], o["object"], o["dir"] or "", o["size_bytes"])] = (
-                o["count"], lat["samples"], lat["sum"], lat["min"] if lat["samples"] else None,
+                o["count"], lat["samples"], int(lat["sum"]) if lat["samples"] else None, lat["min"] if lat["samples"] else None,
                 lat["max"] if lat["samples"] else None, o["name"])
     return out
 
@@ -334,7 +334,7 @@ def overflow_case():
     eq((rest["name"], rest["object"], rest["value"]), ("other objects", None, None),
        "the others' row: no object, no value (null)")
     eq(sum(o["count"] for o in objs), 240, "every exit counted once, on a kept object or on the others")
-    eq(sum(o["latency"]["sum"] for o in objs), sum(sum(v) for v in truth.values()), "and its latency")
+    eq(sum(int(o["latency"]["sum"] or 0) for o in objs), sum(sum(v) for v in truth.values()), "and its latency")
     got = {o["object"]: o["count"] for o in objs if o["kind"] == "port"}
     eq(got.get(hexs(hot)), 50, "a busy object that comes when the table is full, among new ones, is kept, "
        "every exit of it")

@@ -54,7 +54,7 @@ def by_thread(j):
                 isa = ISA_NR.get(r["isa"], 0)
                 flags = FLAGS.get(r.get("flags"), 0)
                 l = r["latency"]
-                reasons[(isa, r["code"], flags)] = (r["count"], l["samples"], l["sum"], l["min"], l["max"])
+                reasons[(isa, r["code"], flags)] = (r["count"], l["samples"], int(l["sum"]) if l["sum"] is not None else None, l["min"], l["max"])
             got[c["tid"]] = dict(vcpu=c["vcpu"], exits=c["exits"], unmatched_exits=c["unmatched_exits"],
                                  unmatched_entries=c["unmatched_entries"],
                                  kvm_pio=c["events"].get("kvm_pio", 0),
@@ -251,7 +251,7 @@ def check_intervals():
     snaps = [json.loads(l) for l in out.splitlines()]
     ok(len(ivs) > 20, "intervals: the recording spans %d intervals of 0.01 s" % len(ivs))
     eq(len(snaps), len(ivs), "intervals: one snapshot per interval, from the first event to the last")
-    eq([(s["start"], s["end"]) for s in snaps],
+    eq([(int(s["start"]), int(s["end"])) for s in snaps],
        [(iv["start"], iv["start"] + step) for iv in ivs[:-1]] + [(ivs[-1]["start"], exp["last"])],
        "intervals: each snapshot's start and end in recording time")
     labels = {key_of(r): figures.label(r["reason"], r.get("flags", ""), r["isa"])

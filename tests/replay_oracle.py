@@ -83,7 +83,7 @@ def check_file(base, d):
     got_lat = {}
     for r in j["host"]["reasons"]:
         l = r["latency"]
-        got_lat[r["reason"]] = dict(count=l["samples"], total=l["sum"], min=l["min"],
+        got_lat[r["reason"]] = dict(count=l["samples"], total=int(l["sum"]) if l["sum"] is not None else None, min=l["min"],
                                     max=l["max"], avg=round(l["mean"], 1))
     want_lat = {k: dict(v, avg=round(v["avg"], 1)) for k, v in lat.items()}
     eq(got_lat, want_lat, base + ": exit->entry pairs, sum, min, max, mean per reason")
@@ -136,7 +136,7 @@ def check_report(base, dat, j, env=None):
     rates = [("host", j["host"]["exits_per_s"], sum(th["exits"] for th in o.threads.values()))]
     rates += [("tid %d" % t, c["exits_per_s"], o.threads[t]["exits"]) for t, c in vcpus.items()]
     bad = ["%s: %r/s, want %.3f" % (w, got_r, n / secs) for w, got_r, n in rates if abs(got_r - n / secs) > 0.0005]
-    ok(abs(j["seconds"] - secs) < 1e-9 and (j["start"], j["end"]) == (o.first, o.last) and not bad,
+    ok(abs(j["seconds"] - secs) < 1e-9 and (int(j["start"]), int(j["end"])) == (o.first, o.last) and not bad,
        base + ": start, end, seconds (%.6f) and exits per second of host and vCPUs" % secs,
        "seconds %r\n%s" % (j["seconds"], "\n".join(bad)))
 

@@ -91,7 +91,7 @@ def main():
     dat, exp = gen("sum", "-m", "2", "-v", "3", "-n", "400", "-C", "2", "-x", "-w", "-s", "5")
     rc, out, err = run(["-b", "-r", dat, "--summary", "-o", "json"])
     j = json.loads(out) if rc == 0 else {"vms": [], "start": 0, "end": 0}
-    length = j["end"] - j["start"]
+    length = int(j["end"]) - int(j["start"])
     want = {t["tid"]: t["time"] for t in exp["threads"]}
     check_states("--summary: every vCPU's guest, host, vmm, halt and wait equal the truth to the ns "
                  "and add up to the recording", vcpus(j), want, length)
@@ -121,7 +121,7 @@ def main():
     bad = []
     for i, iv in enumerate(exp["intervals"]):
         s = snaps[i] if i < len(snaps) else None
-        if s is None or s["start"] != iv["start"]:
+        if s is None or int(s["start"]) != iv["start"]:
             bad.append("interval %d: no snapshot starting at %d" % (i, iv["start"]))
             continue
         got = vcpus(s)
@@ -129,9 +129,9 @@ def main():
             g = {k: ns(v) for k, v in got.get(t["tid"], {}).get("time_seconds", {}).items()}
             if g != t["time"]:
                 bad.append("interval %d tid %d: got %s want %s" % (i, t["tid"], g, t["time"]))
-            if sum(g.values()) != s["end"] - s["start"]:
+            if sum(g.values()) != int(s["end"]) - int(s["start"]):
                 bad.append("interval %d tid %d: states sum %d, interval %d" % (i, t["tid"], sum(g.values()),
-                                                                               s["end"] - s["start"]))
+                                                                               int(s["end"]) - int(s["start"])))
     ok(len(snaps) == len(exp["intervals"]) and not bad,
        "-d %g: %d intervals, every vCPU's five states per interval equal the truth and add up to it"
        % (step / 1e9, len(exp["intervals"])), "\n".join(bad[:20]))

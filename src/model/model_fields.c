@@ -418,6 +418,21 @@ const struct model_field *model_field(const char *name)
 	return NULL;
 }
 
+/* The fields that can pass 2^53 (model_field_big): the snapshot's clock, the sums of times. */
+static const char *const model_big_fields[] = {
+	"start", "end", "latency_sum", "handling_sum", "obj_latency_sum",
+};
+
+bool model_field_big(const struct model_field *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(model_big_fields) / sizeof(model_big_fields[0]); i++)
+		if (!strcmp(f->name, model_big_fields[i]))
+			return true;
+	return false;
+}
+
 void model_field_value(const struct model_field *f, const struct model_row *row,
 		       struct model_field_val *v, bool *has)
 {

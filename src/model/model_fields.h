@@ -117,6 +117,14 @@ extern const unsigned int model_nr_fields;
 
 /* The fields of one kind of row, in the table's order: *n of them. */
 const struct model_field *model_fields_of(enum model_row_kind row, unsigned int *n);
+/*
+ * Is f a 64-bit figure that can pass 2^53 within a year of running (a
+ * clock, a sum of ns)?  JSON writes one as a decimal string, which a
+ * reader keeping numbers as doubles (jq, JavaScript) does not round, as
+ * protobuf's JSON mapping writes a 64-bit integer; CSV and text as every
+ * number.
+ */
+bool model_field_big(const struct model_field *f);
 /* The field called name (names are unique across the kinds), or NULL. */
 const struct model_field *model_field(const char *name);
 /* Its value in row; *has: the row has one (!v->unknown: a latency figure needs samples). */

@@ -131,6 +131,7 @@ struct opts {
 	const char *compress;
 	const char *clock;	/* local, x86-tsc, tsc2nsec */
 	const char *date;	/* -D: trace-cmd record --date's offset, us (hex or decimal), or NULL */
+	uint64_t at;		/* -A: added to every event's time (the clock's start), 0: none */
 	const char *isa;	/* vmx, svm, mixed */
 	int vms;
 	int vcpus;
@@ -1997,6 +1998,8 @@ static void usage(void)
 "  -V 6|7            file version (default 7)\n"
 "  -z none|zlib|zstd compression of a version 7 file (default none)\n"
 "  -c local|x86-tsc|tsc2nsec  clock (default local: ns)\n"
+"  -A START          every event's time START (0x... or decimal) later, in the\n"
+"                    clock's unit: a host up long (2^53 ns is 104 days)\n"
 "  -D USECS          a DATE option as trace-cmd record --date writes it: readers add\n"
 "                    USECS (0x... or decimal) to every time, then the wall clock\n"
 "  -i vmx|svm|mixed  exit codes (default vmx; mixed: odd VMs are SVM)\n"
@@ -2055,7 +2058,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "Lf:o:e:V:z:c:D:i:m:v:n:C:s:tlxON:S:K:k:M:Ud:wP:RT:B")) != -1) {
+	while ((c = getopt(argc, argv, "A:Lf:o:e:V:z:c:D:i:m:v:n:C:s:tlxON:S:K:k:M:Ud:wP:RT:B")) != -1) {
 		switch (c) {
 		case 'f': o.formats = optarg; break;
 		case 'o': o.out = optarg; break;
@@ -2064,6 +2067,7 @@ int main(int argc, char **argv)
 		case 'z': o.compress = optarg; break;
 		case 'c': o.clock = optarg; break;
 		case 'D': o.date = optarg; break;
+		case 'A': o.at = strtoull(optarg, NULL, 0); break;
 		case 'i': o.isa = optarg; break;
 		case 'm': o.vms = atoi(optarg); break;
 		case 'v': o.vcpus = atoi(optarg); break;
@@ -2116,6 +2120,9 @@ int main(int argc, char **argv)
 		scenario(&o);
 	}
 	settle_times();
+	/* -A: a clock that started long ago; the order and the gaps stay */
+	for (i = 0; i < nr_evs; i++)
+		evs[i].t += o.at;
 	if (o.step && !strcmp(o.clock, "local") && nr_evs) {
 		/*
 		 * The first event at or after each of kvmtop's interval
