@@ -29,7 +29,8 @@ import time
 from tap import ok, skip, done, kvmtop, mount_point, sanitized, demo_vcpu, guest_cases, inside_kvm_host
 
 CASES = ["steal: wait and on-CPU time against schedstat", "halt: an idle demo vCPU", "five states add up",
-         "steal, kvmtop 150 ms late after each drain: wait and on-CPU time against schedstat"]
+         "steal, kvmtop 150 ms late after each drain: wait and on-CPU time against schedstat",
+         "kvmtop 150 ms late after each drain: no interval ends before its deadline"]
 
 
 def why_not():
@@ -178,10 +179,26 @@ def halt_case():
     return js
 
 
+def deadlines_case(js):
+    """-d 1: the k-th snapshot is due 1 s after the (k-1)-th, or later when kvmtop fell behind;
+    never sooner.  A drain that began before its deadline and ran past it (150 ms late here) read
+    only up to where it began: the interval must read on, not end there (loop_live.c)."""
+    if not js:
+        skip(CASES[4], "no snapshots of the late run (above)")
+        return
+    first = int(js[0]["start"])
+    early = ["snapshot %d ends %.3f s after the first began, due at %d s" % (j["snapshot"], (int(j["end"]) - first) / 1e9,
+                                                                          j["snapshot"])
+             for j in js if int(j["end"]) < first + j["snapshot"] * 10**9]
+    ok(len(js) >= 5 and not early, "%s (%d snapshots)" % (CASES[4], len(js)), "\n".join(early))
+
+
 def main():
     guest_cases(__file__, CASES, why_not)
     late = dict(os.environ, LD_PRELOAD=os.environ.get("LATEDRAIN_SO", "tests/latedrain.so"))
-    js = steal_case(CASES[0], os.environ) + steal_case(CASES[3], late) + halt_case()
+    late_js = steal_case(CASES[3], late)
+    deadlines_case(late_js)
+    js = steal_case(CASES[0], os.environ) + late_js + halt_case()
     bad, n = [], 0
     for j in js:
         for vm in j["vms"]:
