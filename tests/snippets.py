@@ -8,7 +8,7 @@ guest PCs in the recent-exits pane.
 import json
 import os
 
-from tap import ok, eq, skip, done, run, traces
+from tap import ok, eq, skip, done, run, traces, u64
 from snippet import SNIPPETS, make, expected
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
@@ -30,7 +30,7 @@ def main():
         got = {}
         for vm in j["vms"]:
             for c in vm["vcpus"]:
-                got[c["tid"]] = {r["reason"]: [r["count"], r["latency"]["samples"], r["latency"]["sum"],
+                got[c["tid"]] = {r["reason"]: [r["count"], r["latency"]["samples"], u64(r["latency"]["sum"]),
                                                r["latency"]["min"] if r["latency"]["samples"] else None,
                                                r["latency"]["max"]] for r in c["reasons"]}
         eq(got, expected(evs), name + ": per thread, reasons by the kernel's names, counts, exit->entry latencies")

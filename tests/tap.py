@@ -387,3 +387,13 @@ def addr_ints(doc):
             v = int(v, 16)
         out[k] = addr_ints(v)
     return out
+
+
+def u64(v):
+    """A 64-bit figure of kvmtop's JSON (start, end, a sum of times: decimal strings, as they can
+    pass 2^53) as a Python int; None (null: no value) stays None; a number raises ValueError."""
+    if v is None:
+        return None
+    if not (isinstance(v, str) and re.fullmatch(r"[0-9]+", v)):
+        raise ValueError("%r is not a decimal string" % (v,))
+    return int(v)

@@ -72,7 +72,7 @@ def check_split(what, got, want_threads):
                 continue
             h, wh = r["handling"], w["handling"]
             for k in ("samples", "sum", "min", "max"):
-                if h[k] != wh[k]:
+                if (int(h[k]) if k == "sum" else h[k]) != wh[k]:
                     bad.append("tid %d code %d: handling %s %s, want %s" % (t["tid"], w["code"], k, h[k], wh[k]))
             for k in PCTL:
                 # the histogram's bucket: within 1/64 of the exact nearest rank
@@ -81,7 +81,8 @@ def check_split(what, got, want_threads):
             for k, wk in (("preempted_seconds", "preempted"), ("blocked_seconds", "blocked")):
                 if ns(r[k]) != w[wk]:
                     bad.append("tid %d code %d: %s %s, want %d ns" % (t["tid"], w["code"], k, r[k], w[wk]))
-            if h["sum"] + ns(r["preempted_seconds"]) + ns(r["blocked_seconds"]) != r["latency"]["sum"]:
+            # sums are decimal strings in JSON (they can pass 2^53)
+            if int(h["sum"]) + ns(r["preempted_seconds"]) + ns(r["blocked_seconds"]) != int(r["latency"]["sum"]):
                 bad.append("tid %d code %d: handling + preempted + blocked != latency sum" % (t["tid"], w["code"]))
     ok(not bad, what, "\n".join(bad[:20]))
 
@@ -144,7 +145,8 @@ def main():
                 r = rs.get(w["code"], {})
                 # no exit -> entry pair: no handling figure (null), never 0
                 hsum = w["handling"]["sum"] if w["handling"]["samples"] else None
-                if "handling" not in r or r["handling"]["sum"] != hsum \
+                got_sum = r["handling"]["sum"] if "handling" in r else None
+                if "handling" not in r or (int(got_sum) if got_sum is not None else None) != hsum \
                         or ns(r["preempted_seconds"]) != w["preempted"] or ns(r["blocked_seconds"]) != w["blocked"]:
                     bad.append("interval %d tid %d code %d: %s want %s" % (
                         i, t["tid"], w["code"], {k: r.get(k) for k in ("handling", "preempted_seconds", "blocked_seconds")},
