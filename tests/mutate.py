@@ -495,8 +495,6 @@ MUTATIONS = [
        "\t\telse if (1)\n\t\t\tdriver_notice(drv, \"-p %d: no VM is that process (yet)")]),
     ("debugfs: EPERM blamed on lockdown whatever securityfs says",
      [("src/sources/debugfs.c", "\telse if (lock > 0)\n", "\telse if (lock >= 0)\n")]),
-    ("man: the screen's cumulative key named c again (it moved to S)",
-     [("man/kvmtop.1", "or with \\fBS\\fR cumulative", "or with \\fBc\\fR cumulative")]),
     ("screen: a vCPUs pane emptied by --vcpu says no KVM events",
      [("ui/pane_vcpus.c", "\t.empty = vcpus_empty,\n", "")]),
     ("debugfs: no kvm directory asks whether the kvm module is loaded, whatever /sys/module/kvm says",

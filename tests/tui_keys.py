@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """htop's ways on the screen, driven in a real terminal (tmux) and checked on what it shows:
-search (/ F3, n N) and filter (\\ F4), each key that moved for htop or top (its new key does
-the thing, the old one no longer does), the function bar of each pane, and the mouse sent as
+search (/ F3, n N) and filter (\\ F4), the keys htop and top have for a thing (! findings,
+S cumulative, w stolen by, Z pause, s delay), the function bar of each pane, and the mouse sent as
 the terminal's own mouse reports (clicks on a column title, a row, the function bar; a
 double click; the wheel), with --no-mouse leaving the terminal's mouse alone.
 
@@ -264,8 +264,8 @@ def message(lines):
     return lines[2] if len(lines) > 2 else ""
 
 
-def moved_replay_case():
-    """The keys that moved, on a recording: ! findings (F not), S cumulative (c not), w stolen
+def keys_replay_case():
+    """htop's and top's keys, on a recording: ! findings, S cumulative, w stolen
     by (s is the delay, which a recording answers with its -d); each pane's function bar."""
     dat = os.path.join(TMP, "tui-keys-steal.dat")
     kvmgen(dat, "x86-6.5", ["-v", "2", "-n", "300", "-C", "2", "-x", "-w", "-T", "1"])
@@ -276,19 +276,11 @@ def moved_replay_case():
                             "!Findings", "SCumul", "[]Interval", "F10Quit"))
        and not any(k in b for k in ("EscBack", "wStolenBy", "ZPause", "sDelay", "tKind")),
        "function bar, VMs pane of a recording: its keys, not Esc, w, Z, s, t", b)
-    keys("F")
-    lines = wait_for(lambda ls: "F: the findings are ! now" in message(ls))
-    ok("F: the findings are ! now" in message(lines) and not has("SEVERITY")(lines),
-       "F no longer opens the findings: it says they are !", message(lines))
     keys("!")
     lines = wait_for(has("SEVERITY"))
     ok(has("SEVERITY")(lines) and "!Findings" not in bar(lines) and "EscBack" in bar(lines),
        "! opens the findings pane (its bar: Esc, no !)", "\n".join(lines[:4] + [bar(lines)]))
     keys("Escape")
-    keys("c")
-    lines = wait_for(lambda ls: "c: cumulative is S now" in message(ls))
-    ok("c: cumulative is S now" in message(lines) and "cumulative" not in bar(lines),
-       "c is no longer cumulative: it says S is", message(lines) + "\n" + bar(lines))
     keys("S")
     lines = wait_for(lambda ls: bar(ls).endswith("cumulative"))
     ok(bar(lines).endswith("cumulative"), "S turns cumulative figures on (the bar says so)", bar(lines))
@@ -310,7 +302,7 @@ def moved_replay_case():
     lines = wait_for(has("Guest IPs of VM"))
     ok(all(k in bar(lines) for k in ("tKind", "gBySym", "EscBack")) and "EnterOpen" not in bar(lines),
        "function bar, guest IPs pane: t and g, Esc, no Enter", bar(lines))
-    quit_case("moved keys, a recording")
+    quit_case("htop's and top's keys, a recording")
 
 
 def debugfs_tree(pid):
@@ -323,8 +315,8 @@ def debugfs_tree(pid):
     return root
 
 
-def moved_live_case():
-    """The keys that moved, live: Z pauses (p and Space no longer); s and d set the delay."""
+def keys_live_case():
+    """htop's and top's keys, live: Z pauses; s and d set the delay."""
     vm = subprocess.Popen(["sleep", "60"])
     root = debugfs_tree(vm.pid)
     try:
@@ -333,11 +325,6 @@ def moved_live_case():
         b = bar(lines)
         ok(all(k in b for k in ("ZPause", "sDelay", "F10Quit")) and "[]Interval" not in b,
            "function bar, live: Z and s, no [ ]", b)
-        for k in ("p", "Space"):
-            keys(k)
-            lines = wait_for(lambda ls: "pause is Z now" in message(ls))
-            ok("pause is Z now" in message(lines) and "PAUSED" not in lines[0],
-               "%s no longer pauses: it says Z does" % k, "\n".join(lines[:3]))
         keys("Z")
         lines = wait_for(lambda ls: "PAUSED" in ls[0])
         ok("PAUSED" in lines[0], "Z pauses", lines[0])
@@ -353,7 +340,7 @@ def moved_live_case():
         keys("s", "2", "Enter")
         lines = wait_for(lambda ls: "delay 2s" in ls[0])
         ok("delay 2s" in lines[0], "s, 2, Enter: the delay is 2 s", lines[0])
-        quit_case("moved keys, live")
+        quit_case("htop's and top's keys, live")
     finally:
         vm.kill()
         vm.wait()
@@ -420,14 +407,14 @@ def no_mouse_case(args):
 
 def main():
     if not shutil.which("tmux"):
-        skip("tui keys: search, filter, moved keys, mouse", "tmux is not installed (apt-get install tmux)")
+        skip("tui keys: search, filter, htop's and top's keys, mouse", "tmux is not installed (apt-get install tmux)")
         done()
     args, order = recording()
     try:
         search_case(args, order)
         filter_case(args, order)
-        moved_replay_case()
-        moved_live_case()
+        keys_replay_case()
+        keys_live_case()
         mouse_case(args, order)
         no_mouse_case(args)
     finally:
