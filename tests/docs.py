@@ -8,6 +8,8 @@ import json
 import os
 import re
 
+import subprocess
+
 from tap import ok, eq, done, run
 
 MAN = os.path.join(os.environ.get("KVMTOP_FORMATS", "tests/formats"), "..", "..", "man", "kvmtop.1")
@@ -80,6 +82,55 @@ def table_cases(man, help_out):
     eq(said, [], "no list of keys moved from earlier versions (a 0.1 tool has none)")
 
 
+def readme_cmd(readme, n):
+    """README's command (n): the first indented line after the line "(n) ..."."""
+    at = readme.index("\n(%d) " % n)
+    return re.search(r"^    (\S.*)$", readme[at:], re.M).group(1)
+
+
+def apt_packages(cmd):
+    """The packages a command's apt-get install -y names."""
+    m = re.search(r"apt-get install -y ([^&]+)", cmd)
+    return m.group(1).split() if m else []
+
+
+def readme_cases():
+    """README's quick start against what builds and installs kvmtop (configure.ac's Debian
+    packages, Makefile.am's install) and what CI runs (.ci/run takes both commands from README)."""
+    readme = open(os.path.join(SRC, "README")).read()
+    one, two = readme_cmd(readme, 1), readme_cmd(readme, 2)
+    conf = open(os.path.join(SRC, "configure.ac")).read()
+    needed = re.findall(r"^KVMTOP_DEP\(\[\w+\], \[[^]]+\], \[([\w.+-]+)\]\)", conf, re.M)
+    ok(len(needed) >= 8, "configure.ac's dependencies read (%d)" % len(needed))
+    build, suite = apt_packages(one), apt_packages(two)
+    tools = {"build-essential", "autoconf", "automake", "pkg-config", "man-db"}
+    eq(sorted(set(needed) - set(build)), [], "README command (1) installs every package configure.ac requires")
+    eq(sorted(set(build) - set(needed) - tools), [],
+       "README command (1) installs only what kvmtop needs to build and run (configure.ac's, the tools, man)")
+    eq(sorted(set(build) & set(suite)), [], "README command (2) installs only the suite's extra packages")
+    ok(all(p in suite for p in ("prometheus", "qemu-system-x86", "lintian", "tmux", "trace-cmd")),
+       "README command (2) installs the suite's tools (prometheus, qemu, lintian, tmux, trace-cmd)", suite)
+    steps = [c.strip() for c in one.split("&&")]
+    eq(steps[2:], ["autoreconf -fi", "./configure", "make -j2", "make install", "kvmtop --demo"],
+       "README command (1) builds, installs (make install) and starts the installed kvmtop --demo", one)
+    eq([c.strip() for c in two.split("&&")][1:], ["autoreconf -fi", "./configure", "make -j2 check"],
+       "README command (2) runs the whole suite", two)
+    mk = open(os.path.join(SRC, "Makefile.am")).read()
+    ok(re.search(r"^bin_PROGRAMS = kvmtop$", mk, re.M) and "dist_man_MANS = man/kvmtop.1" in mk,
+       "make install puts kvmtop in $(bindir) and its man page in man1 (Makefile.am): man kvmtop and "
+       "the bare kvmtop of README's examples work after command (1)")
+    # .ci/run's own extraction, run on README: the same two lines, (1) cut before autoreconf
+    ci = open(os.path.join(SRC, ".ci", "run")).read()
+    fn = re.search(r"^readme_cmd\(\) \{\n.*?^\}\n", ci, re.M | re.S)
+    deps = re.search(r"^deps=\$\((.*)\)$", ci, re.M)
+    if not ok(fn and deps and re.search(r"^cmd=\$\(readme_cmd 2\)$", ci, re.M),
+              ".ci/run takes README's commands: (1)'s apt-get and (2)"):
+        return
+    script = "cd %s && %s\necho \"$(%s)\"; readme_cmd 2" % (SRC, fn.group(0), deps.group(1))
+    got = subprocess.run(["bash", "-c", script], capture_output=True, text=True).stdout.splitlines()
+    eq(got, [one[:one.index(" && autoreconf")], two], ".ci/run installs what README command (1) does, then runs (2)")
+
+
 def main():
     man = open(MAN).read().replace("\\-", "-")
     rc, out, err = run(["--help"])
@@ -89,6 +140,7 @@ def main():
     missing = sorted(o for o in opts if o not in man and o.lstrip("-") not in man)
     eq(missing, [], "every --help option is in the man page")
     table_cases(open(MAN).read(), out)
+    readme_cases()
 
     dat = os.path.join(TMP, "docs.dat")
     gen = os.environ["KVMGEN"]

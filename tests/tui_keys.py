@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """htop's ways on the screen, driven in a real terminal (tmux) and checked on what it shows:
+the help pane (every key's text whole, wrapped at spaces to the width, scrolled to its end),
 search (/ F3, n N) and filter (\\ F4), the keys htop and top have for a thing (! findings,
 S cumulative, w stolen by, Z pause, s delay), the function bar of each pane, and the mouse sent as
 the terminal's own mouse reports (clicks on a column title, a row, the function bar; a
@@ -64,7 +65,7 @@ def keys(*k):
     tmux("send-keys", "-t", "k", *k)
 
 
-def start(args, width=W, env="", err="/dev/null"):
+def start(args, width=W, env="", err="/dev/null", height=H):
     """A fresh tmux server per run, kvmtop -C (no colours: the selection is reverse video), the
     variables env set, its stderr to err (the settings file's lines)."""
     if SOCK[0]:
@@ -74,7 +75,7 @@ def start(args, width=W, env="", err="/dev/null"):
     # no settings file of the user's (~/.config/kvmtop/kvmtoprc), unless env names one
     cmd = "XDG_CONFIG_HOME=%s %s %s -C %s 2>%s; echo KVMTOP-EXIT=$?; sleep 60" % (
         SOCK_DIR, env, kvmtop(), " ".join(args), err)
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", "k", "-x", str(width), "-y", str(H), cmd)
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "k", "-x", str(width), "-y", str(height), cmd)
     tmux("set-option", "-t", "k", "status", "off")
 
 
@@ -397,6 +398,112 @@ def mouse_case(args, order):
     eq(mouse_flag(), "0", "mouse: after q the terminal's mouse is its own again")
 
 
+# --- the help pane: the key table's texts, wrapped to the width ---
+
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+C_STR = r'"((?:[^"\\]|\\.)*)"'
+HELP_KEY_W = 26		# ui/pane_help.c's key column; the text starts one column after it
+
+
+def c_str(s):
+    return s.encode().decode("unicode_escape")
+
+
+def help_table():
+    """What the help pane must show, from the sources, not from kvmtop: each key's label and
+    help text (ui/tui_keys.c's tui_keys[]: label, brief, help), then each column's (ui/pane_help.c)."""
+    src = open(os.path.join(SRC, "ui", "tui_keys.c")).read()
+    body = src[src.index("tui_keys[] = {"):]
+    body = body[:body.index("\n};")]
+    keys_ = [(c_str(m[0]), c_str(m[2])) for m in
+             re.findall(r"^\t\{ %s, %s,\s*%s" % (C_STR, C_STR, C_STR), body, re.M)]
+    src = open(os.path.join(SRC, "ui", "pane_help.c")).read()
+    body = src[src.index("help_columns[] = {"):]
+    body = body[:body.index("\n};")]
+    cols = [(c_str(m[0]), c_str(m[1])) for m in re.findall(r"^\t\{ %s, %s \}" % (C_STR, C_STR), body, re.M)]
+    return keys_ + cols
+
+
+def help_lines(lines):
+    """The help pane's table lines on the screen (between the column titles and the bottom line)."""
+    return [l.rstrip() for l in lines[4:-1]]
+
+
+def help_pages():
+    """Every line of the help pane, paged through with PgDn from Home: each page merged on the
+    lines it shares with the one before (PgDn keeps the last line in view)."""
+    keys("Home")
+    lines = wait_for(lambda ls: selected()[1] == 4)
+    got = help_lines(lines)
+    for _ in range(40):
+        before = selected()
+        keys("NPage")
+        end = time.time() + 5
+        while time.time() < end and selected() == before:
+            time.sleep(0.1)
+        if selected() == before:
+            break		# the last line was selected already
+        page = help_lines(wait_for(lambda ls: True))
+        while page and not page[-1]:
+            page.pop()
+        k = max([n for n in range(min(len(got), len(page)) + 1) if got[len(got) - n:] == page[:n]])
+        got += page[k:]
+    return got
+
+
+def help_entries(lines):
+    """The (key, text) pairs the lines show: a key starts one, a line without a key carries on its
+    text (joined with one space), a blank line between none."""
+    out = []
+    for l in lines:
+        key, text = l[:HELP_KEY_W].strip(), l[HELP_KEY_W + 1:].strip()
+        if key:
+            out.append([key, text])
+        elif text and out:
+            out[-1][1] += " " + text
+    return [tuple(e) for e in out]
+
+
+def help_case(args, width, height):
+    """The help pane at width x height: every key's and column's text whole and in order (a word
+    cut or broken would not join back into the table's text), each line within the width, wrapped
+    at the last space that fits (the next line's first word would not have), to its last entry."""
+    label = "help pane at %dx%d" % (width, height)
+    start(args, width=width, height=height)
+    vms_pane(40)
+    keys("h")
+    lines = wait_for(has("Help: kvmtop keys"))
+    ok(has("Help: kvmtop keys")(lines), "%s: h opens it" % label, "\n".join(lines[:4]))
+    want = help_table()
+    ok(len(want) >= 25, "%s: the key table and the columns read from the sources (%d)" % (label, len(want)))
+    got = help_pages()
+    text_w = min(200, width - HELP_KEY_W - 1)
+    long_ = [l for l in got if len(l) > width or len(l[HELP_KEY_W + 1:]) > text_w]
+    eq(long_, [], "%s: no line wider than the screen or its text column (%d)" % (label, text_w))
+    eq(help_entries(got), want, "%s: every key's and column's text whole, in the table's order" % label)
+    early = []
+    for a, b in zip(got, got[1:]):
+        ta, tb = a[HELP_KEY_W + 1:], b[HELP_KEY_W + 1:]
+        if ta and tb and not b[:HELP_KEY_W].strip() and len(ta) + 1 + len(tb.split()[0]) <= text_w:
+            early.append((a, b))
+    eq(early, [], "%s: each text broken at the last space that fits the width" % label)
+    ok(any(len(l) > 60 for l in got) if width >= 160 else True,
+       "%s: a wide screen's lines use its width" % label)
+    keys("End")
+    lines = wait_for(lambda ls: selected()[0] is not None and selected()[0].strip() == help_lines(ls)[-1].strip())
+    last_key, last_text = want[-1]
+    tail = [l for l in help_lines(lines) if l]
+    sel = selected()[0]
+    ok(bool(tail) and help_entries(tail)[-1] == (last_key, last_text) and sel is not None and
+       sel.rstrip() == tail[-1],
+       "%s: End scrolls to the last entry (%s), whole, its last line selected" % (label, last_key),
+       "\n".join(tail[-4:]))
+    keys("Escape")
+    lines = vms_pane(40)
+    ok(has("VMs (40)")(lines), "%s: Esc goes back to the VMs pane" % label)
+    quit_case(label)
+
+
 def no_mouse_case(args):
     """--no-mouse: the terminal is never asked for mouse reports (its own selection works)."""
     start(["--no-mouse"] + args)
@@ -411,6 +518,8 @@ def main():
         done()
     args, order = recording()
     try:
+        help_case(args, 80, 24)
+        help_case(args, 200, 50)
         search_case(args, order)
         filter_case(args, order)
         keys_replay_case()
