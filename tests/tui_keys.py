@@ -435,6 +435,8 @@ def help_pages():
     keys("Home")
     lines = wait_for(lambda ls: selected()[1] == 4)
     got = help_lines(lines)
+    while got and not got[-1]:
+        got.pop()
     for _ in range(40):
         before = selected()
         keys("NPage")
