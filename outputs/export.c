@@ -21,6 +21,7 @@
 #include <stdarg.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <arpa/inet.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,6 +263,29 @@ static struct MHD_Daemon *start_on(struct export *e, const struct sockaddr *sa, 
 				MHD_OPTION_END);
 }
 
+/*
+ * The one line that says where the metrics are, on stderr when the
+ * exporter starts serving: the address bound (numeric, as the kernel has
+ * it; [::] or 0.0.0.0 for every address) and the port.
+ */
+static void export_say_url(const struct sockaddr *sa)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned int port;
+
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)sa;
+
+		inet_ntop(AF_INET6, &a6->sin6_addr, host, sizeof(host));
+		port = ntohs(a6->sin6_port);
+		fprintf(stderr, "kvmtop: serving Prometheus metrics on http://[%s]:%u/metrics\n", host, port);
+		return;
+	}
+	inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, host, sizeof(host));
+	port = ntohs(((const struct sockaddr_in *)sa)->sin_port);
+	fprintf(stderr, "kvmtop: serving Prometheus metrics on http://%s:%u/metrics\n", host, port);
+}
+
 static int export_view_start(void *ctx, const struct view_source *src, const struct model *m)
 {
 	struct export *e = ctx;
@@ -279,7 +303,11 @@ static int export_view_start(void *ctx, const struct view_source *src, const str
 	}
 	e->d = start_on(e, (struct sockaddr *)&ss,
 			ss.ss_family == AF_INET6 ? (any ? MHD_USE_DUAL_STACK : MHD_USE_IPv6) : 0);
-	if (!e->d && any) {
+	if (e->d) {
+		export_say_url((struct sockaddr *)&ss);
+		return 0;
+	}
+	if (any) {
 		/* a host without IPv6: every IPv4 address */
 		any4.sin_port = ((struct sockaddr_in6 *)&ss)->sin6_port;
 		e->d = start_on(e, (struct sockaddr *)&any4, 0);
@@ -289,6 +317,7 @@ static int export_view_start(void *ctx, const struct view_source *src, const str
 			errno ? strerror(errno) : "address in use or not this host's");
 		return -1;
 	}
+	export_say_url((struct sockaddr *)&any4);
 	return 0;
 }
 

@@ -532,7 +532,9 @@ static const struct opt_def opts[] = {
 		  "(Prometheus text 0.0.4, OpenMetrics 1.0 when asked),\n"
 		  "from the sources -b reads; only ADDR is bound (:PORT:\n"
 		  "every address; 127.0.0.1 behind a proxy); a recording's\n"
-		  "final figures are served until SIGINT or SIGTERM" },
+		  "final figures are served until SIGINT or SIGTERM; says\n"
+		  "\"kvmtop: serving Prometheus metrics on URL\" on stderr\n"
+		  "once, when it starts serving" },
 	{ "metrics-per-vcpu", 0, NULL, OPT_CALL, .set = set_per_vcpu,
 	  .help = "metrics: exits and time states per vCPU, not per VM\n"
 		  "(series grow with the vCPUs)" },

@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Every option in --help and every JSON key kvmtop prints is in man/kvmtop.1; the man page's
 OPTIONS name exactly the options --help lists, and its KEYS exactly the keys of the screen's key
-table (ui/tui_keys.c's tui_keys[], and the moved keys of its tui_moved[]): a key or option the
-man page names that kvmtop lacks fails, as does one kvmtop has that the man page leaves out."""
+table (ui/tui_keys.c's tui_keys[]): a key or option the man page names that kvmtop lacks fails,
+as does one kvmtop has that the man page leaves out.  No "keys moved from earlier versions" list
+(issue 45: a 0.1 tool has no earlier keys) in --help, the man page or the help pane's table."""
 import json
 import os
 import re
+
+import subprocess
 
 from tap import ok, eq, done, run
 
@@ -69,21 +72,63 @@ def table_cases(man, help_out):
 
     src = open(os.path.join(SRC, "ui", "tui_keys.c")).read()
     keys_sec = sec["KEYS"]
-    moved_at = keys_sec.index("Keys moved from earlier versions")
-    now = [tag_key(t) for t in tags(keys_sec[:moved_at])]
-    moved = [tag_key(t) for t in tags(keys_sec[moved_at:])]
-    table, gone = table_labels(src, "tui_keys"), table_labels(src, "tui_moved")
-    ok(len(table) >= 10 and len(gone) >= 1, "ui/tui_keys.c's key tables read (%d keys, %d moved)" % (len(table), len(gone)))
+    now = [tag_key(t) for t in tags(keys_sec)]
+    table = table_labels(src, "tui_keys")
+    ok(len(table) >= 10, "ui/tui_keys.c's key table read (%d keys)" % len(table))
     eq(sorted(set(now) - set(table)), [], "every key the man page's KEYS names is in the screen's key table")
     eq(sorted(set(table) - set(now)), [], "every key of the screen's key table is in the man page's KEYS")
-    eq(sorted(moved), sorted(gone), "the man page's moved keys are the key table's moved keys")
-    # a moved key no longer does its old thing: the man page's prose never gives it that
-    # ("with \fBc\fR cumulative"); its old thing is the moved row's text ("was cumulative, now S")
-    stale = []
-    for row in re.findall(r'^\t\{ "((?:[^"\\]|\\.)*)", "was (?:the )?([a-z]+)', src[src.index("tui_moved[] = {"):], re.M):
-        for key in row[0].encode().decode("unicode_escape").split():
-            stale += re.findall(r"\\fB%s\\fR %s" % (re.escape(key), row[1]), man)
-    eq(stale, [], "the man page's prose never gives a moved key its old meaning (c cumulative ...)")
+    said = [w for w, t in (("the man page", man), ("--help", help_out), ("ui/tui_keys.c", src))
+            if re.search(r"keys moved|tui_moved|earlier versions", t, re.I)]
+    eq(said, [], "no list of keys moved from earlier versions (a 0.1 tool has none)")
+
+
+def readme_cmd(readme, n):
+    """README's command (n): the first indented line after the line "(n) ..."."""
+    at = readme.index("\n(%d) " % n)
+    return re.search(r"^    (\S.*)$", readme[at:], re.M).group(1)
+
+
+def apt_packages(cmd):
+    """The packages a command's apt-get install -y names."""
+    m = re.search(r"apt-get install -y ([^&]+)", cmd)
+    return m.group(1).split() if m else []
+
+
+def readme_cases():
+    """README's quick start against what builds and installs kvmtop (configure.ac's Debian
+    packages, Makefile.am's install) and what CI runs (.ci/run takes both commands from README)."""
+    readme = open(os.path.join(SRC, "README")).read()
+    one, two = readme_cmd(readme, 1), readme_cmd(readme, 2)
+    conf = open(os.path.join(SRC, "configure.ac")).read()
+    needed = re.findall(r"^KVMTOP_DEP\(\[\w+\], \[[^]]+\], \[([\w.+-]+)\]\)", conf, re.M)
+    ok(len(needed) >= 8, "configure.ac's dependencies read (%d)" % len(needed))
+    build, suite = apt_packages(one), apt_packages(two)
+    tools = {"build-essential", "autoconf", "automake", "pkg-config", "man-db"}
+    eq(sorted(set(needed) - set(build)), [], "README command (1) installs every package configure.ac requires")
+    eq(sorted(set(build) - set(needed) - tools), [],
+       "README command (1) installs only what kvmtop needs to build and run (configure.ac's, the tools, man)")
+    eq(sorted(set(build) & set(suite)), [], "README command (2) installs only the suite's extra packages")
+    ok(all(p in suite for p in ("prometheus", "qemu-system-x86", "lintian", "tmux", "trace-cmd")),
+       "README command (2) installs the suite's tools (prometheus, qemu, lintian, tmux, trace-cmd)", suite)
+    steps = [c.strip() for c in one.split("&&")]
+    ok(steps[2:] == ["autoreconf -fi", "./configure", "make -j2", "make install", "kvmtop --demo"],
+       "README command (1) builds, installs (make install) and starts the installed kvmtop --demo", one)
+    ok([c.strip() for c in two.split("&&")][1:] == ["autoreconf -fi", "./configure", "make -j2 check"],
+       "README command (2) runs the whole suite", two)
+    mk = open(os.path.join(SRC, "Makefile.am")).read()
+    ok(re.search(r"^bin_PROGRAMS = kvmtop$", mk, re.M) and "dist_man_MANS = man/kvmtop.1" in mk,
+       "make install puts kvmtop in $(bindir) and its man page in man1 (Makefile.am): man kvmtop and "
+       "the bare kvmtop of README's examples work after command (1)")
+    # .ci/run's own extraction, run on README: the same two lines, (1) cut before autoreconf
+    ci = open(os.path.join(SRC, ".ci", "run")).read()
+    fn = re.search(r"^readme_cmd\(\) \{\n.*?^\}\n", ci, re.M | re.S)
+    deps = re.search(r"^deps=\$\((.*)\)$", ci, re.M)
+    if not ok(fn and deps and re.search(r"^cmd=\$\(readme_cmd 2\)$", ci, re.M),
+              ".ci/run takes README's commands: (1)'s apt-get and (2)"):
+        return
+    script = "cd %s && %s\necho \"$(%s)\"; readme_cmd 2" % (SRC, fn.group(0), deps.group(1))
+    got = subprocess.run(["bash", "-c", script], capture_output=True, text=True).stdout.splitlines()
+    eq(got, [one[:one.index(" && autoreconf")], two], ".ci/run installs what README command (1) does, then runs (2)")
 
 
 def main():
@@ -95,6 +140,7 @@ def main():
     missing = sorted(o for o in opts if o not in man and o.lstrip("-") not in man)
     eq(missing, [], "every --help option is in the man page")
     table_cases(open(MAN).read(), out)
+    readme_cases()
 
     dat = os.path.join(TMP, "docs.dat")
     gen = os.environ["KVMGEN"]

@@ -388,6 +388,34 @@ def http_case(dat):
     eq(closed, 50, "the 50 idle connections are closed by kvmtop after its idle timeout")
     healthy("50 idle connections")
     eq(L.stop(), 0, "--listen on a recording: served until SIGTERM, then exit 0")
+    said = [l for l in L.p.stderr.read().decode("utf-8", "replace").splitlines() if "serving" in l]
+    eq(said, ["kvmtop: serving Prometheus metrics on http://127.0.0.1:%d/metrics" % L.port],
+       "--listen: one line on stderr, once, with the URL /metrics answered at")
+
+
+def any_address_case(dat):
+    """--listen :PORT binds every address: the URL it says is [::] (or 0.0.0.0 on a host
+    without IPv6) with that port, and 127.0.0.1:PORT answers."""
+    port = free_port()
+    p = subprocess.Popen([kvmtop(), "--listen", ":%d" % port, "-r", dat],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    up, end = False, time.time() + 30
+    while not up and time.time() < end and p.poll() is None:
+        try:
+            with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10) as r:
+                up = r.status == 200
+        except OSError:
+            time.sleep(0.1)
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    said = [l for l in p.stderr.read().decode("utf-8", "replace").splitlines() if "serving" in l]
+    ok(up and said in (["kvmtop: serving Prometheus metrics on http://[::]:%d/metrics" % port],
+                       ["kvmtop: serving Prometheus metrics on http://0.0.0.0:%d/metrics" % port]),
+       "--listen :PORT: 127.0.0.1 answers, and the one line says every address and the port", said)
 
 
 def bad_listen_case(dat):
@@ -650,6 +678,7 @@ def main():
     hostile_case(dat)
     http_case(dat)
     bad_listen_case(dat)
+    any_address_case(dat)
     prometheus_case(dat)
     live_counters_case()
     textfile_case()

@@ -498,8 +498,6 @@ MUTATIONS = [
        "\t\telse if (1)\n\t\t\tdriver_notice(drv, \"-p %d: no VM is that process (yet)")]),
     ("debugfs: EPERM blamed on lockdown whatever securityfs says",
      [("src/sources/debugfs.c", "\telse if (lock > 0)\n", "\telse if (lock >= 0)\n")]),
-    ("man: the screen's cumulative key named c again (it moved to S)",
-     [("man/kvmtop.1", "or with \\fBS\\fR cumulative", "or with \\fBc\\fR cumulative")]),
     ("screen: a vCPUs pane emptied by --vcpu says no KVM events",
      [("ui/pane_vcpus.c", "\t.empty = vcpus_empty,\n", "")]),
     ("debugfs: no kvm directory asks whether the kvm module is loaded, whatever /sys/module/kvm says",
@@ -576,6 +574,16 @@ MUTATIONS = [
     ("names: batch --fields keeps an old name that is a screen column (tid: the thieves pane's)",
      [("src/tables.c", "return ctx ? model_field(name) != NULL : field_known(name, false);",
        "return field_known(name, false);")]),
+    # issue 45: the operator's first hour
+    ("help pane: a text cut at its column's width, mid-word, not wrapped at a space",
+     [("ui/pane_help.c", "for (cut = (size_t)w; cut > 0 && s[cut] != ' '; cut--)",
+       "for (cut = (size_t)w; 0 && s[cut] != ' '; cut--)")]),
+    ("help pane: texts wrapped at 90 columns whatever the terminal's width",
+     [("ui/pane_help.c", "int w = cols - help_cols[0].width - 1;", "int w = 90;")]),
+    ("--listen: says nothing when it starts serving",
+     [("outputs/export.c", "\t\texport_say_url((struct sockaddr *)&ss);\n", "")]),
+    ("README: command (1) runs the tree's kvmtop, not make install",
+     [("README", "make -j2 && make install && kvmtop --demo", "make -j2 && ./kvmtop --demo")]),
 ]
 
 def sh(cmd, cwd, log=None, env=None):

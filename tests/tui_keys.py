@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """htop's ways on the screen, driven in a real terminal (tmux) and checked on what it shows:
-search (/ F3, n N) and filter (\\ F4), each key that moved for htop or top (its new key does
-the thing, the old one no longer does), the function bar of each pane, and the mouse sent as
+the help pane (every key's text whole, wrapped at spaces to the width, scrolled to its end),
+search (/ F3, n N) and filter (\\ F4), the keys htop and top have for a thing (! findings,
+S cumulative, w stolen by, Z pause, s delay), the function bar of each pane, and the mouse sent as
 the terminal's own mouse reports (clicks on a column title, a row, the function bar; a
 double click; the wheel), with --no-mouse leaving the terminal's mouse alone.
 
@@ -64,7 +65,7 @@ def keys(*k):
     tmux("send-keys", "-t", "k", *k)
 
 
-def start(args, width=W, env="", err="/dev/null"):
+def start(args, width=W, env="", err="/dev/null", height=H):
     """A fresh tmux server per run, kvmtop -C (no colours: the selection is reverse video), the
     variables env set, its stderr to err (the settings file's lines)."""
     if SOCK[0]:
@@ -74,7 +75,7 @@ def start(args, width=W, env="", err="/dev/null"):
     # no settings file of the user's (~/.config/kvmtop/kvmtoprc), unless env names one
     cmd = "XDG_CONFIG_HOME=%s %s %s -C %s 2>%s; echo KVMTOP-EXIT=$?; sleep 60" % (
         SOCK_DIR, env, kvmtop(), " ".join(args), err)
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", "k", "-x", str(width), "-y", str(H), cmd)
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "k", "-x", str(width), "-y", str(height), cmd)
     tmux("set-option", "-t", "k", "status", "off")
 
 
@@ -264,8 +265,8 @@ def message(lines):
     return lines[2] if len(lines) > 2 else ""
 
 
-def moved_replay_case():
-    """The keys that moved, on a recording: ! findings (F not), S cumulative (c not), w stolen
+def keys_replay_case():
+    """htop's and top's keys, on a recording: ! findings, S cumulative, w stolen
     by (s is the delay, which a recording answers with its -d); each pane's function bar."""
     dat = os.path.join(TMP, "tui-keys-steal.dat")
     kvmgen(dat, "x86-6.5", ["-v", "2", "-n", "300", "-C", "2", "-x", "-w", "-T", "1"])
@@ -276,19 +277,11 @@ def moved_replay_case():
                             "!Findings", "SCumul", "[]Interval", "F10Quit"))
        and not any(k in b for k in ("EscBack", "wStolenBy", "ZPause", "sDelay", "tKind")),
        "function bar, VMs pane of a recording: its keys, not Esc, w, Z, s, t", b)
-    keys("F")
-    lines = wait_for(lambda ls: "F: the findings are ! now" in message(ls))
-    ok("F: the findings are ! now" in message(lines) and not has("SEVERITY")(lines),
-       "F no longer opens the findings: it says they are !", message(lines))
     keys("!")
     lines = wait_for(has("SEVERITY"))
     ok(has("SEVERITY")(lines) and "!Findings" not in bar(lines) and "EscBack" in bar(lines),
        "! opens the findings pane (its bar: Esc, no !)", "\n".join(lines[:4] + [bar(lines)]))
     keys("Escape")
-    keys("c")
-    lines = wait_for(lambda ls: "c: cumulative is S now" in message(ls))
-    ok("c: cumulative is S now" in message(lines) and "cumulative" not in bar(lines),
-       "c is no longer cumulative: it says S is", message(lines) + "\n" + bar(lines))
     keys("S")
     lines = wait_for(lambda ls: bar(ls).endswith("cumulative"))
     ok(bar(lines).endswith("cumulative"), "S turns cumulative figures on (the bar says so)", bar(lines))
@@ -310,7 +303,7 @@ def moved_replay_case():
     lines = wait_for(has("Guest IPs of VM"))
     ok(all(k in bar(lines) for k in ("tKind", "gBySym", "EscBack")) and "EnterOpen" not in bar(lines),
        "function bar, guest IPs pane: t and g, Esc, no Enter", bar(lines))
-    quit_case("moved keys, a recording")
+    quit_case("htop's and top's keys, a recording")
 
 
 def debugfs_tree(pid):
@@ -323,8 +316,8 @@ def debugfs_tree(pid):
     return root
 
 
-def moved_live_case():
-    """The keys that moved, live: Z pauses (p and Space no longer); s and d set the delay."""
+def keys_live_case():
+    """htop's and top's keys, live: Z pauses; s and d set the delay."""
     vm = subprocess.Popen(["sleep", "60"])
     root = debugfs_tree(vm.pid)
     try:
@@ -333,11 +326,6 @@ def moved_live_case():
         b = bar(lines)
         ok(all(k in b for k in ("ZPause", "sDelay", "F10Quit")) and "[]Interval" not in b,
            "function bar, live: Z and s, no [ ]", b)
-        for k in ("p", "Space"):
-            keys(k)
-            lines = wait_for(lambda ls: "pause is Z now" in message(ls))
-            ok("pause is Z now" in message(lines) and "PAUSED" not in lines[0],
-               "%s no longer pauses: it says Z does" % k, "\n".join(lines[:3]))
         keys("Z")
         lines = wait_for(lambda ls: "PAUSED" in ls[0])
         ok("PAUSED" in lines[0], "Z pauses", lines[0])
@@ -353,7 +341,7 @@ def moved_live_case():
         keys("s", "2", "Enter")
         lines = wait_for(lambda ls: "delay 2s" in ls[0])
         ok("delay 2s" in lines[0], "s, 2, Enter: the delay is 2 s", lines[0])
-        quit_case("moved keys, live")
+        quit_case("htop's and top's keys, live")
     finally:
         vm.kill()
         vm.wait()
@@ -410,6 +398,114 @@ def mouse_case(args, order):
     eq(mouse_flag(), "0", "mouse: after q the terminal's mouse is its own again")
 
 
+# --- the help pane: the key table's texts, wrapped to the width ---
+
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+C_STR = r'"((?:[^"\\]|\\.)*)"'
+HELP_KEY_W = 26		# ui/pane_help.c's key column; the text starts one column after it
+
+
+def c_str(s):
+    return s.encode().decode("unicode_escape")
+
+
+def help_table():
+    """What the help pane must show, from the sources, not from kvmtop: each key's label and
+    help text (ui/tui_keys.c's tui_keys[]: label, brief, help), then each column's (ui/pane_help.c)."""
+    src = open(os.path.join(SRC, "ui", "tui_keys.c")).read()
+    body = src[src.index("tui_keys[] = {"):]
+    body = body[:body.index("\n};")]
+    keys_ = [(c_str(m[0]), c_str(m[2])) for m in
+             re.findall(r"^\t\{ %s, %s,\s*%s" % (C_STR, C_STR, C_STR), body, re.M)]
+    src = open(os.path.join(SRC, "ui", "pane_help.c")).read()
+    body = src[src.index("help_columns[] = {"):]
+    body = body[:body.index("\n};")]
+    cols = [(c_str(m[0]), c_str(m[1])) for m in re.findall(r"^\t\{ %s, %s \}" % (C_STR, C_STR), body, re.M)]
+    return keys_ + cols
+
+
+def help_lines(lines):
+    """The help pane's table lines on the screen (between the column titles and the bottom line)."""
+    return [l.rstrip() for l in lines[4:-1]]
+
+
+def help_pages():
+    """Every line of the help pane, paged through with PgDn from Home: each page merged on the
+    lines it shares with the one before (PgDn keeps the last line in view)."""
+    keys("Home")
+    lines = wait_for(lambda ls: selected()[1] == 4)
+    got = help_lines(lines)
+    while got and not got[-1]:
+        got.pop()
+    for _ in range(40):
+        before = selected()
+        keys("NPage")
+        end = time.time() + 5
+        while time.time() < end and selected() == before:
+            time.sleep(0.1)
+        if selected() == before:
+            break		# the last line was selected already
+        page = help_lines(wait_for(lambda ls: True))
+        while page and not page[-1]:
+            page.pop()
+        k = max([n for n in range(min(len(got), len(page)) + 1) if got[len(got) - n:] == page[:n]])
+        got += page[k:]
+    return got
+
+
+def help_entries(lines):
+    """The (key, text) pairs the lines show: a key starts one, a line without a key carries on its
+    text (joined with one space), a blank line between none."""
+    out = []
+    for l in lines:
+        key, text = l[:HELP_KEY_W].strip(), l[HELP_KEY_W + 1:].strip()
+        if key:
+            out.append([key, text])
+        elif text and out:
+            out[-1][1] += " " + text
+    return [tuple(e) for e in out]
+
+
+def help_case(args, width, height):
+    """The help pane at width x height: every key's and column's text whole and in order (a word
+    cut or broken would not join back into the table's text), each line within the width, wrapped
+    at the last space that fits (the next line's first word would not have), to its last entry."""
+    label = "help pane at %dx%d" % (width, height)
+    start(args, width=width, height=height)
+    vms_pane(40)
+    keys("h")
+    lines = wait_for(has("Help: kvmtop keys"))
+    ok(has("Help: kvmtop keys")(lines), "%s: h opens it" % label, "\n".join(lines[:4]))
+    want = help_table()
+    ok(len(want) >= 25, "%s: the key table and the columns read from the sources (%d)" % (label, len(want)))
+    got = help_pages()
+    text_w = min(200, width - HELP_KEY_W - 1)
+    long_ = [l for l in got if len(l) > width or len(l[HELP_KEY_W + 1:]) > text_w]
+    eq(long_, [], "%s: no line wider than the screen or its text column (%d)" % (label, text_w))
+    eq(help_entries(got), want, "%s: every key's and column's text whole, in the table's order" % label)
+    early = []
+    for a, b in zip(got, got[1:]):
+        ta, tb = a[HELP_KEY_W + 1:], b[HELP_KEY_W + 1:]
+        if ta and tb and not b[:HELP_KEY_W].strip() and len(ta) + 1 + len(tb.split()[0]) <= text_w:
+            early.append((a, b))
+    eq(early, [], "%s: each text broken at the last space that fits the width" % label)
+    ok(any(len(l) > 60 for l in got) if width >= 160 else True,
+       "%s: a wide screen's lines use its width" % label)
+    keys("End")
+    lines = wait_for(lambda ls: selected()[0] is not None and selected()[0].strip() == help_lines(ls)[-1].strip())
+    last_key, last_text = want[-1]
+    tail = [l for l in help_lines(lines) if l]
+    sel = selected()[0]
+    ok(bool(tail) and help_entries(tail)[-1] == (last_key, last_text) and sel is not None and
+       sel.rstrip() == tail[-1],
+       "%s: End scrolls to the last entry (%s), whole, its last line selected" % (label, last_key),
+       "\n".join(tail[-4:]))
+    keys("Escape")
+    lines = vms_pane(40)
+    ok(has("VMs (40)")(lines), "%s: Esc goes back to the VMs pane" % label)
+    quit_case(label)
+
+
 def no_mouse_case(args):
     """--no-mouse: the terminal is never asked for mouse reports (its own selection works)."""
     start(["--no-mouse"] + args)
@@ -420,14 +516,16 @@ def no_mouse_case(args):
 
 def main():
     if not shutil.which("tmux"):
-        skip("tui keys: search, filter, moved keys, mouse", "tmux is not installed (apt-get install tmux)")
+        skip("tui keys: search, filter, htop's and top's keys, mouse", "tmux is not installed (apt-get install tmux)")
         done()
     args, order = recording()
     try:
+        help_case(args, 80, 24)
+        help_case(args, 200, 50)
         search_case(args, order)
         filter_case(args, order)
-        moved_replay_case()
-        moved_live_case()
+        keys_replay_case()
+        keys_live_case()
         mouse_case(args, order)
         no_mouse_case(args)
     finally:

@@ -152,6 +152,7 @@ struct tui {
 	int ahead[32];			/* keys typed while it was read or before a landing, for after */
 	int nr_ahead;
 	bool help;
+	int help_cols;			/* the screen's width the help pane's rows were wrapped for */
 	bool mouse;			/* the mouse reports clicks to the screen (not --no-mouse) */
 	/* where the last draw put the columns' titles and the function bar's keys, for the mouse */
 	struct tui_layout {

@@ -208,6 +208,9 @@ static void draw_table(struct tui *t)
 	/* H: the history strip takes the bottom lines when there is room for both */
 	if (t->show_hist && t->hist && LINES >= TUI_HEADER_LINES + 2 + HISTORY_LINES + 2)
 		rows -= HISTORY_LINES;
+	/* the help pane's texts are wrapped to the width: again after a resize */
+	if (tui_pane_is(t, p, PANE_HELP) && t->help_cols != COLS && tui_pane_build(t, p))
+		snprintf(t->msg, sizeof(t->msg), "no memory to wrap the help");
 	fit_cols(t, ops, COLS, show);
 	nc = tui_cols_order(t, ops, show, order);
 	/* column titles, the sort column marked */

@@ -408,7 +408,7 @@ static int k_quit(struct tui *t, struct pane *p, int ch)
 /*
  * Every key, declared once: the help pane, the function bar and --help
  * list this table, and tui_key() dispatches through it.  htop's and top's
- * keys where they have one (tui_moved[] says which moved for it).
+ * keys where they have one.
  */
 const struct tui_key tui_keys[] = {
 	{ "h ? F1", "help", "this help (any key from the list goes back)", "F1", "Help", TUI_ANY,
@@ -472,23 +472,6 @@ const struct tui_key tui_keys[] = {
 
 const size_t tui_nr_keys = sizeof(tui_keys) / sizeof(tui_keys[0]);
 
-/*
- * Keys of earlier versions that htop or top has for another thing: each
- * moved to htop's or top's key for its thing, or to one that means
- * nothing else in either (the man page's KEYS says why each).
- */
-const struct tui_moved tui_moved[] = {
-	{ "/", "was the filter, now searches (htop's /); the filter is \\ F4 (htop's)", NULL, { '/' } },
-	{ "s", "was stolen by, now w; s is the delay (top's s)", NULL, { 's' } },
-	{ "F", "was the findings, now ! (htop's F follows a process)", "F: the findings are ! now", { 'F' } },
-	{ "p Space", "was pause, now Z (htop's Z; htop's p shows paths, Space tags)",
-	  "p and Space: pause is Z now", { 'p', ' ' } },
-	{ "c", "was cumulative, now S (top's S; c is top's command line, htop's tag)",
-	  "c: cumulative is S now", { 'c' } },
-};
-
-const size_t tui_nr_moved = sizeof(tui_moved) / sizeof(tui_moved[0]);
-
 static const struct tui_key *find_key(int ch)
 {
 	size_t i, j;
@@ -498,17 +481,6 @@ static const struct tui_key *find_key(int ch)
 			if (tui_keys[i].codes[j] == ch)
 				return &tui_keys[i];
 	return NULL;
-}
-
-/* A key that moved (tui_moved[]) and does nothing now: where its thing went, on the message line. */
-static void moved_key(struct tui *t, int ch)
-{
-	size_t i, j;
-
-	for (i = 0; i < tui_nr_moved; i++)
-		for (j = 0; j < TUI_KEY_CODES && tui_moved[i].codes[j]; j++)
-			if (tui_moved[i].codes[j] == ch && tui_moved[i].msg)
-				snprintf(t->msg, sizeof(t->msg), "%s (h lists the keys)", tui_moved[i].msg);
 }
 
 int tui_key(struct tui *t, int ch)
@@ -531,10 +503,7 @@ int tui_key(struct tui *t, int ch)
 		tui_pop(t);
 		return act;
 	}
-	if (k)
-		return act | k->fn(t, p, ch);
-	moved_key(t, ch);
-	return act;
+	return k ? act | k->fn(t, p, ch) : act;
 }
 
 /* Text s in words, wrapped before column 77. */
@@ -559,7 +528,7 @@ static void keys_wrap(FILE *f, const char *s)
 	fputc('\n', f);
 }
 
-/* The "Keys on the screen:" lines of --help, and the keys that moved. */
+/* The "Keys on the screen:" lines of --help. */
 void tui_keys_help(FILE *f)
 {
 	char all[4096] = "Keys on the screen:", item[256];
@@ -568,13 +537,6 @@ void tui_keys_help(FILE *f)
 	for (i = 0; i < tui_nr_keys; i++) {
 		snprintf(item, sizeof(item), " %s %s%s", tui_keys[i].label, tui_keys[i].brief,
 			 i + 1 < tui_nr_keys ? "," : ".");
-		strlcat(all, item, sizeof(all));
-	}
-	keys_wrap(f, all);
-	strlcpy(all, "Keys moved (as htop and top have them):", sizeof(all));
-	for (i = 0; i < tui_nr_moved; i++) {
-		snprintf(item, sizeof(item), " %s %s%s", tui_moved[i].label, tui_moved[i].help,
-			 i + 1 < tui_nr_moved ? ";" : ".");
 		strlcat(all, item, sizeof(all));
 	}
 	keys_wrap(f, all);

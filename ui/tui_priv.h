@@ -164,22 +164,6 @@ struct tui_key {
 extern const struct tui_key tui_keys[];
 extern const size_t tui_nr_keys;
 
-/*
- * A key that did something else in earlier versions and moved, because
- * htop or top has it for another thing: the man page's "Keys moved"
- * paragraph and the help pane list this table; the old key, where it
- * does nothing now, says where its thing went.
- */
-struct tui_moved {
-	const char *label;		/* the old key(s): "p Space" */
-	const char *help;		/* "pause: Z (htop's pause); p is htop's program path" */
-	const char *msg;		/* the old key pressed: where its thing is now, NULL: it does another */
-	int codes[TUI_KEY_CODES];
-};
-
-extern const struct tui_moved tui_moved[];
-extern const size_t tui_nr_moved;
-
 /* tui_panes.c: every pane by id; only it and the tests name a pane's ops */
 extern const struct pane_ops *const tui_panes[PANE_NR];
 extern const struct pane_ops pane_vms;
@@ -225,6 +209,8 @@ bool tui_pane_find(struct tui *t, struct pane *p, const char *s, int dir);
 /* p's id, PANE_NR if none. */
 enum pane_id tui_pane_id(const struct tui *t, const struct pane *p);
 void tui_pane_free_rows(struct pane *p);
+/* p's rows built again from the model (the help pane's at a new width): 0, or -1 (no memory). */
+int tui_pane_build(struct tui *t, struct pane *p);
 /* Every pane of the stack from the model: 0, or -1 (no memory). */
 int tui_build_all(struct tui *t);
 /* KVMTOP_DRAW_STATS: one more timing of s, from t0. */

@@ -164,6 +164,11 @@ static int build_pane(struct tui *t, struct pane *p)
 	return 0;
 }
 
+int tui_pane_build(struct tui *t, struct pane *p)
+{
+	return build_pane(t, p);
+}
+
 /* The VM whose detail the top pane shows, for the driver to read it one thread at a time (view.h). */
 static void detail_shown(struct tui *t)
 {
