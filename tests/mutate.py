@@ -572,8 +572,8 @@ MUTATIONS = [
     ("TIME%: a reason without pairs in a scope with some printed as 0, not unknown",
      [("src/model/model_fields.c", "GET(get_sum_pct, v->unknown = !w->lat.samples || ", "GET(get_sum_pct, v->unknown = ")]),
     ("screen: the reasons pane's TIME% column shows the share of exits (pct)",
-     [("ui/pane_reasons.c", 'COL_RIGHT, NULL,           NULL,              true,  5, 0,          "latency_sum_pct" }',
-       'COL_RIGHT, NULL,           NULL,              true,  5, 0,          "pct" }')]),
+     [("ui/pane_reasons.c", 'COL_RIGHT, NULL,           NULL,              true,  3, 0,          "latency_sum_pct" }',
+       'COL_RIGHT, NULL,           NULL,              true,  3, 0,          "pct" }')]),
 ]
 
 def sh(cmd, cwd, log=None, env=None):
