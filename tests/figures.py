@@ -11,6 +11,9 @@ printed digits, p50/p90/p99/p99.9 within the histogram's promised 1/64
 of the exact nearest-rank value (plus the print slack), % to 2 decimals.
 A reason without samples in the truth must have no latency figure at all
 (null in JSON, an empty CSV cell, "-" in text), one with samples each.
+sum_pct (TIME%, perf kvm stat's Time%) is the reason's latency sum, %
+of its scope's summed latency (sum_pct_of()): None in the truth where
+the reason or the scope has no pairs, and then no figure may be printed.
 
 A scope is "host", ("vm", pid) or ("vcpu", tid); a reason label is the
 name, with its flags after a space when it has any ("INVALID_STATE
@@ -55,6 +58,8 @@ def from_json_reasons(reasons):
         f.update({k: exact(int(l[k])) for k in ("samples", "min", "max", "sum") + PCTL if l[k] is not None})
         if l["mean"] is not None:
             f["mean"] = (l["mean"], 0.05)
+        if l["sum_pct"] is not None:
+            f["sum_pct"] = (l["sum_pct"], 0.005)
         f["code"] = exact(r["code"])
         f["blocking"] = exact(r["blocking"])
         out[label(r["reason"], r.get("flags", ""), r["isa"])] = f
@@ -85,6 +90,8 @@ def from_csv(text, snapshot=None):
         f = {k: exact(int(r[c])) for k, c in col.items() if r[c] != ""}
         if r["latency_mean"] != "":
             f["mean"] = (float(r["latency_mean"]), 0.05)
+        if r["latency_sum_pct"] != "":
+            f["sum_pct"] = (float(r["latency_sum_pct"]), 0.005)
         f["pct"] = (float(r["pct"]), 0.005)
         out.setdefault(("vcpu", int(r["vcpu_tid"])), {})[label(r["reason"], r["flags"], r["isa"])] = f
     return out, rows
@@ -95,6 +102,7 @@ TEXT_COLS = ("isa", "count", "pct", "total") + TIMES
 # then its values, the pid or tid first
 VM_HEAD = re.compile(r"^ *PID +VM ")
 VCPU_HEAD = re.compile(r"^  +TID +VCPU ")
+TEXT_UNPRINTED = ("sum_pct",)	# not a column of the text's default table
 
 
 # the lines under a reason's: its objects, then how many more there are
@@ -157,14 +165,20 @@ def no_made_up_latency(got, want, what):
     return bad
 
 
-def compare(got, want, what):
-    """Mismatches of got against want ({label: {field: value}}), as lines; want's fields only."""
+def compare(got, want, what, unprinted=()):
+    """Mismatches of got against want ({label: {field: value}}), as lines; want's fields only, but
+    those unprinted (not a column of got's format)."""
     bad = []
     if set(got) != set(want):
         bad.append("%s: reasons %s, want %s" % (what, sorted(got), sorted(want)))
     for lab in sorted(set(got) & set(want)):
         bad += no_made_up_latency(got[lab], want[lab], "%s %s" % (what, lab))
+        if "sum_pct" in want[lab] and "sum_pct" not in unprinted and (want[lab]["sum_pct"] is None) != ("sum_pct" not in got[lab]):
+            bad.append("%s %s sum_pct: got %r, want %r" % (what, lab, got[lab].get("sum_pct", (None,))[0],
+                                                          want[lab]["sum_pct"]))
         for field, w in sorted(want[lab].items()):
+            if w is None:
+                continue    # no figure: checked above
             if not want[lab].get("samples", 1) and field in TIMES + ("sum",):
                 continue    # no figure: no_made_up_latency()
             if field not in got[lab]:
@@ -181,16 +195,26 @@ def compare(got, want, what):
     return bad
 
 
-def compare_scopes(got, want, what, skip=()):
+def compare_scopes(got, want, what, skip=(), unprinted=()):
     """compare() for every scope of want ({scope: {label: {field: value}}}) but those in skip."""
     bad = []
     for scope, w in want.items():
         if scope not in skip:
-            bad += compare(got.get(scope, {}), w, "%s %s" % (what, scope))
+            bad += compare(got.get(scope, {}), w, "%s %s" % (what, scope), unprinted)
     return bad
 
 
 def pct_of(want_scope):
-    """Each reason's share of its scope's exits, as kvmtop prints it (%)."""
+    """Each reason's share of its scope's exits, as kvmtop prints it (%); where the truth has every
+    reason's latency sum, its share of the scope's latency too (sum_pct_of)."""
     total = sum(f["count"] for f in want_scope.values())
-    return {lab: dict(f, pct=100.0 * f["count"] / total if total else 0.0) for lab, f in want_scope.items()}
+    out = {lab: dict(f, pct=100.0 * f["count"] / total if total else 0.0) for lab, f in want_scope.items()}
+    return sum_pct_of(out) if all("sum" in f for f in out.values()) else out
+
+
+def sum_pct_of(want_scope):
+    """Each reason's latency sum, % of every reason's in its scope (perf kvm stat's Time%), as
+    sum_pct: None (no figure) where the reason has no pairs or the scope's sum is 0."""
+    total = sum(f["sum"] for f in want_scope.values() if f.get("samples"))
+    return {lab: dict(f, sum_pct=100.0 * f["sum"] / total if total and f.get("samples") else None)
+            for lab, f in want_scope.items()}

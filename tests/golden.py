@@ -18,21 +18,21 @@ that added the field.  The JSON and CSV files were saved again when every VM row
 took who it is (display_name, name_from, uuid, project, flavor; CSV
 vm_display ... vm_flavor: a recording's display name is its name, the
 rest null or empty): on purpose, in the commit after the one that added
-<<<<<<< HEAD
-them.
-The CSV, JSON and text files were saved again once when every figure
-took one name (issue 44, HACKING's "Names of figures": CSV's vm_display
-is vm_display_name, p99 latency_p99, JSON's mem_rss mem_rss_bytes ...):
-every line that changed is the old line with its names renamed as the
-man page's HISTORY lists them, and nothing else.
-=======
 them.  The JSON and CSV files were saved again when JSON came from one
 writer (outputs/json_writer.c): guest IPs, object sites and an object's
 value became "0x..." strings (CSV: obj_value in hex), and a -1 (a vCPU
 not known) or an empty string (flags, dir, exits_unknown) null in JSON
 and an empty cell in CSV (which no longer quotes an empty string): on
 purpose, in a commit of its own.
->>>>>>> main
+The CSV, JSON and text files were saved again once when every figure
+took one name (issue 44, HACKING's "Names of figures": CSV's vm_display
+is vm_display_name, p99 latency_p99, JSON's mem_rss mem_rss_bytes ...):
+every line that changed is the old line with its names renamed as the
+man page's HISTORY lists them, and nothing else.
+The JSON and CSV files were saved again when every reason row took
+latency_sum_pct (TIME%, perf kvm stat's Time%: JSON's latency.sum_pct,
+after latency_sum): every changed line is the old one with that figure
+added, in a commit of its own.
 
     python3 tests/golden.py            the test (make check)
     python3 tests/golden.py --save DIR write the expected files into DIR

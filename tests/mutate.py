@@ -40,7 +40,7 @@ MUTATIONS = [
     ("hist: a bucket's lower edge instead of its middle",
      [("src/model/hist.c", "v = lo + width / 2;", "v = lo;")]),
     ("hist: the mean divides by one sample more",
-     [("src/model/hist.c", "(double)h->sum) / (double)h->samples", "(double)h->sum) / (double)(h->samples + 1)")]),
+     [("src/model/hist.c", "hist_sum_frac(h) / (double)h->samples", "hist_sum_frac(h) / (double)(h->samples + 1)")]),
     ("text/CSV/JSON: p99.9 worked out at q = 0.99",
      [("src/model/model_fields.c", "v->u = model_quantile(&w->lat, 0.999)", "v->u = model_quantile(&w->lat, 0.99)")]),
     ("CSV/text/screen: the P50 column at q = 0.60",
@@ -584,6 +584,18 @@ MUTATIONS = [
      [("outputs/export.c", "\t\texport_say_url((struct sockaddr *)&ss);\n", "")]),
     ("README: command (1) runs the tree's kvmtop, not make install",
      [("README", "make -j2 && make install && kvmtop --demo", "make -j2 && ./kvmtop --demo")]),
+    # issue 45 item 4: TIME%, perf kvm stat's Time%
+    ("TIME%: a reason's latency sum over the scope's exits, not over its summed latency",
+     [("src/model/model_fields.c", "100.0 * hist_sum_frac(&w->lat) / w->scope_lat_sum)",
+       "100.0 * hist_sum_frac(&w->lat) / (double)w->scope_exits)")]),
+    ("TIME%: the scope's summed latency without the blocking reasons' (HLT), as its handling is",
+     [("src/model/model_scope.c", "\t\tlat_sum += hist_sum_frac(&sc->rows[i].lat);\n",
+       "\t\tlat_sum += sc->rows[i].r->blocking ? 0 : hist_sum_frac(&sc->rows[i].lat);\n")]),
+    ("TIME%: a reason without pairs in a scope with some printed as 0, not unknown",
+     [("src/model/model_fields.c", "GET(get_sum_pct, v->unknown = !w->lat.samples || ", "GET(get_sum_pct, v->unknown = ")]),
+    ("screen: the reasons pane's TIME% column shows the share of exits (pct)",
+     [("ui/pane_reasons.c", 'COL_RIGHT, NULL,           NULL,              true,  3, 0,          "latency_sum_pct" }',
+       'COL_RIGHT, NULL,           NULL,              true,  3, 0,          "pct" }')]),
 ]
 
 def sh(cmd, cwd, log=None, env=None):

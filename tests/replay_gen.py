@@ -110,7 +110,8 @@ def check_formats(name, dat, j, exp, labels):
     rc, out, err = run(["-b", "-r", dat, "--summary"])
     snaps = figures.from_text(out, ns=exp["time_unit"] == "ns")
     bad = [] if len(snaps) == 1 else ["%d snapshots" % len(snaps)]
-    bad += figures.compare_scopes(snaps[0] if snaps else {}, want_all, "text", skip=("host",))
+    bad += figures.compare_scopes(snaps[0] if snaps else {}, want_all, "text", skip=("host",),
+                                  unprinted=figures.TEXT_UNPRINTED)
     ok(rc == 0 and not bad, name + ": text, every column of the VM's and each vCPU's table", "\n".join(bad) or err)
 
 
@@ -214,6 +215,46 @@ def check_byteorder():
         check_file(name, be, exp)
 
 
+def no_pairs_script():
+    """Two VMs of one vCPU each: VM 1001's exits each with its entry, VM 2001's EPT_VIOLATION exits
+    without one (the recording ends first): the script, and its truth {scope: {label: figures}}."""
+    lines = ["comm 1001 CPU 0/KVM", "comm 2001 CPU 0/KVM"]
+    pairs = [(30, 1000, 500), (12, 3000, 3000), (30, 8000, 700), (30, 12000, 900)]
+    lat = {}
+    for code, t, n in pairs:
+        lines += ["%d 0 1001 exit exit_reason=%d isa=1 vcpu_id=0" % (t, code), "%d 0 1001 entry vcpu_id=0" % (t + n)]
+        lat.setdefault(code, []).append(n)
+    lines += ["%d 1 2001 exit exit_reason=48 isa=1 vcpu_id=0" % t for t in (2000, 7000, 9000)]
+    lines.sort(key=lambda l: int(l.split()[0]) if l[0].isdigit() else -1)
+    name = {30: "IO_INSTRUCTION", 12: "HLT", 48: "EPT_VIOLATION"}
+    a = {(name[c], "vmx"): dict(count=len(v), samples=len(v), sum=sum(v), min=min(v), max=max(v))
+         for c, v in lat.items()}
+    b = {(name[48], "vmx"): dict(count=3, samples=0, sum=0)}
+    want = {"host": {**a, **b}, ("vm", 1001): a, ("vm", 2001): b}
+    want.update({("vcpu", k[1]): w for k, w in want.items() if k != "host"})
+    return lines, {k: figures.pct_of(w) for k, w in want.items()}
+
+
+def check_no_pairs():
+    """TIME% (latency_sum_pct, perf kvm stat's Time%) of a scope without pairs, and of a reason
+    without pairs in a scope with some: no figure (null, empty); of the others, their share."""
+    script, want = no_pairs_script()
+    path, dat = os.path.join(TMP, "no-pairs.txt"), os.path.join(TMP, "no-pairs.dat")
+    with open(path, "w") as f:
+        f.write("\n".join(script) + "\n")
+    kvmgen(dat, "x86-6.5", ["-S", path])
+    eq([w["sum_pct"] for w in want[("vm", 2001)].values()], [None], "no pairs: the truth has a VM without pairs")
+    rc, out, err = run(["-b", "-r", dat, "--summary", "-o", "json"])
+    j = json.loads(out) if rc == 0 else {"host": {"reasons": []}, "vms": []}
+    bad = figures.compare_scopes(figures.from_json(j), want, "json")
+    ok(rc == 0 and not bad, "no pairs: JSON latency.sum_pct of host, VM and vCPU: null without pairs, "
+       "else the reason's latency sum, % of its scope's", "\n".join(bad) or err)
+    rc, out, err = run(["-b", "-r", dat, "--summary", "-o", "csv"])
+    bad = figures.compare_scopes(figures.from_csv(out)[0], {k: w for k, w in want.items() if k[0] == "vcpu"}, "csv")
+    ok(rc == 0 and not bad, "no pairs: CSV latency_sum_pct per vCPU: empty without pairs, else the share",
+       "\n".join(bad) or err)
+
+
 def check_short_record():
     """A record shorter than its format: the fields past its end are absent, never read from the
     next record (the first kvm_exit keeps common fields and exit_reason, 12 bytes)."""
@@ -267,7 +308,7 @@ def check_intervals():
                 totals[(t["tid"], lab)] = totals.get((t["tid"], lab), 0) + x["count"]
             for (tid, lab), n in totals.items():
                 if tid == t["tid"]:
-                    f.setdefault(lab, dict(count=0, samples=0, pct=0.0))["total"] = n
+                    f.setdefault(lab, dict(count=0, samples=0, pct=0.0, sum_pct=None))["total"] = n
             w[("vcpu", t["tid"])] = f
         wants.append(w)
     bad = []
@@ -299,7 +340,8 @@ def check_intervals():
     tsnaps = figures.from_text(out)
     bad = [] if len(tsnaps) == len(wants) else ["%d text snapshots" % len(tsnaps)]
     for i, (s, w) in enumerate(zip(tsnaps, wants)):
-        bad += figures.compare_scopes(s, w, "snapshot %d text" % (i + 1))
+        bad += figures.compare_scopes(s, w, "snapshot %d text" % (i + 1),
+                                      unprinted=figures.TEXT_UNPRINTED)
     ok(rc == 0 and not bad, "intervals: text, every interval's tables, every column", "\n".join(bad))
     # -n stops the reading part way: what libtracecmd had read ahead is freed, nothing leaks
     if os.environ.get("KVMTOP_ASAN") and os.path.exists(os.environ["KVMTOP_ASAN"]):
@@ -358,6 +400,7 @@ def main():
 
     check_byteorder()
     check_short_record()
+    check_no_pairs()
     check_intervals()
     dat = os.path.join(TMP, "intervals.dat")
     rc, out, err = run(["-b", "-r", dat, "-d", "0.01", "-n", "2", "-o", "json"])

@@ -153,8 +153,8 @@ def replay_case(dat, label):
                 break
     # the other rows are the vCPU's other kvm events and userspace exits
     events = dict(v["events"], **{"userspace " + k: n for k, n in v["userspace_exits"].items()})
-    # columns after the name: COUNT RATE/s % TOTAL; the whole recording: TOTAL is COUNT
-    erows = {r.split(" (event)")[0]: tuple(int(r.split(" (event)")[1].split()[k]) for k in (0, 3))
+    # columns after the name: COUNT RATE/s % TIME% TOTAL; the whole recording: TOTAL is COUNT
+    erows = {r.split(" (event)")[0]: tuple(int(r.split(" (event)")[1].split()[k]) for k in (0, 4))
              for r in rrows if " (event)" in r}
     events = {k: (n, n) for k, n in events.items()}
     ok(want and got == want and len(rrows) == len(want) + len(erows) and erows == events,
@@ -404,30 +404,35 @@ def interval_case(dat):
     wait_for(has("KVMTOP-EXIT="))
 
 
-REASON_ROW = re.compile(r"^(.*?)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)")
+# a reasons pane's row: REASON COUNT RATE/s % TIME% TOTAL MIN MEAN P50 P99 MAX
+REASON_ROW = re.compile(r"^(.*?)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)")
 LAT_CELL = re.compile(r"^[0-9.]+(ns|us|ms|s)$")
 
 
 def no_latency_case():
     """A reason without an exit -> entry pair in the interval shows "-" for each latency (MIN, MEAN,
-    P50, P99, MAX), one with pairs a time in each: stepping with ] through -d intervals of a generated
-    recording, a vCPU's reasons against the generator's truth for that interval (rows seen before
-    and none now, exits without their entry)."""
+    P50, P99, MAX) and TIME%, one with pairs a time in each and its latency sum's share of the
+    vCPU's (perf kvm stat's Time%, to the cell's one decimal): stepping with ] through -d intervals
+    of a generated recording, a vCPU's reasons against the generator's truth for that interval
+    (rows seen before and none now, exits without their entry)."""
     dat = os.path.join(TMP, "tui-nolat.dat")
     exp = kvmgen(dat, "x86-6.5", ["-m", "1", "-v", "2", "-n", "2000", "-s", "21", "-d", "10000000"],
                  expect=os.path.join(TMP, "tui-nolat.expect.json"))
     seen, pick = {}, None
     for k, iv in enumerate(exp["intervals"], 1):
         for t in iv["threads"]:
-            now = {(r["code"], r["flags"]): r["samples"] for r in t["reasons"]}
+            now = {(r["code"], r["flags"]): (r["samples"], r["sum"]) for r in t["reasons"]}
             rows = seen.setdefault(t["tid"], set())
             rows |= set(now)
-            if not pick and any(not now.get(r) for r in rows) and any(now.values()):
-                pick = (k, t["tid"], {r: now.get(r, 0) for r in rows})
+            if not pick and any(not now.get(r, (0,))[0] for r in rows) and any(n for n, _ in now.values()):
+                pick = (k, t["tid"], {r: now.get(r, (0, 0)) for r in rows})
     if not ok(pick, "no latency: the truth has an interval with a reason row and no pairs"):
         return
     k, tid, want = pick
-    want = {VMX[code] + (" FAILED_VMENTRY" if flags else ""): n for (code, flags), n in want.items()}
+    total = sum(x for n, x in want.values() if n)
+    share = {VMX[code] + (" FAILED_VMENTRY" if flags else ""): 100.0 * x / total if n else None
+             for (code, flags), (n, x) in want.items()}
+    want = {VMX[code] + (" FAILED_VMENTRY" if flags else ""): n for (code, flags), (n, x) in want.items()}
     start(["-r", dat, "-d", "0.01"])
     wait_for(loaded("whole recording"))
     for i in range(1, k + 1):
@@ -438,17 +443,23 @@ def no_latency_case():
     tids = [int(r.split()[1]) for r in rows_after_titles(lines) if len(r.split()) > 1 and r.split()[1].isdigit()]
     keys(*(["Down"] * tids.index(tid) if tid in tids else []), "Enter")
     lines = settled(has("Exit reasons of vCPU"))
-    got = {}
+    got, pct = {}, {}
     for row in rows_after_titles(lines):
         m = REASON_ROW.match(row)
         if m:
             name = re.sub(r" \((blocks|event)\)$", "", m.group(1).strip())
-            got[name] = [m.group(i) for i in range(6, 11)]
+            got[name] = [m.group(i) for i in range(7, 12)]
+            pct[name] = m.group(5)
     bad = ["%s (%d pairs): %s" % (name, n, " ".join(got.get(name, ["missing"]))) for name, n in sorted(want.items())
            if name not in got or not all(c == "-" if not n else LAT_CELL.match(c) for c in got[name])]
+    bad += ["%s TIME%%: %s, want %s" % (name, pct.get(name), "-" if share[name] is None else "%.2f" % share[name])
+            for name in sorted(want) if not (pct.get(name) == "-" if share[name] is None else
+                                             re.fullmatch(r"[0-9.]+", pct.get(name) or "") and
+                                             abs(float(pct[name]) - share[name]) <= 0.05 + 1e-9)]
     ok(tid in tids and not bad and any(not n for n in want.values()),
-       "no latency: interval %d, tid %d: rows without pairs show - in MIN MEAN P50 P99 MAX, rows with pairs "
-       "a time (the generator's truth)" % (k, tid), "\n".join(bad + lines))
+       "no latency: interval %d, tid %d: rows without pairs show - in MIN MEAN P50 P99 MAX and TIME%%, rows "
+       "with pairs a time and their latency sum's share of the vCPU's (the generator's truth)" % (k, tid),
+       "\n".join(bad + lines))
     keys("q")
     wait_for(has("KVMTOP-EXIT="))
 
@@ -492,8 +503,9 @@ def stats_unmeasured_case():
         keys("Enter")
         lines = settled(has("Exit reasons of vCPU"))
         row = next((REASON_ROW.match(r) for r in rows_after_titles(lines) if r.startswith("other_exits")), None)
-        eq((row.group(5), [row.group(i) for i in range(6, 11)]) if row else lines, ("600", ["-"] * 5),
-           "stats screen: other_exits holds the 600 exits no counter of a kind counts, without a latency")
+        eq((row.group(6), [row.group(i) for i in [5] + list(range(7, 12))]) if row else lines, ("600", ["-"] * 6),
+           "stats screen: other_exits holds the 600 exits no counter of a kind counts, without a latency "
+           "or a TIME% (no pairs)")
         keys("q")
         wait_for(has("KVMTOP-EXIT="))
     finally:

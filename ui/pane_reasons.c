@@ -14,7 +14,7 @@
 
 /* The pane's columns: reason fields by name (model_fields.h), the rate and the bar its own. */
 enum {
-	REASONS_REASON, REASONS_COUNT, REASONS_RATE, REASONS_PCT, REASONS_TOTAL, REASONS_MIN,
+	REASONS_REASON, REASONS_COUNT, REASONS_RATE, REASONS_PCT, REASONS_TIME_PCT, REASONS_TOTAL, REASONS_MIN,
 	REASONS_MEAN, REASONS_P50, REASONS_P99, REASONS_MAX, REASONS_HAND_P50, REASONS_PREEMPTED,
 	REASONS_BLOCKED, REASONS_BAR, REASONS_NR_COLS
 };
@@ -77,6 +77,7 @@ static const struct pane_col reasons_cols[REASONS_NR_COLS] = {
 	[REASONS_COUNT] =     { "count",        NULL,         9,               COL_RIGHT, NULL,           NULL,              true,  8, 0,          "count" },
 	[REASONS_RATE] =      { "rate",         "RATE/s",     9,               COL_RIGHT, reasons_c_rate, reasons_cmp_count, true,  5, 0,          NULL },
 	[REASONS_PCT] =       { "pct",          NULL,         6,               COL_RIGHT, NULL,           NULL,              true,  7, 0,          "pct" },
+	[REASONS_TIME_PCT] =  { "latency_sum_pct", NULL,     6,               COL_RIGHT, NULL,           NULL,              true,  3, 0,          "latency_sum_pct" },
 	[REASONS_TOTAL] =     { "total",        NULL,         10,              COL_RIGHT, NULL,           NULL,              true,  3, 0,          "total" },
 	[REASONS_MIN] =       { "latency_min",          NULL,         8,               COL_RIGHT, NULL,           NULL,              true,  2, 0,          "latency_min" },
 	[REASONS_MEAN] =      { "latency_mean",         NULL,         8,               COL_RIGHT, NULL,           NULL,              true,  6, 0,          "latency_mean" },

@@ -297,11 +297,16 @@ uint64_t hist_count_le(const struct hist *h, uint64_t v)
 	return n;
 }
 
+double hist_sum_frac(const struct hist *h)
+{
+	return (double)h->sum_hi * 18446744073709551616.0 + (double)h->sum;
+}
+
 double hist_mean(const struct hist *h)
 {
 	if (!h->samples)
 		return 0.0;
-	return ((double)h->sum_hi * 18446744073709551616.0 + (double)h->sum) / (double)h->samples;
+	return hist_sum_frac(h) / (double)h->samples;
 }
 
 double hist_stddev(const struct hist *h)

@@ -47,6 +47,8 @@ double hist_mean(const struct hist *h);
 double hist_stddev(const struct hist *h);
 /* The sum of the samples, UINT64_MAX where it does not fit in 64 bits. */
 uint64_t hist_sum(const struct hist *h);
+/* The same as a fraction, never cut at UINT64_MAX: what a share of sums is worked out from. */
+double hist_sum_frac(const struct hist *h);
 /*
  * How many samples are at or below v, for another histogram's bucket
  * bound (Prometheus' le): exact for samples held as min and max; of the

@@ -104,6 +104,9 @@ GET(get_p99, v->unknown = !w->lat.samples; v->u = model_quantile(&w->lat, 0.99))
 GET(get_p999, v->unknown = !w->lat.samples; v->u = model_quantile(&w->lat, 0.999))
 GET(get_max, v->unknown = !w->lat.samples; v->u = w->lat.max)
 GET(get_sum, v->unknown = !w->lat.samples; v->u = hist_sum(&w->lat))
+/* perf kvm stat's Time%: its latency summed, % of every reason's in the scope; unknown without pairs */
+GET(get_sum_pct, v->unknown = !w->lat.samples || !(w->scope_lat_sum > 0.0);
+    v->d = v->unknown ? 0.0 : 100.0 * hist_sum_frac(&w->lat) / w->scope_lat_sum)
 GET(get_h_samples, v->u = w->handling.samples)
 GET(get_h_min, v->unknown = !w->handling.samples; v->u = w->handling.min)
 GET(get_h_mean, v->unknown = !w->handling.samples; v->d = hist_mean(&w->handling))
@@ -353,6 +356,8 @@ const struct model_field model_fields[] = {
 	LAT("p999",   "P99.9",  MF_TIME,      get_p999, "the 99.9th percentile"),
 	LAT("max",    "MAX",    MF_TIME,      get_max, "the greatest latency"),
 	LAT("sum",    "SUM",    MF_TIME,      get_sum, "the latencies summed"),
+	LAT("sum_pct", "TIME%", MF_PCT,       get_sum_pct,
+	    "latency_sum's share of every reason's in the scope (the host, VM or vCPU), % (perf kvm stat's Time%); empty where there are no pairs"),
 	{ MR_REASON, "handling_samples", "handling", "samples", "HPAIRS", MF_NUM, MF_HANDLING, true, get_h_samples,
 	  "the same pairs' count, for their time on a CPU (sched events)", false },
 	HAND("min",    "HMIN",     MF_TIME,      get_h_min, "the least time on a CPU of an exit's handling"),

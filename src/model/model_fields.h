@@ -31,7 +31,7 @@ enum model_field_kind {
 	MF_INT,		/* a whole number that may be negative (-1: not known) */
 	MF_BOOL,
 	MF_NUM,		/* a whole number */
-	MF_PCT,		/* a share of the scope's exits, % */
+	MF_PCT,		/* a share, % (of the scope's exits, of its latency ...) */
 	MF_TIME,	/* a latency, in the source's time unit */
 	MF_TIME_MEAN,	/* the same, a mean (a fraction) */
 	MF_SECS,	/* a sum of time: seconds in CSV and JSON, on ns sources only */

@@ -421,11 +421,15 @@ static int row_cmp(const void *a, const void *b)
 unsigned int model_scope_sorted(const struct model_scope *sc, const struct model_reason_row **out)
 {
 	unsigned int i, n = 0;
+	double lat_sum = 0.0;
 
+	for (i = 0; i < sc->nr; i++)
+		lat_sum += hist_sum_frac(&sc->rows[i].lat);
 	for (i = 0; i < sc->nr; i++) {
 		if (!sc->rows[i].total)
 			continue;
 		sc->rows[i].scope_exits = sc->exits;
+		sc->rows[i].scope_lat_sum = lat_sum;
 		out[n++] = &sc->rows[i];
 	}
 	qsort(out, n, sizeof(*out), row_cmp);

@@ -22,6 +22,8 @@ struct model_reason_row {
 	uint64_t count;		/* this interval (cumulative: since start) */
 	uint64_t total;		/* since start */
 	uint64_t scope_exits;	/* exits of the scope, for % */
+	/* the latency of the scope's pairs, every reason's summed, for its share (perf kvm stat's Time%) */
+	double scope_lat_sum;
 	struct hist lat;	/* the exit -> entry pairs counted in count */
 	struct hist handling;	/* of the same pairs, the time on a CPU (with sched events) */
 	uint64_t preempted;	/* their time runnable off a CPU */
@@ -127,7 +129,10 @@ double model_scope_share(const struct model_scope *sc, unsigned int states, uint
 void model_scope_free(struct model_scope *sc);
 /* The object rows of reason id in the scope, most exits first: *first, how many. */
 unsigned int model_scope_objs(const struct model_scope *sc, int id, const struct model_obj_row **first);
-/* The rows that have exits since start, most exits first; out holds s->nr. */
+/*
+ * The rows that have exits since start, most exits first; out holds s->nr.
+ * Each gets the scope's exits and summed latency, for its shares.
+ */
 unsigned int model_scope_sorted(const struct model_scope *sc, const struct model_reason_row **out);
 
 /* The guest IPs of one kind of a VM (v NULL: all its vCPUs) or of its vCPU v, since start or reset. */
