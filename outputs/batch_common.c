@@ -24,7 +24,7 @@ void batch_snap(const struct batch *b, uint64_t end, struct model_snap *s)
 {
 	*s = (struct model_snap){
 		.number = b->snapshots + 1, .start = batch_start(b), .end = end, .ns = b->ns,
-		.cumulative = b->cumulative, .time_unit = b->time_unit,
+		.cumulative = b->cumulative, .traced = b->traced, .time_unit = b->time_unit,
 		.wall_known = b->wall_known, .wall_offset = b->live ? clock_wall_offset() : 0,
 	};
 }

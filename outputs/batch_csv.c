@@ -115,7 +115,7 @@ static int csv_vcpu(const struct batch *b, struct model_row *row, const struct v
 	unsigned int i, n;
 	int ret = -1;
 
-	if (model_scope_vcpu(&cs, b->m, v, b->cumulative))
+	if (model_scope_vcpu(&cs, b->m, v, b->cumulative) || model_scope_summary(&cs))
 		goto out;
 	row->v = v;
 	row->vcpu_sc = &cs;
@@ -143,7 +143,8 @@ static int csv_vm(const struct batch *b, const struct model_snap *snap, const st
 	unsigned int i, n;
 	int ret = -1;
 
-	if (model_scope_vm(&sc, b->m, vm, b->cumulative))
+	/* the summary: the VM's latency and top reason (model_fields.c) */
+	if (model_scope_vm(&sc, b->m, vm, b->cumulative) || model_scope_summary(&sc))
 		goto out;
 	if (csv_level(b) == MR_VM) {
 		csv_row(b, &(struct model_row){ .m = b->m, .snap = snap, .vm = vm, .vm_sc = &sc });
