@@ -238,7 +238,7 @@ const struct model_reason_row **batch_rows(const struct batch *b, const struct m
 static int vm_row_of(const struct batch *b, const void *r, struct model_row *row, struct model_scope *sc)
 {
 	*row = (struct model_row){ .m = b->m, .vm = r, .vm_sc = sc };
-	return model_scope_vm(sc, b->m, r, b->cumulative);
+	return model_scope_vm(sc, b->m, r, b->cumulative) || model_scope_summary(sc) ? -1 : 0;
 }
 
 static int vcpu_row_of(const struct batch *b, const void *r, struct model_row *row, struct model_scope *sc)
@@ -246,7 +246,7 @@ static int vcpu_row_of(const struct batch *b, const void *r, struct model_row *r
 	const struct vcpu *v = r;
 
 	*row = (struct model_row){ .m = b->m, .vm = v->vm, .v = v, .vcpu_sc = sc };
-	return model_scope_vcpu(sc, b->m, v, b->cumulative);
+	return model_scope_vcpu(sc, b->m, v, b->cumulative) || model_scope_summary(sc) ? -1 : 0;
 }
 
 const struct vm **batch_vms(const struct batch *b, unsigned int *n)

@@ -90,6 +90,7 @@ struct model_row {
 	const struct model_reason_row *r;
 	const struct model_obj_row *o;	/* an object's row */
 	const struct model_snap *snap;
+	/* summed up (model_scope_summary()): the latency and top reason fields read it */
 	const struct model_scope *vm_sc;	/* the VM's figures over the snapshot */
 	const struct model_scope *vcpu_sc;	/* the vCPU's */
 };
