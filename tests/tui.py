@@ -638,7 +638,7 @@ def arch_case(layout, names):
 
 
 def states_case():
-    """The vCPUs pane's GUEST% .. WAIT%: each vCPU's share of the recording in each
+    """The vCPUs pane's GUEST% .. STEAL% (its time waiting for a CPU): each vCPU's share of the recording in each
     time state, as the generator's truth has it; '-' where the recording cannot tell."""
     exp = os.path.join(TMP, "tui-states.expect.json")
     dat = gen("tui-states.dat", "x86-6.5", "-v", "3", "-n", "300", "-C", "2", "-x", "-w", "-s", "4", "-e", exp)
@@ -668,7 +668,8 @@ def states_case():
         keys("Enter")
         lines = settled(has("vCPUs of VM"))
         head = [l for l in lines if "GUEST%" in l]
-        cols = ("GUEST%", "HOST%", "VMM%", "HALT%", "WAIT%") if path == dat else ("GUEST%", "VMM%")
+        cols = ("GUEST%", "HOST%", "VMM%", "HALT%", "STEAL%") if path == dat else ("GUEST%", "VMM%")
+        state = {"GUEST%": "guest", "HOST%": "host", "VMM%": "vmm", "HALT%": "halt", "STEAL%": "wait"}
         bad, rows = [], rows_after_titles(lines)
         if head:
             # right-aligned cells end where their titles end
@@ -681,17 +682,17 @@ def states_case():
                     continue
                 for c in cols:
                     if path == dat:
-                        want = 100.0 * truth[tid][c[:-1].lower()] / sum(truth[tid].values())
+                        want = 100.0 * truth[tid][state[c]] / sum(truth[tid].values())
                         if abs(float(cells.get(c, "nan")) - want) > 0.051:
                             bad.append("tid %d %s %s, want %.2f" % (tid, c, cells.get(c), want))
                     elif not re.fullmatch(r"[0-9]+\.[0-9]", cells.get(c, "")):
                         bad.append("tid %d %s %s" % (tid, c, cells.get(c)))
-            if path != dat and any(c in head[0] for c in ("HOST%", "HALT%", "WAIT%")):
+            if path != dat and any(c in head[0] for c in ("HOST%", "HALT%", "STEAL%")):
                 bad.append("host, halt or wait shown without sched events")
         ok(head and len(rows) == 3 and not bad,
            "vCPUs pane, %s: %s" % (
-               label, "GUEST% HOST% VMM% HALT% WAIT% equal the truth's shares (0.1)" if path == dat else
-               "GUEST% and VMM% only: HOST% HALT% WAIT% are not shown"),
+               label, "GUEST% HOST% VMM% HALT% STEAL% equal the truth's shares (0.1)" if path == dat else
+               "GUEST% and VMM% only: HOST% HALT% STEAL% are not shown"),
            "\n".join(bad + lines[:8]))
         # Enter: vCPU 0's reasons, PREEMPTED and BLOCKED the sums of its exits' split (titles of the
         # reason fields, as in text output)

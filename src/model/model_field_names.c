@@ -148,6 +148,20 @@ const char *model_field_renamed(const char *old, const char *pane)
 	return any;
 }
 
+/*
+ * old's newest name for pane: renamed twice at most (p99 -> latency_p99,
+ * which the vCPUs pane calls vcpu_latency_p99 now), NULL: not an old name.
+ */
+static const char *model_fields_renamed(const char *old, const char *pane)
+{
+	const char *to = model_field_renamed(old, pane), *again;
+	int i;
+
+	for (i = 0; to && i < 2 && (again = model_field_renamed(to, pane)); i++)
+		to = again;
+	return to;
+}
+
 /* Does note ("a -> b, c -> d") hold said as one of its items? */
 static bool model_note_has(const char *note, const char *said)
 {
@@ -178,7 +192,7 @@ unsigned int model_fields_rename(const char *list, const char *pane,
 
 		snprintf(name, sizeof(name), "%.*s", (int)(n - minus), list + minus);
 		if (!known(name, ctx))
-			to = model_field_renamed(name, pane);
+			to = model_fields_renamed(name, pane);
 		if (to && known(to, ctx)) {
 			size_t u = strlen(note);
 			char said[160];
