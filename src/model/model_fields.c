@@ -440,7 +440,8 @@ const struct model_field model_fields[] = {
 	VCPULAT("max",   "LAT MAX",    MF_TIME,      get_vcpu_lat_max, "the greatest"),
 	VCPUX("vcpu_top_reason", "TOP REASON", MF_TEXT, get_vcpu_top, "the exit reason of most of its exits in the snapshot"),
 	VCPUX("vcpu_state",  "STATE",       MF_TEXT, get_vcpu_state,
-	      "where it was when the figures were taken: guest, host, vmm, halted, wait, exited; empty where not known"),
+	      "where it was when the figures were taken: guest, host, vmm, halt or wait (sched events), "
+	      "else guest, host or halted; exited; empty where not known"),
 	VCPUX("vcpu_guest_seconds",    "GUEST",        MF_SECS, get_guest_s, "its seconds in the guest (kvmtop(1), time states)"),
 	VCPUX("vcpu_host_seconds",     "HOST",         MF_SECS, get_host_s, "its seconds in the host kernel handling exits"),
 	VCPUX("vcpu_vmm_seconds",      "VMM",          MF_SECS, get_vmm_s, "its seconds in the VMM (userspace exits)"),
