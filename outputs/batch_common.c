@@ -25,7 +25,7 @@ void batch_snap(const struct batch *b, uint64_t end, struct model_snap *s)
 {
 	*s = (struct model_snap){
 		.number = b->snapshots + 1, .start = batch_start(b), .end = end, .ns = b->ns,
-		.cumulative = b->cumulative, .time_unit = b->time_unit,
+		.cumulative = b->cumulative, .traced = b->traced, .time_unit = b->time_unit,
 		.wall_known = b->wall_known, .wall_offset = b->live ? clock_wall_offset() : 0,
 	};
 }
@@ -142,12 +142,13 @@ static int batch_row_of(const struct batch *b, enum model_row_kind kind, const v
 	case MR_VM:
 		row->vm = r;
 		row->vm_sc = sc;
-		return model_scope_vm(sc, b->m, r, b->cumulative);
+		/* the summary: the VM's latency and top reason (model_fields.c) */
+		return model_scope_vm(sc, b->m, r, b->cumulative) || model_scope_summary(sc) ? -1 : 0;
 	case MR_VCPU:
 		row->vm = v->vm;
 		row->v = v;
 		row->vcpu_sc = sc;
-		return model_scope_vcpu(sc, b->m, v, b->cumulative);
+		return model_scope_vcpu(sc, b->m, v, b->cumulative) || model_scope_summary(sc) ? -1 : 0;
 	case MR_REASON:
 		row->r = r;
 		return 0;
@@ -323,7 +324,7 @@ static int walk_vcpu(const struct batch *b, struct model_row *row, const struct 
 	unsigned int i, n;
 	int ret = -1;
 
-	if (model_scope_vcpu(&cs, b->m, v, b->cumulative))
+	if (model_scope_vcpu(&cs, b->m, v, b->cumulative) || model_scope_summary(&cs))
 		goto out;
 	row->v = v;
 	row->vcpu_sc = &cs;
@@ -352,7 +353,8 @@ static int walk_vm(const struct batch *b, const struct model_snap *snap, const s
 	unsigned int i, n;
 	int ret = -1;
 
-	if (model_scope_vm(&sc, b->m, vm, b->cumulative))
+	/* the summary: the VM's latency and top reason (model_fields.c) */
+	if (model_scope_vm(&sc, b->m, vm, b->cumulative) || model_scope_summary(&sc))
 		goto out;
 	if (batch_level(b) == MR_VM) {
 		emit(b, &(struct model_row){ .m = b->m, .snap = snap, .vm = vm, .vm_sc = &sc });

@@ -260,6 +260,44 @@ def stddev_cases(base, truth):
     ok(objs and all("stddev" in o for o in objs), "JSON: an object's latency.stddev too")
 
 
+def vm_figures_cases(base, truth):
+    """The screen's VM and vCPU figures as fields: vm_exits_pct the VM's share of every thread's
+    exits; vm_ and vcpu_latency_mean, _stddev (and vcpu_latency_max) of the latencies of their
+    non-blocking reasons' exits (HLT, VMX code 12, waits for the guest: left out), Python's mean
+    and pstdev of the generator's values."""
+    threads = truth_threads(truth)
+    host = sum(t["exits"] for t in threads)
+    lats = {}
+    for t in threads:
+        vals = [v for r in t["reasons"] if r["code"] != 12 for v in r["values"]]
+        lats.setdefault(("vm", t["pid"]), []).extend(vals)
+        lats[("vcpu", t["tid"])] = vals
+    rc, got, err = table(run(base + ["-o", "csv", "--fields", "vm_pid,vm_exits_pct,vm_latency_mean,vm_latency_stddev"]))
+    bad = []
+    for r in got[1:]:
+        pid = int(r[0])
+        want = 100.0 * sum(t["exits"] for t in threads if t["pid"] == pid) / host
+        if abs(float(r[1]) - want) > 0.0051:
+            bad.append("pid %d vm_exits_pct %s, want %.3f" % (pid, r[1], want))
+        vals = lats[("vm", pid)]
+        for col, w in ((2, statistics.mean(vals)), (3, statistics.pstdev(vals))):
+            if abs(float(r[col]) - w) > 0.051 + w * 1e-9:
+                bad.append("pid %d %s %s, want %.3f" % (pid, got[0][col], r[col], w))
+    ok(rc == 0 and len(got) - 1 == len(truth_vms(truth)) > 1 and not bad,
+       "vm_exits_pct: the VM's share of the host's exits; vm_latency_mean and _stddev: its non-blocking exits'",
+       "\n".join(bad) or got)
+    rc, got, err = table(run(base + ["-o", "csv", "--fields",
+                                     "vcpu_tid,vcpu_latency_mean,vcpu_latency_stddev,vcpu_latency_max"]))
+    bad = []
+    for r in got[1:]:
+        vals = lats[("vcpu", int(r[0]))]
+        for col, w in ((1, statistics.mean(vals)), (2, statistics.pstdev(vals)), (3, max(vals))):
+            if abs(float(r[col]) - w) > 0.051 + w * 1e-9:
+                bad.append("tid %s %s %s, want %.3f" % (r[0], got[0][col], r[col], w))
+    ok(rc == 0 and len(got) - 1 == len(threads) and not bad,
+       "vcpu_latency_mean, _stddev and _max: the vCPU's non-blocking exits' latencies", "\n".join(bad) or got)
+
+
 def rfc3339(ns):
     t = datetime.datetime.fromtimestamp(ns // 1000000000, datetime.timezone.utc)
     return t.strftime("%Y-%m-%dT%H:%M:%S") + ".%06dZ" % (ns % 1000000000 // 1000)
@@ -328,6 +366,7 @@ def main():
     sort_vm_cases(base, truth)
     sort_cases(base, kind)
     stddev_cases(base, truth)
+    vm_figures_cases(base, truth)
     wall_cases()
     live_cases()
     done()

@@ -397,7 +397,7 @@ def dump_share(v_or_vcpus, seconds, state):
 
 
 def shares_case(root, dump):
-    """Live: the VMs pane's and the vCPUs pane's HALT% (and STEAL%, WAIT%) are those of the JSON
+    """Live: the VMs pane's and the vCPUs pane's HALT% (and STEAL%, waiting for a CPU) are those of the JSON
     of the same snapshot, the time states from each vCPU's schedstat (run 0.3 s, wait 0.1 s more
     in one delay), paused (Z) so that the screen and the file hold the same snapshot."""
     run = [1000, 1000]
@@ -431,22 +431,22 @@ def shares_case(root, dump):
     more()
     end = time.time() + 5
     while time.time() < end:
-        cells = pct_cells(screen(), ("0", "1"), ("HALT%", "WAIT%"))
+        cells = pct_cells(screen(), ("0", "1"), ("HALT%", "STEAL%"))
         if cells.get("0", {}).get("HALT%") not in (None, "100.0"):
             break
         time.sleep(0.05)
     keys("Z")
     time.sleep(0.5)
     lines = screen()
-    cells, d = pct_cells(lines, ("0", "1"), ("HALT%", "WAIT%")), last_dump(dump)
+    cells, d = pct_cells(lines, ("0", "1"), ("HALT%", "STEAL%")), last_dump(dump)
     bad = []
     for v in (d["vms"][0]["vcpus"] if d else []):
         got = cells.get(str(v["vcpu"]), {})
-        for c, st in (("HALT%", "halt"), ("WAIT%", "wait")):
+        for c, st in (("HALT%", "halt"), ("STEAL%", "wait")):
             if not close_pct(got.get(c), dump_share(v, d["seconds"], st)):
                 bad.append("vCPU %d %s %s, JSON's %.2f" % (v["vcpu"], c, got.get(c), dump_share(v, d["seconds"], st)))
     ok(d and len(cells) == 2 and not bad,
-       "live vCPUs pane: each vCPU's HALT% and WAIT% are the JSON's halt and wait time / seconds",
+       "live vCPUs pane: each vCPU's HALT% and STEAL% are the JSON's halt and wait time / seconds",
        "\n".join(bad + lines[:8]))
     keys("Z")
 

@@ -404,6 +404,60 @@ def interval_case(dat):
     wait_for(has("KVMTOP-EXIT="))
 
 
+def host_pct_script():
+    """Two vCPU threads of one VM: vCPU 0 exits each ms for 28 ms, vCPU 1 for its first 4 ms only,
+    then no exit at all for 70 ms, then one: the script's lines."""
+    lines = ["comm 1001 CPU 0/KVM", "comm 1002 CPU 1/KVM"]
+    for ms in range(1, 101):
+        for tid, vcpu, last in ((1001, 0, 28), (1002, 1, 4)):
+            if ms <= last or (ms == 100 and vcpu == 0):
+                t = ms * 1000000 + vcpu * 300
+                lines += ["%d %d %d exit exit_reason=1 isa=1 vcpu_id=%d" % (t, vcpu, tid, vcpu),
+                          "%d %d %d entry vcpu_id=%d" % (t + 2000 + 1000 * vcpu, vcpu, tid, vcpu)]
+    return lines
+
+
+def host_pct_case():
+    """%HOST is the VM's share of the host's exits in the interval: 100.0 for the only VM in the first
+    10 ms, "-" (not a made-up 0.0) in an interval in which the host had no exit (the script's 70 ms
+    without one); on the vCPUs pane a latency of a vCPU without exits in the interval is "-" and
+    sorts last both ways (the settings file's sort, then I)."""
+    path, dat = os.path.join(TMP, "tui-hostpct.txt"), os.path.join(TMP, "tui-hostpct.dat")
+    with open(path, "w") as f:
+        f.write("\n".join(host_pct_script()) + "\n")
+    kvmgen(dat, "x86-6.5", ["-S", path])
+    rc = os.path.join(TMP, "tui-hostpct.rc")
+    with open(rc, "w") as f:
+        f.write("vCPUs.sort = vcpu_latency_mean\nvCPUs.columns = vcpu,vcpu_tid,vcpu_latency_mean,vcpu_exits_total\n")
+    start(["--config", rc, "-r", dat, "-d", "0.01"])
+    wait_for(loaded("whole recording"))
+    got = []
+    # -d 0.01 from the first exit (1 ms): interval 1 is 1..11 ms, interval 4 31..41 ms (no exit)
+    for k in range(1, 5):
+        keys("]")
+        lines = settled(has("interval %d/" % k))
+        if k in (1, 4):
+            got.append(cell(lines, "%HOST", "unknown@1001") or "\n".join(lines[:8]))
+    eq(got, ["100.0", "-"], "%HOST: 100.0 for the only VM, - in an interval without any exit of the host")
+    for k in (3, 2):
+        keys("[")
+        settled(has("interval %d/" % k))
+    keys("Enter")
+    lines = settled(has("vCPUs of VM"))
+    order = [r.split()[:3] for r in rows_after_titles(lines)]
+    head = lines[3] if len(lines) > 3 else ""
+    keys("I")
+    # the titles' line marks the sort column's order: it changes
+    lines = settled(lambda ls: has("vCPUs of VM")(ls) and len(ls) > 3 and ls[3] != head)
+    inverted = [r.split()[:3] for r in rows_after_titles(lines)]
+    ok(len(order) == 2 and order[-1][2] == "-" and order[0][2] != "-" and
+       len(inverted) == 2 and inverted[-1][2] == "-" and inverted[0][2] != "-",
+       "vCPUs pane: vCPU 1's LAT MEAN in the interval it had no exit is -, last in either order",
+       "%s\n%s" % (order, inverted))
+    keys("q")
+    wait_for(has("KVMTOP-EXIT="))
+
+
 # a reasons pane's row: REASON COUNT RATE/s % TIME% TOTAL MIN MEAN P50 P99 MAX
 REASON_ROW = re.compile(r"^(.*?)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)")
 LAT_CELL = re.compile(r"^[0-9.]+(ns|us|ms|s)$")
@@ -596,7 +650,7 @@ def arch_case(layout, names):
 
 
 def states_case():
-    """The vCPUs pane's GUEST% .. WAIT%: each vCPU's share of the recording in each
+    """The vCPUs pane's GUEST% .. STEAL% (its time waiting for a CPU): each vCPU's share of the recording in each
     time state, as the generator's truth has it; '-' where the recording cannot tell."""
     exp = os.path.join(TMP, "tui-states.expect.json")
     dat = gen("tui-states.dat", "x86-6.5", "-v", "3", "-n", "300", "-C", "2", "-x", "-w", "-s", "4", "-e", exp)
@@ -626,7 +680,8 @@ def states_case():
         keys("Enter")
         lines = settled(has("vCPUs of VM"))
         head = [l for l in lines if "GUEST%" in l]
-        cols = ("GUEST%", "HOST%", "VMM%", "HALT%", "WAIT%") if path == dat else ("GUEST%", "VMM%")
+        cols = ("GUEST%", "HOST%", "VMM%", "HALT%", "STEAL%") if path == dat else ("GUEST%", "VMM%")
+        state = {"GUEST%": "guest", "HOST%": "host", "VMM%": "vmm", "HALT%": "halt", "STEAL%": "wait"}
         bad, rows = [], rows_after_titles(lines)
         if head:
             # right-aligned cells end where their titles end
@@ -639,17 +694,17 @@ def states_case():
                     continue
                 for c in cols:
                     if path == dat:
-                        want = 100.0 * truth[tid][c[:-1].lower()] / sum(truth[tid].values())
+                        want = 100.0 * truth[tid][state[c]] / sum(truth[tid].values())
                         if abs(float(cells.get(c, "nan")) - want) > 0.051:
                             bad.append("tid %d %s %s, want %.2f" % (tid, c, cells.get(c), want))
                     elif not re.fullmatch(r"[0-9]+\.[0-9]", cells.get(c, "")):
                         bad.append("tid %d %s %s" % (tid, c, cells.get(c)))
-            if path != dat and any(c in head[0] for c in ("HOST%", "HALT%", "WAIT%")):
+            if path != dat and any(c in head[0] for c in ("HOST%", "HALT%", "STEAL%")):
                 bad.append("host, halt or wait shown without sched events")
         ok(head and len(rows) == 3 and not bad,
            "vCPUs pane, %s: %s" % (
-               label, "GUEST% HOST% VMM% HALT% WAIT% equal the truth's shares (0.1)" if path == dat else
-               "GUEST% and VMM% only: HOST% HALT% WAIT% are not shown"),
+               label, "GUEST% HOST% VMM% HALT% STEAL% equal the truth's shares (0.1)" if path == dat else
+               "GUEST% and VMM% only: HOST% HALT% STEAL% are not shown"),
            "\n".join(bad + lines[:8]))
         # Enter: vCPU 0's reasons, PREEMPTED and BLOCKED the sums of its exits' split (titles of the
         # reason fields, as in text output)
@@ -1241,6 +1296,7 @@ def main():
         ips_case()
         interval_case(dat)
         no_latency_case()
+        host_pct_case()
         stats_unmeasured_case()
         gone_bad_case(dat)
         progress_case()

@@ -79,7 +79,7 @@ def write_case(live, xdg):
        "settings: no file, the VMs pane's own columns and sort", lines[3] if len(lines) > 3 else "")
     k.keys(">")
     k.wait_for(lambda ls: "TOTAL\u25bc" in titles(ls))
-    found = setup_toggle_move("vm_pid", "total")
+    found = setup_toggle_move("vm_pid", "vm_exits_total")
     lines = k.wait_for(lambda ls: titles(ls)[:3] == ["VM", "TOTAL\u25bc", "EXITS/s"])
     want = titles(lines)
     ok(found and want[:3] == ["VM", "TOTAL\u25bc", "EXITS/s"] and "PID" not in want,
@@ -91,7 +91,8 @@ def write_case(live, xdg):
     ok(("W: the settings are in %s" % rc) in k.message(lines), "W says where it wrote", k.message(lines))
     got = settings(rc) if os.path.exists(rc) else {}
     cols = got.get("VMs.columns", "").split(",")
-    ok(got.get("delay") == "2" and got.get("VMs.sort") == "total" and cols[:3] == ["vm_name", "total", "exits_per_s"]
+    ok(got.get("delay") == "2" and got.get("VMs.sort") == "vm_exits_total"
+       and cols[:3] == ["vm_name", "vm_exits_total", "vm_exits_per_s"]
        and "vm_pid" not in cols,
        "W wrote $XDG_CONFIG_HOME/kvmtop/kvmtoprc: delay 2, VMs sorted by total, its columns", got)
     leftovers = [n for n in os.listdir(os.path.dirname(rc)) if n != "kvmtoprc"]
@@ -223,16 +224,16 @@ def bad_cases(recording, rc):
         f.write(b"VMs.sort = -vm_pid\n")
         for _ in range(20):
             f.write(b"\x01" + bytes(rnd.choice([b for b in range(256) if b != 10]) for _ in range(99)) + b"\n")
-        f.write(b"VMs.columns = vm_name,vm_pid,total\n")
+        f.write(b"VMs.columns = vm_name,vm_pid,vm_exits_total\n")
     bad_file("corrupted", p, recording, "PID\u25b2", ":2: not text", 9, " (8, then '12 more')")
     # truncated: the written file cut inside a column's name
     text = open(rc).read()
-    cut = text.index("exits_per_s", text.index("VMs.columns")) + 3
+    cut = text.index("vm_exits_per_s", text.index("VMs.columns")) + 6
     p = os.path.join(d, "truncated")
     with open(p, "w") as f:
-        f.write(text[:cut].replace("VMs.sort = total", "VMs.sort = -vm_pid"))
+        f.write(text[:cut].replace("VMs.sort = vm_exits_total", "VMs.sort = -vm_pid"))
     line = text[:cut].count("\n") + 1
-    bad_file("truncated", p, recording, "PID\u25b2", ":%d: the VMs pane has no column 'exi'" % line, 1)
+    bad_file("truncated", p, recording, "PID\u25b2", ":%d: the VMs pane has no column 'vm_exi'" % line, 1)
     # unreadable: a directory, a FIFO (never waited on), /dev/zero; a file without read permission
     p = os.path.join(d, "fifo")
     os.mkfifo(p)
@@ -272,8 +273,9 @@ def old_names_case(recording):
        "an old settings file: its columns and sort by their new names")
     k.quit_case("old names")
     text = open(err).read().splitlines() if os.path.exists(err) else []
-    want = ["pid -> vm_pid", "name -> vm_name", "exits_s -> exits_per_s", "halted -> halt",
-            "mem_rss -> vm_mem_rss_bytes", "tid -> vcpu_tid", "cpu -> vcpu_last_cpu", "p99 -> latency_p99"]
+    want = ["pid -> vm_pid", "name -> vm_name", "total -> vm_exits_total", "exits_s -> vm_exits_per_s",
+            "halted -> vm_halt_pct", "mem_rss -> vm_mem_rss_bytes", "tid -> vcpu_tid", "cpu -> vcpu_last_cpu",
+            "exits_s -> vcpu_exits_per_s", "p99 -> vcpu_latency_p99"]
     ok(len(text) == 1 and text[0].startswith("kvmtop: " + p) and all(w in text[0] for w in want),
        "an old settings file: one line on stderr, naming each old -> new", "\n".join(text[:5]))
     shutil.rmtree(d, ignore_errors=True)

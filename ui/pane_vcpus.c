@@ -9,60 +9,19 @@
 #include "model/model_scope.h"
 #include "tui_priv.h"
 
-/* The pane's columns; vcpu, tid, comm and cpu are fields of the table (model_fields.h), by name. */
+/* The pane's columns: each a field of the table (model_fields.h), by name. */
 enum {
 	VCPUS_VCPU, VCPUS_TID, VCPUS_COMM, VCPUS_CPU, VCPUS_NODE, VCPUS_EXITS, VCPUS_TOTAL, VCPUS_MEAN,
-	VCPUS_P99, VCPUS_MAX, VCPUS_GUEST, VCPUS_HOST, VCPUS_VMM, VCPUS_HALT, VCPUS_WAIT,
+	VCPUS_STDDEV, VCPUS_P99, VCPUS_MAX, VCPUS_GUEST, VCPUS_HOST, VCPUS_VMM, VCPUS_HALT, VCPUS_WAIT,
 	VCPUS_TOP, VCPUS_STATE, VCPUS_NR_COLS
 };
 
 struct vcpu_row {
-	struct pane_val val[VCPUS_NR_COLS];	/* the field columns' values */
+	struct pane_val val[VCPUS_NR_COLS];	/* the columns' values */
 	char comm[MODEL_NAME_LEN * 4];	/* comm's value, escaped (tui_val_text()) */
-	uint64_t exits;
-	uint64_t total;
-	double mean;
-	uint64_t p99;
-	uint64_t max;
-	bool have_lat;
-	int top;
-	const char *state;
-	/* % of the figures' span in each time state; -1: not measured */
-	double guest, host, vmm, halt, wait;
+	char top[96];			/* vcpu_top_reason's */
+	char state[16];			/* vcpu_state's */
 };
-
-PANE_CMP(vcpus, vcpu_row, exits)
-PANE_CMP(vcpus, vcpu_row, total)
-PANE_CMP(vcpus, vcpu_row, mean)
-PANE_CMP(vcpus, vcpu_row, p99)
-PANE_CMP(vcpus, vcpu_row, max)
-PANE_CMP(vcpus, vcpu_row, guest)
-PANE_CMP(vcpus, vcpu_row, host)
-PANE_CMP(vcpus, vcpu_row, vmm)
-PANE_CMP(vcpus, vcpu_row, halt)
-PANE_CMP(vcpus, vcpu_row, wait)
-
-/* vcpus_c_<state>(): a time state's share, "-" where the input does not measure it */
-#define SHARE_CELL(field) \
-	static void vcpus_c_##field(const struct tui *t, const void *r, char *buf, size_t len) \
-	{ \
-		tui_fmt_share(((const struct vcpu_row *)r)->field, buf, len); \
-	}
-SHARE_CELL(guest)
-SHARE_CELL(host)
-SHARE_CELL(vmm)
-SHARE_CELL(halt)
-SHARE_CELL(wait)
-
-static int vcpus_cmp_top(const void *a, const void *b)
-{
-	return ((const struct vcpu_row *)a)->top - ((const struct vcpu_row *)b)->top;
-}
-
-static int vcpus_cmp_state(const void *a, const void *b)
-{
-	return strcmp(((const struct vcpu_row *)a)->state, ((const struct vcpu_row *)b)->state);
-}
 
 static int vcpus_row_tid(const struct vcpu_row *w)
 {
@@ -80,87 +39,42 @@ static void vcpus_c_vcpu(const struct tui *t, const void *r, char *buf, size_t l
 	tui_vcpu_id(vcpus_row_vcpu(r), buf, len);
 }
 
-PANE_RATE_CELL(vcpus, vcpu_row, rate, exits)
-
-PANE_COUNT_CELL(vcpus, vcpu_row, total, total)
-
-PANE_LAT_CELL(vcpus, vcpu_row, mean)
-
-PANE_LAT_CELL(vcpus, vcpu_row, p99)
-
-PANE_LAT_CELL(vcpus, vcpu_row, max)
-
-static void vcpus_c_top(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	tui_reason_name(t, ((const struct vcpu_row *)r)->top, buf, len);
-}
-
-static void vcpus_c_state(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s", ((const struct vcpu_row *)r)->state);
-}
+PANE_RATE_VAL_CELL(vcpus, vcpu_row, exits, VCPUS_EXITS)
 
 static const struct pane_col vcpus_cols[VCPUS_NR_COLS] = {
-	[VCPUS_VCPU] =  { "vcpu",    NULL,         5,  COL_RIGHT, vcpus_c_vcpu,  NULL,            false, 9, 0,              "vcpu" },
-	[VCPUS_TID] =   { "vcpu_tid",     NULL,         8,  COL_RIGHT, NULL,          NULL,            false, 8, 0,              "vcpu_tid" },
-	[VCPUS_COMM] =  { "vcpu_comm",    NULL,         16, COL_LEFT,  NULL,          NULL,            false, 4, 0,              "vcpu_comm" },
-	[VCPUS_CPU] =   { "vcpu_last_cpu",     NULL,         4,  COL_RIGHT, NULL,          NULL,            false, 3, 0,              "vcpu_last_cpu" },
+	[VCPUS_VCPU] =   { "vcpu",          NULL, 5,  COL_RIGHT, vcpus_c_vcpu,  NULL, false, 9, 0,              "vcpu" },
+	[VCPUS_TID] =    { "vcpu_tid",      NULL, 8,  COL_RIGHT, NULL,          NULL, false, 8, 0,              "vcpu_tid" },
+	[VCPUS_COMM] =   { "vcpu_comm",     NULL, 16, COL_LEFT,  NULL,          NULL, false, 4, 0,              "vcpu_comm" },
+	[VCPUS_CPU] =    { "vcpu_last_cpu", NULL, 4,  COL_RIGHT, NULL,          NULL, false, 3, 0,              "vcpu_last_cpu" },
 	/* live: the NUMA node of its last CPU (src/context/); off until F2 or the settings file picks it */
-	[VCPUS_NODE] =  { "vcpu_node",    NULL,         4,  COL_RIGHT, NULL,          NULL,            false, -1, 0,             "vcpu_node" },
-	[VCPUS_EXITS] = { "exits_per_s", "EXITS/s",    10, COL_RIGHT, vcpus_c_rate,  vcpus_cmp_exits, true,  9, 0,              NULL },
-	[VCPUS_TOTAL] = { "total",   "TOTAL",      10, COL_RIGHT, vcpus_c_total, vcpus_cmp_total, true,  5, 0,              NULL },
-	[VCPUS_MEAN] =  { "latency_mean",    "LAT MEAN",   9,  COL_RIGHT, vcpus_c_mean,  vcpus_cmp_mean,  true,  7, 0,              NULL },
-	[VCPUS_P99] =   { "latency_p99",     "LAT P99",    9,  COL_RIGHT, vcpus_c_p99,   vcpus_cmp_p99,   true,  7, 0,              NULL },
-	[VCPUS_MAX] =   { "latency_max",     "LAT MAX",    9,  COL_RIGHT, vcpus_c_max,   vcpus_cmp_max,   true,  6, 0,              NULL },
-	[VCPUS_GUEST] = { "guest",   "GUEST%",     6,  COL_RIGHT, vcpus_c_guest, vcpus_cmp_guest, true,  6, 1u << VS_GUEST, NULL },
-	[VCPUS_HOST] =  { "host",    "HOST%",      6,  COL_RIGHT, vcpus_c_host,  vcpus_cmp_host,  true,  6, 1u << VS_HOST,  NULL },
-	[VCPUS_VMM] =   { "vmm",     "VMM%",       6,  COL_RIGHT, vcpus_c_vmm,   vcpus_cmp_vmm,   true,  6, 1u << VS_VMM,   NULL },
-	[VCPUS_HALT] =  { "halt",    "HALT%",      6,  COL_RIGHT, vcpus_c_halt,  vcpus_cmp_halt,  true,  6, 1u << VS_HALT,  NULL },
-	[VCPUS_WAIT] =  { "wait",    "WAIT%",      6,  COL_RIGHT, vcpus_c_wait,  vcpus_cmp_wait,  true,  7, 1u << VS_WAIT,  NULL },
-	[VCPUS_TOP] =   { "top",     "TOP REASON", 20, COL_LEFT,  vcpus_c_top,   vcpus_cmp_top,   false, 5, 0,              NULL },
-	[VCPUS_STATE] = { "state",   "STATE",      8,  COL_LEFT,  vcpus_c_state, vcpus_cmp_state, false, 2, 0,              NULL },
+	[VCPUS_NODE] =   { "vcpu_node",     NULL, 4,  COL_RIGHT, NULL,          NULL, false, -1, 0,             "vcpu_node" },
+	[VCPUS_EXITS] =  { "vcpu_exits_per_s", NULL, 10, COL_RIGHT, vcpus_c_exits, NULL, true, 9, 0,           "vcpu_exits_per_s" },
+	[VCPUS_TOTAL] =  { "vcpu_exits_total", NULL, 10, COL_RIGHT, NULL,       NULL, true,  5, 0,              "vcpu_exits_total" },
+	[VCPUS_MEAN] =   { "vcpu_latency_mean", NULL, 9, COL_RIGHT, NULL,       NULL, true,  7, 0,              "vcpu_latency_mean" },
+	/* perf kvm stat's +-: off on 80 columns, F2 picks it */
+	[VCPUS_STDDEV] = { "vcpu_latency_stddev", NULL, 10, COL_RIGHT, NULL,    NULL, true,  1, 0,              "vcpu_latency_stddev" },
+	[VCPUS_P99] =    { "vcpu_latency_p99", NULL, 9, COL_RIGHT, NULL,        NULL, true,  7, 0,              "vcpu_latency_p99" },
+	[VCPUS_MAX] =    { "vcpu_latency_max", NULL, 9, COL_RIGHT, NULL,        NULL, true,  6, 0,              "vcpu_latency_max" },
+	[VCPUS_GUEST] =  { "vcpu_guest_pct", NULL, 6,  COL_RIGHT, NULL,         NULL, true,  6, 1u << VS_GUEST, "vcpu_guest_pct" },
+	[VCPUS_HOST] =   { "vcpu_host_pct",  NULL, 6,  COL_RIGHT, NULL,         NULL, true,  6, 1u << VS_HOST,  "vcpu_host_pct" },
+	[VCPUS_VMM] =    { "vcpu_vmm_pct",   NULL, 6,  COL_RIGHT, NULL,         NULL, true,  6, 1u << VS_VMM,   "vcpu_vmm_pct" },
+	[VCPUS_HALT] =   { "vcpu_halt_pct",  NULL, 6,  COL_RIGHT, NULL,         NULL, true,  6, 1u << VS_HALT,  "vcpu_halt_pct" },
+	[VCPUS_WAIT] =   { "vcpu_steal_pct", NULL, 6,  COL_RIGHT, NULL,         NULL, true,  7, 1u << VS_WAIT,  "vcpu_steal_pct" },
+	[VCPUS_TOP] =    { "vcpu_top_reason", NULL, 20, COL_LEFT, NULL,         NULL, false, 5, 0,              "vcpu_top_reason" },
+	[VCPUS_STATE] =  { "vcpu_state",    NULL, 8,  COL_LEFT,  NULL,          NULL, false, 2, 0,              "vcpu_state" },
 };
-
-/* Where the vCPU was when the figures were taken. */
-static const char *vcpus_state(const struct tui *t, const struct vcpu *v)
-{
-	bool blocking;
-
-	if (v->vm && v->vm->exited)
-		return "exited";
-	/* measured by sched events: the model's own state */
-	if ((model_time_known(t->m) & TIME_SPLIT) && v->state != VS_NONE)
-		return model_state_name(v->state);
-	if (!model_vcpu_pending(t->m, v, &blocking))
-		return t->live ? "guest" : "-";
-	return blocking ? "halted" : "host";
-}
-
-static double vcpus_share(const struct tui *t, const struct model_scope *sc, enum vcpu_state st)
-{
-	uint64_t span = t->end > t->start ? t->end - t->start : 0;
-
-	return model_scope_share(sc, 1u << st, span, 1);
-}
-
-static void vcpus_shares(const struct tui *t, const struct model_scope *sc, struct vcpu_row *w)
-{
-	w->guest = vcpus_share(t, sc, VS_GUEST);
-	w->host = vcpus_share(t, sc, VS_HOST);
-	w->vmm = vcpus_share(t, sc, VS_VMM);
-	w->halt = vcpus_share(t, sc, VS_HALT);
-	w->wait = vcpus_share(t, sc, VS_WAIT);
-}
 
 static int vcpus_build(struct tui *t, struct pane *p)
 {
 	const struct vm *vm = tui_find_vm(t, p->vm_pid);
 	const struct vcpu *v;
 	struct model_scope sc;
+	struct model_snap snap;
 	struct vcpu_row *rows;
 	int ret = -1;
 
 	memset(&sc, 0, sizeof(sc));
+	tui_snap(t, &snap);
 	p->nr = 0;
 	p->rows = calloc(vm && vm->nr_vcpus ? vm->nr_vcpus : 1, sizeof(*rows));
 	if (!p->rows)
@@ -169,23 +83,17 @@ static int vcpus_build(struct tui *t, struct pane *p)
 		return 0;	/* the VM went away: an empty pane */
 	rows = p->rows;
 	MODEL_FOREACH_VCPU(v, vm) {
-		const struct model_row row = { .m = t->m, .vm = vm, .v = v };
+		const struct model_row row = { .m = t->m, .vm = vm, .v = v, .snap = &snap, .vcpu_sc = &sc };
 		struct vcpu_row *w = &rows[p->nr++];
 
+		/* the scope the fields read: the span shown, cumulative or of the interval */
 		if (model_scope_vcpu(&sc, t->m, v, t->cumulative) ||
 		    model_scope_summary(&sc))
 			goto out;
 		tui_cols_fill(vcpus_cols, VCPUS_NR_COLS, &row, w->val);
 		tui_val_text(&w->val[VCPUS_COMM], w->comm, sizeof(w->comm));
-		w->exits = sc.exits;
-		w->total = sc.exits_total;
-		w->have_lat = sc.handling.samples > 0;
-		w->mean = hist_mean(&sc.handling);
-		w->p99 = hist_quantile(&sc.handling, 0.99);
-		w->max = sc.handling.max;
-		w->top = sc.top;
-		w->state = vcpus_state(t, v);
-		vcpus_shares(t, &sc, w);
+		tui_val_text(&w->val[VCPUS_TOP], w->top, sizeof(w->top));
+		tui_val_text(&w->val[VCPUS_STATE], w->state, sizeof(w->state));
 		model_scope_free(&sc);
 	}
 	ret = 0;

@@ -9,55 +9,22 @@
 #include "model/model_scope.h"
 #include "tui_priv.h"
 
-/* The pane's columns; name, pid and vcpus are fields of the table (model_fields.h), by name. */
+/* The pane's columns: each a field of the table (model_fields.h), by name. */
 enum {
-	VMS_NAME, VMS_PID, VMS_VCPUS, VMS_EXITS, VMS_TOTAL, VMS_PCT, VMS_MEAN, VMS_P99, VMS_HALTED,
-	VMS_UTIL, VMS_STEAL, VMS_EMU, VMS_EMU_WAIT, VMS_VHOST, VMS_VHOST_WAIT, VMS_TOP, VMS_UEXITS,
-	VMS_EVENTS, VMS_RSS, VMS_SWAP, VMS_MAJFLT, VMS_DISK_RD, VMS_DISK_WR, VMS_NET_RX, VMS_NET_TX,
-	VMS_DROPS, VMS_MEM_SOME, VMS_IO_SOME, VMS_LOCAL, VMS_DISPLAY, VMS_UUID, VMS_NR_COLS
+	VMS_NAME, VMS_PID, VMS_VCPUS, VMS_EXITS, VMS_TOTAL, VMS_PCT, VMS_MEAN, VMS_STDDEV, VMS_P99,
+	VMS_HALTED, VMS_UTIL, VMS_STEAL, VMS_EMU, VMS_EMU_WAIT, VMS_VHOST, VMS_VHOST_WAIT, VMS_TOP,
+	VMS_UEXITS, VMS_EVENTS, VMS_RSS, VMS_SWAP, VMS_MAJFLT, VMS_DISK_RD, VMS_DISK_WR, VMS_NET_RX,
+	VMS_NET_TX, VMS_DROPS, VMS_MEM_SOME, VMS_IO_SOME, VMS_LOCAL, VMS_DISPLAY, VMS_UUID, VMS_NR_COLS
 };
 
 struct vm_row {
-	struct pane_val val[VMS_NR_COLS];	/* the field columns' values */
+	struct pane_val val[VMS_NR_COLS];	/* the columns' values */
 	char name[MODEL_NAME_LEN * 4];	/* vm_name's value, escaped (tui_val_text()) */
 	char display[IDENT_NAME_LEN * 4];	/* vm_display's, the same */
 	char uuid[IDENT_UUID_LEN * 4];	/* vm_uuid's */
+	char top[96];			/* vm_top_reason's */
 	bool exited;
-	uint64_t exits;
-	uint64_t total;
-	double pct;
-	double mean;
-	uint64_t p99;
-	bool have_lat;
-	double halted;		/* HALT%: model_scope_share(VS_HALT), -1: unknown */
-	int top;
-	uint64_t uexits;
-	uint64_t events;	/* kvm events other than exits and entries */
-	/* UTIL% and STEAL%: model_scope_share(), -1: unknown */
-	double util, steal;
-	/* live: the emulator's and vhost threads' % of one CPU on a CPU, and waiting for one */
-	double emu, emu_wait, vhost, vhost_wait;
 };
-
-PANE_CMP(vms, vm_row, exits)
-PANE_CMP(vms, vm_row, total)
-PANE_CMP(vms, vm_row, pct)
-PANE_CMP(vms, vm_row, mean)
-PANE_CMP(vms, vm_row, p99)
-PANE_CMP(vms, vm_row, halted)
-PANE_CMP(vms, vm_row, uexits)
-PANE_CMP(vms, vm_row, events)
-PANE_CMP(vms, vm_row, util)
-PANE_CMP(vms, vm_row, steal)
-PANE_CMP(vms, vm_row, emu)
-PANE_CMP(vms, vm_row, emu_wait)
-PANE_CMP(vms, vm_row, vhost)
-PANE_CMP(vms, vm_row, vhost_wait)
-
-static int vms_cmp_top(const void *a, const void *b)
-{
-	return ((const struct vm_row *)a)->top - ((const struct vm_row *)b)->top;
-}
 
 static int vms_row_pid(const struct vm_row *w)
 {
@@ -72,84 +39,31 @@ static void vms_c_name(const struct tui *t, const void *r, char *buf, size_t len
 	snprintf(buf, len, "%s%s", w->name, w->exited ? " (exited)" : "");
 }
 
-PANE_RATE_CELL(vms, vm_row, rate, exits)
-
-PANE_COUNT_CELL(vms, vm_row, total, total)
-
-static void vms_c_pct(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	tui_fmt_pct(((const struct vm_row *)r)->pct, buf, len);
-}
-
-PANE_LAT_CELL(vms, vm_row, mean)
-
-PANE_LAT_CELL(vms, vm_row, p99)
-
-static void vms_c_halted(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	tui_fmt_share(((const struct vm_row *)r)->halted, buf, len);
-}
-
-static void vms_c_util(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	tui_fmt_share(((const struct vm_row *)r)->util, buf, len);
-}
-
-static void vms_c_steal(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	tui_fmt_share(((const struct vm_row *)r)->steal, buf, len);
-}
-
-#define GROUP_CELL(field)							\
-static void vms_c_##field(const struct tui *t, const void *r, char *buf, size_t len)	\
-{										\
-	tui_fmt_pct(((const struct vm_row *)r)->field, buf, len);		\
-}
-GROUP_CELL(emu)
-GROUP_CELL(emu_wait)
-GROUP_CELL(vhost)
-GROUP_CELL(vhost_wait)
-
-static void vms_c_top(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	tui_reason_name(t, ((const struct vm_row *)r)->top, buf, len);
-}
-
-static void vms_c_uexits(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	tui_fmt_event_rate(t, ((const struct vm_row *)r)->uexits, buf, len);
-}
-
-static void vms_c_events(const struct tui *t, const void *r, char *buf, size_t len)
-{
-	uint64_t n = ((const struct vm_row *)r)->events;
-
-	/* a counter source may count events too (debugfs: its other counters) */
-	if (t->m->nr_other)
-		tui_fmt_rate(t, n, buf, len);
-	else
-		tui_fmt_event_rate(t, n, buf, len);
-}
+PANE_RATE_VAL_CELL(vms, vm_row, exits, VMS_EXITS)
+PANE_RATE_VAL_CELL(vms, vm_row, uexits, VMS_UEXITS)
+PANE_RATE_VAL_CELL(vms, vm_row, events, VMS_EVENTS)
 
 static const struct pane_col vms_cols[VMS_NR_COLS] = {
-	[VMS_NAME] =       { "vm_name",       NULL,         20, COL_LEFT,  vms_c_name,       NULL,               false, 9, 0,                              "vm_name" },
-	[VMS_PID] =        { "vm_pid",        NULL,         8,  COL_RIGHT, NULL,             NULL,               false, 8, 0,                              "vm_pid" },
-	[VMS_VCPUS] =      { "vm_vcpu_count",      NULL,         5,  COL_RIGHT, NULL,             NULL,               true,  4, 0,                              "vm_vcpu_count" },
-	[VMS_EXITS] =      { "exits_per_s",    "EXITS/s",    10, COL_RIGHT, vms_c_rate,       vms_cmp_exits,      true,  9, 0,                              NULL },
-	[VMS_TOTAL] =      { "total",      "TOTAL",      10, COL_RIGHT, vms_c_total,      vms_cmp_total,      true,  5, 0,                              NULL },
-	[VMS_PCT] =        { "pct",        "%HOST",      6,  COL_RIGHT, vms_c_pct,        vms_cmp_pct,        true,  6, 0,                              NULL },
-	[VMS_MEAN] =       { "latency_mean",       "LAT MEAN",   9,  COL_RIGHT, vms_c_mean,       vms_cmp_mean,       true,  7, 0,                              NULL },
-	[VMS_P99] =        { "latency_p99",        "LAT P99",    9,  COL_RIGHT, vms_c_p99,        vms_cmp_p99,        true,  7, 0,                              NULL },
-	[VMS_HALTED] =     { "halt",     "HALT%",      6,  COL_RIGHT, vms_c_halted,     vms_cmp_halted,     true,  3, 1u << VS_HALT,                  NULL },
-	[VMS_UTIL] =       { "util",       "UTIL%",      6,  COL_RIGHT, vms_c_util,       vms_cmp_util,       true,  6, 1u << VS_GUEST | 1u << VS_HOST, NULL },
-	[VMS_STEAL] =      { "steal",      "STEAL%",     6,  COL_RIGHT, vms_c_steal,      vms_cmp_steal,      true,  7, 1u << VS_WAIT,                  NULL },
-	[VMS_EMU] =        { "emu",        "EMU%",       6,  COL_RIGHT, vms_c_emu,        vms_cmp_emu,        true,  3, TIME_GROUPS,                    NULL },
-	[VMS_EMU_WAIT] =   { "emu_wait",   "EMU WT%",    7,  COL_RIGHT, vms_c_emu_wait,   vms_cmp_emu_wait,   true,  2, TIME_GROUPS,                    NULL },
-	[VMS_VHOST] =      { "vhost",      "VHOST%",     6,  COL_RIGHT, vms_c_vhost,      vms_cmp_vhost,      true,  3, TIME_GROUPS,                    NULL },
-	[VMS_VHOST_WAIT] = { "vhost_wait", "VH WT%",     6,  COL_RIGHT, vms_c_vhost_wait, vms_cmp_vhost_wait, true,  2, TIME_GROUPS,                    NULL },
-	[VMS_TOP] =        { "top",        "TOP REASON", 16, COL_LEFT,  vms_c_top,        vms_cmp_top,        false, 5, 0,                              NULL },
-	[VMS_UEXITS] =     { "uexits_per_s",   "UEXITS/s",   9,  COL_RIGHT, vms_c_uexits,     vms_cmp_uexits,     true,  6, 0,                              NULL },
-	[VMS_EVENTS] =     { "events_per_s",   "EVENTS/s",   9,  COL_RIGHT, vms_c_events,     vms_cmp_events,     true,  6, 0,                              NULL },
+	[VMS_NAME] =       { "vm_name",       NULL, 20, COL_LEFT,  vms_c_name,   NULL, false, 9, 0,                              "vm_name" },
+	[VMS_PID] =        { "vm_pid",        NULL, 8,  COL_RIGHT, NULL,         NULL, false, 8, 0,                              "vm_pid" },
+	[VMS_VCPUS] =      { "vm_vcpu_count", NULL, 5,  COL_RIGHT, NULL,         NULL, true,  4, 0,                              "vm_vcpu_count" },
+	[VMS_EXITS] =      { "vm_exits_per_s", NULL, 10, COL_RIGHT, vms_c_exits, NULL, true,  9, 0,                              "vm_exits_per_s" },
+	[VMS_TOTAL] =      { "vm_exits_total", NULL, 10, COL_RIGHT, NULL,        NULL, true,  5, 0,                              "vm_exits_total" },
+	[VMS_PCT] =        { "vm_exits_pct",  NULL, 6,  COL_RIGHT, NULL,         NULL, true,  6, 0,                              "vm_exits_pct" },
+	[VMS_MEAN] =       { "vm_latency_mean", NULL, 9, COL_RIGHT, NULL,        NULL, true,  7, 0,                              "vm_latency_mean" },
+	/* perf kvm stat's +-: off on 80 columns, F2 picks it */
+	[VMS_STDDEV] =     { "vm_latency_stddev", NULL, 10, COL_RIGHT, NULL,     NULL, true,  1, 0,                              "vm_latency_stddev" },
+	[VMS_P99] =        { "vm_latency_p99", NULL, 9, COL_RIGHT, NULL,         NULL, true,  7, 0,                              "vm_latency_p99" },
+	[VMS_HALTED] =     { "vm_halt_pct",   NULL, 6,  COL_RIGHT, NULL,         NULL, true,  3, 1u << VS_HALT,                  "vm_halt_pct" },
+	[VMS_UTIL] =       { "vm_util_pct",   NULL, 6,  COL_RIGHT, NULL,         NULL, true,  6, 1u << VS_GUEST | 1u << VS_HOST, "vm_util_pct" },
+	[VMS_STEAL] =      { "vm_steal_pct",  NULL, 6,  COL_RIGHT, NULL,         NULL, true,  7, 1u << VS_WAIT,                  "vm_steal_pct" },
+	[VMS_EMU] =        { "vm_emulator_run_pct", NULL, 6, COL_RIGHT, NULL,    NULL, true,  3, TIME_GROUPS,                    "vm_emulator_run_pct" },
+	[VMS_EMU_WAIT] =   { "vm_emulator_wait_pct", NULL, 7, COL_RIGHT, NULL,   NULL, true,  2, TIME_GROUPS,                    "vm_emulator_wait_pct" },
+	[VMS_VHOST] =      { "vm_vhost_run_pct", NULL, 6, COL_RIGHT, NULL,       NULL, true,  3, TIME_GROUPS,                    "vm_vhost_run_pct" },
+	[VMS_VHOST_WAIT] = { "vm_vhost_wait_pct", NULL, 6, COL_RIGHT, NULL,      NULL, true,  2, TIME_GROUPS,                    "vm_vhost_wait_pct" },
+	[VMS_TOP] =        { "vm_top_reason", NULL, 16, COL_LEFT,  NULL,         NULL, false, 5, 0,                              "vm_top_reason" },
+	[VMS_UEXITS] =     { "vm_uexits_per_s", NULL, 9, COL_RIGHT, vms_c_uexits, NULL, true, 6, 0,                              "vm_uexits_per_s" },
+	[VMS_EVENTS] =     { "vm_events_per_s", NULL, 9, COL_RIGHT, vms_c_events, NULL, true, 6, 0,                              "vm_events_per_s" },
 	/* its context (src/context/): priority -1, off until F2 or the settings file picks them */
 	[VMS_RSS] =        { "vm_mem_rss_bytes",    NULL,         8,  COL_RIGHT, NULL,             NULL,               true,  -1, 0,                             "vm_mem_rss_bytes" },
 	[VMS_SWAP] =       { "vm_mem_swap_bytes",   NULL,         8,  COL_RIGHT, NULL,             NULL,               true,  -1, 0,                             "vm_mem_swap_bytes" },
@@ -167,28 +81,17 @@ static const struct pane_col vms_cols[VMS_NR_COLS] = {
 	[VMS_UUID] =       { "vm_uuid",       NULL,         36, COL_LEFT,  NULL,             NULL,               false, -1, 0,                             "vm_uuid" },
 };
 
-/* HALT%, UTIL%, STEAL%: the model's one definition over the span shown. */
-static void vms_shares(const struct tui *t, const struct model_scope *sc, const struct vm *vm,
-		       struct vm_row *w)
-{
-	uint64_t span = t->end > t->start ? t->end - t->start : 0;
-
-	w->halted = model_scope_share(sc, 1u << VS_HALT, span, vm->nr_vcpus);
-	w->util = model_scope_share(sc, MODEL_UTIL_STATES, span, vm->nr_vcpus);
-	w->steal = model_scope_share(sc, 1u << VS_WAIT, span, vm->nr_vcpus);
-}
-
 static int vms_build(struct tui *t, struct pane *p)
 {
 	struct model_scope sc;
+	struct model_snap snap;
 	struct vm_row *rows;
 	const struct vm *vm;
 	size_t n;
-	int ret = -1, i;
-	/* the host's exits are the model's own counter: no need to sum them again */
-	uint64_t host = t->cumulative ? t->m->exits.total : ctr_interval(&t->m->exits);
+	int ret = -1;
 
 	memset(&sc, 0, sizeof(sc));
+	tui_snap(t, &snap);
 	n = model_nr_vms(t->m);
 	rows = calloc(n ? n : 1, sizeof(*rows));
 	if (!rows)
@@ -197,10 +100,11 @@ static int vms_build(struct tui *t, struct pane *p)
 	p->nr = 0;
 	/* not the host kernel's threads: host work, not a VM */
 	MODEL_FOREACH_VM(vm, t->m) {
-		const struct model_row row = { .m = t->m, .vm = vm };
+		const struct model_row row = { .m = t->m, .vm = vm, .snap = &snap, .vm_sc = &sc };
 		struct vm_row *w;
 
 		w = &rows[p->nr++];
+		/* the scope the fields read: the span shown, cumulative or of the interval */
 		if (model_scope_vm(&sc, t->m, vm, t->cumulative) ||
 		    model_scope_summary(&sc))
 			goto out;
@@ -208,26 +112,8 @@ static int vms_build(struct tui *t, struct pane *p)
 		tui_val_text(&w->val[VMS_NAME], w->name, sizeof(w->name));
 		tui_val_text(&w->val[VMS_DISPLAY], w->display, sizeof(w->display));
 		tui_val_text(&w->val[VMS_UUID], w->uuid, sizeof(w->uuid));
+		tui_val_text(&w->val[VMS_TOP], w->top, sizeof(w->top));
 		w->exited = vm->exited;
-		w->exits = sc.exits;
-		w->total = sc.exits_total;
-		w->pct = host ? 100.0 * (double)sc.exits / (double)host : 0;
-		w->have_lat = sc.handling.samples > 0;
-		w->mean = hist_mean(&sc.handling);
-		w->p99 = hist_quantile(&sc.handling, 0.99);
-		vms_shares(t, &sc, vm, w);
-		if (t->end > t->start) {
-			double one = (double)(t->end - t->start);
-
-			w->emu = 100.0 * (double)model_group_ns(vm, TG_EMULATOR, false, t->cumulative) / one;
-			w->emu_wait = 100.0 * (double)model_group_ns(vm, TG_EMULATOR, true, t->cumulative) / one;
-			w->vhost = 100.0 * (double)model_group_ns(vm, TG_VHOST, false, t->cumulative) / one;
-			w->vhost_wait = 100.0 * (double)model_group_ns(vm, TG_VHOST, true, t->cumulative) / one;
-		}
-		w->top = sc.top;
-		w->uexits = sc.uexits;
-		for (i = 0; i < t->m->nr_other; i++)
-			w->events += sc.other[i];
 		model_scope_free(&sc);
 	}
 	ret = 0;

@@ -90,7 +90,7 @@ static void field_cell(const struct tui *t, const struct model_field *f, const s
 	}
 }
 
-/* A field column's order: rows without a value first, then by value. */
+/* A field column's order by value (rows without one: order_cmp() puts them last). */
 static int field_cmp(const struct model_field *f, const struct pane_val *x, const struct pane_val *y)
 {
 	if (x->has != y->has)
@@ -133,6 +133,11 @@ int tui_col_cmp(const struct pane_ops *ops, const void *a, const void *b, int co
 	if (c->field)
 		return field_cmp(model_field(c->field), row_val(ops, a, col), row_val(ops, b, col));
 	return 0;
+}
+
+bool tui_col_has(const struct pane_ops *ops, const void *r, int col)
+{
+	return !ops->cols[col].field || row_val(ops, r, col)->has;
 }
 
 bool tui_col_named(const struct pane_col *c, const char *name)

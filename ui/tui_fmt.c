@@ -21,10 +21,19 @@ void tui_fmt_count(uint64_t v, char *buf, size_t len)
 		snprintf(buf, len, "%.1fG", (double)v / 1e9);
 }
 
+/* A rate r per second: 0.25, 512, 1.2M. */
+static void fmt_rate_of(double r, char *buf, size_t len)
+{
+	if (r < 10)
+		snprintf(buf, len, "%.2f", r);
+	else if (r < 1e7)
+		snprintf(buf, len, "%.0f", r);
+	else
+		snprintf(buf, len, "%.1fM", r / 1e6);
+}
+
 void tui_fmt_rate(const struct tui *t, uint64_t n, char *buf, size_t len)
 {
-	double r;
-
 	if (t->secs <= 0 && t->ns) {
 		/* no time covered yet (just after r): a rate is unknown, not 0 */
 		snprintf(buf, len, "-");
@@ -35,13 +44,23 @@ void tui_fmt_rate(const struct tui *t, uint64_t n, char *buf, size_t len)
 		tui_fmt_count(n, buf, len);
 		return;
 	}
-	r = (double)n / t->secs;
-	if (r < 10)
-		snprintf(buf, len, "%.2f", r);
-	else if (r < 1e7)
-		snprintf(buf, len, "%.0f", r);
+	fmt_rate_of((double)n / t->secs, buf, len);
+}
+
+void tui_fmt_rate_val(const struct pane_val *pv, char *buf, size_t len)
+{
+	if (!pv->has)
+		snprintf(buf, len, "-");	/* no span in ns, or no such event seen */
 	else
-		snprintf(buf, len, "%.1fM", r / 1e6);
+		fmt_rate_of(pv->v.d, buf, len);
+}
+
+void tui_snap(const struct tui *t, struct model_snap *s)
+{
+	*s = (struct model_snap){
+		.start = t->start, .end = t->end, .ns = t->ns, .cumulative = t->cumulative,
+		.traced = t->traced, .time_unit = t->ns ? "ns" : "cycles",
+	};
 }
 
 void tui_fmt_event_rate(const struct tui *t, uint64_t n, char *buf, size_t len)

@@ -39,10 +39,8 @@
 	}
 
 /*
- * <pane>_c_<name>(): the cell of a count, a rate (per second of the
- * figures' span) or a latency field of a pane's row struct; a latency is
- * "-" when the row's scope has no exit -> entry pair (its have_lat is
- * false).
+ * <pane>_c_<name>(): the cell of a count or a rate (per second of the
+ * figures' span) of a pane's row struct.
  */
 #define PANE_COUNT_CELL(pane, row, name, field) \
 	static void pane##_c_##name(const struct tui *t, const void *r, char *buf, size_t len) \
@@ -54,11 +52,14 @@
 	{ \
 		tui_fmt_rate(t, ((const struct row *)r)->field, buf, len); \
 	}
-#define PANE_LAT_CELL(pane, row, field) \
-	static void pane##_c_##field(const struct tui *t, const void *r, char *buf, size_t len) \
+/*
+ * The same for a field column col whose field is a rate (exits per
+ * second): its value as the panes write their other rates ("-": none).
+ */
+#define PANE_RATE_VAL_CELL(pane, row, name, col) \
+	static void pane##_c_##name(const struct tui *t, const void *r, char *buf, size_t len) \
 	{ \
-		const struct row *w = r; \
-		tui_fmt_lat(t, w->have_lat, (double)w->field, buf, len); \
+		tui_fmt_rate_val(&((const struct row *)r)->val[col], buf, len); \
 	}
 
 enum col_align { COL_LEFT, COL_RIGHT };
@@ -225,6 +226,8 @@ bool tui_col_sorts(const struct pane_col *c);
 void tui_col_cell(const struct tui *t, const struct pane_ops *ops, const void *r, int col,
 		  char *buf, size_t len);
 int tui_col_cmp(const struct pane_ops *ops, const void *a, const void *b, int col);
+/* Whether row r has a value in column col (a field's may be unknown; other columns always have one). */
+bool tui_col_has(const struct pane_ops *ops, const void *r, int col);
 /* Is column c called name: its own name, or the field's it shows? */
 bool tui_col_named(const struct pane_col *c, const char *name);
 /*
@@ -283,6 +286,9 @@ void tui_colors_apply(struct tui *t);
 /* tui_fmt.c: number formats shared by the panes, and lookups in the model */
 void tui_fmt_count(uint64_t v, char *buf, size_t len);
 void tui_fmt_rate(const struct tui *t, uint64_t n, char *buf, size_t len);
+struct pane_val;
+/* A field's rate already per second, as tui_fmt_rate() writes one: "-" where the row has none. */
+void tui_fmt_rate_val(const struct pane_val *pv, char *buf, size_t len);
 /* A rate of userspace exits or other kvm events: "-" where the source sees none (counters). */
 void tui_fmt_event_rate(const struct tui *t, uint64_t n, char *buf, size_t len);
 void tui_fmt_time(const struct tui *t, double v, char *buf, size_t len);
@@ -296,6 +302,8 @@ const char *tui_reason_name(const struct tui *t, int id, char *buf, size_t len);
 /* A vCPU's id as every pane writes it: the number, or "?" where the event has none. */
 const char *tui_vcpu_id(int vcpu_id, char *buf, size_t len);
 const struct vm *tui_find_vm(const struct tui *t, int pid);
+/* The snapshot the panes show, for the fields' getters: its span, cumulative or not (model_fields.h). */
+void tui_snap(const struct tui *t, struct model_snap *s);
 const struct vcpu *tui_find_vcpu(const struct tui *t, int tid);
 
 #define TUI_HEADER_LINES	4	/* two of figures, the pane's title, the column titles */

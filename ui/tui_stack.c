@@ -28,8 +28,13 @@ static int order_cmp(const void *a, const void *b, void *arg)
 	const struct pane *p = arg;
 	const struct pane_col *c = &p->ops->cols[p->sort];
 	const void *x = tui_row_at(p, *(const size_t *)a), *y = tui_row_at(p, *(const size_t *)b);
-	int r = tui_col_cmp(p->ops, x, y, p->sort);
+	bool hx = tui_col_has(p->ops, x, p->sort), hy = tui_col_has(p->ops, y, p->sort);
+	int r;
 
+	/* an unknown value ("-") sorts last, whichever the order */
+	if (hx != hy)
+		return hx ? -1 : 1;
+	r = tui_col_cmp(p->ops, x, y, p->sort);
 	if (!r) {
 		uint64_t kx = p->ops->key(x), ky = p->ops->key(y);
 

@@ -82,17 +82,50 @@ const struct model_field_alias model_field_aliases[] = {
 	{ "obj_p999",               "obj_latency_p999", NULL },
 	{ "obj_max",                "obj_latency_max", NULL },
 	{ "obj_sum",                "obj_latency_sum", NULL },
-	/* the screen's columns: a field's column is named as the field, the rest by the rule */
-	{ "exits_s",                "exits_per_s", NULL },
-	{ "uexits_s",               "uexits_per_s", NULL },
-	{ "events_s",               "events_per_s", NULL },
-	{ "halted",                 "halt", NULL },
+	/*
+	 * The screen's columns, each pane's: every VMs and vCPUs column is a
+	 * field's, named as the field (an old name there may be another
+	 * level's field: the reasons pane's total, pct, latency_p99)
+	 */
 	{ "name",                   "vm_name", "VMs" },
 	{ "pid",                    "vm_pid", "VMs" },
 	{ "vcpus",                  "vm_vcpu_count", "VMs" },
 	{ "display_name",           "vm_display_name", "VMs" },
 	{ "uuid",                   "vm_uuid", "VMs" },
+	{ "exits_s",               "vm_exits_per_s", "VMs" },
+	{ "exits_per_s",           "vm_exits_per_s", "VMs" },
+	{ "total",                 "vm_exits_total", "VMs" },
+	{ "pct",                   "vm_exits_pct", "VMs" },
+	{ "latency_mean",          "vm_latency_mean", "VMs" },
+	{ "latency_p99",           "vm_latency_p99", "VMs" },
+	{ "halted",                "vm_halt_pct", "VMs" },
+	{ "halt",                  "vm_halt_pct", "VMs" },
+	{ "util",                  "vm_util_pct", "VMs" },
+	{ "steal",                 "vm_steal_pct", "VMs" },
+	{ "emu",                   "vm_emulator_run_pct", "VMs" },
+	{ "emu_wait",              "vm_emulator_wait_pct", "VMs" },
+	{ "vhost",                 "vm_vhost_run_pct", "VMs" },
+	{ "vhost_wait",            "vm_vhost_wait_pct", "VMs" },
+	{ "top",                   "vm_top_reason", "VMs" },
+	{ "uexits_s",              "vm_uexits_per_s", "VMs" },
+	{ "uexits_per_s",          "vm_uexits_per_s", "VMs" },
+	{ "events_s",              "vm_events_per_s", "VMs" },
+	{ "events_per_s",          "vm_events_per_s", "VMs" },
 	{ "cpu",                    "vcpu_last_cpu", "vCPUs" },
+	{ "exits_s",               "vcpu_exits_per_s", "vCPUs" },
+	{ "exits_per_s",           "vcpu_exits_per_s", "vCPUs" },
+	{ "total",                 "vcpu_exits_total", "vCPUs" },
+	{ "latency_mean",          "vcpu_latency_mean", "vCPUs" },
+	{ "latency_p99",           "vcpu_latency_p99", "vCPUs" },
+	{ "latency_max",           "vcpu_latency_max", "vCPUs" },
+	{ "guest",                 "vcpu_guest_pct", "vCPUs" },
+	{ "host",                  "vcpu_host_pct", "vCPUs" },
+	{ "vmm",                   "vcpu_vmm_pct", "vCPUs" },
+	{ "halted",                "vcpu_halt_pct", "vCPUs" },
+	{ "halt",                  "vcpu_halt_pct", "vCPUs" },
+	{ "wait",                  "vcpu_steal_pct", "vCPUs" },
+	{ "top",                   "vcpu_top_reason", "vCPUs" },
+	{ "state",                 "vcpu_state", "vCPUs" },
 };
 
 const unsigned int model_nr_field_aliases = sizeof(model_field_aliases) / sizeof(model_field_aliases[0]);
@@ -113,6 +146,20 @@ const char *model_field_renamed(const char *old, const char *pane)
 			return a->name;
 	}
 	return any;
+}
+
+/*
+ * old's newest name for pane: renamed twice at most (p99 -> latency_p99,
+ * which the vCPUs pane calls vcpu_latency_p99 now), NULL: not an old name.
+ */
+static const char *model_fields_renamed(const char *old, const char *pane)
+{
+	const char *to = model_field_renamed(old, pane), *again;
+	int i;
+
+	for (i = 0; to && i < 2 && (again = model_field_renamed(to, pane)); i++)
+		to = again;
+	return to;
 }
 
 /* Does note ("a -> b, c -> d") hold said as one of its items? */
@@ -145,7 +192,7 @@ unsigned int model_fields_rename(const char *list, const char *pane,
 
 		snprintf(name, sizeof(name), "%.*s", (int)(n - minus), list + minus);
 		if (!known(name, ctx))
-			to = model_field_renamed(name, pane);
+			to = model_fields_renamed(name, pane);
 		if (to && known(to, ctx)) {
 			size_t u = strlen(note);
 			char said[160];

@@ -229,6 +229,88 @@ GET_STATE(get_vmm_s, VS_VMM)
 GET_STATE(get_halt_s, VS_HALT)
 GET_STATE(get_wait_s, VS_WAIT)
 
+/* A thread group's time (wait: waiting for a CPU), % of one CPU over the span: unknown where not measured. */
+#define GET_GROUP_PCT(fn, g, wait) \
+	GET_SNAP(fn, v->unknown = !row->vm->groups[g].known || !snap_span(s); \
+		 v->d = v->unknown ? 0.0 : 100.0 * (double)model_group_ns(row->vm, g, wait, s->cumulative) / \
+		 (double)snap_span(s))
+/*
+ * The latency of sc's exits, its blocking reasons' (HLT) left out: the
+ * waits for the guest's next event are no handling (model_scope_summary()
+ * keeps them apart, in sc->handling).  Unknown without samples.
+ */
+#define GET_SC_LAT(fn, member, expr) \
+	GET_SC(fn, member, const struct hist *h = &sc->handling; v->unknown = !h->samples; expr)
+/* sc's per-second figure n: unknown where times are not ns, or where known is false. */
+#define GET_SC_RATE(fn, member, n, known) \
+	GET_SC(fn, member, v->unknown = !snap_span(s) || !(known); \
+	       v->d = v->unknown ? 0.0 : (double)(n) * 1e9 / (double)snap_span(s))
+
+/* The host's exits in the snapshot (cumulative: since the start or the reset). */
+static uint64_t snap_host_exits(const struct model_row *row)
+{
+	return row->snap->cumulative ? row->m->exits.total : ctr_interval(&row->m->exits);
+}
+
+/* sc's kvm events other than exits and entries (their sum over the model's kinds). */
+static uint64_t scope_events(const struct model *m, const struct model_scope *sc)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < m->nr_other; i++)
+		n += sc->other[i];
+	return n;
+}
+
+/* sc's reason with the most exits (model_scope_summary()), its name and flags into v; none: unknown. */
+static void scope_top(const struct model_scope *sc, struct model_field_val *v)
+{
+	v->unknown = sc->top < 0 || (unsigned int)sc->top >= sc->nr;
+	if (!v->unknown)
+		v->s = reason_label(sc->rows[sc->top].r, v->buf, sizeof(v->buf));
+}
+
+/*
+ * Where vCPU c was when the figures were taken: exited with its VM, the
+ * model's state (sched events), else after an exit (host, or halted in a
+ * blocking one) or not (live: in the guest; a recording: unknown).
+ */
+static const char *vcpu_state_now(const struct model *m, const struct vcpu *c)
+{
+	bool blocking;
+
+	if (c->vm && c->vm->exited)
+		return "exited";
+	if ((model_time_known(m) & TIME_SPLIT) && c->state != VS_NONE)
+		return model_state_name(c->state);
+	if (!model_vcpu_pending(m, c, &blocking))
+		return m->live ? "guest" : NULL;
+	return blocking ? "halted" : "host";
+}
+
+GET_SC(get_vm_exits_pct, vm_sc, v->unknown = !snap_host_exits(row);
+       v->d = v->unknown ? 0.0 : 100.0 * (double)sc->exits / (double)snap_host_exits(row))
+GET_SC_LAT(get_vm_lat_mean, vm_sc, v->d = hist_mean(h))
+GET_SC_LAT(get_vm_lat_stddev, vm_sc, v->d = hist_stddev(h))
+GET_SC_LAT(get_vm_lat_p99, vm_sc, v->u = model_quantile(h, 0.99))
+GET_SC(get_vm_top, vm_sc, scope_top(sc, v))
+GET_SC_RATE(get_vm_uexits_s, vm_sc, sc->uexits, s->traced)
+GET_SC_RATE(get_vm_events_s, vm_sc, scope_events(row->m, sc), s->traced || row->m->nr_other)
+GET_GROUP_PCT(get_emu_run_pct, TG_EMULATOR, false)
+GET_GROUP_PCT(get_emu_wait_pct, TG_EMULATOR, true)
+GET_GROUP_PCT(get_vhost_run_pct, TG_VHOST, false)
+GET_GROUP_PCT(get_vhost_wait_pct, TG_VHOST, true)
+GET_SHARE(get_vcpu_guest_pct, vcpu_sc, 1u << VS_GUEST, 1)
+GET_SHARE(get_vcpu_host_pct, vcpu_sc, 1u << VS_HOST, 1)
+GET_SHARE(get_vcpu_vmm_pct, vcpu_sc, 1u << VS_VMM, 1)
+GET_SC_LAT(get_vcpu_lat_mean, vcpu_sc, v->d = hist_mean(h))
+GET_SC_LAT(get_vcpu_lat_stddev, vcpu_sc, v->d = hist_stddev(h))
+GET_SC_LAT(get_vcpu_lat_p99, vcpu_sc, v->u = model_quantile(h, 0.99))
+GET_SC_LAT(get_vcpu_lat_max, vcpu_sc, v->u = h->max)
+GET_SC(get_vcpu_top, vcpu_sc, scope_top(sc, v))
+GET_ROW(get_vcpu_state, v->s = vcpu_state_now(row->m, c); v->unknown = !v->s)
+
 GET(get_stddev, v->unknown = !w->lat.samples; v->d = hist_stddev(&w->lat))
 GET(get_h_stddev, v->unknown = !w->handling.samples; v->d = hist_stddev(&w->handling))
 GET_OBJ(get_o_stddev, v->unknown = !o->lat.samples; v->d = hist_stddev(&o->lat))
@@ -245,6 +327,9 @@ GET_OBJ(get_o_stddev, v->unknown = !o->lat.samples; v->d = hist_stddev(&o->lat))
 #define VCPUX(n, t, kind, fn, d)	{ MR_VCPU, n, NULL, n, t, kind, MF_NO_HIST, false, fn, d, true }
 /* ... of exits paired with their entries: only a source that pairs them measures it */
 #define PAIRED(r, n, t, fn, d)	{ r, n, NULL, n, t, MF_NUM, MF_LAT, false, fn, d, true }
+/* a VM's and a vCPU's latency over its exits: JSON's "latency" object, written apart too */
+#define VMLAT(n, t, k, fn, d)	{ MR_VM, "vm_latency_" n, "latency", n, t, k, MF_LAT, false, fn, d, true }
+#define VCPULAT(n, t, k, fn, d)	{ MR_VCPU, "vcpu_latency_" n, "latency", n, t, k, MF_LAT, false, fn, d, true }
 #define REASON(n, t, k, fn, d)	{ MR_REASON, n, NULL, n, t, k, MF_NO_HIST, false, fn, d, false }
 #define LAT(n, t, k, fn, d)	{ MR_REASON, "latency_" n, "latency", n, t, k, MF_LAT, false, fn, d, false }
 #define HAND(n, t, k, fn, d)	{ MR_REASON, "handling_" n, "handling", n, t, k, MF_HANDLING, true, fn, d, false }
@@ -288,6 +373,22 @@ const struct model_field model_fields[] = {
 	VMX("vm_emulator_wait_seconds", "EMU WT", MF_SECS, get_emu_wait, "their seconds waiting for a CPU (live)"),
 	VMX("vm_vhost_run_seconds",  "VHOST",     MF_SECS, get_vhost_run, "its vhost workers' seconds on a CPU (live)"),
 	VMX("vm_vhost_wait_seconds", "VH WT",     MF_SECS, get_vhost_wait, "their seconds waiting for a CPU (live)"),
+	VMX("vm_exits_pct", "%HOST",     MF_PCT,  get_vm_exits_pct,
+	    "its exits' share of the host's in the snapshot, %; empty where the host had none"),
+	VMLAT("mean",  "LAT MEAN",   MF_TIME_MEAN, get_vm_lat_mean,
+	      "the mean exit -> entry latency of its exits, its blocking reasons' (HLT) left out"),
+	VMLAT("stddev", "LAT STDDEV", MF_TIME_MEAN, get_vm_lat_stddev, "their standard deviation (population)"),
+	VMLAT("p99",   "LAT P99",    MF_TIME,      get_vm_lat_p99, "their 99th percentile"),
+	VMX("vm_top_reason", "TOP REASON", MF_TEXT, get_vm_top, "the exit reason of most of its exits in the snapshot"),
+	VMX("vm_uexits_per_s", "UEXITS/s", MF_RATE, get_vm_uexits_s,
+	    "its userspace exits (to the VMM) per second; empty where the source does not read each event"),
+	VMX("vm_events_per_s", "EVENTS/s", MF_RATE, get_vm_events_s,
+	    "its kvm events other than exits and entries per second; empty where the source sees none"),
+	VMX("vm_emulator_run_pct",  "EMU%",    MF_PCT, get_emu_run_pct,
+	    "its VMM's own threads' time on a CPU, % of one CPU over the span (live)"),
+	VMX("vm_emulator_wait_pct", "EMU WT%", MF_PCT, get_emu_wait_pct, "their time waiting for a CPU, the same"),
+	VMX("vm_vhost_run_pct",     "VHOST%",  MF_PCT, get_vhost_run_pct, "its vhost workers' time on a CPU, the same"),
+	VMX("vm_vhost_wait_pct",    "VH WT%",  MF_PCT, get_vhost_wait_pct, "their time waiting for a CPU, the same"),
 	/* its context (src/context/): null, empty or "-" where the host does not say */
 	VM("vm_mem_rss_bytes",       "mem_rss_bytes",      "RES",       MF_NUM,  get_rss, "its VMM's resident memory, bytes"),
 	VM("vm_mem_swap_bytes",      "mem_swap_bytes",     "SWAP",      MF_NUM,  get_swap, "its VMM's memory in swap, bytes"),
@@ -332,6 +433,18 @@ const struct model_field model_fields[] = {
 	VCPUX("vcpu_halt_pct", "HALT%",     MF_PCT,  get_vcpu_halt_pct, "its time halted, % of the span"),
 	VCPUX("vcpu_util_pct", "UTIL%",     MF_PCT,  get_vcpu_util_pct, "its time in guest, host and VMM states, % of the span"),
 	VCPUX("vcpu_steal_pct", "STEAL%",   MF_PCT,  get_vcpu_steal_pct, "its time waiting for a CPU, % of the span"),
+	VCPUX("vcpu_guest_pct", "GUEST%",   MF_PCT,  get_vcpu_guest_pct, "its time in the guest, % of the span"),
+	VCPUX("vcpu_host_pct",  "HOST%",    MF_PCT,  get_vcpu_host_pct, "its time in the host kernel handling exits, % of the span"),
+	VCPUX("vcpu_vmm_pct",   "VMM%",     MF_PCT,  get_vcpu_vmm_pct, "its time in the VMM (userspace exits), % of the span"),
+	VCPULAT("mean",  "LAT MEAN",   MF_TIME_MEAN, get_vcpu_lat_mean,
+		"the mean exit -> entry latency of its exits, its blocking reasons' (HLT) left out"),
+	VCPULAT("stddev", "LAT STDDEV", MF_TIME_MEAN, get_vcpu_lat_stddev, "their standard deviation (population)"),
+	VCPULAT("p99",   "LAT P99",    MF_TIME,      get_vcpu_lat_p99, "their 99th percentile"),
+	VCPULAT("max",   "LAT MAX",    MF_TIME,      get_vcpu_lat_max, "the greatest"),
+	VCPUX("vcpu_top_reason", "TOP REASON", MF_TEXT, get_vcpu_top, "the exit reason of most of its exits in the snapshot"),
+	VCPUX("vcpu_state",  "STATE",       MF_TEXT, get_vcpu_state,
+	      "where it was when the figures were taken: guest, host, vmm, halt or wait (sched events), "
+	      "else guest, host or halted; exited; empty where not known"),
 	VCPUX("vcpu_guest_seconds",    "GUEST",        MF_SECS, get_guest_s, "its seconds in the guest (kvmtop(1), time states)"),
 	VCPUX("vcpu_host_seconds",     "HOST",         MF_SECS, get_host_s, "its seconds in the host kernel handling exits"),
 	VCPUX("vcpu_vmm_seconds",      "VMM",          MF_SECS, get_vmm_s, "its seconds in the VMM (userspace exits)"),

@@ -57,7 +57,7 @@ struct model_field_val {
 	int64_t i;
 	double d;
 	bool b;
-	char buf[32];	/* what s points to where the getter formats it */
+	char buf[64];	/* what s points to where the getter formats it (a reason's label) */
 	bool unknown;	/* the getter says this row has no figure (a VM's context the host
 			   does not give, a latency without samples) */
 };
@@ -72,6 +72,7 @@ struct model_snap {
 	uint64_t start, end;	/* its span, in the source's clock */
 	bool ns;		/* times are ns (else no rates, seconds or wall-clock time) */
 	bool cumulative;	/* the figures are since the start, not of the span */
+	bool traced;		/* the source reads each event: userspace exits and kvm events are known */
 	const char *time_unit;	/* "ns", "cycles" or "counts" */
 	bool wall_known;	/* the source knows the wall clock: */
 	int64_t wall_offset;	/* CLOCK_REALTIME ns = a time of the source's clock + this */
@@ -89,6 +90,7 @@ struct model_row {
 	const struct model_reason_row *r;
 	const struct model_obj_row *o;	/* an object's row */
 	const struct model_snap *snap;
+	/* summed up (model_scope_summary()): the latency and top reason fields read it */
 	const struct model_scope *vm_sc;	/* the VM's figures over the snapshot */
 	const struct model_scope *vcpu_sc;	/* the vCPU's */
 };
