@@ -427,6 +427,8 @@ bool model_field_big(const struct model_field *f)
 {
 	unsigned int i;
 
+	if (model_field_is_kstat(f))
+		return model_kstat_field_big(f);
 	for (i = 0; i < sizeof(model_big_fields) / sizeof(model_big_fields[0]); i++)
 		if (!strcmp(f->name, model_big_fields[i]))
 			return true;
@@ -437,7 +439,10 @@ void model_field_value(const struct model_field *f, const struct model_row *row,
 		       struct model_field_val *v, bool *has)
 {
 	memset(v, 0, sizeof(*v));
-	f->get(row, v);
+	if (model_field_is_kstat(f))
+		model_kstat_value(f, row, v);	/* a family's field: the statistic its name says */
+	else
+		f->get(row, v);
 	/* the getter says: a latency without samples is unknown, not 0 */
 	*has = !v->unknown;
 }
