@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Batch output of KVM's binary statistics (the stats source): each VM's
- * and each vCPU's, by their family's names (model_field_families.c:
+ * and each vCPU's, by their family's names (model_fields.c, its families:
  * vm_kvm_<stat>, vcpu_kvm_<stat>; JSON's key is <stat>), <stat> the
  * kernel's name with its unit's suffix (kstat_key()), so a newer
  * kernel's new statistics appear without a change here.  Cumulative
@@ -29,7 +29,7 @@ static uint64_t kstats_val(const struct kstat_desc *d, const struct ctr *c, unsi
 	return kstat_key_value(d, kstat_grows(d) ? ctr_interval(&c[d->slot + j]) : c[d->slot + j].total);
 }
 
-/* The level prefix of a scope's family (model_field_families.c). */
+/* The level prefix of a scope's family (model_fields.c, its families). */
 static const char *const kstats_prefix[KSTAT_SCOPES] = { "vm_kvm_", "vcpu_kvm_" };
 
 static void kstats_row(const struct vm *vm, const struct vcpu *v, const struct ctr **c, unsigned int *nr)

@@ -160,7 +160,7 @@ MUTATIONS = [
     ("JSON: a KVM statistic's sum of ns written as a number (rounded past 2^53 by a double-based reader)",
      [("outputs/batch_kstats.c", "jsonw_u64(jw, kstats_val(d, c, nr, 0));", "jsonw_uint(jw, kstats_val(d, c, nr, 0));")]),
     ("--fields: a KVM statistic's field made for the family's own key (never found)",
-     [("src/model/model_field_families.c", "kf->f.key = kf->name + strcspn(fam->name, \"<\");",
+     [("src/model/model_fields.c", "kf->f.key = kf->name + strcspn(fam->name, \"<\");",
        "kf->f.key = fam->key;")]),
     ("old names: kvm_vm_<stat> renamed after kvm_<stat> (a VM's column read as a vCPU's)",
      [("src/model/model_field_names.c", '\t{ "kvm_vm_<stat>",          "vm_kvm_<stat>", NULL },\n', ""),

@@ -94,7 +94,7 @@ const struct model_field_alias model_field_aliases[] = {
 	{ "uuid",                   "vm_uuid", "VMs" },
 	{ "cpu",                    "vcpu_last_cpu", "vCPUs" },
 	/*
-	 * KVM's statistics' CSV columns (model_field_families.c): a prefix
+	 * KVM's statistics' CSV columns (model_fields.c, its families): a prefix
 	 * renamed, <stat> the same (the VM's first: kvm_ is the shorter)
 	 */
 	{ "kvm_vm_<stat>",          "vm_kvm_<stat>", NULL },
