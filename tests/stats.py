@@ -144,7 +144,7 @@ def units_case():
         for fmt, extra in (("json", []), ("csv", []),
                            ("fields", ["-o", "csv", "--fields",
                                        "vcpu,vcpu_kvm_halt_wait_ns,vcpu_kvm_exit_lat_ns,vm_kvm_mmu_cache_bytes,"
-                                       "kvm_exits,vcpu_kvm_no_such_stat"]),
+                                       "kvm_exits,kvm_vm_mmu_cache_bytes,vcpu_kvm_no_such_stat"]),
                            ("text", [])):
             p = subprocess.Popen([kvmtop(), "-b", "--source", "stats", "--proc", root, "--summary"] +
                                  (extra or ["-o", fmt]), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -172,9 +172,9 @@ def units_case():
            "stats: JSON: a us counter in ns under _ns, a KiB size in bytes")
         rows = [l.split(",") for l in outs["fields"][0].splitlines()]
         eq(rows[:1] + rows[-1:], [["vcpu", "vcpu_kvm_halt_wait_ns", "vcpu_kvm_exit_lat_ns", "vm_kvm_mmu_cache_bytes",
-                                   "vcpu_kvm_exits", "vcpu_kvm_no_such_stat"],
-                                  ["0", str(big), "8000", str(5 * 1024), "0", ""]],
-           "stats: CSV --fields: KVM statistics by their fields' names (an old kvm_ name too), exact; "
+                                   "vcpu_kvm_exits", "vm_kvm_mmu_cache_bytes", "vcpu_kvm_no_such_stat"],
+                                  ["0", str(big), "8000", str(5 * 1024), "0", str(5 * 1024), ""]],
+           "stats: CSV --fields: KVM statistics by their fields' names (old kvm_ and kvm_vm_ names too), exact; "
            "one KVM does not give empty")
         eq([l for l in outs["fields"][1].splitlines() if "no_such_stat" in l][:1],
            ["kvmtop: vcpu_kvm_no_such_stat: KVM gives no such statistic here, empty (null in JSON): --source "
