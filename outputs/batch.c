@@ -51,6 +51,8 @@ int batch_print(struct batch *b, uint64_t end)
 	int ret;
 
 	b->end = end;
+	if (!b->snapshots)
+		batch_kstat_fields_check(b);	/* the source has read KVM's statistics by now */
 	ret = b->fmt->print(b, end);
 
 	fflush(b->out);

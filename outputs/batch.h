@@ -89,6 +89,9 @@ struct batch {
 	bool sort_ascending;		/* -KEY: least first */
 	const struct model_field *fields[BATCH_FIELDS_MAX];	/* --fields, in their order */
 	unsigned int nr_fields;		/* 0: each format's own columns */
+	/* --fields' and --sort's KVM statistics (a family's fields, model_fields.h), made for their names */
+	struct model_kstat_field kstat_fields[BATCH_FIELDS_MAX + 1];
+	unsigned int nr_kstat_fields;
 	bool zero;			/* -z: VMs and vCPUs without KVM events left out */
 	/* batch_dump(): the screen's span and mode instead of the model's interval */
 	uint64_t start_at;		/* the span starts here, 0: at m->interval_start */

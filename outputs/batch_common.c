@@ -394,13 +394,37 @@ int batch_walk(const struct batch *b, const struct model_snap *snap, batch_emit_
 	return ret;
 }
 
+/* The field called name: the table's, or one made of a family's (a KVM statistic), or NULL. */
+static const struct model_field *batch_field_named(struct batch *b, const char *name)
+{
+	const struct model_field *f = model_field(name), *fam = f ? NULL : model_field_family(name);
+	struct model_kstat_field *kf;
+
+	if (!fam || b->nr_kstat_fields >= sizeof(b->kstat_fields) / sizeof(b->kstat_fields[0]))
+		return f;
+	kf = &b->kstat_fields[b->nr_kstat_fields++];
+	model_kstat_field_make(fam, name, kf);
+	return &kf->f;
+}
+
+void batch_kstat_fields_check(const struct batch *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->nr_kstat_fields; i++)
+		if (!model_kstat_field_exists(b->m, &b->kstat_fields[i].f))
+			fprintf(stderr, "kvmtop: %s: KVM gives no such statistic here, empty (null in JSON): "
+				"--source stats reads them, JSON's kvm_stats_info lists those there are "
+				"(a histogram is in JSON only)\n", b->kstat_fields[i].name);
+}
+
 void batch_scope_init(struct batch *b, const char *sort, const char *fields)
 {
 	const char *p = fields;
 
 	if (sort) {
 		b->sort_ascending = *sort == '-';
-		b->sort = model_field(sort + b->sort_ascending);
+		b->sort = batch_field_named(b, sort + b->sort_ascending);
 	}
 	/* names of 63 characters at most, BATCH_FIELDS_MAX of them: options.c refused others */
 	while (p && *p && b->nr_fields < BATCH_FIELDS_MAX) {
@@ -409,7 +433,7 @@ void batch_scope_init(struct batch *b, const char *sort, const char *fields)
 		char name[64];
 
 		snprintf(name, sizeof(name), "%.*s", (int)n, p);
-		f = model_field(name);
+		f = batch_field_named(b, name);
 		if (f)
 			b->fields[b->nr_fields++] = f;
 		p += n + (p[n] == ',');

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Batch output of KVM's binary statistics (the stats source): each VM's
- * and each vCPU's, under the kernel's own names, so a newer kernel's new
- * statistics appear without a change here.  Cumulative counters and
- * histogram buckets are what they grew by in the snapshot (since the
- * start with --summary); instant and peak values are as read.
+ * and each vCPU's, by their family's names (model_fields.c, its families:
+ * vm_kvm_<stat>, vcpu_kvm_<stat>; JSON's key is <stat>), <stat> the
+ * kernel's name with its unit's suffix (kstat_key()), so a newer
+ * kernel's new statistics appear without a change here.  Cumulative
+ * counters and histogram buckets are what they grew by in the snapshot
+ * (since the start with --summary); instant and peak values are as
+ * read; a single value in its key's unit (ns, bytes).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,14 +20,17 @@ static const struct kstat_table *kstats_table(const struct batch *b, enum kstat_
 	return &b->m->names->kstats[sc];
 }
 
-/* Value j of d in a row c of nr slots (0 where the row has none yet). */
+/* Value j of d in a row c of nr slots (0 where the row has none yet), in its key's unit. */
 static uint64_t kstats_val(const struct kstat_desc *d, const struct ctr *c, unsigned int nr,
-			unsigned int j)
+			   unsigned int j)
 {
 	if (d->slot + j >= nr)
 		return 0;
-	return kstat_grows(d) ? ctr_interval(&c[d->slot + j]) : c[d->slot + j].total;
+	return kstat_key_value(d, kstat_grows(d) ? ctr_interval(&c[d->slot + j]) : c[d->slot + j].total);
 }
+
+/* The level prefix of a scope's family (model_fields.c, its families). */
+static const char *const kstats_prefix[KSTAT_SCOPES] = { "vm_kvm_", "vcpu_kvm_" };
 
 static void kstats_row(const struct vm *vm, const struct vcpu *v, const struct ctr **c, unsigned int *nr)
 {
@@ -74,10 +80,14 @@ void batch_kstats_json(const struct batch *b, const struct vm *vm, const struct 
 	jsonw_begin_object(jw);
 	for (i = 0; i < t->nr; i++) {
 		const struct kstat_desc *d = &t->d[i];
+		char key[KSTAT_NAME_LEN + 16];
 
-		jsonw_name(jw, d->name);
+		kstat_key(d, key, sizeof(key));
+		jsonw_name(jw, key);
 		if (kstat_is_hist(d))
 			kstats_json_hist(b, d, c, nr);
+		else if (kstat_key_big(d))
+			jsonw_u64(jw, kstats_val(d, c, nr, 0));	/* a sum of ns: a decimal string */
 		else
 			jsonw_uint(jw, kstats_val(d, c, nr, 0));
 	}
@@ -102,11 +112,15 @@ void batch_kstats_json_info(const struct batch *b)
 		jsonw_name(jw, scope_name[sc]);
 		jsonw_begin_object(jw);
 		for (i = 0; i < t->nr; i++) {
-			jsonw_name(jw, t->d[i].name);
+			char key[KSTAT_NAME_LEN + 16];
+
+			kstat_key(&t->d[i], key, sizeof(key));
+			jsonw_name(jw, key);
 			jsonw_begin_object(jw);
 			jsonw_string_field(jw, "kind", kstat_kind_name(t->d[i].kind));
 			/* "" is a count's unit, a value: not null */
-			jsonw_string_field(jw, "unit", kstat_unit(&t->d[i], ub, sizeof(ub)));
+			jsonw_string_field(jw, "unit", kstat_key_unit(&t->d[i], ub, sizeof(ub)));
+			jsonw_string_field(jw, "kernel_name", t->d[i].name);
 			jsonw_end_object(jw);
 		}
 		jsonw_end_object(jw);
@@ -126,9 +140,10 @@ void batch_kstats_csv_header(struct batch *b)
 
 		b->csv_kstats[sc] = t->nr;
 		for (i = 0; i < t->nr; i++) {
-			char col[KSTAT_NAME_LEN + 8];
+			char col[KSTAT_NAME_LEN + 32];
+			size_t n = (size_t)snprintf(col, sizeof(col), "%s", kstats_prefix[sc]);
 
-			snprintf(col, sizeof(col), "%s%s", sc == KSTAT_VM ? "kvm_vm_" : "kvm_", t->d[i].name);
+			kstat_key(&t->d[i], col + n, sizeof(col) - n);
 			fputc(',', b->out);
 			escape_csv(b->out, col);
 		}
@@ -157,13 +172,14 @@ void batch_kstats_csv(const struct batch *b, const struct vm *vm, const struct v
 	}
 }
 
-/* --- text: the scalars that are not zero, on one line --- */
+/* --- text: the scalars that are not zero, on one line, each as its field's name=value --- */
 
 void batch_kstats_text(const struct batch *b, const struct vm *vm, const struct vcpu *v,
 		       const char *indent)
 {
-	const struct kstat_table *t = kstats_table(b, v ? KSTAT_VCPU : KSTAT_VM);
-	char esc[KSTAT_NAME_LEN * 4];
+	int sc = v ? KSTAT_VCPU : KSTAT_VM;
+	const struct kstat_table *t = kstats_table(b, sc);
+	char key[KSTAT_NAME_LEN + 16], esc[KSTAT_NAME_LEN * 4];
 	const struct ctr *c;
 	unsigned int i, nr, n = 0;
 
@@ -176,7 +192,8 @@ void batch_kstats_text(const struct batch *b, const struct vm *vm, const struct 
 			continue;
 		if (!n++)
 			fprintf(b->out, "%skvm stats:", indent);
-		fprintf(b->out, " %s=%" PRIu64, escape_text(d->name, esc, sizeof(esc)), val);
+		kstat_key(d, key, sizeof(key));
+		fprintf(b->out, " %s%s=%" PRIu64, kstats_prefix[sc], escape_text(key, esc, sizeof(esc)), val);
 	}
 	if (n)
 		fputc('\n', b->out);

@@ -39,6 +39,8 @@ uint64_t batch_start(const struct batch *b);
  * field that is not empty, JSON writes null: both carry every field.
  */
 bool batch_field_known(const struct batch *b, const struct model_field *f);
+/* --fields' and --sort's KVM statistics that KVM does not give: one line each on stderr. */
+void batch_kstat_fields_check(const struct batch *b);
 /* s's rows with exits since start, most first (free() them): NULL when out of memory. */
 const struct model_reason_row **batch_rows(const struct batch *b, const struct model_scope *sc, unsigned int *n);
 /*

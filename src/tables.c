@@ -46,13 +46,13 @@ static const char *const *live_source_names(void)
 /* A field of the table, or (not batch) a column of the screen's panes. */
 static bool field_known(const char *name, bool batch)
 {
-	return model_field(name) || (!batch && tui_col_known(name));
+	return model_field(name) || model_field_family(name) || (!batch && tui_col_known(name));
 }
 
 /* Is name a field (ctx non-NULL: batch output's) or a column (model_fields_rename's known)? */
 static bool name_known(const char *name, const void *ctx)
 {
-	return ctx ? model_field(name) != NULL : field_known(name, false);
+	return ctx ? model_field(name) || model_field_family(name) : field_known(name, false);
 }
 
 /*
@@ -92,12 +92,19 @@ static void fields_help(FILE *f)
 			fprintf(f, " %s", fs[i].name);
 		fputc('\n', f);
 	}
+	fputs("Families, a field per KVM statistic <stat> (--source stats):", f);
+	for (i = 0; i < model_nr_field_families; i++)
+		fprintf(f, " %s", model_field_families[i].name);
+	fputc('\n', f);
 	fputs("The screen's columns, per pane (--fields, --sort; a field's by its name):\n", f);
 	tui_cols_help(f);
 	/* last (contrib's completion reads the lists above); the man page's FIELDS, by tests/docs.py */
 	fputs("What each field is (its title in text and on the screen):\n", f);
 	for (i = 0; i < model_nr_fields; i++)
 		fprintf(f, "  %-22s %s (%s)\n", model_fields[i].name, model_fields[i].desc, model_fields[i].title);
+	for (i = 0; i < model_nr_field_families; i++)
+		fprintf(f, "  %-22s %s (%s)\n", model_field_families[i].name, model_field_families[i].desc,
+			model_field_families[i].title);
 	/* the man page's HISTORY, by tests/docs.py */
 	fputs("Old names, still read by --fields, --sort and the settings file (a pane's own: [pane]):\n", f);
 	for (i = 0; i < model_nr_field_aliases; i++)

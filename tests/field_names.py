@@ -14,8 +14,13 @@ import io
 import json
 import os
 import re
+import shutil
+import signal
+import subprocess
+import tempfile
 
-from tap import ok, eq, done, run
+from tap import ok, eq, done, run, kvmtop, wait_line
+import kstat_fixture as kf
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 LEVEL = {"snapshot": "", "VM": "vm_", "vCPU": "vcpu_", "reason": "", "object": "obj_"}
@@ -35,7 +40,7 @@ def bad_suffix(name):
     """What is wrong with name's unit suffix, "" if nothing."""
     if name.endswith("_s") and not name.endswith("_per_s"):
         return "_s (a rate ends _per_s, a duration _seconds)"
-    for s in ("_bps", "_pps", "_secs", "_sec", "_ms", "_us"):
+    for s in ("_bps", "_pps", "_secs", "_sec", "_ms", "_us", "_kb", "_kib"):
         if name.endswith(s):
             return s
     return ""
@@ -45,6 +50,7 @@ def table():
     """--fields help: ({name: level}, {pane: [column names]}, [(old, new, pane)], {title: {levels}})."""
     rc, out, err = run(["--fields", "help"])
     kinds, panes, olds, titles = {}, {}, [], {}
+    families = re.findall(r"^Families, .*?: (.*)$", out, re.M)
     part = out.split("The screen's columns", 1)
     for line in part[0].splitlines()[1:]:
         m = re.match(r"^  (\S+) rows: (.*)$", line)
@@ -62,7 +68,7 @@ def table():
         m = re.match(r"^  (\S+) .* \((.*)\)$", line)
         if m and m.group(1) in kinds:
             titles.setdefault(m.group(2), set()).add(kinds[m.group(1)])
-    return kinds, panes, olds, titles
+    return kinds, panes, olds, titles, (families[0].split() if families else [])
 
 
 def rule_cases(kinds):
@@ -202,6 +208,69 @@ def metrics_cases(dat, kinds):
        "metrics: no kvmtop_vm_info label is vm_name or vm_pid again (the display name is display_name)")
 
 
+def kstat_key(name, flags):
+    """A KVM statistic's <stat> by the rule (HACKING, "families"), from its descriptor as the
+    fixture writes it: a histogram as named; a duration _ns, a size _bytes, cycles _cycles, the
+    kernel's own unit word replaced; a count or a boolean as named."""
+    kind, unit = flags & 0xf, flags & 0xf0
+    suffix = {kf.U_SECONDS: "_ns", kf.U_BYTES: "_bytes", kf.U_CYCLES: "_cycles"}.get(unit, "")
+    if kind in (kf.LIN, kf.LOG) or not suffix:
+        return name
+    return re.sub(r"_(ns|us|ms|seconds|secs|sec|s|bytes|kb|kib|mb|mib|gb|gib|cycles)$", "", name) + suffix
+
+
+def kstat_cases(families):
+    """KVM's statistics (--source stats on tests/kstat_fixture.py's files): every name CSV, JSON,
+    text and the metrics print is its family's, vcpu_kvm_<stat> / vm_kvm_<stat>, <stat> by the
+    rule from the fixture's descriptors (the kernel's unit and exponent), and passes the rule."""
+    eq(families, ["vm_kvm_<stat>", "vcpu_kvm_<stat>"], "--fields help lists the KVM statistics' families")
+    want = {"vCPU": set(kstat_key(d[0], d[1]) for d in kf.VCPU if d[1] & 0xf < 5),
+            "VM": set(kstat_key(d[0], d[1]) for d in kf.VM if d[1] & 0xf < 5)}
+    root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-names-")
+    outs = {}
+    try:
+        kf.proc_vm(root, 4700, "names", {0: (4701, "CPU 0/KVM", True)})
+        for fmt in ("csv", "json", "text", "prometheus"):
+            kf.vm_stats(root, 4700, {"pages_4k": 1, "mmu_cache_bytes": 1, "remote_tlb_flush": 1,
+                                     "max_mmu_rmap_size": 1}, {0: kf.vcpu_vals(1, [0] * 32, [0] * 4)})
+            p = subprocess.Popen([kvmtop(), "-b", "--source", "stats", "--proc", root, "-o", fmt, "-d", "0.3",
+                                  "-n", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            wait_line(p, "binary statistics")
+            # everything grows, that text's line (its non-zero figures) names each
+            v = {k: (x + 7 if isinstance(x, int) else x) for k, x in kf.vcpu_vals(2, [0] * 32, [0] * 4).items()}
+            v.update((d[0], 9) for d in kf.VCPU if d[3] == 1 and d[0] not in v)
+            kf.vm_stats(root, 4700, {"pages_4k": 2, "mmu_cache_bytes": 2, "remote_tlb_flush": 2,
+                                     "max_mmu_rmap_size": 2}, {0: v})
+            out, err = p.communicate(timeout=30)
+            outs[fmt] = out.decode()
+    finally:
+        if p.poll() is None:
+            p.send_signal(signal.SIGINT)
+        shutil.rmtree(root, ignore_errors=True)
+    prefix = {"vCPU": "vcpu_kvm_", "VM": "vm_kvm_"}
+    full = set(prefix[k] + n for k in want for n in want[k])
+    head = next(csv.reader(io.StringIO(outs["csv"])), [])
+    got = [c for c in head if "kvm" in c]
+    eq(sorted(got), sorted(full), "CSV: each KVM statistic's column is its family's name, <stat> by the rule")
+    eq([c for c in got if bad_suffix(c)], [], "CSV: no KVM statistic's column ends _s, _bps, _pps, _ms or _us")
+    j = json.loads(outs["json"].splitlines()[-1]) if outs["json"].strip() else {"vms": []}
+    vm = next((v for v in j["vms"] if v["pid"] == 4700), {"kvm_stats": {}, "vcpus": [{}]})
+    eq((sorted(vm["kvm_stats"]), sorted(vm["vcpus"][0].get("kvm_stats", {}))), (sorted(want["VM"]), sorted(want["vCPU"])),
+       "JSON: kvm_stats' keys are the fields' names less vm_kvm_ / vcpu_kvm_")
+    info = j.get("kvm_stats_info", {})
+    eq((sorted(info.get("vm", {})), sorted(info.get("vcpu", {}))), (sorted(want["VM"]), sorted(want["vCPU"])),
+       "JSON: kvm_stats_info's keys the same")
+    text = re.findall(r"(\w+)=\d+", " ".join(l for l in outs["text"].splitlines() if "kvm stats:" in l))
+    hists = set(prefix[k] + d[0] for k, ds in (("vCPU", kf.VCPU), ("VM", kf.VM)) for d in ds
+                if d[1] & 0xf in (kf.LIN, kf.LOG))
+    eq(sorted(set(text)), sorted(full - hists), "text: its kvm stats line names each single statistic by its field's name")
+    types = dict(re.findall(r"^# TYPE (\S+) (\S+)$", outs["prometheus"], re.M))
+    ok(types, "metrics: the stats source's exposition read (%d families)" % len(types))
+    eq(sorted(n for n in types if not n.startswith("kvmtop_") or bad_suffix(n) or
+              (types[n] == "counter" and not n.endswith("_total"))), [],
+       "metrics: of the stats source, every name kvmtop_, counters _total, no _s, _bps or _pps")
+
+
 def old_cases(dat, kinds, olds, panes):
     """Old names: the table's pairs are issue 44's; each still read, with exactly one notice."""
     table = dict((o, n) for o, n, pn in olds if not pn)
@@ -232,7 +301,7 @@ def main():
     gen = os.environ["KVMGEN"]
     os.system("%s -f %s -o %s -x -l -w -O -n 300 >/dev/null" % (gen, os.path.join(os.environ["KVMTOP_FORMATS"],
                                                                                   "x86-6.5"), dat))
-    kinds, panes, olds, titles = table()
+    kinds, panes, olds, titles, families = table()
     rule_cases(kinds)
     csv_cases(dat, kinds)
     json_cases(dat, kinds)
@@ -240,6 +309,7 @@ def main():
     screen_cases(panes, kinds, olds)
     metrics_cases(dat, kinds)
     old_cases(dat, kinds, olds, panes)
+    kstat_cases(families)
     done()
 
 

@@ -28,7 +28,8 @@ VCPU = [("halt_successful_poll", CUM, 0, 1, 0), ("halt_attempted_poll", CUM, 0, 
         ("future_kind", 7, 0, 3, 0),
         ("pf_fixed", CUM, 0, 1, 0), ("exits", CUM, 0, 1, 0), ("io_exits", CUM, 0, 1, 0),
         ("mmio_exits", CUM, 0, 1, 0), ("halt_exits", CUM, 0, 1, 0), ("irq_exits", CUM, 0, 1, 0),
-        ("guest_mode", INST | U_BOOL, 0, 1, 0), ("exit_lat_lin", LIN | U_SECONDS, -6, 4, 1000)]
+        ("guest_mode", INST | U_BOOL, 0, 1, 0), ("exit_lat_us", CUM | U_SECONDS, -6, 1, 0),
+        ("exit_lat_lin", LIN | U_SECONDS, -6, 4, 1000)]
 VM = [("remote_tlb_flush", CUM, 0, 1, 0), ("pages_4k", INST, 0, 1, 0),
       ("max_mmu_rmap_size", PEAK, 0, 1, 0), ("mmu_cache_bytes", INST | U_BYTES | B_POW2, 10, 1, 0)]
 

@@ -90,8 +90,9 @@ def fixture_case():
         k0 = c0["kvm_stats"]
         eq({n: k0[n] for n in ("exits", "io_exits", "mmio_exits", "halt_exits", "pf_fixed", "halt_wait_ns")},
            {"exits": 300, "io_exits": 120, "mmio_exits": 60, "halt_exits": 30, "pf_fixed": 150,
-            "halt_wait_ns": 30000},
-           "stats: cumulative counters of a vCPU running at start: their growth since then")
+            "halt_wait_ns": "30000"},
+           "stats: cumulative counters of a vCPU running at start: their growth since then (a sum of ns "
+           "as a decimal string)")
         eq((k0["blocking"], k0["guest_mode"]), (1, 1), "stats: instant values as read")
         eq(k0["halt_wait_hist"]["unit"], "ns", "stats: a histogram's unit from its unit and exponent")
         eq(k0["halt_wait_hist"]["buckets"][:6], [[0, 4], [1, 0], [3, 0], [7, 0], [15, 0], [31, 3]],
@@ -111,15 +112,81 @@ def fixture_case():
         eq(b["state"], "exited", "stats: a VM whose process ended is marked exited")
         ka = a["kvm_stats"]
         eq((ka["remote_tlb_flush"], ka["pages_4k"], ka["max_mmu_rmap_size"], ka["mmu_cache_bytes"]),
-           (5, 700, 9, 16), "stats: a VM's own statistics: growth, instant, peak")
+           (5, 700, 9, 16 * 1024), "stats: a VM's own statistics: growth, instant, peak; a KiB one in bytes")
         info = doc["kvm_stats_info"]
         eq((info["vm"]["max_mmu_rmap_size"], info["vm"]["mmu_cache_bytes"], info["vcpu"]["halt_wait_ns"],
-            info["vcpu"]["exits"], info["vcpu"]["guest_mode"]),
-           ({"kind": "peak", "unit": ""}, {"kind": "instant", "unit": "KiB"},
-            {"kind": "cumulative", "unit": "ns"}, {"kind": "cumulative", "unit": ""},
-            {"kind": "instant", "unit": "boolean"}),
-           "stats: kvm_stats_info: each statistic's kind and unit")
+            info["vcpu"]["exits"], info["vcpu"]["guest_mode"], info["vcpu"]["exit_lat_lin"]),
+           ({"kind": "peak", "unit": "", "kernel_name": "max_mmu_rmap_size"},
+            {"kind": "instant", "unit": "bytes", "kernel_name": "mmu_cache_bytes"},
+            {"kind": "cumulative", "unit": "ns", "kernel_name": "halt_wait_ns"},
+            {"kind": "cumulative", "unit": "", "kernel_name": "exits"},
+            {"kind": "instant", "unit": "boolean", "kernel_name": "guest_mode"},
+            {"kind": "linear_hist", "unit": "us", "kernel_name": "exit_lat_lin"}),
+           "stats: kvm_stats_info: each statistic's kind, its value's unit (a histogram's bounds'), its kernel name")
         eq(reason(a, "io_exits"), 120 + 28, "stats: the VM's reasons sum its vCPUs'")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def units_case():
+    """Each KVM statistic as its field (vcpu_kvm_<stat>, vm_kvm_<stat>): the unit its descriptor
+    says, in the rule's base unit and suffix: a sum of ns past 2^53 exact in JSON to a reader
+    keeping numbers as doubles (a decimal string), a us duration in ns, a KiB size in bytes; the
+    same figures in CSV (--fields, the default columns) and text.  The oracle: the fixture's values
+    and descriptors (kstat_fixture.VCPU: halt_wait_ns ns, exit_lat_us us, mmu_cache_bytes KiB)."""
+    root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-stats-units-")
+    big = (1 << 53) + 1         # a double holds 2^53, not 2^53 + 1
+    h = [0] * 32
+    try:
+        proc_vm(root, 4600, "units", {0: (4601, "CPU 0/KVM", True)})
+        vm_stats(root, 4600, {"mmu_cache_bytes": 3}, {0: vcpu_vals(1, h, [0] * 4)})
+        outs = {}
+        for fmt, extra in (("json", []), ("csv", []),
+                           ("fields", ["-o", "csv", "--fields",
+                                       "vcpu,vcpu_kvm_halt_wait_ns,vcpu_kvm_exit_lat_ns,vm_kvm_mmu_cache_bytes,"
+                                       "kvm_exits,kvm_vm_mmu_cache_bytes,vcpu_kvm_no_such_stat"]),
+                           ("text", [])):
+            p = subprocess.Popen([kvmtop(), "-b", "--source", "stats", "--proc", root, "--summary"] +
+                                 (extra or ["-o", fmt]), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            wait_line(p, "binary statistics")
+            time.sleep(0.3)
+            v = vcpu_vals(1, h, [0] * 4)
+            v["halt_wait_ns"] = 1000 + big
+            v["exit_lat_us"] = 8
+            vm_stats(root, 4600, {"mmu_cache_bytes": 5}, {0: v})
+            time.sleep(3.5)      # --summary reads counters every 3 s (the default delay)
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=20)
+            outs[fmt] = (out.decode(), err.decode())
+            vm_stats(root, 4600, {"mmu_cache_bytes": 3}, {0: vcpu_vals(1, h, [0] * 4)})
+        line = outs["json"][0].splitlines()[-1] if outs["json"][0] else "{}"
+        # a reader keeping every number as a double (jq, JavaScript)
+        doc = json.loads(line, parse_int=float, parse_float=float)
+        vm = next((v for v in doc.get("vms", []) if v["pid"] == 4600), {"vcpus": [{}], "kvm_stats": {}})
+        k = vm["vcpus"][0].get("kvm_stats", {})
+        hw = k.get("halt_wait_ns")
+        ok(isinstance(hw, str) and int(hw) == big,
+           "stats: JSON: a sum of ns past 2^53 read exact by a double-based reader (a decimal string)", hw)
+        eq((k.get("exit_lat_ns"), "exit_lat_us" in k, vm["kvm_stats"].get("mmu_cache_bytes")),
+           ("8000", False, 5 * 1024.0),
+           "stats: JSON: a us counter in ns under _ns, a KiB size in bytes")
+        rows = [l.split(",") for l in outs["fields"][0].splitlines()]
+        eq(rows[:1] + rows[-1:], [["vcpu", "vcpu_kvm_halt_wait_ns", "vcpu_kvm_exit_lat_ns", "vm_kvm_mmu_cache_bytes",
+                                   "vcpu_kvm_exits", "vm_kvm_mmu_cache_bytes", "vcpu_kvm_no_such_stat"],
+                                  ["0", str(big), "8000", str(5 * 1024), "0", str(5 * 1024), ""]],
+           "stats: CSV --fields: KVM statistics by their fields' names (old kvm_ and kvm_vm_ names too), exact; "
+           "one KVM does not give empty")
+        eq([l for l in outs["fields"][1].splitlines() if "no_such_stat" in l][:1],
+           ["kvmtop: vcpu_kvm_no_such_stat: KVM gives no such statistic here, empty (null in JSON): --source "
+            "stats reads them, JSON's kvm_stats_info lists those there are (a histogram is in JSON only)"],
+           "stats: --fields of a statistic KVM does not give: one line says so")
+        head, *body = [l.split(",") for l in outs["csv"][0].splitlines()] or [[]]
+        cells = dict(zip(head, body[-1])) if body else {}
+        eq((cells.get("vcpu_kvm_halt_wait_ns"), cells.get("vcpu_kvm_exit_lat_ns"), cells.get("vm_kvm_mmu_cache_bytes")),
+           (str(big), "8000", str(5 * 1024)), "stats: CSV's default columns: the same names and values")
+        kv = dict(re.findall(r"(\w+)=(\d+)", " ".join(l for l in outs["text"][0].splitlines() if "kvm stats:" in l)))
+        eq((kv.get("vcpu_kvm_halt_wait_ns"), kv.get("vcpu_kvm_exit_lat_ns"), kv.get("vm_kvm_mmu_cache_bytes")),
+           (str(big), "8000", str(5 * 1024)), "stats: text's kvm stats line: the fields' names, the same values")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -332,6 +399,7 @@ def usage_case():
 
 
 fixture_case()
+units_case()
 held_case()
 other_exits_case()
 churn_case()

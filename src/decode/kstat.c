@@ -46,6 +46,87 @@ const char *kstat_unit(const struct kstat_desc *d, char *buf, size_t len)
 	return buf;
 }
 
+/* The suffix of d's key, and the exponent of 10 (or 2) its raw values are scaled by to get there. */
+static const char *kstat_key_suffix(const struct kstat_desc *d, int *scale)
+{
+	*scale = 0;
+	if (kstat_is_hist(d))
+		return "";
+	switch (d->unit) {
+	case 1:
+		*scale = d->exponent;
+		return "_bytes";
+	case 2:
+		/* 2^E seconds: no kernel has one; kept as counted, under its own name */
+		*scale = d->exponent + 9;
+		return d->base ? "" : "_ns";
+	case 3:
+		return "_cycles";
+	default:
+		return "";
+	}
+}
+
+void kstat_key(const struct kstat_desc *d, char *buf, size_t len)
+{
+	/* the unit words a kernel's name may end in, by unit */
+	static const char *const words[] = {
+		"_ns", "_us", "_ms", "_seconds", "_secs", "_sec", "_s", "_bytes", "_kb", "_kib",
+		"_mb", "_mib", "_gb", "_gib", "_cycles",
+	};
+	size_t n = strlen(d->name), i;
+	int scale;
+	const char *suffix = kstat_key_suffix(d, &scale);
+
+	for (i = 0; *suffix && i < sizeof(words) / sizeof(words[0]); i++) {
+		size_t w = strlen(words[i]);
+
+		if (n > w && !strcmp(d->name + n - w, words[i])) {
+			n -= w;
+			break;
+		}
+	}
+	snprintf(buf, len, "%.*s%s", (int)n, d->name, suffix);
+}
+
+const char *kstat_key_unit(const struct kstat_desc *d, char *buf, size_t len)
+{
+	int scale;
+	const char *suffix = kstat_key_suffix(d, &scale);
+
+	if (*suffix)
+		return suffix + 1;
+	if (!kstat_is_hist(d) && (d->unit == 0 || d->unit == 4) && !d->exponent)
+		return d->unit ? "boolean" : "";
+	return kstat_unit(d, buf, len);
+}
+
+uint64_t kstat_key_value(const struct kstat_desc *d, uint64_t raw)
+{
+	int scale;
+	bool pow2 = d->base == 1;
+
+	if (!*kstat_key_suffix(d, &scale))
+		return raw;
+	for (; scale > 0; scale--) {
+		uint64_t m = pow2 ? 2 : 10;
+
+		if (raw > UINT64_MAX / m)
+			return UINT64_MAX;
+		raw *= m;
+	}
+	for (; scale < 0; scale++)
+		raw /= pow2 ? 2 : 10;
+	return raw;
+}
+
+bool kstat_key_big(const struct kstat_desc *d)
+{
+	int scale;
+
+	return !strcmp(kstat_key_suffix(d, &scale), "_ns");
+}
+
 uint64_t kstat_bucket_le(const struct kstat_desc *d, unsigned int i)
 {
 	if (i + 1 >= d->size)

@@ -62,6 +62,24 @@ const char *kstat_unit(const struct kstat_desc *d, char *buf, size_t len);
  */
 uint64_t kstat_bucket_le(const struct kstat_desc *d, unsigned int i);
 
+/*
+ * d's name and unit as kvmtop's fields name them (HACKING, "Names of
+ * figures"; the vm_kvm_ and vcpu_kvm_ families): a single value in the
+ * rule's base units, the kernel's name less its own unit word
+ * (_ns, _us, _bytes, _kb ...) and with the unit's suffix: a duration
+ * in ns, whole (_ns: never rounded to seconds, a sum past 2^53 stays
+ * exact), bytes (_bytes), cycles (_cycles); a count or a boolean as
+ * named.  A histogram keeps its name and its unit (its values are
+ * counts, its bounds kstat_bucket_le()'s).
+ */
+void kstat_key(const struct kstat_desc *d, char *buf, size_t len);
+/* The unit kstat_key()'s value is in: "", "ns", "bytes", "cycles", "boolean", or kstat_unit()'s. */
+const char *kstat_key_unit(const struct kstat_desc *d, char *buf, size_t len);
+/* raw, a value of d as the kernel counts it, in kstat_key_unit()'s unit (saturated at UINT64_MAX). */
+uint64_t kstat_key_value(const struct kstat_desc *d, uint64_t raw);
+/* Whether d's value can pass 2^53 within a year (a sum of ns): JSON writes it as a decimal string. */
+bool kstat_key_big(const struct kstat_desc *d);
+
 /* The statistics of one scope (every VM, or every vCPU), by name, as met. */
 struct kstat_table {
 	struct kstat_desc *d;

@@ -126,18 +126,42 @@ const struct model_field_alias model_field_aliases[] = {
 	{ "wait",                  "vcpu_steal_pct", "vCPUs" },
 	{ "top",                   "vcpu_top_reason", "vCPUs" },
 	{ "state",                 "vcpu_state", "vCPUs" },
+	/*
+	 * KVM's statistics' CSV columns (model_fields.c, its families): a prefix
+	 * renamed, <stat> the same (the VM's first: kvm_ is the shorter)
+	 */
+	{ "kvm_vm_<stat>",          "vm_kvm_<stat>", NULL },
+	{ "kvm_<stat>",             "vcpu_kvm_<stat>", NULL },
 };
 
 const unsigned int model_nr_field_aliases = sizeof(model_field_aliases) / sizeof(model_field_aliases[0]);
 
+/*
+ * A prefix's rename (a's old ends <stat>): old's new name into buf, or
+ * NULL where old does not start with that prefix and go on past it.
+ */
+static const char *model_prefix_renamed(const struct model_field_alias *a, const char *old, char *buf, size_t len)
+{
+	size_t o = strcspn(a->old, "<"), n = strcspn(a->name, "<");
+
+	if (!a->old[o] || strncmp(old, a->old, o) || !old[o])
+		return NULL;
+	snprintf(buf, len, "%.*s%s", (int)n, a->name, old + o);
+	return buf;
+}
+
 const char *model_field_renamed(const char *old, const char *pane)
 {
+	static char buf[128];	/* a prefix's rename: read before the next call */
 	const char *any = NULL;
 	unsigned int i;
 
 	for (i = 0; i < model_nr_field_aliases; i++) {
 		const struct model_field_alias *a = &model_field_aliases[i];
+		const char *to = model_prefix_renamed(a, old, buf, sizeof(buf));
 
+		if (to)
+			return to;
 		if (strcmp(a->old, old))
 			continue;
 		if (!a->pane && !any)
@@ -180,7 +204,7 @@ unsigned int model_fields_rename(const char *list, const char *pane,
 				 bool (*known)(const char *name, const void *ctx), const void *ctx,
 				 char *out, size_t len, char *note, size_t nlen)
 {
-	unsigned int renamed = 0;
+	unsigned int renamed = 0, items = 0;
 	size_t o = 0;
 
 	out[0] = '\0';
@@ -205,7 +229,8 @@ unsigned int model_fields_rename(const char *list, const char *pane,
 		} else {
 			to = name;
 		}
-		o += (size_t)snprintf(out + o, len - o, "%s%s%s", o ? "," : "", minus ? "-" : "", to);
+		/* an empty item keeps its comma: options.c splits "sort,fields" at the first */
+		o += (size_t)snprintf(out + o, len - o, "%s%s%s", items++ ? "," : "", minus ? "-" : "", to);
 		list += n + (list[n] == ',');
 	}
 	return renamed;

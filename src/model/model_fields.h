@@ -129,6 +129,33 @@ const struct model_field *model_fields_of(enum model_row_kind row, unsigned int 
 bool model_field_big(const struct model_field *f);
 /* The field called name (names are unique across the kinds), or NULL. */
 const struct model_field *model_field(const char *name);
+/*
+ * The families of fields whose names KVM gives at run time (HACKING,
+ * "Names of figures"): a VM's and a vCPU's KVM statistics (the stats
+ * source), vm_kvm_<stat> and vcpu_kvm_<stat>, where <stat> is the
+ * statistic's key (decode/kstat.h's kstat_key(): the kernel's name with
+ * the rule's unit suffix).  --fields help and the man page list them.
+ */
+extern const struct model_field model_field_families[];
+extern const unsigned int model_nr_field_families;
+/* The family name is of (its prefix and a <stat> after it), or NULL. */
+const struct model_field *model_field_family(const char *name);
+/* A family's field made for one name: what --fields and --sort hold. */
+struct model_kstat_field {
+	struct model_field f;
+	char name[96];
+};
+/* The field of family fam called name, into kf (name as model_field_family() took it). */
+void model_kstat_field_make(const struct model_field *fam, const char *name, struct model_kstat_field *kf);
+/* Does m's table hold the statistic kf names (a histogram's is not a single figure: false)? */
+bool model_kstat_field_exists(const struct model *m, const struct model_field *f);
+/* Is f a family's field (its row a VM's or vCPU's, its key its statistic's kstat_key())? */
+bool model_field_is_kstat(const struct model_field *f);
+/* A made field's model_field_big(): a duration's ns (its key ends _ns). */
+bool model_kstat_field_big(const struct model_field *f);
+/* A made field's value in row (model_field_value() calls it): unknown where the row has none. */
+void model_kstat_value(const struct model_field *f, const struct model_row *row, struct model_field_val *v);
+
 /* Its value in row; *has: the row has one (!v->unknown: a latency figure needs samples). */
 void model_field_value(const struct model_field *f, const struct model_row *row,
 		       struct model_field_val *v, bool *has);
