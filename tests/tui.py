@@ -217,21 +217,37 @@ def help_drawn(lines):
     return has("Help:")(lines) and bool(lines) and lines[-1].rstrip().endswith(" sort key")
 
 
+def help_pages():
+    """The help pane page by page (PgDn to its end: it wraps its texts, so it is longer than a
+    screen): every page's lines, and the KEY column (its first 26 characters) of every row, in
+    order, the pages' overlap once."""
+    pages, listed = [], []
+    lines = wait_for(help_drawn)
+    for _ in range(20):
+        pages.append(lines)
+        title = next(i for i, l in enumerate(lines) if "Help:" in l)
+        rows = [l[:26].strip() for l in lines[title + 2:-1]]
+        listed += [k for k in rows if k and k not in listed]
+        keys("NPage")
+        nxt = settled(lambda ls: help_drawn(ls) and ls != lines)
+        if nxt == lines or not help_drawn(nxt):
+            break
+        lines = nxt
+    return pages, listed
+
+
 def help_case(dat):
     start(["-r", dat])
     vms_pane()
     keys("h")
-    lines = wait_for(help_drawn)
-    text = "\n".join(lines)
+    pages, listed = help_pages()
+    text = "\n".join(l for p in pages for l in p)
     ok(all(k in text for k in ("Enter", "Tab", "q F10", "h ? F1", "/")), "help: h shows the keys", text)
     # roff's \e is a backslash (the filter's key)
     man = open(os.path.join(os.environ.get("KVMTOP_FORMATS", "tests/formats"), "..", "..", "man",
                             "kvmtop.1")).read().replace("\\-", "-").replace("\\e", "\\")
-    # the help pane as drawn: its KEY column (the first 26 characters) of every row
-    title = next(i for i, l in enumerate(lines) if "Help:" in l)
-    listed = [l[:26].strip() for l in lines[title + 2:] if l[:26].strip()][:-1]
     ok(len(listed) >= 20 and "q F10" in listed and "Enter" in listed,
-       "help: the pane lists the keys and columns (%d rows)" % len(listed), listed)
+       "help: the pane lists the keys and columns (%d rows, %d pages)" % (len(listed), len(pages)), listed)
     missing = [k for k in listed if k.replace("-", "\\-") not in man and k not in man]
     eq(missing, [], "help: every key and column of the help is in the man page")
     keys("Escape")
