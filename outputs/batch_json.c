@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Batch output as JSON Lines: one object per snapshot, the host's figures,
- * then each VM with its vCPU threads.  A reason object carries every field
- * of model_fields.h (null where the input does not measure it), as CSV's
- * row every column.  The schema is in man/kvmtop.1 (OUTPUT).
+ * then each VM with its vCPU threads.  A VM's, a vCPU's, a reason's and an
+ * object's object carries every field of its level in model_fields.h
+ * (null where the input does not measure it), as CSV's row every column:
+ * by one loop (json_fields), but for the few JSON writes in a place of
+ * its own (json_apart).  The schema is in man/kvmtop.1 (OUTPUT).
  */
 #include <inttypes.h>
 #include <stdio.h>
