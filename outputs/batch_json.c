@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Batch output as JSON Lines: one object per snapshot, the host's figures,
- * then each VM with its vCPU threads.  A reason object carries every field
- * of model_fields.h (null where the input does not measure it), as CSV's
- * row every column.  The schema is in man/kvmtop.1 (OUTPUT).
+ * then each VM with its vCPU threads.  A VM's, a vCPU's, a reason's and an
+ * object's object carries every field of its level in model_fields.h
+ * (null where the input does not measure it), as CSV's row every column:
+ * by one loop (json_fields), but for the few JSON writes in a place of
+ * its own (json_apart).  The schema is in man/kvmtop.1 (OUTPUT).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -34,26 +36,12 @@ static bool same_group(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-/* A VM's or vCPU's fields (kind MR_VM or MR_VCPU), each "key":value, in the table's order. */
-static void json_row_fields(const struct batch *b, enum model_row_kind kind, const struct model_row *row)
-{
-	const struct model_field *fs;
-	unsigned int j, n;
-
-	fs = model_fields_of(kind, &n);
-	for (j = 0; j < n; j++) {
-		if (fs[j].json_apart)
-			continue;	/* in a place of its own: json_exits(), json_states() */
-		jsonw_name(json_w(b), fs[j].key);
-		batch_json_value(b, &fs[j], row);
-	}
-}
-
 /*
- * The fields of a reason's or an object's row (kind MR_REASON or
- * MR_OBJECT), a group's in an object of its own ("latency": {...}),
- * null where the input does not measure it; the row's braces are the
- * caller's.
+ * The fields of a row of kind (a VM's, a vCPU's, a reason's or an
+ * object's), each "key":value in the table's order, a group's in an
+ * object of its own ("latency": {...}), null where the input does not
+ * measure it; but those the table says JSON writes apart (json_apart: a
+ * VM's exits, a vCPU's time_seconds).  The row's braces are the caller's.
  */
 static void json_fields(const struct batch *b, enum model_row_kind kind, const struct model_row *row)
 {
@@ -66,6 +54,8 @@ static void json_fields(const struct batch *b, enum model_row_kind kind, const s
 	for (j = 0; j < n; j++) {
 		const struct model_field *f = &fs[j];
 
+		if (f->json_apart)
+			continue;	/* in a place of its own: json_exits(), json_threads(), json_states() */
 		if (!same_group(f->group, group)) {
 			/* the fields of a group are adjacent in the table */
 			if (group)
@@ -418,7 +408,11 @@ static void json_header(const struct batch *b, uint64_t end)
 	json_host_psi(b);
 }
 
-/* A scope's exits and their rate; with its unmatched events but for the host's (as it always was). */
+/*
+ * A scope's exits and their rate; with its unmatched events but for the
+ * host's (as it always was), null where the source pairs no exit with
+ * its entry (a counter source: batch_field_known(), as CSV's empty cell).
+ */
 static void json_exits(const struct batch *b, const struct model_scope *sc, uint64_t end, bool unmatched)
 {
 	struct json_writer *jw = json_w(b);
@@ -429,21 +423,31 @@ static void json_exits(const struct batch *b, const struct model_scope *sc, uint
 	json_rate(b, sc->exits, end);
 	if (!unmatched)
 		return;
+	if (!b->traced) {
+		jsonw_null_field(jw, "unmatched_exits");
+		jsonw_null_field(jw, "unmatched_entries");
+		return;
+	}
 	jsonw_uint_field(jw, "unmatched_exits", sc->unmatched_exits);
 	jsonw_uint_field(jw, "unmatched_entries", sc->unmatched_entries);
 }
 
-/* One vCPU thread of vm: 0 or -1 (no memory). */
-static int json_vcpu(const struct batch *b, const struct vm *vm, const struct vcpu *v, uint64_t end)
+/*
+ * One vCPU thread of vm in the snapshot snap: its fields over its scope
+ * (summed up, as CSV's row: model_scope_summary()), then its figures
+ * apart.  0 or -1 (no memory).
+ */
+static int json_vcpu(const struct batch *b, const struct model_snap *snap, const struct vm *vm,
+		     const struct vcpu *v)
 {
 	struct model_scope cs;
 	int ret = -1;
 
-	if (model_scope_vcpu(&cs, b->m, v, b->cumulative))
+	if (model_scope_vcpu(&cs, b->m, v, b->cumulative) || model_scope_summary(&cs))
 		goto out;
 	jsonw_begin_object(json_w(b));
-	json_row_fields(b, MR_VCPU, &(struct model_row){ .m = b->m, .vm = vm, .v = v });
-	json_exits(b, &cs, end, true);
+	json_fields(b, MR_VCPU, &(struct model_row){ .m = b->m, .snap = snap, .vm = vm, .v = v, .vcpu_sc = &cs });
+	json_exits(b, &cs, snap->end, true);
 	json_states(b, &cs);
 	json_stolen(b, v);
 	json_reasons(b, vm, &cs);
@@ -458,8 +462,8 @@ out:
 	return ret;
 }
 
-/* One VM and its vCPU threads: 0 or -1 (no memory). */
-static int json_vm(const struct batch *b, const struct vm *vm, uint64_t end)
+/* One VM and its vCPU threads in the snapshot snap, its fields as a vCPU's: 0 or -1 (no memory). */
+static int json_vm(const struct batch *b, const struct model_snap *snap, const struct vm *vm)
 {
 	struct json_writer *jw = json_w(b);
 	const struct model *m = b->m;
@@ -468,13 +472,13 @@ static int json_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 	unsigned int i, n;
 	int ret = -1;
 
-	if (model_scope_vm(&vs, m, vm, b->cumulative))
+	if (model_scope_vm(&vs, m, vm, b->cumulative) || model_scope_summary(&vs))
 		goto out;
 	jsonw_begin_object(jw);
-	json_row_fields(b, MR_VM, &(struct model_row){ .m = m, .vm = vm });
+	json_fields(b, MR_VM, &(struct model_row){ .m = m, .snap = snap, .vm = vm, .vm_sc = &vs });
 	json_numa(b, vm);
 	json_taps(b, vm);
-	json_exits(b, &vs, end, true);
+	json_exits(b, &vs, snap->end, true);
 	json_threads(b, vm, &vs);
 	json_reasons(b, vm, &vs);
 	json_events(b, &vs);
@@ -487,7 +491,7 @@ static int json_vm(const struct batch *b, const struct vm *vm, uint64_t end)
 	if (!vcpus)
 		goto out;
 	for (i = 0; i < n; i++)
-		if (json_vcpu(b, vm, vcpus[i], end))
+		if (json_vcpu(b, snap, vm, vcpus[i]))
 			goto out;
 	jsonw_end_array(jw);
 	jsonw_end_object(jw);
@@ -504,9 +508,11 @@ static int json_document(struct batch *b, uint64_t end)
 	struct json_writer *jw = json_w(b);
 	const struct vm **vms = NULL;
 	struct model_scope host;
+	struct model_snap snap;
 	unsigned int i, n;
 	int ret = -1;
 
+	batch_snap(b, end, &snap);
 	if (model_scope_host(&host, b->m, b->cumulative))
 		goto out;
 	jsonw_begin_object(jw);
@@ -526,7 +532,7 @@ static int json_document(struct batch *b, uint64_t end)
 	if (!vms)
 		goto out;
 	for (i = 0; i < n; i++)
-		if (json_vm(b, vms[i], end))
+		if (json_vm(b, &snap, vms[i]))
 			goto out;
 	jsonw_end_array(jw);
 	jsonw_end_object(jw);

@@ -353,6 +353,87 @@ def live_cases():
     ok(all(r[2] == "ns" for r in rows[1:]), "live: time_unit ns")
 
 
+# The VM's and vCPU's fields JSON writes in a place of its own (json_apart), by their path there:
+# the vCPU's time_seconds, the VM's threads; every other is at the key HACKING's rule gives.
+APART = dict([("vcpu_%s_seconds" % st, ("time_seconds", st)) for st in ("guest", "host", "vmm", "halt", "wait")] +
+             [("vm_%s_%s_seconds" % (g, w), ("threads", g, w + "_seconds"))
+              for g in ("emulator", "vhost") for w in ("run", "wait")])
+GROUP_PREFIXES = ("latency", "handling")
+
+
+def rule_path(name, level):
+    """Where HACKING's "Names of figures" puts a field in its row's JSON object: the name less the
+    level's prefix, a group's in the group's object (vm_latency_p99: latency.p99)."""
+    if (level, name) == ("vCPU", "vcpu"):
+        return ("vcpu",)
+    rest = name[len({"VM": "vm_", "vCPU": "vcpu_"}[level]):]
+    for g in GROUP_PREFIXES:
+        if rest.startswith(g + "_"):
+            return (g, rest[len(g) + 1:])
+    return (rest,)
+
+
+def at(obj, path):
+    """obj's value at path, with whether the key is there (an absent object of its own: None)."""
+    for k in path[:-1]:
+        obj = obj.get(k)
+        if not isinstance(obj, dict):
+            return False, None
+    return path[-1] in obj, obj.get(path[-1])
+
+
+def same_value(csv_cell, js):
+    """A CSV cell and a JSON value: empty is null, numbers equal to their printed decimals."""
+    if csv_cell == "" or js is None:
+        return csv_cell == "" and js is None
+    if isinstance(js, bool) or isinstance(js, str):
+        return csv_cell == ("true" if js is True else "false" if js is False else js)
+    dec = len(csv_cell.split(".")[1]) if "." in csv_cell else 0
+    try:
+        return abs(float(csv_cell) - float(js)) <= 0.5 * 10 ** -dec + 5e-4 + 1e-9 * abs(float(js))
+    except ValueError:
+        return False
+
+
+def json_cases(base, kind):
+    """issue 44: every VM and vCPU field of --fields help is in JSON's VM and vCPU objects at the key
+    the rule gives (or its one place apart), its value CSV's for the same row and snapshot; none of
+    the apart ones twice, under the rule's key too."""
+    rc, js, err = run(base + ["-o", "json"])
+    docs = [json.loads(l) for l in js.splitlines() if l.strip()]
+    objs = {"VM": {}, "vCPU": {}}
+    for d in docs:
+        for vm in d["vms"]:
+            objs["VM"][("%d" % d["snapshot"], "%d" % vm["pid"])] = vm
+            for c in vm["vcpus"]:
+                objs["vCPU"][("%d" % d["snapshot"], "%d" % vm["pid"], "%d" % c["tid"])] = c
+    bad, seen = [], 0
+    for level, keys in (("VM", ["snapshot", "vm_pid"]), ("vCPU", ["snapshot", "vm_pid", "vcpu_tid"])):
+        names = [n for n, k in kind.items() if k == level]
+        rc2, got, err2 = table(run(base + ["-o", "csv", "--fields", ",".join(keys + names)]))
+        rows = [dict(zip(got[0], r)) for r in got[1:]] if got else []
+        ok(rc == 0 and rc2 == 0 and len(rows) == len(objs[level]) > 1,
+           "JSON and CSV: a %s object per CSV row (%d, %d)" % (level, len(objs[level]), len(rows)), err + err2)
+        for r in rows:
+            o = objs[level].get(tuple(r[k] for k in keys))
+            if o is None:
+                bad.append("%s %r: no JSON object" % (level, [r[k] for k in keys]))
+                continue
+            for n in names:
+                path = APART.get(n, rule_path(n, level))
+                has, v = at(o, path)
+                if n in APART and at(o, rule_path(n, level))[0]:
+                    bad.append("%s: %s twice, at %s too" % (n, ".".join(path), ".".join(rule_path(n, level))))
+                if not has and (n not in APART or r[n] != ""):
+                    bad.append("%s: no key %s in the %s object" % (n, ".".join(path), level))
+                elif not same_value(r[n], v):
+                    bad.append("%s at %r: JSON %s %r, CSV %r" % (n, [r[k] for k in keys], ".".join(path), v, r[n]))
+                else:
+                    seen += 1
+    ok(seen > 100 and not bad, "JSON: every VM and vCPU field at its name less vm_/vcpu_ (and group), "
+       "its value CSV's (%d compared)" % seen, "\n".join(sorted(set(bad))[:40]))
+
+
 def main():
     base, truth = recording()
     kind = levels()
@@ -367,6 +448,7 @@ def main():
     sort_cases(base, kind)
     stddev_cases(base, truth)
     vm_figures_cases(base, truth)
+    json_cases(base, kind)
     wall_cases()
     live_cases()
     done()

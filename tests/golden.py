@@ -33,6 +33,11 @@ The JSON and CSV files were saved again when every reason row took
 latency_sum_pct (TIME%, perf kvm stat's Time%: JSON's latency.sum_pct,
 after latency_sum): every changed line is the old one with that figure
 added, in a commit of its own.
+The JSON files were saved again when JSON's VM and vCPU objects took
+every field of their level (issue 44: halt_pct ... vhost_wait_pct, the
+latency object, top_reason, a vCPU's state, the fields CSV and the
+screen had and JSON had not): every changed line is the old one with
+those keys added, in a commit of its own.
 
     python3 tests/golden.py            the test (make check)
     python3 tests/golden.py --save DIR write the expected files into DIR

@@ -317,19 +317,28 @@ GET_OBJ(get_o_stddev, v->unknown = !o->lat.samples; v->d = hist_stddev(&o->lat))
 
 /*
  * The rows' shapes: name, (JSON key,) title, kind, getter, description.
- * SNAP's JSON keys are the snapshot object's own (batch_json.c); VMX's
- * and VCPUX's are written apart from the row's fields (json_apart).
+ * SNAP's JSON keys are the snapshot object's own (batch_json.c).  A VM's
+ * and a vCPU's JSON key is its name less the level's prefix (HACKING,
+ * "Names of figures"); VMX's and VCPUX's are written by the row's loop
+ * as every other, VMAPART's and VCPUAPART's in a place of their own
+ * (json_apart: a VM's exits and threads, a vCPU's exits and
+ * time_seconds).
  */
+#define VM_KEY(n)	((n) + sizeof("vm_") - 1)
+#define VCPU_KEY(n)	((n) + sizeof("vcpu_") - 1)
 #define SNAP(n, t, k, fn, d)	{ MR_SNAPSHOT, n, NULL, n, t, k, MF_NO_HIST, false, fn, d, true }
 #define VM(n, k, t, kind, fn, d)	{ MR_VM, n, NULL, k, t, kind, MF_NO_HIST, false, fn, d, false }
-#define VMX(n, t, kind, fn, d)	{ MR_VM, n, NULL, n, t, kind, MF_NO_HIST, false, fn, d, true }
+#define VMX(n, t, kind, fn, d)	{ MR_VM, n, NULL, VM_KEY(n), t, kind, MF_NO_HIST, false, fn, d, false }
+#define VMAPART(n, t, kind, fn, d)	{ MR_VM, n, NULL, VM_KEY(n), t, kind, MF_NO_HIST, false, fn, d, true }
 #define VCPU(n, k, t, kind, fn, d)	{ MR_VCPU, n, NULL, k, t, kind, MF_NO_HIST, false, fn, d, false }
-#define VCPUX(n, t, kind, fn, d)	{ MR_VCPU, n, NULL, n, t, kind, MF_NO_HIST, false, fn, d, true }
-/* ... of exits paired with their entries: only a source that pairs them measures it */
-#define PAIRED(r, n, t, fn, d)	{ r, n, NULL, n, t, MF_NUM, MF_LAT, false, fn, d, true }
-/* a VM's and a vCPU's latency over its exits: JSON's "latency" object, written apart too */
-#define VMLAT(n, t, k, fn, d)	{ MR_VM, "vm_latency_" n, "latency", n, t, k, MF_LAT, false, fn, d, true }
-#define VCPULAT(n, t, k, fn, d)	{ MR_VCPU, "vcpu_latency_" n, "latency", n, t, k, MF_LAT, false, fn, d, true }
+#define VCPUX(n, t, kind, fn, d)	{ MR_VCPU, n, NULL, VCPU_KEY(n), t, kind, MF_NO_HIST, false, fn, d, false }
+#define VCPUAPART(n, t, kind, fn, d)	{ MR_VCPU, n, NULL, VCPU_KEY(n), t, kind, MF_NO_HIST, false, fn, d, true }
+/* ... of exits paired with their entries: only a source that pairs them measures it (JSON: the exits') */
+#define PAIRED(r, n, t, fn, d)	{ r, n, NULL, (r) == MR_VM ? VM_KEY(n) : VCPU_KEY(n), t, MF_NUM, MF_LAT, false, \
+				  fn, d, true }
+/* a VM's and a vCPU's latency over its exits: JSON's "latency" object */
+#define VMLAT(n, t, k, fn, d)	{ MR_VM, "vm_latency_" n, "latency", n, t, k, MF_LAT, false, fn, d, false }
+#define VCPULAT(n, t, k, fn, d)	{ MR_VCPU, "vcpu_latency_" n, "latency", n, t, k, MF_LAT, false, fn, d, false }
 #define REASON(n, t, k, fn, d)	{ MR_REASON, n, NULL, n, t, k, MF_NO_HIST, false, fn, d, false }
 #define LAT(n, t, k, fn, d)	{ MR_REASON, "latency_" n, "latency", n, t, k, MF_LAT, false, fn, d, false }
 #define HAND(n, t, k, fn, d)	{ MR_REASON, "handling_" n, "handling", n, t, k, MF_HANDLING, true, fn, d, false }
@@ -359,9 +368,9 @@ const struct model_field model_fields[] = {
 	VM("vm_exits_unknown", "exits_unknown", "EXITS UNKNOWN", MF_TEXT, get_vm_exits_unknown,
 	   "why the source cannot see its exits (empty: it sees them)"),
 	VM("vm_vcpu_count",      "vcpu_count", "VCPUS",     MF_INT,  get_vm_vcpus, "how many vCPU threads it has"),
-	VMX("vm_exits",     "EXITS",     MF_NUM,  get_vm_exits, "its exits in the snapshot"),
-	VMX("vm_exits_total", "TOTAL",   MF_NUM,  get_vm_exits_total, "its exits since kvmtop started (the recording's start)"),
-	VMX("vm_exits_per_s",   "EXITS/s",   MF_RATE, get_vm_exits_s, "its exits per second over the snapshot; empty where times are not ns"),
+	VMAPART("vm_exits",     "EXITS",     MF_NUM,  get_vm_exits, "its exits in the snapshot"),
+	VMAPART("vm_exits_total", "TOTAL",   MF_NUM,  get_vm_exits_total, "its exits since kvmtop started (the recording's start)"),
+	VMAPART("vm_exits_per_s",   "EXITS/s",   MF_RATE, get_vm_exits_s, "its exits per second over the snapshot; empty where times are not ns"),
 	PAIRED(MR_VM, "vm_unmatched_exits", "UNMATCHED EXITS", get_vm_unmatched_exits,
 	       "its exits not followed by an entry of the same thread"),
 	PAIRED(MR_VM, "vm_unmatched_entries", "UNMATCHED ENTRIES", get_vm_unmatched_entries,
@@ -369,10 +378,10 @@ const struct model_field model_fields[] = {
 	VMX("vm_halt_pct",  "HALT%",     MF_PCT,  get_vm_halt_pct, "its vCPUs' time halted, % of the span times its vCPUs"),
 	VMX("vm_util_pct",  "UTIL%",     MF_PCT,  get_vm_util_pct, "its vCPUs' time in guest, host and VMM states, the same"),
 	VMX("vm_steal_pct", "STEAL%",    MF_PCT,  get_vm_steal_pct, "its vCPUs' time waiting for a CPU, the same"),
-	VMX("vm_emulator_run_seconds",  "EMU",    MF_SECS, get_emu_run, "its VMM's own threads' seconds on a CPU (live)"),
-	VMX("vm_emulator_wait_seconds", "EMU WT", MF_SECS, get_emu_wait, "their seconds waiting for a CPU (live)"),
-	VMX("vm_vhost_run_seconds",  "VHOST",     MF_SECS, get_vhost_run, "its vhost workers' seconds on a CPU (live)"),
-	VMX("vm_vhost_wait_seconds", "VH WT",     MF_SECS, get_vhost_wait, "their seconds waiting for a CPU (live)"),
+	VMAPART("vm_emulator_run_seconds",  "EMU",    MF_SECS, get_emu_run, "its VMM's own threads' seconds on a CPU (live)"),
+	VMAPART("vm_emulator_wait_seconds", "EMU WT", MF_SECS, get_emu_wait, "their seconds waiting for a CPU (live)"),
+	VMAPART("vm_vhost_run_seconds",  "VHOST",     MF_SECS, get_vhost_run, "its vhost workers' seconds on a CPU (live)"),
+	VMAPART("vm_vhost_wait_seconds", "VH WT",     MF_SECS, get_vhost_wait, "their seconds waiting for a CPU (live)"),
 	VMX("vm_exits_pct", "%HOST",     MF_PCT,  get_vm_exits_pct,
 	    "its exits' share of the host's in the snapshot, %; empty where the host had none"),
 	VMLAT("mean",  "LAT MEAN",   MF_TIME_MEAN, get_vm_lat_mean,
@@ -423,9 +432,9 @@ const struct model_field model_fields[] = {
 	VCPU("vcpu_comm",        "comm",         "THREAD",    MF_TEXT, get_comm, "its thread's name"),
 	VCPU("vcpu_last_cpu",    "last_cpu",     "CPU",       MF_INT,  get_last_cpu, "the host CPU it last ran on"),
 	VCPU("vcpu_node",        "node",         "NODE",      MF_INT,  get_node, "that CPU's NUMA node"),
-	VCPUX("vcpu_exits", "EXITS",        MF_NUM,  get_vcpu_exits, "its exits in the snapshot"),
-	VCPUX("vcpu_exits_total", "TOTAL",  MF_NUM,  get_vcpu_exits_total, "its exits since kvmtop started (the recording's start)"),
-	VCPUX("vcpu_exits_per_s", "EXITS/s",    MF_RATE, get_vcpu_exits_s, "its exits per second over the snapshot; empty where times are not ns"),
+	VCPUAPART("vcpu_exits", "EXITS",        MF_NUM,  get_vcpu_exits, "its exits in the snapshot"),
+	VCPUAPART("vcpu_exits_total", "TOTAL",  MF_NUM,  get_vcpu_exits_total, "its exits since kvmtop started (the recording's start)"),
+	VCPUAPART("vcpu_exits_per_s", "EXITS/s",    MF_RATE, get_vcpu_exits_s, "its exits per second over the snapshot; empty where times are not ns"),
 	PAIRED(MR_VCPU, "vcpu_unmatched_exits", "UNMATCHED EXITS", get_vcpu_unmatched_exits,
 	       "its exits not followed by an entry"),
 	PAIRED(MR_VCPU, "vcpu_unmatched_entries", "UNMATCHED ENTRIES", get_vcpu_unmatched_entries,
@@ -445,11 +454,11 @@ const struct model_field model_fields[] = {
 	VCPUX("vcpu_state",  "STATE",       MF_TEXT, get_vcpu_state,
 	      "where it was when the figures were taken: guest, host, vmm, halt or wait (sched events), "
 	      "else guest, host or halted; exited; empty where not known"),
-	VCPUX("vcpu_guest_seconds",    "GUEST",        MF_SECS, get_guest_s, "its seconds in the guest (kvmtop(1), time states)"),
-	VCPUX("vcpu_host_seconds",     "HOST",         MF_SECS, get_host_s, "its seconds in the host kernel handling exits"),
-	VCPUX("vcpu_vmm_seconds",      "VMM",          MF_SECS, get_vmm_s, "its seconds in the VMM (userspace exits)"),
-	VCPUX("vcpu_halt_seconds",     "HALT",         MF_SECS, get_halt_s, "its seconds halted"),
-	VCPUX("vcpu_wait_seconds",     "WAIT",         MF_SECS, get_wait_s, "its seconds runnable, waiting for a CPU"),
+	VCPUAPART("vcpu_guest_seconds",    "GUEST",        MF_SECS, get_guest_s, "its seconds in the guest (kvmtop(1), time states)"),
+	VCPUAPART("vcpu_host_seconds",     "HOST",         MF_SECS, get_host_s, "its seconds in the host kernel handling exits"),
+	VCPUAPART("vcpu_vmm_seconds",      "VMM",          MF_SECS, get_vmm_s, "its seconds in the VMM (userspace exits)"),
+	VCPUAPART("vcpu_halt_seconds",     "HALT",         MF_SECS, get_halt_s, "its seconds halted"),
+	VCPUAPART("vcpu_wait_seconds",     "WAIT",         MF_SECS, get_wait_s, "its seconds runnable, waiting for a CPU"),
 	REASON("reason",   "REASON",   MF_TEXT, get_reason, "the exit reason's name"),
 	REASON("code",     "CODE",     MF_NUM,  get_code, "its code in its ISA"),
 	REASON("isa",      "ISA",      MF_TEXT, get_isa, "its ISA (vmx, svm, arm64 ...)"),

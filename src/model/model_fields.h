@@ -107,8 +107,9 @@ struct model_field {
 	void (*get)(const struct model_row *row, struct model_field_val *v);
 	const char *desc;	/* one line: what it is (--fields help, the man page's FIELDS) */
 	/*
-	 * JSON writes it in a place of its own (batch_json.c: a VM's exits,
-	 * a vCPU's time_s), not among the row's fields; CSV and --fields as
+	 * JSON writes it in a place of its own (batch_json.c: the snapshot's
+	 * keys, a VM's and vCPU's exits, a VM's threads, a vCPU's
+	 * time_seconds), not among the row's fields; CSV and --fields as
 	 * every other.
 	 */
 	bool json_apart;

@@ -197,8 +197,9 @@ static void test_pane(void **state)
 
 /*
  * A VM's and a vCPU's JSON objects begin with their fields of the table,
- * each by its key, in the table's order; CSV's VM and vCPU columns are
- * among them.
+ * each by its key, in the table's order, a group's in its object
+ * ("latency":{...}), but those JSON writes apart; CSV's VM and vCPU
+ * columns are among them.
  */
 static void test_json_rows(void **state)
 {
@@ -217,10 +218,21 @@ static void test_json_rows(void **state)
 		p += strlen(objs[i].at);
 		assert_true(n >= 3);
 		for (j = 0; j < n; j++) {
+			const char *group = j ? fs[j - 1].group : NULL;
 			char want[64];
 
 			if (fs[j].json_apart)
 				continue;	/* JSON's own place: the exits, time_seconds, threads */
+			if (group && (!fs[j].group || strcmp(group, fs[j].group))) {
+				/* out of the group's object: its '}' taken, its ',' next */
+				assert_int_equal(p[-1], '}');
+				assert_int_equal(*p++, ',');
+			}
+			if (fs[j].group && (!group || strcmp(group, fs[j].group))) {
+				snprintf(want, sizeof(want), "\"%s\":{", fs[j].group);
+				assert_memory_equal(p, want, strlen(want));
+				p += strlen(want);
+			}
 			snprintf(want, sizeof(want), "\"%s\":", fs[j].key);
 			assert_memory_equal(p, want, strlen(want));
 			p = strpbrk(p + strlen(want), ",}");
