@@ -200,7 +200,7 @@ def watch_run(d, elf, mapfile):
     kerr, lerr = k.stderr.read().decode(), listen.stderr.read().decode()
     js = [addr_ints(json.loads(l)) for l in open(os.path.join(d, "watch.json")) if l.startswith("{")]
     return dict(up=up, q=q, qrc=qrc, qerr=q.stderr.read().decode()[-800:], k=k, krc=krc, lrc=lrc,
-                kerr=kerr, lerr=lerr, js=js, seen=seen, scrapes=scrapes, rss=rss)
+                kerr=kerr, lerr=lerr, js=js, seen=seen, scrapes=scrapes, rss=rss, port=port)
 
 
 def guest_reasons(r):
@@ -227,7 +227,9 @@ def watch_case(d, elf, mapfile):
     kerr, lerr, js, seen, scrapes, rss = r["kerr"], r["lerr"], r["js"], r["seen"], r["scrapes"], r["rss"]
     ok(up and qrc == 33, "%s (isa-debug-exit: status 33)" % CASES[0],
        "kvmtops tracing %r, QEMU status %r, busiest exits %r: %s" % (up, qrc, guest_reasons(r), r["qerr"]))
-    ok(krc == 0 and lrc == 0 and kerr == "" and lerr == "" and len(js) >= 3
+    # the exporter's one line saying where it serves (kvmtop(1), --listen), and nothing else
+    url = "kvmtop: serving Prometheus metrics on http://127.0.0.1:%d/metrics\n" % r["port"]
+    ok(krc == 0 and lrc == 0 and kerr == "" and lerr == url and len(js) >= 3
        and all(j["lost_events"] == 0 and j["dropped_events"] == 0 for j in js),
        "%s: status 0, nothing on stderr, %d snapshots, no event lost or dropped" % (CASES[1], len(js)),
        "status %r/%r, stderr %r %r, lost %r" % (krc, lrc, kerr, lerr, [(j["lost_events"], j["dropped_events"])

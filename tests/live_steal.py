@@ -61,7 +61,7 @@ def snapshots_since(p, t, n, edge):
         j = snapshot(p)
         if j is None:
             break
-        if out or j[edge] >= t:
+        if out or int(j[edge]) >= t:
             out.append(j)
     return out + [None] * (n - len(out))
 
