@@ -13,7 +13,7 @@
 enum {
 	VCPUS_VCPU, VCPUS_TID, VCPUS_COMM, VCPUS_CPU, VCPUS_NODE, VCPUS_EXITS, VCPUS_TOTAL, VCPUS_MEAN,
 	VCPUS_STDDEV, VCPUS_P99, VCPUS_MAX, VCPUS_GUEST, VCPUS_HOST, VCPUS_VMM, VCPUS_HALT, VCPUS_WAIT,
-	VCPUS_TOP, VCPUS_STATE, VCPUS_NR_COLS
+	VCPUS_TOP, VCPUS_STATE, VCPUS_UTIL, VCPUS_NR_COLS
 };
 
 struct vcpu_row {
@@ -62,6 +62,8 @@ static const struct pane_col vcpus_cols[VCPUS_NR_COLS] = {
 	[VCPUS_WAIT] =   { "vcpu_steal_pct", NULL, 6,  COL_RIGHT, NULL,         NULL, true,  7, 1u << VS_WAIT,  "vcpu_steal_pct" },
 	[VCPUS_TOP] =    { "vcpu_top_reason", NULL, 20, COL_LEFT, NULL,         NULL, false, 7, 0,              "vcpu_top_reason" },
 	[VCPUS_STATE] =  { "vcpu_state",    NULL, 8,  COL_LEFT,  NULL,          NULL, false, 2, 0,              "vcpu_state" },
+	/* guest + host + VMM: what P sorts by (top's %CPU); off until P, F2 or the settings file picks it */
+	[VCPUS_UTIL] =   { "vcpu_util_pct", NULL, 6,  COL_RIGHT, NULL,          NULL, true,  -1, 1u << VS_GUEST | 1u << VS_HOST, "vcpu_util_pct" },
 };
 
 static int vcpus_build(struct tui *t, struct pane *p)

@@ -166,7 +166,7 @@ void tui_cols_seen(struct pane *p)
 		if (!ops->cols[i].field || (p->seen & (1ull << i)))
 			continue;
 		for (k = 0; k < p->nr; k++)
-			if (val_nonzero(row_val(ops, tui_row_at(p, k), i))) {
+			if (val_nonzero(row_val(ops, (const char *)p->rows + k * ops->row_size, i))) {
 				p->seen |= 1ull << i;
 				break;
 			}

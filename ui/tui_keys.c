@@ -432,6 +432,11 @@ static int k_sort_by(struct tui *t, struct pane *p, int ch)
 	p->invert = !p->ops->cols[col].descending;
 	tui_pane_remember(p);
 	tui_pane_order(t, p);
+	for (i = 0; i < p->nr && !tui_col_has(p->ops, tui_row_at(p, i), col); i++)
+		;
+	if (p->nr && i == p->nr)
+		snprintf(t->msg, sizeof(t->msg), "%c sorts by %s: no row has one here (\"-\": %s)", ch, s->what,
+			 ch == 'M' ? "the host's figures are live only" : "this input does not measure it");
 	return 0;
 }
 
@@ -501,7 +506,7 @@ const struct tui_key tui_keys[] = {
 	  "F2", "Setup", TUI_ANY, TUI_ON_ROWS, { KEY_F(2) }, k_setup, false },
 	{ "F7 F8", "move a column (setup)", "setup: move the selected column up / down",
 	  "F7F8", "Move", TUI_ANY, TUI_ON(PANE_SETUP), { KEY_F(7), KEY_F(8) }, k_setup_move, false },
-	{ "W", "write the settings", "write the settings (delay, each pane's sort and columns, colours) to the settings file",
+	{ "W", "write the settings", "write the settings (delay, each pane's sort and columns, colours, idle rows) to the settings file",
 	  "W", "Write", TUI_ANY, TUI_ON(PANE_SETUP), { 'W' }, k_write, false },
 	{ "Up/Down PgUp/PgDn Home/End", "move", "move the selection", NULL, NULL, TUI_ANY, 0,
 	  { KEY_UP, KEY_DOWN, KEY_PPAGE, KEY_NPAGE, KEY_HOME, KEY_END }, k_move, true },
