@@ -162,7 +162,7 @@ void tui_cols_seen(struct pane *p)
 	size_t k;
 	int i;
 
-	for (i = 0; i < ops->nr_cols && i < 64 && ops->vals; i++) {
+	for (i = 0; i < ops->nr_cols && i < 64; i++) {
 		if (!ops->cols[i].field || (p->seen & (1ull << i)))
 			continue;
 		for (k = 0; k < p->nr; k++)
