@@ -198,9 +198,9 @@ static void draw_header(struct tui *t)
 		return;
 	draw_source(t);
 	draw_host(t);
-	p->ops->title(t, p, line, sizeof(line));
-	if (t->hide_idle && p->ops->busy)
-		strlcat(line, "  [idle rows hidden: i shows them]", sizeof(line));
+	/* i: said first, so that a narrow screen still shows it */
+	snprintf(line, sizeof(line), "%s", t->hide_idle && p->ops->busy ? "[idle rows hidden: i shows them] " : "");
+	p->ops->title(t, p, line + strlen(line), sizeof(line) - strlen(line));
 	if (t->progress[0]) {
 		/* how far a recording is read, until it is */
 		attr(t, TUI_PAIR_WARN, A_BOLD, true);
