@@ -312,6 +312,7 @@ static struct tui *settings_tui(const char *path)
 	t->delay = 3.0;
 	t->history_len = HISTORY_LEN;
 	t->start_pane = PANE_VMS;
+	t->vms_view = -1;
 	for (id = 0; id < PANE_NR; id++)
 		t->set[id].sort = -1;
 	snprintf(t->rc, sizeof(t->rc), "%s", path);
@@ -370,7 +371,7 @@ static int fuzz_settings(const char *path)
 	unlink(out);
 	if (again && (!settings_same(t, again) || t->delay != again->delay ||
 		      t->history_len != again->history_len || t->start_pane != again->start_pane ||
-		      t->scheme != again->scheme))
+		      t->scheme != again->scheme || t->hide_idle != again->hide_idle))
 		abort();
 	free(again);
 	free(t);

@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 import time
 
-from tap import ok, eq, skip, done, kvmtop, kvmgen
+from tap import ok, eq, skip, done, kvmtop, kvmgen, traces
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 W, H = 120, 30
@@ -514,6 +514,223 @@ def no_mouse_case(args):
     quit_case("--no-mouse")
 
 
+# --- issue 45: top's, htop's and virt-top's keys (P M T, i, 1 2 3, F5, F9); the columns' priorities ---
+
+# VMs of one vCPU each, HLT exits: (name, the seconds of the recording with exits, exits in each, latency ns)
+IDLE_VMS = [("vm-a", {1, 2, 3}, 3, 400), ("vm-b", {1}, 5, 900), ("vm-c", {2, 3}, 2, 2500),
+            ("vm-d", {1, 3}, 7, 1500), ("vm-e", {2}, 4, 700)]
+
+
+def idle_recording():
+    """kvmgen -S of IDLE_VMS, and the threads file naming them: the kvmtop arguments (-d 1: an
+    interval a second, each VM's exits in the middle of its seconds)."""
+    ev, ps = [], []
+    for n, (name, secs, per, lat) in enumerate(IDLE_VMS):
+        pid, tid = 2000 + 100 * n, 2001 + 100 * n
+        ev.append((0, "comm %d CPU 0/KVM" % tid))
+        ps += ["%d %d /usr/bin/qemu-system-x86_64 -name guest=%s -smp 1" % (t, pid, name) for t in (pid, tid)]
+        for sec in sorted(secs):
+            for i in range(per):
+                t = sec * 10**9 + 5 * 10**8 + i * 10**6 + n * 1000
+                ev += [(t, "%d %d %d exit exit_reason=12 isa=1 vcpu_id=0" % (t, n, tid)),
+                       (t + lat, "%d %d %d entry vcpu_id=0" % (t + lat, n, tid))]
+    script, dat, threads = (os.path.join(TMP, "tui-keys-idle" + x) for x in (".txt", ".dat", ".ps"))
+    with open(script, "w") as f:
+        f.write("\n".join(e[1] for e in sorted(ev, key=lambda e: e[0])) + "\n")
+    with open(threads, "w") as f:
+        f.write("\n".join(ps) + "\n")
+    kvmgen(dat, "x86-6.5", ["-S", script])
+    return ["-r", dat, "--threads", threads, "-d", "1"]
+
+
+def col_values(lines, title):
+    """The values of the right-aligned column whose title starts with title, row by row (the
+    first word of each row its name): [(name, value)]."""
+    head = lines[3]
+    if title not in head:
+        return None
+    end = head.index(title) + len(title)
+    while end < len(head) and head[end] not in " ":
+        end += 1		# the sort mark
+    return [(r.split()[0], r[:end].split()[-1]) for r in rows(lines)]
+
+
+def num(v):
+    m = {"K": 1e3, "M": 1e6, "G": 1e9}
+    return float(v[:-1]) * m[v[-1]] if v[-1] in m else float(v)
+
+
+def field_titles(*names):
+    """The screen titles of fields, read from the table's source (src/model/model_fields.c)."""
+    src = open(os.path.join(SRC, "src", "model", "model_fields.c")).read()
+    out = []
+    for n in names:
+        m = re.search(r'\("%s",\s*(?:"[^"]*",\s*)?"([^"]*)"' % n, src)
+        out.append(m.group(1) if m else None)
+    return out
+
+
+def sort_keys_case(args):
+    """T sorts by TOTAL, most first (the generator's exits per VM); M on a recording: RES, all
+    "-", says so; P on a vCPUs pane: its UTIL%, most first; M where the pane has no memory."""
+    truth = dict((n, len(secs) * per) for n, secs, per, lat in IDLE_VMS)
+    start(args)
+    vms_pane(len(IDLE_VMS))
+    keys("T")
+    lines = wait_for(lambda ls: "TOTAL\u25bc" in ls[3])
+    got = col_values(lines, "TOTAL") or []
+    totals = [int(v) for n, v in got]
+    ok("TOTAL\u25bc" in lines[3] and len(got) == len(truth) and totals == sorted(totals, reverse=True),
+       "T: the rows by TOTAL, most first (%s)" % totals, "\n".join(lines[3:10]))
+    eq(dict((n, int(v)) for n, v in got), truth, "T: every VM's TOTAL is its exits in the recording")
+    keys("M")
+    lines = wait_for(lambda ls: "RES\u25bc" in ls[3])
+    got = col_values(lines, "RES") or []
+    ok("RES\u25bc" in lines[3] and got and all(v == "-" for n, v in got) and
+       "no row has one here" in message(lines),
+       "M: the VMs pane by RES (drawn though off until picked), a recording has none: '-', said",
+       "\n".join(lines[2:5]))
+    keys("Enter")
+    lines = wait_for(has("vCPUs of VM"))
+    keys("M")
+    lines = wait_for(lambda ls: "no such column" in message(ls))
+    ok("M sorts by resident memory" in message(lines) and "the vCPUs pane has no such column" in message(lines),
+       "M on the vCPUs pane: one line, it has no memory column", message(lines))
+    quit_case("P M T")
+
+
+def util_sort_case():
+    """P: the VMs pane and a vCPUs pane by UTIL%, most first (the values as printed), on a
+    recording with the vCPUs' time states (kvmgen -w)."""
+    dat = os.path.join(TMP, "tui-keys-util.dat")
+    ps = dat + ".ps"
+    kvmgen(dat, "x86-6.5", ["-m", "6", "-v", "2", "-n", "300", "-C", "2", "-w", "-T", "1", "-P", ps])
+    start(["-r", dat, "--threads", ps], width=80, height=24)
+    vms_pane(6)
+    keys("P")
+    lines = wait_for(lambda ls: "UTIL%\u25bc" in ls[3])
+    got = [num(v) for n, v in col_values(lines, "UTIL%") or []]
+    ok(len(got) == 6 and got == sorted(got, reverse=True) and got[0] > got[-1],
+       "P: the VMs by UTIL%%, most first (%s)" % got, "\n".join(lines[3:10]))
+    keys("Enter")
+    lines = wait_for(lambda ls: "vCPUs of VM" in ls[2])
+    keys("P")
+    lines = wait_for(lambda ls: "UTIL%\u25bc" in ls[3] and "vCPUs of VM" in ls[2])
+    got = [num(v) for n, v in col_values(lines, "UTIL%") or []]
+    ok(len(got) == 2 and got == sorted(got, reverse=True),
+       "P on the vCPUs pane: its vCPUs by UTIL%%, most first (%s)" % got, "\n".join(lines[2:6]))
+    quit_case("P")
+
+
+def idle_case(args):
+    """i hides the VMs without exits in the interval: interval 2 (]) keeps exactly those the
+    generator gave exits in its second second; again shows them all; W keeps it in the settings
+    file, which the next start reads."""
+    busy = sorted(n for n, secs, per, lat in IDLE_VMS if 2 in secs)
+    cfg = tempfile.mkdtemp(dir=TMP, prefix="tui-keys-idle-cfg-")
+    start(args, env="XDG_CONFIG_HOME=%s" % cfg)
+    vms_pane(len(IDLE_VMS))
+    keys("]", "]")
+    lines = wait_for(lambda ls: "interval 2/" in ls[0])
+    eq(len(rows(lines)), len(IDLE_VMS), "interval 2: every VM listed before i")
+    keys("i")
+    lines = wait_for(lambda ls: "idle rows hidden" in ls[2])
+    eq((sorted(r.split()[0] for r in rows(lines)), "idle rows hidden" in lines[2]), (busy, True),
+       "i: exactly the VMs with exits in interval 2 (the generator's: %s), the title says so" % busy)
+    keys("i")
+    lines = wait_for(lambda ls: "idle rows hidden" not in ls[2] and len(rows(ls)) == len(IDLE_VMS))
+    eq(len(rows(lines)), len(IDLE_VMS), "i again: every VM")
+    keys("i", "W")
+    rc = os.path.join(cfg, "kvmtop", "kvmtoprc")
+    end = time.time() + 5
+    while time.time() < end and not os.path.exists(rc):
+        time.sleep(0.1)
+    text = open(rc).read() if os.path.exists(rc) else ""
+    ok("idle = hidden" in text.splitlines(), "W writes idle = hidden", text)
+    quit_case("i")
+    start(args, env="XDG_CONFIG_HOME=%s" % cfg)
+    lines = wait_for(lambda ls: "idle rows hidden" in ls[2])
+    ok("idle rows hidden" in lines[2], "the settings file's idle = hidden: the next start hides them",
+       "\n".join(lines[:3]))
+    quit_case("i from the settings file")
+    shutil.rmtree(cfg, ignore_errors=True)
+
+
+def views_case(args):
+    """1 2 3: the VMs pane's views (virt-top's), their columns by the fields' titles (the
+    table's source), the title naming each; the key again, 0 and Esc go back; F5 and F9 say
+    what kvmtop has instead."""
+    start(args, width=120)
+    lines = vms_pane(len(IDLE_VMS))
+    own = lines[3]
+    for key, name, fields in (("2", "network", ("vm_net_rx_bytes_per_s", "vm_net_tx_bytes_per_s", "vm_net_drops_per_s")),
+                              ("3", "disk", ("vm_disk_rd_bytes_per_s", "vm_disk_wr_bytes_per_s")),
+                              ("1", "CPU", ("vm_vcpu_count", "vm_util_pct", "vm_steal_pct"))):
+        titles = field_titles(*fields)
+        keys(key)
+        lines = wait_for(lambda ls: ("view %s: %s" % (key, name)) in ls[2])
+        ok(("view %s: %s" % (key, name)) in lines[2] and all(t and t in lines[3] for t in titles),
+           "%s: the %s view, its columns %s" % (key, name, titles), "\n".join(lines[2:4]))
+        back = {"2": [key], "3": ["0"], "1": ["Escape"]}[key]
+        keys(*back)
+        lines = wait_for(lambda ls: "view" not in ls[2] and ls[3] == own)
+        ok("view" not in lines[2] and lines[3] == own, "%s: back to the pane's own columns" % back[0],
+           "\n".join(lines[2:4]))
+    keys("F5")
+    lines = wait_for(lambda ls: "F5:" in message(ls))
+    eq(message(lines).strip(), "F5: tree not available: Enter opens a VM's vCPUs", "F5: says there is no tree")
+    keys("F9")
+    lines = wait_for(lambda ls: "F9:" in message(ls))
+    ok("kills nothing" in message(lines) and len(rows(lines)) == len(IDLE_VMS),
+       "F9: says kvmtop kills nothing; every VM still there", message(lines))
+    quit_case("views")
+
+
+def trace_summary():
+    """The event counts trace-cmd report gives of the recording (its oracle file), or None."""
+    path = os.path.join(traces(), "x86-vmx-ubuntu-6.5", "oracle",
+                        "host_k6.5.0-21_2024-02-28_2caa92de_trace.summary.txt")
+    if not os.path.exists(path):
+        return None
+    counts, sec = {}, None
+    for l in open(path):
+        if l.startswith("## "):
+            sec = l[3:].strip()
+        elif sec and sec.startswith("event counts") and l.strip():
+            n, ev = l.split()[:2]
+            counts[ev.rstrip(":")] = int(n)
+    return counts
+
+
+def priorities_case():
+    """At 80x24 and 200x50 on a real recording: the name, EXITS/s, TOTAL (summing to trace-cmd's
+    kvm_exit count) and TOP REASON drawn; UEXITS/s and EVENTS/s not, as the recording holds no
+    such event (trace-cmd's counts); a recording with them (kvmgen -x) draws UEXITS/s."""
+    counts = trace_summary()
+    if counts is None:
+        skip("columns' priorities on a real recording", "KVMTOP_TRACES has no x86-vmx-ubuntu-6.5 recording")
+        return
+    dat = os.path.join(traces(), "x86-vmx-ubuntu-6.5", "host_k6.5.0-21_2024-02-28_2caa92de_trace.dat")
+    for w, h in ((80, 24), (200, 50)):
+        start(["-r", dat], width=w, height=h)
+        lines = vms_pane(2)
+        head = lines[3]
+        total = sum(int(v) for n, v in col_values(lines, "TOTAL") or [])
+        ok(all(t in head for t in ("VM", "EXITS/s", "TOTAL", "TOP REASON")) and total == counts["kvm_exit"],
+           "%dx%d: VM, EXITS/s, TOTAL (sum %d, trace-cmd's kvm_exit %d) and TOP REASON drawn"
+           % (w, h, total, counts["kvm_exit"]), head)
+        other = [e for e in counts if e not in ("kvm_exit", "kvm_entry")]
+        ok(not other and "UEXITS/s" not in head and "EVENTS/s" not in head,
+           "%dx%d: no UEXITS/s or EVENTS/s column: trace-cmd counts no such event (%s)" % (w, h, other), head)
+        quit_case("priorities %dx%d" % (w, h))
+    dat = os.path.join(TMP, "tui-keys-uexits.dat")
+    kvmgen(dat, "x86-6.5", ["-m", "2", "-v", "1", "-n", "50", "-x"])
+    start(["-r", dat], width=200, height=50)
+    lines = vms_pane(2)
+    ok("UEXITS/s" in lines[3], "kvmgen -x (kvm_userspace_exit events): UEXITS/s drawn at 200 columns", lines[3])
+    quit_case("priorities, userspace exits")
+
+
 def main():
     if not shutil.which("tmux"):
         skip("tui keys: search, filter, htop's and top's keys, mouse", "tmux is not installed (apt-get install tmux)")
@@ -528,6 +745,12 @@ def main():
         keys_live_case()
         mouse_case(args, order)
         no_mouse_case(args)
+        idle_args = idle_recording()
+        sort_keys_case(idle_args)
+        util_sort_case()
+        idle_case(idle_args)
+        views_case(idle_args)
+        priorities_case()
     finally:
         if SOCK[0]:
             tmux("kill-server")

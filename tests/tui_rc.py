@@ -69,20 +69,26 @@ def setup_toggle_move(hide, move_up):
     return all(found)
 
 
+def core(ts):
+    """Column titles less VCPUS, which the width now has room for where the counters' empty
+    UEXITS/s and EVENTS/s are not drawn (issue 45)."""
+    return [t for t in ts if t != "VCPUS"]
+
+
 def write_case(live, xdg):
     """>, F2 (hide PID, TOTAL up a place) and s 2: W writes them; a new session starts so."""
     rc = os.path.join(xdg, "kvmtop", "kvmtoprc")
     env = "XDG_CONFIG_HOME=" + xdg
     k.start(live, env=env)
     lines = live_pane()
-    ok(titles(lines)[:4] == ["VM", "PID", "EXITS/s\u25bc", "TOTAL"] and not os.path.exists(rc),
+    ok(core(titles(lines))[:4] == ["VM", "PID", "EXITS/s\u25bc", "TOTAL"] and not os.path.exists(rc),
        "settings: no file, the VMs pane's own columns and sort", lines[3] if len(lines) > 3 else "")
     k.keys(">")
     k.wait_for(lambda ls: "TOTAL\u25bc" in titles(ls))
     found = setup_toggle_move("vm_pid", "vm_exits_total")
-    lines = k.wait_for(lambda ls: titles(ls)[:3] == ["VM", "TOTAL\u25bc", "EXITS/s"])
+    lines = k.wait_for(lambda ls: core(titles(ls))[:3] == ["VM", "TOTAL\u25bc", "EXITS/s"])
     want = titles(lines)
-    ok(found and want[:3] == ["VM", "TOTAL\u25bc", "EXITS/s"] and "PID" not in want,
+    ok(found and core(want)[:3] == ["VM", "TOTAL\u25bc", "EXITS/s"] and "PID" not in want,
        "setup: F2, Enter on PID hides it, F7 on TOTAL moves it before EXITS/s", lines[3])
     k.keys("s", "BSpace", "BSpace", "BSpace", "2", "Enter")
     k.wait_for(lambda ls: "delay 2s" in ls[0])
@@ -92,7 +98,7 @@ def write_case(live, xdg):
     got = settings(rc) if os.path.exists(rc) else {}
     cols = got.get("VMs.columns", "").split(",")
     ok(got.get("delay") == "2" and got.get("VMs.sort") == "vm_exits_total"
-       and cols[:3] == ["vm_name", "vm_exits_total", "vm_exits_per_s"]
+       and [c for c in cols if c != "vm_vcpu_count"][:3] == ["vm_name", "vm_exits_total", "vm_exits_per_s"]
        and "vm_pid" not in cols,
        "W wrote $XDG_CONFIG_HOME/kvmtop/kvmtoprc: delay 2, VMs sorted by total, its columns", got)
     leftovers = [n for n in os.listdir(os.path.dirname(rc)) if n != "kvmtoprc"]
@@ -118,7 +124,7 @@ def config_case(live, rc, want, xdg):
     k.quit_case("--config")
     k.start(["--no-config"] + live, env="XDG_CONFIG_HOME=" + xdg)
     lines = live_pane()
-    ok(titles(lines)[:3] == ["VM", "PID", "EXITS/s\u25bc"] and "delay 3s" in lines[0],
+    ok(core(titles(lines))[:3] == ["VM", "PID", "EXITS/s\u25bc"] and "delay 3s" in lines[0],
        "--no-config: the defaults, the usual file not read", "\n".join(lines[:4]))
     k.keys("W")
     lines = k.wait_for(lambda ls: "W: no settings file" in k.message(ls))

@@ -224,5 +224,6 @@ const struct pane_ops pane_objects = {
 	.enter = objects_enter,
 	.empty = objects_empty,
 	.title = objects_title,
+	.busy = "obj_count",
 	.vals = offsetof(struct object_row, val),
 };

@@ -299,5 +299,6 @@ const struct pane_ops pane_reasons = {
 	.tab = reasons_tab,
 	.title = reasons_title,
 	.empty = reasons_empty,
+	.busy = "count",
 	.vals = offsetof(struct reason_row, val),
 };

@@ -13,7 +13,7 @@
 enum {
 	VCPUS_VCPU, VCPUS_TID, VCPUS_COMM, VCPUS_CPU, VCPUS_NODE, VCPUS_EXITS, VCPUS_TOTAL, VCPUS_MEAN,
 	VCPUS_STDDEV, VCPUS_P99, VCPUS_MAX, VCPUS_GUEST, VCPUS_HOST, VCPUS_VMM, VCPUS_HALT, VCPUS_WAIT,
-	VCPUS_TOP, VCPUS_STATE, VCPUS_NR_COLS
+	VCPUS_TOP, VCPUS_STATE, VCPUS_UTIL, VCPUS_NR_COLS
 };
 
 struct vcpu_row {
@@ -49,7 +49,7 @@ static const struct pane_col vcpus_cols[VCPUS_NR_COLS] = {
 	/* live: the NUMA node of its last CPU (src/context/); off until F2 or the settings file picks it */
 	[VCPUS_NODE] =   { "vcpu_node",     NULL, 4,  COL_RIGHT, NULL,          NULL, false, -1, 0,             "vcpu_node" },
 	[VCPUS_EXITS] =  { "vcpu_exits_per_s", NULL, 10, COL_RIGHT, vcpus_c_exits, NULL, true, 9, 0,           "vcpu_exits_per_s" },
-	[VCPUS_TOTAL] =  { "vcpu_exits_total", NULL, 10, COL_RIGHT, NULL,       NULL, true,  5, 0,              "vcpu_exits_total" },
+	[VCPUS_TOTAL] =  { "vcpu_exits_total", NULL, 10, COL_RIGHT, NULL,       NULL, true,  8, 0,              "vcpu_exits_total" },
 	[VCPUS_MEAN] =   { "vcpu_latency_mean", NULL, 9, COL_RIGHT, NULL,       NULL, true,  7, 0,              "vcpu_latency_mean" },
 	/* perf kvm stat's +-: off on 80 columns, F2 picks it */
 	[VCPUS_STDDEV] = { "vcpu_latency_stddev", NULL, 10, COL_RIGHT, NULL,    NULL, true,  1, 0,              "vcpu_latency_stddev" },
@@ -60,8 +60,10 @@ static const struct pane_col vcpus_cols[VCPUS_NR_COLS] = {
 	[VCPUS_VMM] =    { "vcpu_vmm_pct",   NULL, 6,  COL_RIGHT, NULL,         NULL, true,  6, 1u << VS_VMM,   "vcpu_vmm_pct" },
 	[VCPUS_HALT] =   { "vcpu_halt_pct",  NULL, 6,  COL_RIGHT, NULL,         NULL, true,  6, 1u << VS_HALT,  "vcpu_halt_pct" },
 	[VCPUS_WAIT] =   { "vcpu_steal_pct", NULL, 6,  COL_RIGHT, NULL,         NULL, true,  7, 1u << VS_WAIT,  "vcpu_steal_pct" },
-	[VCPUS_TOP] =    { "vcpu_top_reason", NULL, 20, COL_LEFT, NULL,         NULL, false, 5, 0,              "vcpu_top_reason" },
+	[VCPUS_TOP] =    { "vcpu_top_reason", NULL, 20, COL_LEFT, NULL,         NULL, false, 7, 0,              "vcpu_top_reason" },
 	[VCPUS_STATE] =  { "vcpu_state",    NULL, 8,  COL_LEFT,  NULL,          NULL, false, 2, 0,              "vcpu_state" },
+	/* guest + host + VMM: what P sorts by (top's %CPU); off until P, F2 or the settings file picks it */
+	[VCPUS_UTIL] =   { "vcpu_util_pct", NULL, 6,  COL_RIGHT, NULL,          NULL, true,  -1, 1u << VS_GUEST | 1u << VS_HOST, "vcpu_util_pct" },
 };
 
 static int vcpus_build(struct tui *t, struct pane *p)
@@ -175,5 +177,6 @@ const struct pane_ops pane_vcpus = {
 	.tab = vcpus_tab,
 	.title = vcpus_title,
 	.empty = vcpus_empty,
+	.busy = "vcpu_exits_per_s",
 };
 

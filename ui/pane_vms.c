@@ -43,27 +43,35 @@ PANE_RATE_VAL_CELL(vms, vm_row, exits, VMS_EXITS)
 PANE_RATE_VAL_CELL(vms, vm_row, uexits, VMS_UEXITS)
 PANE_RATE_VAL_CELL(vms, vm_row, events, VMS_EVENTS)
 
+/*
+ * The priorities say what goes first on a narrow screen: at 80 columns
+ * the name, the exit rate, the total and the top reason stay; the time
+ * shares where the input measures them; the pid, the share of the host's
+ * exits and the latencies as the width allows.  UEXITS/s and EVENTS/s
+ * only once a VM has had one (COL_SEEN): a recording without those
+ * events leaves them empty.
+ */
 static const struct pane_col vms_cols[VMS_NR_COLS] = {
 	[VMS_NAME] =       { "vm_name",       NULL, 20, COL_LEFT,  vms_c_name,   NULL, false, 9, 0,                              "vm_name" },
-	[VMS_PID] =        { "vm_pid",        NULL, 8,  COL_RIGHT, NULL,         NULL, false, 8, 0,                              "vm_pid" },
-	[VMS_VCPUS] =      { "vm_vcpu_count", NULL, 5,  COL_RIGHT, NULL,         NULL, true,  4, 0,                              "vm_vcpu_count" },
+	[VMS_PID] =        { "vm_pid",        NULL, 8,  COL_RIGHT, NULL,         NULL, false, 6, 0,                              "vm_pid" },
+	[VMS_VCPUS] =      { "vm_vcpu_count", NULL, 5,  COL_RIGHT, NULL,         NULL, true,  3, 0,                              "vm_vcpu_count" },
 	[VMS_EXITS] =      { "vm_exits_per_s", NULL, 10, COL_RIGHT, vms_c_exits, NULL, true,  9, 0,                              "vm_exits_per_s" },
-	[VMS_TOTAL] =      { "vm_exits_total", NULL, 10, COL_RIGHT, NULL,        NULL, true,  5, 0,                              "vm_exits_total" },
-	[VMS_PCT] =        { "vm_exits_pct",  NULL, 6,  COL_RIGHT, NULL,         NULL, true,  6, 0,                              "vm_exits_pct" },
-	[VMS_MEAN] =       { "vm_latency_mean", NULL, 9, COL_RIGHT, NULL,        NULL, true,  7, 0,                              "vm_latency_mean" },
+	[VMS_TOTAL] =      { "vm_exits_total", NULL, 10, COL_RIGHT, NULL,        NULL, true,  8, 0,                              "vm_exits_total" },
+	[VMS_PCT] =        { "vm_exits_pct",  NULL, 6,  COL_RIGHT, NULL,         NULL, true,  5, 0,                              "vm_exits_pct" },
+	[VMS_MEAN] =       { "vm_latency_mean", NULL, 9, COL_RIGHT, NULL,        NULL, true,  5, 0,                              "vm_latency_mean" },
 	/* perf kvm stat's +-: off on 80 columns, F2 picks it */
 	[VMS_STDDEV] =     { "vm_latency_stddev", NULL, 10, COL_RIGHT, NULL,     NULL, true,  1, 0,                              "vm_latency_stddev" },
-	[VMS_P99] =        { "vm_latency_p99", NULL, 9, COL_RIGHT, NULL,         NULL, true,  7, 0,                              "vm_latency_p99" },
-	[VMS_HALTED] =     { "vm_halt_pct",   NULL, 6,  COL_RIGHT, NULL,         NULL, true,  3, 1u << VS_HALT,                  "vm_halt_pct" },
-	[VMS_UTIL] =       { "vm_util_pct",   NULL, 6,  COL_RIGHT, NULL,         NULL, true,  6, 1u << VS_GUEST | 1u << VS_HOST, "vm_util_pct" },
+	[VMS_P99] =        { "vm_latency_p99", NULL, 9, COL_RIGHT, NULL,         NULL, true,  4, 0,                              "vm_latency_p99" },
+	[VMS_HALTED] =     { "vm_halt_pct",   NULL, 6,  COL_RIGHT, NULL,         NULL, true,  4, 1u << VS_HALT,                  "vm_halt_pct" },
+	[VMS_UTIL] =       { "vm_util_pct",   NULL, 6,  COL_RIGHT, NULL,         NULL, true,  7, 1u << VS_GUEST | 1u << VS_HOST, "vm_util_pct" },
 	[VMS_STEAL] =      { "vm_steal_pct",  NULL, 6,  COL_RIGHT, NULL,         NULL, true,  7, 1u << VS_WAIT,                  "vm_steal_pct" },
-	[VMS_EMU] =        { "vm_emulator_run_pct", NULL, 6, COL_RIGHT, NULL,    NULL, true,  3, TIME_GROUPS,                    "vm_emulator_run_pct" },
-	[VMS_EMU_WAIT] =   { "vm_emulator_wait_pct", NULL, 7, COL_RIGHT, NULL,   NULL, true,  2, TIME_GROUPS,                    "vm_emulator_wait_pct" },
-	[VMS_VHOST] =      { "vm_vhost_run_pct", NULL, 6, COL_RIGHT, NULL,       NULL, true,  3, TIME_GROUPS,                    "vm_vhost_run_pct" },
-	[VMS_VHOST_WAIT] = { "vm_vhost_wait_pct", NULL, 6, COL_RIGHT, NULL,      NULL, true,  2, TIME_GROUPS,                    "vm_vhost_wait_pct" },
-	[VMS_TOP] =        { "vm_top_reason", NULL, 16, COL_LEFT,  NULL,         NULL, false, 5, 0,                              "vm_top_reason" },
-	[VMS_UEXITS] =     { "vm_uexits_per_s", NULL, 9, COL_RIGHT, vms_c_uexits, NULL, true, 6, 0,                              "vm_uexits_per_s" },
-	[VMS_EVENTS] =     { "vm_events_per_s", NULL, 9, COL_RIGHT, vms_c_events, NULL, true, 6, 0,                              "vm_events_per_s" },
+	[VMS_EMU] =        { "vm_emulator_run_pct", NULL, 6, COL_RIGHT, NULL,    NULL, true,  2, TIME_GROUPS,                    "vm_emulator_run_pct" },
+	[VMS_EMU_WAIT] =   { "vm_emulator_wait_pct", NULL, 7, COL_RIGHT, NULL,   NULL, true,  1, TIME_GROUPS,                    "vm_emulator_wait_pct" },
+	[VMS_VHOST] =      { "vm_vhost_run_pct", NULL, 6, COL_RIGHT, NULL,       NULL, true,  2, TIME_GROUPS,                    "vm_vhost_run_pct" },
+	[VMS_VHOST_WAIT] = { "vm_vhost_wait_pct", NULL, 6, COL_RIGHT, NULL,      NULL, true,  1, TIME_GROUPS,                    "vm_vhost_wait_pct" },
+	[VMS_TOP] =        { "vm_top_reason", NULL, 16, COL_LEFT,  NULL,         NULL, false, 8, 0,                              "vm_top_reason" },
+	[VMS_UEXITS] =     { "vm_uexits_per_s", NULL, 9, COL_RIGHT, vms_c_uexits, NULL, true, 3, COL_SEEN,                       "vm_uexits_per_s" },
+	[VMS_EVENTS] =     { "vm_events_per_s", NULL, 9, COL_RIGHT, vms_c_events, NULL, true, 3, COL_SEEN,                       "vm_events_per_s" },
 	/* its context (src/context/): priority -1, off until F2 or the settings file picks them */
 	[VMS_RSS] =        { "vm_mem_rss_bytes",    NULL,         8,  COL_RIGHT, NULL,             NULL,               true,  -1, 0,                             "vm_mem_rss_bytes" },
 	[VMS_SWAP] =       { "vm_mem_swap_bytes",   NULL,         8,  COL_RIGHT, NULL,             NULL,               true,  -1, 0,                             "vm_mem_swap_bytes" },
@@ -151,7 +159,11 @@ static int vms_tab(struct tui *t)
 
 static void vms_title(const struct tui *t, const struct pane *p, char *buf, size_t len)
 {
-	snprintf(buf, len, "VMs (%zu): Enter shows a VM's vCPUs, Tab its guest IPs", p->nr);
+	if (t->vms_view >= 0 && (size_t)t->vms_view < tui_nr_views)
+		snprintf(buf, len, "VMs (%zu), view %c: %s (%c again, 0 or Esc: all columns)", p->nr,
+			 tui_views[t->vms_view].key, tui_views[t->vms_view].title, tui_views[t->vms_view].key);
+	else
+		snprintf(buf, len, "VMs (%zu): Enter shows a VM's vCPUs, Tab its guest IPs", p->nr);
 }
 
 /* How many VMs the model holds that -p and -g leave out (never the host kernel's threads). */
@@ -227,4 +239,5 @@ const struct pane_ops pane_vms = {
 	.tab = vms_tab,
 	.title = vms_title,
 	.empty = vms_empty,
+	.busy = "vm_exits_per_s",
 };

@@ -353,6 +353,7 @@ static void tui_settings(struct tui *t, const struct tui_config *c)
 
 	t->history_len = HISTORY_LEN;
 	t->start_pane = PANE_VMS;
+	t->vms_view = -1;
 	for (id = 0; id < PANE_NR; id++)
 		t->set[id].sort = -1;
 	tui_rc_read(t, c);

@@ -51,6 +51,8 @@ struct pane {
 	/* The objects pane: the reason it is of; recent exits: only the exits of obj (with reason). */
 	int reason;
 	struct pane_obj obj;
+	/* the columns (bit = column) in which some row had a figure other than 0 since the pane opened */
+	uint64_t seen;
 };
 
 #define TUI_STACK	8
@@ -166,6 +168,8 @@ struct tui {
 	long hist_interval;		/* replay: the last interval recorded */
 	enum ip_kind ip_kind;		/* the guest IP panes show time samples or exit sites */
 	bool ip_by_sym;			/* ... one row per symbol (g) */
+	bool hide_idle;			/* i: the figure panes leave out rows without exits (settings file) */
+	int vms_view;			/* 1 2 3: the VMs pane's view (tui_views[]), -1: its own columns */
 	/* replay: intervals of -d seconds, 0 = the whole recording */
 	long interval;
 	long nr_intervals;		/* -1: not known yet */

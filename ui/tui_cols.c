@@ -140,6 +140,56 @@ bool tui_col_has(const struct pane_ops *ops, const void *r, int col)
 	return !ops->cols[col].field || row_val(ops, r, col)->has;
 }
 
+/* Whether pv holds a figure other than 0 (an unknown one does not). */
+static bool val_nonzero(const struct pane_val *pv)
+{
+	const struct model_field_val *v = &pv->v;
+
+	return pv->has && (v->u || v->i || v->d != 0 || v->b || (v->s && v->s[0]));
+}
+
+bool tui_row_idle(const struct pane_ops *ops, const void *r)
+{
+	int col = ops->busy ? tui_col_find(ops, ops->busy) : -1;
+
+	return col >= 0 && ops->cols[col].field && row_val(ops, r, col)->has &&
+	       !val_nonzero(row_val(ops, r, col));
+}
+
+void tui_cols_seen(struct pane *p)
+{
+	const struct pane_ops *ops = p->ops;
+	size_t k;
+	int i;
+
+	for (i = 0; i < ops->nr_cols && i < 64; i++) {
+		if (!ops->cols[i].field || (p->seen & (1ull << i)))
+			continue;
+		for (k = 0; k < p->nr; k++)
+			if (val_nonzero(row_val(ops, (const char *)p->rows + k * ops->row_size, i))) {
+				p->seen |= 1ull << i;
+				break;
+			}
+	}
+}
+
+/*
+ * virt-top's views of the VMs pane: 1 the vCPUs' use of the host's CPUs,
+ * 2 the network, 3 the disks (the context's figures, live).
+ */
+const struct tui_view_cols tui_views[] = {
+	{ '1', "CPU: its vCPUs' use of the host's CPUs",
+	  "vm_name,vm_pid,vm_vcpu_count,vm_util_pct,vm_halt_pct,vm_steal_pct,vm_emulator_run_pct,"
+	  "vm_emulator_wait_pct,vm_vhost_run_pct,vm_vhost_wait_pct,vm_exits_per_s" },
+	{ '2', "network",
+	  "vm_name,vm_pid,vm_net_rx_bytes_per_s,vm_net_tx_bytes_per_s,vm_net_drops_per_s,vm_exits_per_s,vm_top_reason" },
+	{ '3', "disk",
+	  "vm_name,vm_pid,vm_disk_rd_bytes_per_s,vm_disk_wr_bytes_per_s,vm_majflt_per_s,vm_psi_io_some_pct,"
+	  "vm_exits_per_s,vm_top_reason" },
+};
+
+const size_t tui_nr_views = sizeof(tui_views) / sizeof(tui_views[0]);
+
 bool tui_col_named(const struct pane_col *c, const char *name)
 {
 	return !strcmp(c->name, name) || (c->field && !strcmp(c->field, name));
@@ -180,7 +230,11 @@ static int cols_pane(const struct tui *t, const struct pane_ops *ops)
 int tui_cols_order(const struct tui *t, const struct pane_ops *ops, const bool *show, int *order)
 {
 	int id = cols_pane(t, ops), n = 0, i;
+	char err[8];
 
+	/* a view (1 2 3) of the VMs pane: its columns, whatever the pane's settings */
+	if (id == PANE_VMS && t->vms_view >= 0 && (size_t)t->vms_view < tui_nr_views)
+		return tui_cols_parse(ops, tui_views[t->vms_view].fields, order, false, err, sizeof(err));
 	if (id < PANE_NR && t->set[id].nr_cols) {
 		for (i = 0; i < t->set[id].nr_cols && i < ops->nr_cols; i++)
 			order[n++] = t->set[id].cols[i];

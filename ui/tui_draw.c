@@ -54,18 +54,38 @@ static void put(int y, int x, int w, const char *s, enum col_align align)
 			addch(' ');
 }
 
-/* Which columns fit in the width: the highest priorities, kept in table order. */
-static int fit_cols(const struct tui *t, const struct pane_ops *ops, int width, bool *show)
+/*
+ * Whether column i of p may be shown without being picked: the input
+ * measures what it needs (time states), and one shown only with a figure
+ * other than 0 (COL_SEEN) has had one.
+ */
+static bool col_shown(const struct pane *p, int i, unsigned int known)
 {
+	unsigned int needs = p->ops->cols[i].needs & ~COL_SEEN;
+
+	if ((needs & known) != needs)
+		return false;
+	return !(p->ops->cols[i].needs & COL_SEEN) || (i < 64 && (p->seen & (1ull << i)));
+}
+
+/*
+ * Which columns fit in the width: the sort column, then the highest
+ * priorities (the least useful go first when narrow), kept in table order.
+ */
+static int fit_cols(const struct tui *t, const struct pane *p, int width, bool *show)
+{
+	const struct pane_ops *ops = p->ops;
 	unsigned int known = model_time_known(t->m);
 	int used = 0, shown = 0, prio, i;
 
 	for (i = 0; i < ops->nr_cols; i++)
 		show[i] = false;
-	for (prio = 9; prio >= 0; prio--)
+	for (prio = 10; prio >= 0; prio--)
 		for (i = 0; i < ops->nr_cols; i++) {
-			if (ops->cols[i].priority != prio || show[i] ||
-			    (ops->cols[i].needs & known) != ops->cols[i].needs)
+			/* the sort column first (P M T sort by one that may be off): "priority 10" */
+			int pr = i == p->sort ? 10 : ops->cols[i].priority;
+
+			if (pr != prio || show[i] || (i != p->sort && !col_shown(p, i, known)))
 				continue;
 			if (used + ops->cols[i].width + (shown ? 1 : 0) > width && shown)
 				continue;
@@ -178,7 +198,9 @@ static void draw_header(struct tui *t)
 		return;
 	draw_source(t);
 	draw_host(t);
-	p->ops->title(t, p, line, sizeof(line));
+	/* i: said first, so that a narrow screen still shows it */
+	snprintf(line, sizeof(line), "%s", t->hide_idle && p->ops->busy ? "[idle rows hidden: i shows them] " : "");
+	p->ops->title(t, p, line + strlen(line), sizeof(line) - strlen(line));
 	if (t->progress[0]) {
 		/* how far a recording is read, until it is */
 		attr(t, TUI_PAIR_WARN, A_BOLD, true);
@@ -211,7 +233,7 @@ static void draw_table(struct tui *t)
 	/* the help pane's texts are wrapped to the width: again after a resize */
 	if (tui_pane_is(t, p, PANE_HELP) && t->help_cols != COLS && tui_pane_build(t, p))
 		snprintf(t->msg, sizeof(t->msg), "no memory to wrap the help");
-	fit_cols(t, ops, COLS, show);
+	fit_cols(t, p, COLS, show);
 	nc = tui_cols_order(t, ops, show, order);
 	/* column titles, the sort column marked */
 	attr(t, TUI_PAIR_KEY, A_REVERSE, true);
@@ -417,6 +439,7 @@ static void draw_footer(struct tui *t)
 	snprintf(buf, sizeof(buf), "%s%s%s sort %s%s%s%s%s", t->search[0] ? " search \"" : "", t->search,
 		 t->search[0] ? "\" " : "", p->ops->cols[p->sort].name, p->invert ? " inverted" : "",
 		 t->filter[0] ? "  filter \"" : "", t->filter, t->filter[0] ? "\"" : "");
+	strlcat(buf, t->hide_idle && p->ops->busy ? "  idle hidden" : "", sizeof(buf));
 	strlcat(buf, t->cumulative ? "  cumulative" : "", sizeof(buf));
 	if (x + (int)strlen(buf) <= COLS)
 		put(LINES - 1, COLS - (int)strlen(buf), (int)strlen(buf), buf, COL_LEFT);

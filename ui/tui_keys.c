@@ -176,6 +176,8 @@ static int k_back(struct tui *t, struct pane *p, int ch)
 	if (t->filter[0]) {
 		t->filter[0] = '\0';
 		tui_pane_order(t, p);
+	} else if (tui_pane_is(t, p, PANE_VMS) && t->vms_view >= 0) {
+		t->vms_view = -1;	/* a view (1 2 3) goes back to the pane's own columns */
 	} else {
 		tui_pop(t);
 	}
@@ -395,6 +397,93 @@ static int k_mouse(struct tui *t, struct pane *p, int ch)
 	return key && key != KEY_MOUSE ? tui_key(t, key) : 0;
 }
 
+/*
+ * P M T: top's and htop's sorts, most first: the pane's column of that
+ * figure, looked up by name (the first the pane has).
+ */
+static const struct keys_sort {
+	int key;
+	const char *what;
+	const char *names[3];
+} keys_sorts[] = {
+	{ 'P', "UTIL% (time in guest, host and VMM)", { "vm_util_pct", "vcpu_util_pct" } },
+	{ 'M', "resident memory (the VMs pane's RES)", { "vm_mem_rss_bytes" } },
+	{ 'T', "total exits", { "vm_exits_total", "vcpu_exits_total", "total" } },
+};
+
+static int k_sort_by(struct tui *t, struct pane *p, int ch)
+{
+	const struct keys_sort *s = NULL;
+	size_t i, j;
+	int col = -1;
+
+	for (i = 0; i < sizeof(keys_sorts) / sizeof(keys_sorts[0]); i++)
+		if (keys_sorts[i].key == ch)
+			s = &keys_sorts[i];
+	for (j = 0; s && col < 0 && j < 3 && s->names[j]; j++)
+		col = tui_col_find(p->ops, s->names[j]);
+	if (!s || col < 0 || !tui_col_sorts(&p->ops->cols[col])) {
+		snprintf(t->msg, sizeof(t->msg), "%c sorts by %s: the %s pane has no such column",
+			 ch, s ? s->what : "?", p->ops->name);
+		return 0;
+	}
+	p->sort = col;
+	/* most first, whatever the column's own order */
+	p->invert = !p->ops->cols[col].descending;
+	tui_pane_remember(p);
+	tui_pane_order(t, p);
+	for (i = 0; i < p->nr && !tui_col_has(p->ops, tui_row_at(p, i), col); i++)
+		;
+	if (p->nr && i == p->nr)
+		snprintf(t->msg, sizeof(t->msg), "%c sorts by %s: no row has one here (\"-\": %s)", ch, s->what,
+			 ch == 'M' ? "the host's figures are live only" : "this input does not measure it");
+	return 0;
+}
+
+/* i: the figure panes leave out (show again) the rows without exits in the interval */
+static int k_idle(struct tui *t, struct pane *p, int ch)
+{
+	size_t k;
+
+	t->hide_idle = !t->hide_idle;
+	for (k = 0; k < (size_t)t->depth; k++)
+		if (t->stack[k].order)
+			tui_pane_order(t, &t->stack[k]);
+	if (!p->ops->busy)
+		snprintf(t->msg, sizeof(t->msg), "i: idle rows %s on the VMs, vCPUs, exit reasons and objects panes",
+			 t->hide_idle ? "hidden" : "shown");
+	return 0;
+}
+
+/* 1 2 3: a view of the VMs pane (virt-top's), again (or 0) its own columns */
+static int k_view(struct tui *t, struct pane *p, int ch)
+{
+	size_t i;
+
+	if (!tui_pane_is(t, p, PANE_VMS)) {
+		snprintf(t->msg, sizeof(t->msg), "1 2 3 are views of the VMs pane (CPU, network, disk): Esc goes back to it");
+		return 0;
+	}
+	for (i = 0; i < tui_nr_views && tui_views[i].key != ch; i++)
+		;
+	t->vms_view = i < tui_nr_views && t->vms_view != (int)i ? (int)i : -1;
+	return 0;
+}
+
+/* F5: htop's tree; a VM's vCPUs are a pane of their own here */
+static int k_tree(struct tui *t, struct pane *p, int ch)
+{
+	snprintf(t->msg, sizeof(t->msg), "F5: tree not available: Enter opens a VM's vCPUs");
+	return 0;
+}
+
+/* F9: htop's kill; kvmtop only looks */
+static int k_kill(struct tui *t, struct pane *p, int ch)
+{
+	snprintf(t->msg, sizeof(t->msg), "F9: kvmtop kills nothing (it only watches): kill(1) or virsh destroy");
+	return 0;
+}
+
 static int k_help(struct tui *t, struct pane *p, int ch)
 {
 	return tui_push(t, PANE_HELP, -1, -1) < 0 ? VIEW_NOMEM : 0;
@@ -417,7 +506,7 @@ const struct tui_key tui_keys[] = {
 	  "F2", "Setup", TUI_ANY, TUI_ON_ROWS, { KEY_F(2) }, k_setup, false },
 	{ "F7 F8", "move a column (setup)", "setup: move the selected column up / down",
 	  "F7F8", "Move", TUI_ANY, TUI_ON(PANE_SETUP), { KEY_F(7), KEY_F(8) }, k_setup_move, false },
-	{ "W", "write the settings", "write the settings (delay, each pane's sort and columns, colours) to the settings file",
+	{ "W", "write the settings", "write the settings (delay, each pane's sort and columns, colours, i) to the settings file",
 	  "W", "Write", TUI_ANY, TUI_ON(PANE_SETUP), { 'W' }, k_write, false },
 	{ "Up/Down PgUp/PgDn Home/End", "move", "move the selection", NULL, NULL, TUI_ANY, 0,
 	  { KEY_UP, KEY_DOWN, KEY_PPAGE, KEY_NPAGE, KEY_HOME, KEY_END }, k_move, true },
@@ -465,9 +554,22 @@ const struct tui_key tui_keys[] = {
 	  "a click on a column's title sorts by it (again: inverts), on a row selects it, a double click opens it; the wheel scrolls",
 	  NULL, NULL, TUI_ANY, 0, { KEY_MOUSE }, k_mouse, true },
 	{ "q F10", "quit", "quit", "F10", "Quit", TUI_ANY, TUI_ON_ALL, { 'q', KEY_F(10) }, k_quit, true },
-	/* last: the help's first screen (30 lines) keeps q in view */
+	/* after q: the help's first screen (30 lines) keeps q in view */
 	{ "m", "context", "context: the selected VM's memory, memory per NUMA node, disk, each tap, pressure and threads (live)",
 	  NULL, NULL, TUI_ANY, TUI_ON(PANE_VMS) | TUI_ON_VCPU, { 'm' }, k_context, false },
+	{ "P M T", "sort by UTIL%, memory, total exits",
+	  "sort by UTIL% (time in guest, host and VMM) / resident memory (the VMs pane) / total exits, most first (top's and htop's P M T)",
+	  NULL, NULL, TUI_ANY, 0, { 'P', 'M', 'T' }, k_sort_by, false },
+	{ "i", "hides idle rows",
+	  "hide / show the rows without exits in the interval (VMs, vCPUs, exit reasons, objects; top's i; kept by W)",
+	  NULL, NULL, TUI_ANY, 0, { 'i' }, k_idle, false },
+	{ "1 2 3 0", "views: CPU, network, disk",
+	  "the VMs pane's views (virt-top's): 1 its vCPUs' use of the host's CPUs, 2 network, 3 disk; the key again, 0 or Esc: all columns",
+	  NULL, NULL, TUI_ANY, 0, { '1', '2', '3', '0' }, k_view, false },
+	{ "F5", "no tree", "htop's tree: none; Enter opens a VM's vCPUs", NULL, NULL, TUI_ANY, 0,
+	  { KEY_F(5) }, k_tree, false },
+	{ "F9", "kills nothing", "htop's kill: kvmtop kills nothing, it only watches", NULL, NULL, TUI_ANY, 0,
+	  { KEY_F(9) }, k_kill, false },
 };
 
 const size_t tui_nr_keys = sizeof(tui_keys) / sizeof(tui_keys[0]);

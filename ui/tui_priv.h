@@ -64,6 +64,9 @@
 
 enum col_align { COL_LEFT, COL_RIGHT };
 
+/* pane_col.needs: a figure other than 0 in some row (above the time states' bits) */
+#define COL_SEEN	(1u << 31)
+
 /*
  * A field column's value in one row, taken from the model (the field's
  * getter) when the pane builds its rows: the figures of that moment, as
@@ -91,7 +94,9 @@ struct pane_col {
 	int priority;		/* columns with the highest number go first when narrow; -1: only when picked (F2) */
 	/*
 	 * Time states (1 << VS_x) the input must measure for the column to
-	 * be shown at all (model_time_known()); 0: always.
+	 * be shown at all (model_time_known()); 0: always.  COL_SEEN: shown
+	 * only once a row has had a figure other than 0 in it (a userspace
+	 * exit, another kvm event): a column the input leaves empty stays off.
 	 */
 	unsigned int needs;
 	/*
@@ -127,7 +132,25 @@ struct pane_ops {
 	const char *(*empty)(const struct tui *t, const struct pane *p);
 	/* A line under the header saying what the pane shows. */
 	void (*title)(const struct tui *t, const struct pane *p, char *buf, size_t len);
+	/*
+	 * The column (by name) whose 0 makes a row idle, which i hides: its
+	 * exits in the interval; NULL: the pane has no idle rows.
+	 */
+	const char *busy;
 };
+
+/*
+ * A view of the VMs pane (1 2 3, virt-top's): its columns by name, shown
+ * in place of the pane's own until the key again, 0 or Esc.
+ */
+struct tui_view_cols {
+	int key;
+	const char *title;	/* what the pane's title says */
+	const char *fields;	/* the columns, comma-separated */
+};
+
+extern const struct tui_view_cols tui_views[];
+extern const size_t tui_nr_views;
 
 /* The panes, one a file; each opens another by id, through struct tui's panes. */
 enum pane_id {
@@ -228,6 +251,10 @@ void tui_col_cell(const struct tui *t, const struct pane_ops *ops, const void *r
 int tui_col_cmp(const struct pane_ops *ops, const void *a, const void *b, int col);
 /* Whether row r has a value in column col (a field's may be unknown; other columns always have one). */
 bool tui_col_has(const struct pane_ops *ops, const void *r, int col);
+/* Whether row r is idle: ops has a busy column and r's value in it is 0 (unknown is not idle). */
+bool tui_row_idle(const struct pane_ops *ops, const void *r);
+/* The columns in which p's rows have a figure other than 0, into p->seen (they stay there). */
+void tui_cols_seen(struct pane *p);
 /* Is column c called name: its own name, or the field's it shows? */
 bool tui_col_named(const struct pane_col *c, const char *name);
 /*

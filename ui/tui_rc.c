@@ -155,6 +155,22 @@ static void rc_write_start(const struct tui *t, int id, char *buf, size_t len)
 	snprintf(buf, len, "%s", t->panes[t->start_pane]->name);
 }
 
+/* i: the figure panes' idle rows, "shown" or "hidden" */
+static int rc_read_idle(struct tui *t, int id, const char *val, char *err, size_t len)
+{
+	if (strcasecmp(val, "shown") && strcasecmp(val, "hidden")) {
+		snprintf(err, len, "idle: '%.32s' is not shown or hidden", val);
+		return -1;
+	}
+	t->hide_idle = !strcasecmp(val, "hidden");
+	return 0;
+}
+
+static void rc_write_idle(const struct tui *t, int id, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", t->hide_idle ? "hidden" : "shown");
+}
+
 /* The old -> new names the file being read used (one notice for the file, rc_lines). */
 static char rc_renames[512];
 
@@ -231,6 +247,7 @@ static const struct rc_setting {
 	{ "colors",  false, rc_read_colors,  rc_write_colors },
 	{ "history", false, rc_read_history, rc_write_history },
 	{ "start",   false, rc_read_start,   rc_write_start },
+	{ "idle",    false, rc_read_idle,    rc_write_idle },
 	{ "sort",    true,  rc_read_sort,    rc_write_sort },
 	{ "columns", true,  rc_read_columns, rc_write_columns },
 };

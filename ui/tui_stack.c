@@ -83,6 +83,9 @@ void tui_pane_order(struct tui *t, struct pane *p)
 	for (i = 0; i < p->nr; i++) {
 		if (t->filter[0] && !strcasestr(p->ops->label(t, tui_row_at(p, i), buf, sizeof(buf)), t->filter))
 			continue;
+		/* i: a row without exits in the interval is left out */
+		if (t->hide_idle && tui_row_idle(p->ops, tui_row_at(p, i)))
+			continue;
 		p->order[p->nr_order++] = i;
 	}
 	qsort_r(p->order, p->nr_order, sizeof(*p->order), order_cmp, p);
@@ -162,6 +165,7 @@ static int build_pane(struct tui *t, struct pane *p)
 		return 0;
 	if (p->ops->build(t, p))
 		return -1;
+	tui_cols_seen(p);
 	p->order = calloc(p->nr ? p->nr : 1, sizeof(*p->order));
 	if (!p->order)
 		return -1;
