@@ -184,7 +184,8 @@ def wheel(down, x=5, y=10):
 def recording():
     """40 VMs of 2 vCPUs, named as the generator's ps has them: their names as the VMs pane
     shows them, in its order (all have as many exits: the ties go by pid, highest first)."""
-    dat = os.path.join(TMP, "tui-keys-m40.dat")
+    # a name of this process's own: tests/tui_rc.py imports this and runs beside it in make -j
+    dat = os.path.join(TMP, "tui-keys-m40-%d.dat" % os.getpid())
     ps = dat + ".ps"
     kvmgen(dat, "x86-6.5", ["-m", "40", "-v", "2", "-n", "20", "-x", "-P", ps])
     vms = json.load(open(ps + ".json"))
