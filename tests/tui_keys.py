@@ -730,6 +730,28 @@ def priorities_case():
     lines = vms_pane(2)
     ok("UEXITS/s" in lines[3], "kvmgen -x (kvm_userspace_exit events): UEXITS/s drawn at 200 columns", lines[3])
     quit_case("priorities, userspace exits")
+    cycles_case()
+
+
+def cycles_case():
+    """A recording in TSC cycles has no seconds, so no rate: the VMs and vCPUs panes show each row's
+    exits in the span (EXITS, the generator's counts) where EXITS/s would be, the VMs pane sorted by
+    them, never a column of "-"."""
+    dat = os.path.join(TMP, "tui-keys-cycles.dat")
+    truth = kvmgen(dat, "x86-6.5", ["-m", "3", "-v", "2", "-n", "40", "-c", "x86-tsc"], expect=dat + ".json")
+    want = {"unknown@%d" % vm["key"]: str(sum(r["count"] for r in vm["reasons"])) for vm in truth["vms"]}
+    start(["-r", dat])
+    lines = vms_pane(3)
+    head = lines[3] if len(lines) > 3 else ""
+    got = dict(col_values(lines, "EXITS") or [])
+    ok(truth["time_unit"] == "cycles" and got == want and "EXITS\u25bc" in head and "EXITS/s" not in head,
+       "cycles: the VMs pane's EXITS, sorted by, are the generator's counts %s; no EXITS/s" % sorted(want.values()),
+       "\n".join(lines[:8]))
+    keys("Enter")
+    lines = wait_for(has("vCPUs of VM"))
+    head = lines[3] if len(lines) > 3 else ""
+    ok("EXITS" in head.split() and "EXITS/s" not in head, "cycles: the vCPUs pane shows EXITS, not EXITS/s", head)
+    quit_case("cycles")
 
 
 def main():

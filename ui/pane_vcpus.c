@@ -11,7 +11,7 @@
 
 /* The pane's columns: each a field of the table (model_fields.h), by name. */
 enum {
-	VCPUS_VCPU, VCPUS_TID, VCPUS_COMM, VCPUS_CPU, VCPUS_NODE, VCPUS_EXITS, VCPUS_TOTAL, VCPUS_MEAN,
+	VCPUS_VCPU, VCPUS_TID, VCPUS_COMM, VCPUS_CPU, VCPUS_NODE, VCPUS_EXITS, VCPUS_COUNT, VCPUS_TOTAL, VCPUS_MEAN,
 	VCPUS_STDDEV, VCPUS_P99, VCPUS_MAX, VCPUS_GUEST, VCPUS_HOST, VCPUS_VMM, VCPUS_HALT, VCPUS_WAIT,
 	VCPUS_TOP, VCPUS_STATE, VCPUS_UTIL, VCPUS_NR_COLS
 };
@@ -48,7 +48,9 @@ static const struct pane_col vcpus_cols[VCPUS_NR_COLS] = {
 	[VCPUS_CPU] =    { "vcpu_last_cpu", NULL, 4,  COL_RIGHT, NULL,          NULL, false, 3, 0,              "vcpu_last_cpu" },
 	/* live: the NUMA node of its last CPU (src/context/); off until F2 or the settings file picks it */
 	[VCPUS_NODE] =   { "vcpu_node",     NULL, 4,  COL_RIGHT, NULL,          NULL, false, -1, 0,             "vcpu_node" },
-	[VCPUS_EXITS] =  { "vcpu_exits_per_s", NULL, 10, COL_RIGHT, vcpus_c_exits, NULL, true, 9, 0,           "vcpu_exits_per_s" },
+	[VCPUS_EXITS] =  { "vcpu_exits_per_s", NULL, 10, COL_RIGHT, vcpus_c_exits, NULL, true, 9, COL_NS,      "vcpu_exits_per_s" },
+	/* a TSC recording has no seconds: its exits in the span stand where EXITS/s would */
+	[VCPUS_COUNT] =  { "vcpu_exits",   NULL, 10, COL_RIGHT, NULL,       NULL, true,  9, COL_CYCLES,     "vcpu_exits" },
 	[VCPUS_TOTAL] =  { "vcpu_exits_total", NULL, 10, COL_RIGHT, NULL,       NULL, true,  8, 0,              "vcpu_exits_total" },
 	[VCPUS_MEAN] =   { "vcpu_latency_mean", NULL, 9, COL_RIGHT, NULL,       NULL, true,  7, 0,              "vcpu_latency_mean" },
 	/* perf kvm stat's +-: off on 80 columns, F2 picks it */

@@ -11,7 +11,7 @@
 
 /* The pane's columns: each a field of the table (model_fields.h), by name. */
 enum {
-	VMS_NAME, VMS_PID, VMS_VCPUS, VMS_EXITS, VMS_TOTAL, VMS_PCT, VMS_MEAN, VMS_STDDEV, VMS_P99,
+	VMS_NAME, VMS_PID, VMS_VCPUS, VMS_EXITS, VMS_COUNT, VMS_TOTAL, VMS_PCT, VMS_MEAN, VMS_STDDEV, VMS_P99,
 	VMS_HALTED, VMS_UTIL, VMS_STEAL, VMS_EMU, VMS_EMU_WAIT, VMS_VHOST, VMS_VHOST_WAIT, VMS_TOP,
 	VMS_UEXITS, VMS_EVENTS, VMS_RSS, VMS_SWAP, VMS_MAJFLT, VMS_DISK_RD, VMS_DISK_WR, VMS_NET_RX,
 	VMS_NET_TX, VMS_DROPS, VMS_MEM_SOME, VMS_IO_SOME, VMS_LOCAL, VMS_DISPLAY, VMS_UUID, VMS_NR_COLS
@@ -55,7 +55,9 @@ static const struct pane_col vms_cols[VMS_NR_COLS] = {
 	[VMS_NAME] =       { "vm_name",       NULL, 20, COL_LEFT,  vms_c_name,   NULL, false, 9, 0,                              "vm_name" },
 	[VMS_PID] =        { "vm_pid",        NULL, 8,  COL_RIGHT, NULL,         NULL, false, 6, 0,                              "vm_pid" },
 	[VMS_VCPUS] =      { "vm_vcpu_count", NULL, 5,  COL_RIGHT, NULL,         NULL, true,  3, 0,                              "vm_vcpu_count" },
-	[VMS_EXITS] =      { "vm_exits_per_s", NULL, 10, COL_RIGHT, vms_c_exits, NULL, true,  9, 0,                              "vm_exits_per_s" },
+	[VMS_EXITS] =      { "vm_exits_per_s", NULL, 10, COL_RIGHT, vms_c_exits, NULL, true,  9, COL_NS,                         "vm_exits_per_s" },
+	/* a TSC recording has no seconds: its exits in the span stand where EXITS/s would */
+	[VMS_COUNT] =      { "vm_exits",      NULL, 10, COL_RIGHT, NULL,         NULL, true,  9, COL_CYCLES,                     "vm_exits" },
 	[VMS_TOTAL] =      { "vm_exits_total", NULL, 10, COL_RIGHT, NULL,        NULL, true,  8, 0,                              "vm_exits_total" },
 	[VMS_PCT] =        { "vm_exits_pct",  NULL, 6,  COL_RIGHT, NULL,         NULL, true,  5, 0,                              "vm_exits_pct" },
 	[VMS_MEAN] =       { "vm_latency_mean", NULL, 9, COL_RIGHT, NULL,        NULL, true,  5, 0,                              "vm_latency_mean" },
@@ -230,6 +232,7 @@ const struct pane_ops pane_vms = {
 	.cols = vms_cols,
 	.nr_cols = sizeof(vms_cols) / sizeof(vms_cols[0]),
 	.default_sort = VMS_EXITS,
+	.default_sort_cycles = VMS_COUNT,
 	.row_size = sizeof(struct vm_row),
 	.vals = offsetof(struct vm_row, val),
 	.build = vms_build,

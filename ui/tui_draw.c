@@ -75,7 +75,7 @@ static bool col_shown(const struct pane *p, int i, unsigned int known)
 static int fit_cols(const struct tui *t, const struct pane *p, int width, bool *show)
 {
 	const struct pane_ops *ops = p->ops;
-	unsigned int known = model_time_known(t->m);
+	unsigned int known = model_time_known(t->m) | (t->ns ? COL_NS : COL_CYCLES);
 	int used = 0, shown = 0, prio, i;
 
 	for (i = 0; i < ops->nr_cols; i++)

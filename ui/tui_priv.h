@@ -66,6 +66,12 @@ enum col_align { COL_LEFT, COL_RIGHT };
 
 /* pane_col.needs: a figure other than 0 in some row (above the time states' bits) */
 #define COL_SEEN	(1u << 31)
+/*
+ * pane_col.needs: the input's times in ns, so a rate per second (COL_NS),
+ * or not (COL_CYCLES: a TSC recording, where the count stands in for it)
+ */
+#define COL_NS		(1u << 30)
+#define COL_CYCLES	(1u << 29)
 
 /*
  * A field column's value in one row, taken from the model (the field's
@@ -112,6 +118,8 @@ struct pane_ops {
 	const struct pane_col *cols;
 	int nr_cols;
 	int default_sort;
+	/* the column sorted by instead where times are not ns (COL_CYCLES), 0: default_sort */
+	int default_sort_cycles;
 	size_t row_size;
 	/* Fill p->rows from the model: 0, or -1 (no memory). */
 	int (*build)(struct tui *t, struct pane *p);

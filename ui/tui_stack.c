@@ -263,7 +263,7 @@ int tui_push_obj(struct tui *t, enum pane_id id, int vm_pid, int tid, int reason
 	p = &t->stack[t->depth++];
 	memset(p, 0, sizeof(*p));
 	p->ops = ops;
-	p->sort = ops->default_sort;
+	p->sort = !t->ns && ops->default_sort_cycles ? ops->default_sort_cycles : ops->default_sort;
 	/* the pane's settings: --sort, the settings file, its last sort this session */
 	sort = tui_cols_sort(t, ops, &invert);
 	if (sort >= 0 && tui_col_sorts(&ops->cols[sort])) {
