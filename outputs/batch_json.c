@@ -86,17 +86,20 @@ static void json_reason(const struct batch *b, const struct vm *vm, const struct
 			const struct model_reason_row *w)
 {
 	struct json_writer *jw = json_w(b);
-	const struct model_row row = { .m = b->m, .r = w };
+	struct model_snap snap;
+	struct model_row row = { .m = b->m, .r = w, .snap = &snap };
 	const struct model_obj_row *o;
 	unsigned int i, n;
 
+	/* the snapshot: a rate per second needs its span */
+	batch_snap(b, b->end, &snap);
 	jsonw_begin_object(jw);
 	json_fields(b, MR_REASON, &row);
 	jsonw_name(jw, "objects");
 	jsonw_begin_array(jw);
 	n = model_scope_objs(sc, w->id, &o);
 	for (i = 0; i < n; i++) {
-		const struct model_row orow = { .m = b->m, .o = &o[i] };
+		const struct model_row orow = { .m = b->m, .o = &o[i], .snap = &snap };
 
 		jsonw_begin_object(jw);
 		json_fields(b, MR_OBJECT, &orow);

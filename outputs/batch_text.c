@@ -186,6 +186,7 @@ static void text_table(const struct batch *b, const struct vm *vm, const struct 
 {
 	const struct model_field *f[TEXT_COLS_MAX];
 	const struct model_reason_row **rows;
+	struct model_snap snap;
 	unsigned int i, n, nc;
 
 	rows = batch_rows(b, sc, &n);
@@ -193,8 +194,9 @@ static void text_table(const struct batch *b, const struct vm *vm, const struct 
 		return;
 	nc = text_pick(b, text_reason_cols, TEXT_NR(text_reason_cols), f);
 	text_titles(b, f, nc, indent);
+	batch_snap(b, b->end, &snap);
 	for (i = 0; i < n; i++) {
-		const struct model_row row = { .m = b->m, .r = rows[i] };
+		const struct model_row row = { .m = b->m, .r = rows[i], .snap = &snap };
 
 		text_line(b, f, nc, &row, indent);
 		text_objects(b, vm, sc, rows[i], indent);

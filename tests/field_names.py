@@ -183,6 +183,13 @@ def screen_cases(panes, kinds, olds):
     level = {"VMs": "VM", "vCPUs": "vCPU"}
     eq({p: [c for c in panes.get(p, []) if kinds.get(c) != lv] for p, lv in level.items()}, {"VMs": [], "vCPUs": []},
        "screen: every column of the VMs and vCPUs panes is a VM's / vCPU's field of the table, by its name")
+    # ... and of the reasons and objects panes, but the reasons pane's latency histogram: a drawing
+    # of the histogram (hist), no figure
+    level = {"reasons": "reason", "objects": "object"}
+    eq({p: [c for c in panes.get(p, []) if kinds.get(c) != lv and (p, c) != ("reasons", "hist")]
+        for p, lv in level.items()}, {"reasons": [], "objects": []},
+       "screen: every column of the reasons and objects panes is a reason's / object's field, by its name "
+       "(but the histogram's drawing)")
 
 
 def metrics_cases(dat, kinds):

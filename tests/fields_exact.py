@@ -434,6 +434,25 @@ def json_cases(base, kind):
        "its value CSV's (%d compared)" % seen, "\n".join(sorted(set(bad))[:40]))
 
 
+def rate_cases(base, truth):
+    """count_per_s (the reasons pane's RATE/s) and obj_count_per_s: a vCPU's exits of a reason (the
+    generator's count) and an object's exits per second of the snapshot's span, as printed."""
+    want = {(t["tid"], r["code"]): r["count"] for t in truth_threads(truth) for r in t["reasons"]}
+    rc, got, err = table(run(base + ["-o", "csv", "--fields", "start,end,vcpu_tid,code,count,count_per_s"]))
+    bad = []
+    for r in got[1:]:
+        secs = (int(r[1]) - int(r[0])) / 1e9
+        n = want.get((int(r[2]), int(r[3])))
+        if n is None or int(r[4]) != n or abs(float(r[5]) - n / secs) > 0.0051:
+            bad.append("tid %s code %s: count %s count_per_s %s, want %s over %.6f s" % (r[2], r[3], r[4], r[5], n, secs))
+    ok(rc == 0 and len(got) - 1 == len(want) and not bad,
+       "count_per_s: each vCPU's reason's exits (the generator's) per second of the span", "\n".join(bad[:10]) or got)
+    rc, got, err = table(run(base + ["-o", "csv", "--fields", "start,end,obj_count,obj_count_per_s"]))
+    bad = [r for r in got[1:] if abs(float(r[3]) - int(r[2]) * 1e9 / (int(r[1]) - int(r[0]))) > 0.0051]
+    ok(rc == 0 and len(got) > 2 and not bad, "obj_count_per_s: each object's exits per second of the span",
+       bad[:10] or got[:3])
+
+
 def main():
     base, truth = recording()
     kind = levels()
@@ -448,6 +467,7 @@ def main():
     sort_cases(base, kind)
     stddev_cases(base, truth)
     vm_figures_cases(base, truth)
+    rate_cases(base, truth)
     json_cases(base, kind)
     wall_cases()
     live_cases()

@@ -94,19 +94,20 @@ PANE_CMP(objects, object_row, count)
 PANE_RATE_CELL(objects, object_row, rate, count)
 
 static const struct pane_col objects_cols[OBJECTS_NR_COLS] = {
-	[OBJECTS_KIND] =   { "kind",   "KIND",   12, COL_LEFT,  objects_c_kind,   objects_cmp_kind,   false, 8, 0, NULL },
+	/* fields of the table shown in the pane's own way (escaped, the site by its symbol) */
+	[OBJECTS_KIND] =   { "obj_kind", NULL,   12, COL_LEFT,  objects_c_kind,   objects_cmp_kind,   false, 8, 0, "obj_kind" },
 	[OBJECTS_OBJECT] = { "obj_object", "OBJECT", 18, COL_RIGHT, objects_c_object, objects_cmp_object, false, 9, 0, NULL },
-	[OBJECTS_NAME] =   { "name",   "NAME",   28, COL_LEFT,  objects_c_name,   objects_cmp_name,   false, 7, 0, NULL },
+	[OBJECTS_NAME] =   { "obj_name", NULL,   28, COL_LEFT,  objects_c_name,   objects_cmp_name,   false, 7, 0, "obj_name" },
 	[OBJECTS_DIR] =    { "obj_dir", "DIR",    5,  COL_LEFT,  objects_c_dir,    objects_cmp_dir,    false, 5, 0, NULL },
 	[OBJECTS_SIZE] =   { "obj_size_bytes",   NULL,     4,  COL_RIGHT, NULL, NULL,                           true,  2, 0, "obj_size_bytes" },
 	[OBJECTS_COUNT] =  { "obj_count",  NULL,     9,  COL_RIGHT, NULL, NULL,                           true,  8, 0, "obj_count" },
-	[OBJECTS_RATE] =   { "rate",   "RATE/s", 9,  COL_RIGHT, objects_c_rate, objects_cmp_count,    true,  5, 0, NULL },
+	[OBJECTS_RATE] =   { "obj_count_per_s", NULL, 9, COL_RIGHT, objects_c_rate, objects_cmp_count, true,  5, COL_NS, "obj_count_per_s" },
 	[OBJECTS_PCT] =    { "obj_pct",    NULL,     8,  COL_RIGHT, NULL, NULL,                           true,  6, 0, "obj_pct" },
 	[OBJECTS_TOTAL] =  { "obj_total",  NULL,     10, COL_RIGHT, NULL, NULL,                           true,  3, 0, "obj_total" },
 	[OBJECTS_P50] =    { "obj_latency_p50",    NULL,     8,  COL_RIGHT, NULL, NULL,                           true,  4, 0, "obj_latency_p50" },
 	[OBJECTS_P99] =    { "obj_latency_p99",    NULL,     8,  COL_RIGHT, NULL, NULL,                           true,  6, 0, "obj_latency_p99" },
 	[OBJECTS_MAX] =    { "obj_latency_max",    NULL,     8,  COL_RIGHT, NULL, NULL,                           true,  4, 0, "obj_latency_max" },
-	[OBJECTS_SITE] =   { "site",   "SITE",   26, COL_LEFT,  objects_c_site,   objects_cmp_site,   false, 1, 0, NULL },
+	[OBJECTS_SITE] =   { "obj_site", NULL,   26, COL_LEFT,  objects_c_site,   objects_cmp_site,   false, 1, 0, "obj_site" },
 	[OBJECTS_SITE_PCT] = { "obj_site_pct", NULL, 6,  COL_RIGHT, NULL, NULL,                           true,  1, 0, "obj_site_pct" },
 };
 

@@ -75,7 +75,8 @@ static void reasons_c_bar(const struct tui *t, const void *r, char *buf, size_t 
 static const struct pane_col reasons_cols[REASONS_NR_COLS] = {
 	[REASONS_REASON] =    { "reason",       "REASON",     28,              COL_LEFT,  reasons_c_name, reasons_cmp_name,  false, 9, 0,          NULL },
 	[REASONS_COUNT] =     { "count",        NULL,         9,               COL_RIGHT, NULL,           NULL,              true,  8, 0,          "count" },
-	[REASONS_RATE] =      { "rate",         "RATE/s",     9,               COL_RIGHT, reasons_c_rate, reasons_cmp_count, true,  5, 0,          NULL },
+	/* the screen's own rate format (tui_fmt_rate()); no seconds (a TSC recording): not shown, COUNT is */
+	[REASONS_RATE] =      { "count_per_s",  NULL,         9,               COL_RIGHT, reasons_c_rate, reasons_cmp_count, true,  5, COL_NS,     "count_per_s" },
 	[REASONS_PCT] =       { "pct",          NULL,         6,               COL_RIGHT, NULL,           NULL,              true,  7, 0,          "pct" },
 	[REASONS_TIME_PCT] =  { "latency_sum_pct", NULL,     6,               COL_RIGHT, NULL,           NULL,              true,  3, 0,          "latency_sum_pct" },
 	[REASONS_TOTAL] =     { "total",        NULL,         10,              COL_RIGHT, NULL,           NULL,              true,  3, 0,          "total" },

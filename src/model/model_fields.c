@@ -93,6 +93,11 @@ GET(get_isa, v->s = kvm_isa_name(w->r->isa))
 GET(get_flags, v->s = w->r->flag_names)
 GET(get_blocking, v->b = w->r->blocking)
 GET(get_count, v->u = w->count)
+/* A reason's or object's exits per second over the snapshot: unknown where times are not ns. */
+#define GET_COUNT_S(fn, n) \
+	static void fn(const struct model_row *row, struct model_field_val *v) \
+	{ uint64_t span = row->snap ? snap_span(row->snap) : 0; \
+	  v->unknown = !span; v->d = span ? (double)(n) * 1e9 / (double)span : 0.0; }
 GET(get_total, v->u = w->total)
 GET(get_pct, v->d = w->scope_exits ? 100.0 * (double)w->count / (double)w->scope_exits : 0.0)
 GET(get_samples, v->u = w->lat.samples)
@@ -187,6 +192,9 @@ static uint64_t snap_span(const struct model_snap *s)
 {
 	return s->ns && s->end > s->start ? s->end - s->start : 0;
 }
+
+GET_COUNT_S(get_count_s, row->r->count)
+GET_COUNT_S(get_o_count_s, row->o->count)
 
 /* sc's exits per second over the snapshot: unknown where times are not ns. */
 #define GET_EXITS_S(fn, member) \
@@ -465,6 +473,8 @@ const struct model_field model_fields[] = {
 	REASON("flags",    "FLAGS",    MF_TEXT, get_flags, "its flags' names, where the ISA has some"),
 	REASON("blocking", "BLOCKING", MF_BOOL, get_blocking, "true where the vCPU waits in it for the guest's next event (HLT)"),
 	REASON("count",    "COUNT",    MF_NUM,  get_count, "its exits in the snapshot"),
+	REASON("count_per_s", "RATE/s", MF_RATE, get_count_s,
+	       "its exits per second over the snapshot; empty where times are not ns"),
 	REASON("pct",      "%",        MF_PCT,  get_pct, "their share of the scope's exits, %"),
 	REASON("total",    "TOTAL",    MF_NUM,  get_total, "its exits since kvmtop started"),
 	{ MR_REASON, "latency_samples",  "latency", "samples", "PAIRS", MF_NUM, MF_LAT, false, get_samples,
@@ -504,6 +514,8 @@ const struct model_field model_fields[] = {
 	OBJ("obj_dir",     "dir",     "DIR",     MF_TEXT, get_o_dir, "read or write, where it has a direction"),
 	OBJ("obj_size_bytes", "size_bytes", "SIZE", MF_NUM, get_o_size, "the access's size, bytes (0: not said)"),
 	OBJ("obj_count",   "count",   "COUNT",   MF_NUM,  get_o_count, "its exits in the snapshot"),
+	OBJ("obj_count_per_s", "count_per_s", "RATE/s", MF_RATE, get_o_count_s,
+	    "its exits per second over the snapshot; empty where times are not ns"),
 	OBJ("obj_pct",     "pct",     "%REASON", MF_PCT,  get_o_pct, "their share of the reason's exits, %"),
 	OBJ("obj_total",   "total",   "TOTAL",   MF_NUM,  get_o_total, "its exits since kvmtop started"),
 	OBJ("obj_site",    "site",    "SITE",    MF_ADDR, get_o_site, "the guest IP most of its exits came from, hex"),
