@@ -217,23 +217,33 @@ def help_drawn(lines):
     return has("Help:")(lines) and bool(lines) and lines[-1].rstrip().endswith(" sort key")
 
 
+def help_keys(lines):
+    """The KEY column (its first 26 characters) of the help pane's rows on screen, wrapped lines' blank."""
+    title = next(i for i, l in enumerate(lines) if "Help:" in l)
+    return [l[:26].strip() for l in lines[title + 2:-1] if l[:26].strip()]
+
+
 def help_pages():
-    """The help pane page by page (PgDn to its end: it wraps its texts, so it is longer than a
-    screen): every page's lines, and the KEY column (its first 26 characters) of every row, in
-    order, the pages' overlap once."""
+    """The help pane page by page (it wraps its texts, so it is longer than a screen): End shows
+    its last entry, then from Home PgDn until that entry is seen.  Every page's lines, and the
+    KEY column of every row, in order, the pages' overlap once."""
+    first = wait_for(help_drawn)
+    keys("End")
+    time.sleep(0.3)
+    end = help_keys(settled(help_drawn))
+    keys("Home")
+    time.sleep(0.3)
+    lines = settled(help_drawn)
     pages, listed = [], []
-    lines = wait_for(help_drawn)
-    for _ in range(20):
+    for _ in range(30):
         pages.append(lines)
-        title = next(i for i, l in enumerate(lines) if "Help:" in l)
-        rows = [l[:26].strip() for l in lines[title + 2:-1]]
-        listed += [k for k in rows if k and k not in listed]
-        keys("NPage")
-        nxt = settled(lambda ls: help_drawn(ls) and ls != lines)
-        if nxt == lines or not help_drawn(nxt):
+        listed += [k for k in help_keys(lines) if k not in listed]
+        if not end or end[-1] in listed:
             break
-        lines = nxt
-    return pages, listed
+        keys("NPage")
+        time.sleep(0.3)
+        lines = settled(help_drawn)
+    return [first] + pages, listed
 
 
 def help_case(dat):
