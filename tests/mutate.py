@@ -596,6 +596,8 @@ MUTATIONS = [
        "v->d = span ? (double)(n) * 1e6 / (double)span : 0.0;")]),
     ("screen: the reasons pane's rate column named rate again, outside the fields table",
      [("ui/pane_reasons.c", '{ "count_per_s",  NULL,         9,', '{ "rate",  "RATE/s",         9,')]),
+    ("fields: a reason's pct 0.00 in a scope without exits, not unknown",
+     [("src/model/model_fields.c", "GET(get_pct, v->unknown = !w->scope_exits;", "GET(get_pct, v->unknown = false;")]),
     ("live: a vCPU thread keeps the name it had when kvmtop met it",
      [("src/model/model.c", "\t\t\tvcpu_rename(v, ev->prev_comm);\n\t\t\tvcpu_rename(next, ev->next_comm);\n", "")]),
     ("hist: the standard deviation of a sample (n - 1), not of the population",

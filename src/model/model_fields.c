@@ -99,7 +99,9 @@ GET(get_count, v->u = w->count)
 	{ uint64_t span = row->snap ? snap_span(row->snap) : 0; \
 	  v->unknown = !span; v->d = span ? (double)(n) * 1e9 / (double)span : 0.0; }
 GET(get_total, v->u = w->total)
-GET(get_pct, v->d = w->scope_exits ? 100.0 * (double)w->count / (double)w->scope_exits : 0.0)
+/* no exit in the scope: a share of nothing is unknown, not 0 */
+GET(get_pct, v->unknown = !w->scope_exits;
+    v->d = w->scope_exits ? 100.0 * (double)w->count / (double)w->scope_exits : 0.0)
 GET(get_samples, v->u = w->lat.samples)
 GET(get_min, v->unknown = !w->lat.samples; v->u = w->lat.min)
 GET(get_mean, v->unknown = !w->lat.samples; v->d = hist_mean(&w->lat))
@@ -140,7 +142,8 @@ GET_OBJ(get_o_site, v->unknown = !o->site[0].n; v->u = o->site[0].ip;
 	snprintf(v->buf, sizeof(v->buf), "0x%" PRIx64, o->site[0].ip); v->s = v->buf)
 GET_OBJ(get_o_site_pct, v->unknown = !o->site[0].n || !o->count;
 	v->d = o->count ? 100.0 * (double)o->site[0].n / (double)o->count : 0.0)
-GET_OBJ(get_o_pct, v->d = o->reason_count ? 100.0 * (double)o->count / (double)o->reason_count : 0.0)
+GET_OBJ(get_o_pct, v->unknown = !o->reason_count;
+	v->d = o->reason_count ? 100.0 * (double)o->count / (double)o->reason_count : 0.0)
 GET_OBJ(get_o_total, v->u = o->total)
 GET_OBJ(get_o_samples, v->u = o->lat.samples)
 GET_OBJ(get_o_min, v->unknown = !o->lat.samples; v->u = o->lat.min)
@@ -475,7 +478,7 @@ const struct model_field model_fields[] = {
 	REASON("count",    "COUNT",    MF_NUM,  get_count, "its exits in the snapshot"),
 	REASON("count_per_s", "RATE/s", MF_RATE, get_count_s,
 	       "its exits per second over the snapshot; empty where times are not ns"),
-	REASON("pct",      "%",        MF_PCT,  get_pct, "their share of the scope's exits, %"),
+	REASON("pct",      "%",        MF_PCT,  get_pct, "their share of the scope's exits, %; empty where it had none"),
 	REASON("total",    "TOTAL",    MF_NUM,  get_total, "its exits since kvmtop started"),
 	{ MR_REASON, "latency_samples",  "latency", "samples", "PAIRS", MF_NUM, MF_LAT, false, get_samples,
 	  "how many of its exits have their entry: the latency figures' samples", false },
@@ -516,7 +519,7 @@ const struct model_field model_fields[] = {
 	OBJ("obj_count",   "count",   "COUNT",   MF_NUM,  get_o_count, "its exits in the snapshot"),
 	OBJ("obj_count_per_s", "count_per_s", "RATE/s", MF_RATE, get_o_count_s,
 	    "its exits per second over the snapshot; empty where times are not ns"),
-	OBJ("obj_pct",     "pct",     "%REASON", MF_PCT,  get_o_pct, "their share of the reason's exits, %"),
+	OBJ("obj_pct",     "pct",     "%REASON", MF_PCT,  get_o_pct, "their share of the reason's exits, %; empty where it had none"),
 	OBJ("obj_total",   "total",   "TOTAL",   MF_NUM,  get_o_total, "its exits since kvmtop started"),
 	OBJ("obj_site",    "site",    "SITE",    MF_ADDR, get_o_site, "the guest IP most of its exits came from, hex"),
 	OBJ("obj_site_pct", "site_pct", "SITE%", MF_PCT,  get_o_site_pct, "that site's share of its exits, %"),
