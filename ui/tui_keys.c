@@ -189,12 +189,18 @@ static int k_tab(struct tui *t, struct pane *p, int ch)
 	return p->ops->tab ? opened(t, p->ops->tab(t)) : 0;
 }
 
+/* A column < > F6 stop at: one that sorts, and not one the input's clock rules out (EXITS/s of cycles). */
+static bool sort_stop(const struct tui *t, const struct pane_col *c)
+{
+	return tui_col_sorts(c) && !(c->needs & (t->ns ? COL_CYCLES : COL_NS));
+}
+
 static int k_sort(struct tui *t, struct pane *p, int ch)
 {
 	int by = ch == '<' ? p->ops->nr_cols - 1 : 1;
 
 	p->sort = (p->sort + by) % p->ops->nr_cols;
-	while (!tui_col_sorts(&p->ops->cols[p->sort]))
+	while (!sort_stop(t, &p->ops->cols[p->sort]))
 		p->sort = (p->sort + by) % p->ops->nr_cols;
 	p->invert = false;
 	tui_pane_remember(p);
