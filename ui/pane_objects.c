@@ -228,3 +228,6 @@ const struct pane_ops pane_objects = {
 	.busy = "obj_count",
 	.vals = offsetof(struct object_row, val),
 };
+
+/* the screen keeps room for TUI_COLS columns a pane (tui.h) */
+_Static_assert(OBJECTS_NR_COLS <= TUI_COLS, "more columns than TUI_COLS");

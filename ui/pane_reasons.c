@@ -303,3 +303,6 @@ const struct pane_ops pane_reasons = {
 	.busy = "count",
 	.vals = offsetof(struct reason_row, val),
 };
+
+/* the screen keeps room for TUI_COLS columns a pane (tui.h) */
+_Static_assert(REASONS_NR_COLS <= TUI_COLS, "more columns than TUI_COLS");

@@ -182,3 +182,6 @@ const struct pane_ops pane_vcpus = {
 	.busy = "vcpu_exits_per_s",
 };
 
+
+/* the screen keeps room for TUI_COLS columns a pane (tui.h) */
+_Static_assert(VCPUS_NR_COLS <= TUI_COLS, "more columns than TUI_COLS");

@@ -244,3 +244,6 @@ const struct pane_ops pane_vms = {
 	.empty = vms_empty,
 	.busy = "vm_exits_per_s",
 };
+
+/* the screen keeps room for TUI_COLS columns a pane (tui.h) */
+_Static_assert(VMS_NR_COLS <= TUI_COLS, "more columns than TUI_COLS");

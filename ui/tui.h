@@ -81,7 +81,7 @@ struct tui_config {
 };
 
 #define TUI_PANES	12	/* room for every pane's settings (PANE_NR, tui_priv.h) */
-#define TUI_COLS	32	/* room for a pane's columns */
+#define TUI_COLS	48	/* room for a pane's columns (each pane checks it has no more: _Static_assert) */
 
 /*
  * A pane's settings: its columns and its sort, from the settings file
@@ -158,7 +158,7 @@ struct tui {
 	bool mouse;			/* the mouse reports clicks to the screen (not --no-mouse) */
 	/* where the last draw put the columns' titles and the function bar's keys, for the mouse */
 	struct tui_layout {
-		int nr_cols, col[32], col_x[32], col_w[32];
+		int nr_cols, col[TUI_COLS], col_x[TUI_COLS], col_w[TUI_COLS];
 		int rows;		/* table rows drawn, from line TUI_HEADER_LINES */
 		int nr_keys, key_x[32], key_w[32], key_code[32];
 	} layout;

@@ -223,8 +223,8 @@ static void draw_table(struct tui *t)
 {
 	struct pane *p = tui_top_pane(t);
 	const struct pane_ops *ops = p->ops;
-	int rows = LINES - TUI_HEADER_LINES - 1, order[32], nc, x, i, j, y;
-	bool show[32];
+	int rows = LINES - TUI_HEADER_LINES - 1, order[TUI_COLS], nc, x, i, j, y;
+	bool show[TUI_COLS];
 	char buf[256];
 
 	/* H: the history strip takes the bottom lines when there is room for both */
