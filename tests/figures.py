@@ -60,6 +60,8 @@ def from_json_reasons(reasons):
             f["mean"] = (l["mean"], 0.05)
         if l["sum_pct"] is not None:
             f["sum_pct"] = (l["sum_pct"], 0.005)
+        if r["pct"] is not None:	# null: the scope had no exit (a share of nothing)
+            f["pct"] = (r["pct"], 0.005)
         f["code"] = exact(r["code"])
         f["blocking"] = exact(r["blocking"])
         out[label(r["reason"], r.get("flags", ""), r["isa"])] = f
@@ -92,7 +94,8 @@ def from_csv(text, snapshot=None):
             f["mean"] = (float(r["latency_mean"]), 0.05)
         if r["latency_sum_pct"] != "":
             f["sum_pct"] = (float(r["latency_sum_pct"]), 0.005)
-        f["pct"] = (float(r["pct"]), 0.005)
+        if r["pct"] != "":	# empty: the scope had no exit (a share of nothing)
+            f["pct"] = (float(r["pct"]), 0.005)
         out.setdefault(("vcpu", int(r["vcpu_tid"])), {})[label(r["reason"], r["flags"], r["isa"])] = f
     return out, rows
 
@@ -142,7 +145,8 @@ def from_text(text, ns=True):
             header = None	# the table ended (a guest IP section follows)
             continue
         g = {k: exact(int(vals[k])) for k in ("count", "total")}
-        g["pct"] = (float(vals["pct"]), 0.005)
+        if vals["pct"] != "-":	# "-": the scope had no exit (a share of nothing)
+            g["pct"] = (float(vals["pct"]), 0.005)
         for k in TIMES:
             if vals[k] != "-":
                 g[k] = duration(vals[k], ns)
@@ -173,9 +177,10 @@ def compare(got, want, what, unprinted=()):
         bad.append("%s: reasons %s, want %s" % (what, sorted(got), sorted(want)))
     for lab in sorted(set(got) & set(want)):
         bad += no_made_up_latency(got[lab], want[lab], "%s %s" % (what, lab))
-        if "sum_pct" in want[lab] and "sum_pct" not in unprinted and (want[lab]["sum_pct"] is None) != ("sum_pct" not in got[lab]):
-            bad.append("%s %s sum_pct: got %r, want %r" % (what, lab, got[lab].get("sum_pct", (None,))[0],
-                                                          want[lab]["sum_pct"]))
+        for share in ("sum_pct", "pct"):	# a share of nothing is no figure, a share of something is one
+            if share in want[lab] and share not in unprinted and (want[lab][share] is None) != (share not in got[lab]):
+                bad.append("%s %s %s: got %r, want %r" % (what, lab, share, got[lab].get(share, (None,))[0],
+                                                         want[lab][share]))
         for field, w in sorted(want[lab].items()):
             if w is None:
                 continue    # no figure: checked above
@@ -208,7 +213,8 @@ def pct_of(want_scope):
     """Each reason's share of its scope's exits, as kvmtop prints it (%); where the truth has every
     reason's latency sum, its share of the scope's latency too (sum_pct_of)."""
     total = sum(f["count"] for f in want_scope.values())
-    out = {lab: dict(f, pct=100.0 * f["count"] / total if total else 0.0) for lab, f in want_scope.items()}
+    # no exit in the scope: a share of nothing is no figure (null, empty, "-")
+    out = {lab: dict(f, pct=100.0 * f["count"] / total if total else None) for lab, f in want_scope.items()}
     return sum_pct_of(out) if all("sum" in f for f in out.values()) else out
 
 

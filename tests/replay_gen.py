@@ -308,7 +308,9 @@ def check_intervals():
                 totals[(t["tid"], lab)] = totals.get((t["tid"], lab), 0) + x["count"]
             for (tid, lab), n in totals.items():
                 if tid == t["tid"]:
-                    f.setdefault(lab, dict(count=0, samples=0, pct=0.0, sum_pct=None))["total"] = n
+                    # its share: 0 of the vCPU's exits, or none where it had none
+                    f.setdefault(lab, dict(count=0, samples=0, sum_pct=None,
+                                           pct=0.0 if t["exits"] else None))["total"] = n
             w[("vcpu", t["tid"])] = f
         wants.append(w)
     bad = []
