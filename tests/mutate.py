@@ -667,6 +667,9 @@ MUTATIONS = [
      [("outputs/export.c", "\t\texport_say_url((struct sockaddr *)&ss);\n", "")]),
     ("README: command (1) runs the tree's kvmtop, not make install",
      [("README", "make -j2 && make install && kvmtop --demo", "make -j2 && ./kvmtop --demo")]),
+    ("README: command (1) installs under a prefix not on PATH, nor man's",
+     [("README", "autoreconf -fi && ./configure && make -j2 && make install && kvmtop --demo",
+       "autoreconf -fi && ./configure --prefix=/opt/kvmtop && make -j2 && make install && kvmtop --demo")]),
     # issue 45 item 4: TIME%, perf kvm stat's Time%
     ("TIME%: a reason's latency sum over the scope's exits, not over its summed latency",
      [("src/model/model_fields.c", "100.0 * hist_sum_frac(&w->lat) / w->scope_lat_sum)",
