@@ -682,6 +682,25 @@ MUTATIONS = [
     ("screen: the reasons pane's TIME% column shows the share of exits (pct)",
      [("ui/pane_reasons.c", 'COL_RIGHT, NULL,           NULL,              true,  3, 0,          "latency_sum_pct" }',
        'COL_RIGHT, NULL,           NULL,              true,  3, 0,          "pct" }')]),
+    # issue 45 item 2: F5, the VMs pane as htop's tree
+    ("tree: every vCPU listed under the first VM",
+     [("ui/pane_vms.c", "\tlong parent = (long)p->nr - 1;", "\tlong parent = 0;")]),
+    ("tree: a vCPU's EXITS its total, not its exits in the interval (vm_exits paired with vcpu_exits_total)",
+     [("src/model/model_fields.c", '{ "vm_exits",             "vcpu_exits" },', '{ "vm_exits",             "vcpu_exits_total" },')]),
+    ("tree: a column with no vCPU counterpart '-' on a vCPU's row, not blank",
+     [("ui/tui_cols.c", "\t\t\tvals[i].blank = true;", "\t\t\tvals[i].blank = false;")]),
+    ("tree: a VM's vCPUs by their id, not by the sort column's vCPU figure",
+     [("ui/tui_stack.c", "\tif (!order_blank(p, x, p->sort) && !order_blank(p, y, p->sort))",
+       "\tif (0)")]),
+    ("tree: the last vCPU's glyph as every other's",
+     [("ui/tui_stack.c", "\t\ttui_row_node(p, r)->last = up && (", "\t\ttui_row_node(p, r)->last = 0 && (")]),
+    ("tree: Enter on a vCPU's row opens its VM's vCPUs",
+     [("ui/pane_vms.c", "\tif (w->tid >= 0)\n\t\treturn tui_push(t, PANE_REASONS,", "\tif (0)\n\t\treturn tui_push(t, PANE_REASONS,")]),
+    ("tree: i leaves idle vCPUs shown (a vCPU's row never idle)",
+     [("ui/tui_cols.c", "\treturn col >= 0 && ops->cols[col].field && row_val(ops, r, col)->has &&",
+       "\treturn col >= 0 && ops->cols[col].field && row_val(ops, r, col)->has && !row_val(ops, r, 0)->blank &&")]),
+    ("settings: W writes tree = off whatever F5 says",
+     [("ui/tui_rc.c", 'snprintf(buf, len, "%s", t->vms_tree ? "on" : "off");', 'snprintf(buf, len, "%s", "off");')]),
 ]
 
 def sh(cmd, cwd, log=None, env=None):

@@ -20,6 +20,7 @@ import tempfile
 import time
 
 from tap import ok, eq, skip, done, kvmtop, kvmgen, traces
+from names import VMX
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 W, H = 120, 30
@@ -567,6 +568,10 @@ def field_titles(*names):
     out = []
     for n in names:
         m = re.search(r'\("%s",\s*(?:"[^"]*",\s*)?"([^"]*)"' % n, src)
+        lat = re.match(r"^(vm|vcpu)_latency_(\w+)$", n)
+        if lat:
+            # a latency's row names it by its key: VMLAT("p99", "LAT P99", ...)
+            m = re.search(r'%sLAT\("%s",\s*"([^"]*)"' % (lat.group(1).upper(), lat.group(2)), src)
         out.append(m.group(1) if m else None)
     return out
 
@@ -659,8 +664,8 @@ def idle_case(args):
 
 def views_case(args):
     """1 2 3: the VMs pane's views (virt-top's), their columns by the fields' titles (the
-    table's source), the title naming each; the key again, 0 and Esc go back; F5 and F9 say
-    what kvmtop has instead."""
+    table's source), the title naming each; the key again, 0 and Esc go back; F9 says what
+    kvmtop has instead."""
     start(args, width=120)
     lines = vms_pane(len(IDLE_VMS))
     own = lines[3]
@@ -677,14 +682,243 @@ def views_case(args):
         lines = wait_for(lambda ls: "view" not in ls[2] and ls[3] == own)
         ok("view" not in lines[2] and lines[3] == own, "%s: back to the pane's own columns" % back[0],
            "\n".join(lines[2:4]))
-    keys("F5")
-    lines = wait_for(lambda ls: "F5:" in message(ls))
-    eq(message(lines).strip(), "F5: tree not available: Enter opens a VM's vCPUs", "F5: says there is no tree")
     keys("F9")
     lines = wait_for(lambda ls: "F9:" in message(ls))
     ok("kills nothing" in message(lines) and len(rows(lines)) == len(IDLE_VMS),
        "F9: says kvmtop kills nothing; every VM still there", message(lines))
     quit_case("views")
+
+
+# F5's tree: VMs of several vCPUs, the tids of one VM between another's (a tree by tid would mix
+# them): (name, pid, [(tid, vCPU id, VMX reason, the seconds with exits, exits in each)])
+TREE_VMS = [("tree-a", 4100, [(4001, 0, 12, {1, 2}, 4), (4004, 1, 30, {2, 3}, 6), (4007, 2, 1, {1}, 2)]),
+            ("tree-b", 4200, [(4002, 0, 30, {1, 3}, 5), (4005, 1, 12, {1, 2, 3}, 3), (4008, 2, 48, {3}, 8)]),
+            ("tree-c", 4300, [(4003, 0, 48, {3}, 7), (4006, 1, 12, {1, 3}, 1)])]
+# the columns the case draws: the VMs pane's, and the vCPUs pane's of the same figures
+TREE_FIELDS = ["vm_name", "vm_pid", "vm_vcpu_count", "vm_exits", "vm_exits_total", "vm_exits_per_s",
+               "vm_latency_p99", "vm_top_reason"]
+TREE_VCPU_FIELDS = ["vcpu", "vcpu_tid", "vcpu_exits", "vcpu_exits_total", "vcpu_exits_per_s",
+                    "vcpu_latency_p99", "vcpu_top_reason"]
+
+
+def tree_recording():
+    """kvmgen -S of TREE_VMS and its threads file (as idle_recording(): an interval a second,
+    each vCPU's exits in the middle of its seconds, the first at 1.5 s): the kvmtop arguments."""
+    ev, ps, n = [], [], 0
+    for name, pid, vcpus in TREE_VMS:
+        ps.append("%d %d /usr/bin/qemu-system-x86_64 -name guest=%s -smp %d" % (pid, pid, name, len(vcpus)))
+        for tid, vcpu, reason, secs, per in vcpus:
+            ev.append((0, "comm %d CPU %d/KVM" % (tid, vcpu)))
+            ps.append("%d %d /usr/bin/qemu-system-x86_64 -name guest=%s -smp %d" % (tid, pid, name, len(vcpus)))
+            lat = 1000 + 300 * n
+            for sec in sorted(secs):
+                for i in range(per):
+                    t = sec * 10**9 + 5 * 10**8 + i * 10**6 + n * 1000
+                    ev += [(t, "%d %d %d exit exit_reason=%d isa=1 vcpu_id=%d" % (t, n % 4, tid, reason, vcpu)),
+                           (t + lat, "%d %d %d entry vcpu_id=%d" % (t + lat, n % 4, tid, vcpu))]
+            n += 1
+    script, dat, threads = (os.path.join(TMP, "tui-keys-tree" + x) for x in (".txt", ".dat", ".ps"))
+    with open(script, "w") as f:
+        f.write("\n".join(e[1] for e in sorted(ev, key=lambda e: e[0])) + "\n")
+    with open(threads, "w") as f:
+        f.write("\n".join(ps) + "\n")
+    kvmgen(dat, "x86-6.5", ["-S", script])
+    return ["-r", dat, "--threads", threads, "-d", "1", "--fields", ",".join(TREE_FIELDS + TREE_VCPU_FIELDS)]
+
+
+def tree_truth(interval=0):
+    """The script's: {VM name: {tid: (vCPU id, exits, top reason's name)}} over the whole
+    recording (0) or in interval k (its k-th second), with each VM's exits."""
+    out = {}
+    for name, pid, vcpus in TREE_VMS:
+        out[name] = dict((tid, (vcpu, per * (len(secs) if not interval else interval in secs), VMX[reason]))
+                         for tid, vcpu, reason, secs, per in vcpus)
+    return out
+
+
+def title_spans(head, titles):
+    """Where each column ends (a right-aligned one: its title's end and a sort mark after it) or
+    starts (the left-aligned, first and last), by the titles as drawn: [(title, start, end)]."""
+    spans = []
+    for t in titles:
+        # the sort mark: UTF-8's triangle, or --ascii's v and ^
+        m = re.search(r"(?:^|(?<= ))%s(?=[ \u25bc\u25b2v^]|$)" % re.escape(t), head)
+        if not m:
+            return None
+        end = m.end() + (1 if m.end() < len(head) and head[m.end()] in "\u25bc\u25b2v^" else 0)
+        spans.append((t, m.start(), end))
+    return spans
+
+
+def tree_rows(lines, titles):
+    """The table's rows as cells by the columns' titles: the last (TOP REASON) from its title's
+    start, the others right-aligned up to their title's end, each from the end of the one before
+    ("" where blank); the first (VM) what is left of the second's, its last word: [dict], or
+    None if a title is not drawn."""
+    spans = title_spans(lines[3], titles) if len(lines) > 3 else None
+    if not spans:
+        return None
+    out = []
+    for r in rows(lines):
+        cells, prev = {}, None
+        for i, (t, start, end) in enumerate(spans):
+            if i == 0:
+                m = re.match(r"^(.*?)\s+\S+$", r[:spans[1][2]]) if len(spans) > 1 else None
+                cells[t] = m.group(1) if m else r.rstrip()
+            elif i == len(spans) - 1:
+                cells[t] = r[start:].strip()
+            elif prev is None:
+                cells[t] = r[:end].split()[-1] if r[:end].split() else ""
+            else:
+                cells[t] = r[prev + 1:end].strip()
+            prev = end if i else None
+        out.append(cells)
+    return out
+
+
+TREE_BRANCH = ("\u251c\u2500 vCPU ", "\u2514\u2500 vCPU ")
+TREE_ASCII = ("|- vCPU ", "`- vCPU ")
+
+
+def tree_shape(cells, branch=TREE_BRANCH):
+    """The tree the rows draw: [(VM name, [(vCPU id, PID cell, its cells, the last glyph)])], or
+    None where a row is neither a VM's nor a vCPU's under one."""
+    vm, out = field_titles("vm_name")[0], []
+    for c in cells:
+        name = c[vm]
+        kid = [g for g in branch if name.startswith(" " + g)]
+        if kid and out:
+            out[-1][1].append((name[len(kid[0]) + 1:], c[field_titles("vm_pid")[0]], c, kid[0] == branch[1]))
+        elif not name.startswith(" ") and name:
+            out.append((name, []))
+        else:
+            return None
+    return out
+
+
+def tree_check(label, shape, truth, order=True):
+    """Each VM followed by exactly its vCPUs (the script's tids), each's EXITS, TOTAL and TOP
+    REASON the script's, VCPUS blank on a vCPU's row; the last glyph on the last; the vCPUs by
+    their exits, most first (the default sort's vCPU figure)."""
+    exits, total, top, vcpus = field_titles("vm_exits", "vm_exits_total", "vm_top_reason", "vm_vcpu_count")
+    got = dict((vm, sorted(int(pid) for _, pid, _, _ in kids)) for vm, kids in shape or [])
+    eq(got, dict((vm, sorted(t)) for vm, t in truth.items()),
+       "%s: each VM followed by exactly its vCPUs (the script's threads)" % label)
+    bad = []
+    for vm, kids in shape or []:
+        for k, (vid, pid, c, last) in enumerate(kids):
+            want = truth.get(vm, {}).get(int(pid))
+            if not want or (vid, c[exits], c[vcpus], c[top]) != (str(want[0]), str(want[1]), "", want[2][:16]) \
+                    or last != (k == len(kids) - 1):
+                bad.append((vm, vid, pid, c[exits], c[vcpus], c[top], last, want))
+        if order and [int(c[exits]) for _, _, c, _ in kids] != sorted((int(c[exits]) for _, _, c, _ in kids),
+                                                                     reverse=True):
+            bad.append((vm, "order", [c[exits] for _, _, c, _ in kids]))
+    eq(bad, [], "%s: each vCPU's row: its id, EXITS and TOP REASON the script's, VCPUS blank (no "
+       "vCPU figure), the last one's glyph the last, by EXITS most first" % label)
+
+
+def tree_vcpus_pane(shape):
+    """Each VM's vCPUs pane (Enter on its row): its rows' cells by the vCPU fields' titles;
+    {tid: {title: cell}} of every VM."""
+    titles = field_titles(*TREE_VCPU_FIELDS)
+    out = {}
+    for n, (vm, kids) in enumerate(shape):
+        keys("Home")
+        for _ in range(sum(1 + len(k) for _, k in shape[:n])):
+            keys("Down")
+        wait_for(lambda ls: sel_name() == vm)
+        keys("Enter")
+        lines = wait_for(lambda ls: ("vCPUs of VM %s " % vm) in ls[2] and len(rows(ls)) == len(kids))
+        for c in tree_rows(lines, titles) or []:
+            out[c[field_titles("vcpu_tid")[0]]] = c
+        keys("Escape")
+        wait_for(lambda ls: "tree" in ls[2])
+    return out
+
+
+def tree_case(args):
+    """F5: the VMs pane as htop's tree (the script's VMs and vCPUs), each vCPU's figures those of
+    the vCPUs pane; Enter on a vCPU opens its exit reasons, a double click too; i hides idle
+    vCPUs; F5 again flat; W keeps it, a restart shows it; --ascii draws it in ASCII."""
+    titles = field_titles(*TREE_FIELDS)
+    cfg = tempfile.mkdtemp(dir=TMP, prefix="tui-keys-tree-cfg-")
+    start(args, env="XDG_CONFIG_HOME=%s" % cfg)
+    vms_pane(len(TREE_VMS))
+    keys("F5")
+    lines = wait_for(lambda ls: "VMs (3), tree" in ls[2] and len(rows(ls)) == 11)
+    shape = tree_shape(tree_rows(lines, titles) or [])
+    ok("VMs (3), tree" in lines[2] and shape is not None, "F5: the title says tree, every row a VM's or a "
+       "vCPU's under it", "\n".join(lines[2:16]))
+    truth = tree_truth()
+    tree_check("F5", shape, truth)
+    vm_exits = [sum(e for _, e, _ in truth[vm].values()) for vm, _ in shape or []]
+    ok(vm_exits == sorted(vm_exits, reverse=True), "F5: the VMs in the pane's order (EXITS/s, most first)")
+    # the figures as the vCPUs pane shows them, column for column
+    pane = tree_vcpus_pane(shape or [])
+    same = field_titles("vm_exits", "vm_exits_total", "vm_exits_per_s", "vm_latency_p99", "vm_top_reason")
+    # (TOP REASON cut at the VMs pane's width, 16)
+    diff = [(pid, t, c[t], pane.get(pid, {}).get(t)) for _, kids in shape or [] for _, pid, c, _ in kids
+            for t in same if c[t] != (pane.get(pid, {}).get(t) or "?")[:16 if t == same[-1] else None]]
+    eq((diff, len(pane)), ([], 8), "F5: each vCPU's EXITS, TOTAL, EXITS/s, LAT P99 and TOP REASON as its VM's "
+       "vCPUs pane shows them")
+    # Enter on a vCPU's row: the second VM's last vCPU
+    vm, kids = shape[1]
+    vid, pid = kids[-1][0], kids[-1][1]
+    keys("Home")
+    for _ in range(len(shape[0][1]) + 1 + len(kids)):
+        keys("Down")
+    lines = wait_for(lambda ls: (selected()[0] or "").split()[3:4] == [pid])
+    keys("Enter")
+    lines = wait_for(lambda ls: "Exit reasons of vCPU" in ls[2])
+    ok(("Exit reasons of vCPU %s (tid %s) of VM %s" % (vid, pid, vm)) in lines[2],
+       "F5: Enter on vCPU %s's row (tid %s) opens its exit reasons" % (vid, pid), lines[2])
+    keys("Escape")
+    lines = wait_for(lambda ls: "tree" in ls[2])
+    eq((selected()[0] or "").split()[3:4], [pid], "F5: Esc back to the tree, the vCPU still selected")
+    # a double click on the first VM's first vCPU
+    c0 = shape[0][1][0]
+    click(5, 5, times=2)
+    lines = wait_for(lambda ls: "Exit reasons of vCPU" in ls[2])
+    ok(("Exit reasons of vCPU %s (tid %s) of VM %s" % (c0[0], c0[1], shape[0][0])) in lines[2],
+       "F5: a double click on a vCPU's row opens its exit reasons", lines[2])
+    keys("Escape")
+    wait_for(lambda ls: "tree" in ls[2])
+    # interval 2, i: only the vCPUs with exits in the script's second second, their exits those
+    keys("]", "]", "i")
+    two = tree_truth(2)
+    busy = dict((vm, dict((t, v) for t, v in kids.items() if v[1])) for vm, kids in two.items())
+    busy = dict((vm, kids) for vm, kids in busy.items() if kids)
+    lines = wait_for(lambda ls: "interval 2/" in ls[0] and "idle rows hidden" in ls[2] and
+                     len(rows(ls)) == len(busy) + sum(len(k) for k in busy.values()))
+    shape2 = tree_shape(tree_rows(lines, titles) or [])
+    tree_check("interval 2, i", shape2, busy)
+    keys("i", "[", "[")
+    wait_for(lambda ls: "whole recording" in ls[0] and len(rows(ls)) == 11)
+    keys("F5")
+    lines = wait_for(lambda ls: "tree" not in ls[2] and "VMs (3)" in ls[2])
+    eq(sorted(r.split()[0] for r in rows(lines)), sorted(vm for vm, _, _ in TREE_VMS),
+       "F5 again: the VMs pane flat, the title without tree")
+    keys("F5", "W")
+    rc = os.path.join(cfg, "kvmtop", "kvmtoprc")
+    end = time.time() + 5
+    while time.time() < end and not os.path.exists(rc):
+        time.sleep(0.1)
+    text = open(rc).read() if os.path.exists(rc) else ""
+    ok("tree = on" in text.splitlines(), "W writes tree = on", text)
+    keys("Enter")
+    wait_for(lambda ls: "vCPUs of VM" in ls[2])
+    keys("F5")
+    lines = wait_for(lambda ls: "F5:" in message(ls))
+    ok("the tree is the VMs pane's" in message(lines), "F5 on the vCPUs pane: says the tree is the VMs "
+       "pane's", message(lines))
+    quit_case("tree")
+    start(args + ["--ascii"], env="XDG_CONFIG_HOME=%s" % cfg)
+    lines = wait_for(lambda ls: "VMs (3), tree" in ls[2] and len(rows(ls)) == 11, 20)
+    ok("VMs (3), tree" in lines[2], "the settings file's tree = on: the next start shows the tree", lines[2])
+    tree_check("tree = on, --ascii", tree_shape(tree_rows(lines, titles) or [], TREE_ASCII), truth)
+    quit_case("tree from the settings file")
+    shutil.rmtree(cfg, ignore_errors=True)
 
 
 def trace_summary():
@@ -773,6 +1007,7 @@ def main():
         util_sort_case()
         idle_case(idle_args)
         views_case(idle_args)
+        tree_case(tree_recording())
         priorities_case()
     finally:
         if SOCK[0]:

@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The VMs pane: one row per VM (host process), the screen kvmtop opens on. */
+/*
+ * The VMs pane: one row per VM (host process), the screen kvmtop opens
+ * on; with F5 (htop's tree) each VM's vCPUs under it, a row each, each of
+ * the VM's columns showing the vCPU's field that means the same
+ * (model_field_vcpu_of()), blank where none does.
+ */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,26 +23,42 @@ enum {
 	VMS_NET_TX, VMS_DROPS, VMS_MEM_SOME, VMS_IO_SOME, VMS_LOCAL, VMS_DISPLAY, VMS_UUID, VMS_NR_COLS
 };
 
+/* A VM's row, or (F5's tree) one of its vCPUs', whose values are the vCPU's (tui_cols_fill_vcpu()). */
 struct vm_row {
 	struct pane_val val[VMS_NR_COLS];	/* the columns' values */
-	char name[MODEL_NAME_LEN * 4];	/* vm_name's value, escaped (tui_val_text()) */
+	struct pane_node node;		/* a VM's at the top, its vCPUs' under it */
+	int pid;			/* the VM's pid (a vCPU's row: its VM's) */
+	int tid;			/* a vCPU's row: its thread, else -1 */
+	int vcpu;			/* ... and its id (-1: not known) */
+	char name[MODEL_NAME_LEN * 4];	/* vm_name's value, escaped (tui_val_text()); a vCPU's: its VM's */
+	char comm[MODEL_NAME_LEN * 4];	/* a vCPU's row: its thread's name, escaped */
 	char display[IDENT_NAME_LEN * 4];	/* vm_display's, the same */
 	char uuid[IDENT_UUID_LEN * 4];	/* vm_uuid's */
-	char top[96];			/* vm_top_reason's */
+	char top[96];			/* vm_top_reason's (a vCPU's: vcpu_top_reason's) */
 	bool exited;
 };
 
 static int vms_row_pid(const struct vm_row *w)
 {
-	return (int)w->val[VMS_PID].v.i;
+	return w->pid;
 }
 
-/* The field's name, and whether the VM has exited. */
+/*
+ * The field's name, and whether the VM has exited; a vCPU's row: the
+ * tree's glyph (ASCII where the terminal is not UTF-8) and the vCPU.
+ */
 static void vms_c_name(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct vm_row *w = r;
+	char id[16];
 
-	snprintf(buf, len, "%s%s", w->name, w->exited ? " (exited)" : "");
+	if (w->tid < 0) {
+		snprintf(buf, len, "%s%s", w->name, w->exited ? " (exited)" : "");
+		return;
+	}
+	tui_vcpu_id(w->vcpu, id, sizeof(id));
+	snprintf(buf, len, " %s vCPU %s", t->utf8 ? (w->node.last ? "\u2514\u2500" : "\u251c\u2500") :
+		 (w->node.last ? "`-" : "|-"), id);
 }
 
 PANE_RATE_VAL_CELL(vms, vm_row, exits, VMS_EXITS)
@@ -91,6 +113,64 @@ static const struct pane_col vms_cols[VMS_NR_COLS] = {
 	[VMS_UUID] =       { "vm_uuid",       NULL,         36, COL_LEFT,  NULL,             NULL,               false, -1, 0,                             "vm_uuid" },
 };
 
+/* How many rows the pane may have: its VMs, and with F5's tree their vCPU threads too. */
+static size_t vms_count(const struct tui *t)
+{
+	const struct vm *vm;
+	size_t n = 0;
+
+	MODEL_FOREACH_VM(vm, t->m)
+		n += 1 + (t->vms_tree ? vm->nr_vcpus : 0);
+	return n;
+}
+
+/* A vCPU's field as its getter gives it (the vCPUs pane's), for a row of vCPU row. */
+static void vms_vcpu_field(const char *name, const struct model_row *row, struct model_field_val *v)
+{
+	bool has;
+
+	model_field_value(model_field(name), row, v, &has);
+}
+
+/* F5's tree: the vCPUs of the VM of the pane's last row, a row each after it: 0, or -1 (no memory). */
+static int vms_build_vcpus(struct tui *t, struct pane *p, const struct vm *vm, const struct model_snap *snap)
+{
+	struct vm_row *rows = p->rows, *up = &rows[p->nr - 1];
+	long parent = (long)p->nr - 1;
+	struct model_field_val v;
+	const struct vcpu *c;
+	struct model_scope sc;
+	int ret = 0;
+
+	memset(&sc, 0, sizeof(sc));
+	MODEL_FOREACH_VCPU(c, vm) {
+		const struct model_row row = { .m = t->m, .vm = vm, .v = c, .snap = snap, .vcpu_sc = &sc };
+		struct vm_row *w = &rows[p->nr++];
+
+		/* its scope as the vCPUs pane reads it: the same figures */
+		if (model_scope_vcpu(&sc, t->m, c, t->cumulative) || model_scope_summary(&sc)) {
+			ret = -1;
+			break;
+		}
+		tui_cols_fill_vcpu(vms_cols, VMS_NR_COLS, &row, w->val);
+		tui_val_text(&w->val[VMS_TOP], w->top, sizeof(w->top));
+		w->node.parent = parent;
+		w->pid = up->pid;
+		vms_vcpu_field("vcpu_tid", &row, &v);
+		w->tid = (int)v.i;
+		vms_vcpu_field("vcpu", &row, &v);
+		w->vcpu = (int)v.i;
+		/* vCPUs of an unknown id after the others */
+		w->node.rank = v.i >= 0 ? v.i : (long)INT32_MAX;
+		vms_vcpu_field("vcpu_comm", &row, &v);
+		escape_text(v.s ? v.s : "", w->comm, sizeof(w->comm));
+		memcpy(w->name, up->name, sizeof(w->name));
+		model_scope_free(&sc);
+	}
+	model_scope_free(&sc);
+	return ret;
+}
+
 static int vms_build(struct tui *t, struct pane *p)
 {
 	struct model_scope sc;
@@ -102,7 +182,7 @@ static int vms_build(struct tui *t, struct pane *p)
 
 	memset(&sc, 0, sizeof(sc));
 	tui_snap(t, &snap);
-	n = model_nr_vms(t->m);
+	n = vms_count(t);
 	rows = calloc(n ? n : 1, sizeof(*rows));
 	if (!rows)
 		goto out;
@@ -123,8 +203,13 @@ static int vms_build(struct tui *t, struct pane *p)
 		tui_val_text(&w->val[VMS_DISPLAY], w->display, sizeof(w->display));
 		tui_val_text(&w->val[VMS_UUID], w->uuid, sizeof(w->uuid));
 		tui_val_text(&w->val[VMS_TOP], w->top, sizeof(w->top));
+		w->node.parent = -1;
+		w->pid = (int)w->val[VMS_PID].v.i;
+		w->tid = w->vcpu = -1;
 		w->exited = vm->exited;
 		model_scope_free(&sc);
+		if (t->vms_tree && vms_build_vcpus(t, p, vm, &snap))
+			goto out;
 	}
 	ret = 0;
 out:
@@ -132,40 +217,76 @@ out:
 	return ret;
 }
 
+/*
+ * A VM's pid; a vCPU's thread with bit 32 set, never a VM's pid (a VMM
+ * that runs a vCPU on its main thread): (int) of it is the tid.
+ */
 static uint64_t vms_key(const void *r)
-{
-	return (uint64_t)(unsigned int)vms_row_pid(r);
-}
-
-static const char *vms_label(const struct tui *t, const void *r, char *buf, size_t len)
 {
 	const struct vm_row *w = r;
 
-	snprintf(buf, len, "%s %d", w->name, vms_row_pid(w));
+	if (w->tid >= 0)
+		return 1ull << 32 | (unsigned int)w->tid;
+	return (uint64_t)(unsigned int)vms_row_pid(r);
+}
+
+/* What / and \ look in: a VM's name and pid; a vCPU's VM's too, its id, tid and thread's name. */
+static const char *vms_label(const struct tui *t, const void *r, char *buf, size_t len)
+{
+	const struct vm_row *w = r;
+	char id[16];
+
+	if (w->tid < 0)
+		snprintf(buf, len, "%s %d", w->name, vms_row_pid(w));
+	else
+		snprintf(buf, len, "%s %d vCPU %s %d %s", w->name, vms_row_pid(w),
+			 tui_vcpu_id(w->vcpu, id, sizeof(id)), w->tid, w->comm);
 	return buf;
 }
 
+/* A VM's vCPUs; on a vCPU's row (F5's tree), that vCPU's exit reasons, as the vCPUs pane's Enter. */
 static int vms_enter(struct tui *t, const void *r)
 {
+	const struct vm_row *w = r;
+
+	if (w->tid >= 0)
+		return tui_push(t, PANE_REASONS, vms_row_pid(w), w->tid);
 	return tui_push(t, PANE_VCPUS, vms_row_pid(r), -1);
 }
 
+/* The guest IPs of the selected VM, or of the selected vCPU (F5's tree). */
 static int vms_tab(struct tui *t)
 {
 	const struct vm_row *w = tui_selected(t);
 
 	if (!w)
 		return 0;	/* no VM: nothing to open */
-	return tui_push(t, PANE_IPS, vms_row_pid(w), -1);
+	return tui_push(t, PANE_IPS, vms_row_pid(w), w->tid);
+}
+
+/* How many VMs p lists (with F5's tree, its vCPUs' rows are not counted). */
+static size_t vms_nr_vms(const struct pane *p)
+{
+	const struct vm_row *rows = p->rows;
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nr; i++)
+		n += rows[i].tid < 0;
+	return n;
 }
 
 static void vms_title(const struct tui *t, const struct pane *p, char *buf, size_t len)
 {
+	const char *tree = t->vms_tree ? ", tree" : "";
+
 	if (t->vms_view >= 0 && (size_t)t->vms_view < tui_nr_views)
-		snprintf(buf, len, "VMs (%zu), view %c: %s (%c again, 0 or Esc: all columns)", p->nr,
+		snprintf(buf, len, "VMs (%zu)%s, view %c: %s (%c again, 0 or Esc: all columns)", vms_nr_vms(p), tree,
 			 tui_views[t->vms_view].key, tui_views[t->vms_view].title, tui_views[t->vms_view].key);
+	else if (t->vms_tree)
+		snprintf(buf, len, "VMs (%zu), tree: each VM's vCPUs under it (F5: flat); Enter opens a VM's vCPUs "
+			 "or a vCPU's exit reasons", vms_nr_vms(p));
 	else
-		snprintf(buf, len, "VMs (%zu): Enter shows a VM's vCPUs, Tab its guest IPs", p->nr);
+		snprintf(buf, len, "VMs (%zu): Enter shows a VM's vCPUs, Tab its guest IPs", vms_nr_vms(p));
 }
 
 /* How many VMs the model holds that -p and -g leave out (never the host kernel's threads). */
@@ -243,6 +364,7 @@ const struct pane_ops pane_vms = {
 	.title = vms_title,
 	.empty = vms_empty,
 	.busy = "vm_exits_per_s",
+	.node = offsetof(struct vm_row, node),
 };
 
 /* the screen keeps room for TUI_COLS columns a pane (tui.h) */

@@ -170,6 +170,7 @@ struct tui {
 	bool ip_by_sym;			/* ... one row per symbol (g) */
 	bool hide_idle;			/* i: the figure panes leave out rows without exits (settings file) */
 	int vms_view;			/* 1 2 3: the VMs pane's view (tui_views[]), -1: its own columns */
+	bool vms_tree;			/* F5: the VMs pane shows each VM's vCPUs under it (settings file) */
 	/* replay: intervals of -d seconds, 0 = the whole recording */
 	long interval;
 	long nr_intervals;		/* -1: not known yet */

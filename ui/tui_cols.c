@@ -38,6 +38,22 @@ void tui_cols_fill(const struct pane_col *cols, int nr_cols, const struct model_
 	}
 }
 
+void tui_cols_fill_vcpu(const struct pane_col *cols, int nr_cols, const struct model_row *row,
+			struct pane_val *vals)
+{
+	int i;
+
+	for (i = 0; i < nr_cols; i++) {
+		const struct model_field *f = model_field_vcpu_of(cols[i].field ? model_field(cols[i].field) : NULL);
+
+		memset(&vals[i], 0, sizeof(vals[i]));
+		if (f)
+			model_field_value(f, row, &vals[i].v, &vals[i].has);
+		else
+			vals[i].blank = true;	/* no figure of a vCPU means the same: not "-" */
+	}
+}
+
 const char *tui_val_text(struct pane_val *pv, char *buf, size_t len)
 {
 	escape_text(pv->v.s ? pv->v.s : "", buf, len);
@@ -57,6 +73,10 @@ static void field_cell(const struct tui *t, const struct model_field *f, const s
 {
 	const struct model_field_val *v = &pv->v;
 
+	if (pv->blank) {
+		buf[0] = '\0';		/* not a figure of this row */
+		return;
+	}
 	if (!pv->has || !f) {
 		snprintf(buf, len, "-");
 		return;

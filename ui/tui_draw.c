@@ -312,7 +312,8 @@ static bool hist_subject(struct tui *t, bool *vm, int *id, char *what, size_t le
 	if ((tui_pane_is(t, p, PANE_VMS) || tui_pane_is(t, p, PANE_VCPUS)) && p->nr_order) {
 		const void *r = tui_row_at(p, p->order[p->sel]);
 
-		*vm = tui_pane_is(t, p, PANE_VMS);
+		/* F5's tree: a vCPU's row (its key's low bits its tid) is a vCPU's */
+		*vm = tui_pane_is(t, p, PANE_VMS) && !tui_row_parent(p, r);
 		*id = (int)p->ops->key(r);
 		snprintf(what, len, "%s %s", *vm ? "VM" : "vCPU", p->ops->label(t, r, buf, sizeof(buf)));
 		return true;

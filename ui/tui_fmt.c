@@ -49,7 +49,9 @@ void tui_fmt_rate(const struct tui *t, uint64_t n, char *buf, size_t len)
 
 void tui_fmt_rate_val(const struct pane_val *pv, char *buf, size_t len)
 {
-	if (!pv->has)
+	if (pv->blank)
+		buf[0] = '\0';		/* not a figure of this row (pane_val) */
+	else if (!pv->has)
 		snprintf(buf, len, "-");	/* no span in ns, or no such event seen */
 	else
 		fmt_rate_of(pv->v.d, buf, len);

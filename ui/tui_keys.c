@@ -339,6 +339,11 @@ static int k_thieves(struct tui *t, struct pane *p, int ch)
 		const void *r = tui_selected(t);
 
 		tid = r ? (int)p->ops->key(r) : -1;
+	} else if (tui_pane_is(t, p, PANE_VMS)) {
+		const void *r = tui_selected(t);
+
+		/* F5's tree: a vCPU's row (under its VM), whose key's low bits are its tid */
+		tid = r && tui_row_parent(p, r) ? (int)p->ops->key(r) : -1;
 	}
 	if (tid < 0 || tui_pane_is(t, p, PANE_THIEVES)) {
 		snprintf(t->msg, sizeof(t->msg), "w shows who ran while a vCPU waited: select a vCPU first");
@@ -355,6 +360,9 @@ static int k_context(struct tui *t, struct pane *p, int ch)
 	if (tui_pane_is(t, p, PANE_VMS)) {
 		const void *r = tui_selected(t);
 
+		/* F5's tree: a vCPU's row is its VM's */
+		if (r && tui_row_parent(p, r))
+			r = tui_row_parent(p, r);
 		pid = r ? (int)p->ops->key(r) : -1;
 	}
 	if (pid <= 0 || tui_pane_is(t, p, PANE_CONTEXT)) {
@@ -476,11 +484,21 @@ static int k_view(struct tui *t, struct pane *p, int ch)
 	return 0;
 }
 
-/* F5: htop's tree; a VM's vCPUs are a pane of their own here */
+/* F5: htop's tree: the VMs pane's VMs each with its vCPUs under it, or flat again */
 static int k_tree(struct tui *t, struct pane *p, int ch)
 {
-	snprintf(t->msg, sizeof(t->msg), "F5: tree not available: Enter opens a VM's vCPUs");
-	return 0;
+	if (!tui_pane_is(t, p, PANE_VMS)) {
+		snprintf(t->msg, sizeof(t->msg), "F5: the tree is the VMs pane's (each VM's vCPUs under it): Esc goes back to it");
+		return 0;
+	}
+	/* paused, the rows stay those of the snapshot shown: none to build the tree from */
+	if (t->live && t->paused) {
+		snprintf(t->msg, sizeof(t->msg), "paused: F5 switches the tree once Z resumes");
+		return 0;
+	}
+	t->vms_tree = !t->vms_tree;
+	tui_pane_remember(p);
+	return rebuild(t);
 }
 
 /* F9: htop's kill; kvmtop only looks */
@@ -512,7 +530,7 @@ const struct tui_key tui_keys[] = {
 	  "F2", "Setup", TUI_ANY, TUI_ON_ROWS, { KEY_F(2) }, k_setup, false },
 	{ "F7 F8", "move a column (setup)", "setup: move the selected column up / down",
 	  "F7F8", "Move", TUI_ANY, TUI_ON(PANE_SETUP), { KEY_F(7), KEY_F(8) }, k_setup_move, false },
-	{ "W", "write the settings", "write the settings (delay, each pane's sort and columns, colours, i) to the settings file",
+	{ "W", "write the settings", "write the settings (delay, each pane's sort and columns, colours, i, F5's tree) to the settings file",
 	  "W", "Write", TUI_ANY, TUI_ON(PANE_SETUP), { 'W' }, k_write, false },
 	{ "Up/Down PgUp/PgDn Home/End", "move", "move the selection", NULL, NULL, TUI_ANY, 0,
 	  { KEY_UP, KEY_DOWN, KEY_PPAGE, KEY_NPAGE, KEY_HOME, KEY_END }, k_move, true },
@@ -572,8 +590,8 @@ const struct tui_key tui_keys[] = {
 	{ "1 2 3 0", "views: CPU, network, disk",
 	  "the VMs pane's views (virt-top's): 1 its vCPUs' use of the host's CPUs, 2 network, 3 disk; the key again, 0 or Esc: all columns",
 	  NULL, NULL, TUI_ANY, 0, { '1', '2', '3', '0' }, k_view, false },
-	{ "F5", "no tree", "htop's tree: none; Enter opens a VM's vCPUs", NULL, NULL, TUI_ANY, 0,
-	  { KEY_F(5) }, k_tree, false },
+	{ "F5", "tree", "the VMs pane as htop's tree: each VM's vCPUs under it (Enter on one: its exit reasons); F5 again: flat (kept by W)",
+	  NULL, NULL, TUI_ANY, 0, { KEY_F(5) }, k_tree, false },
 	{ "F9", "kills nothing", "htop's kill: kvmtop kills nothing, it only watches", NULL, NULL, TUI_ANY, 0,
 	  { KEY_F(9) }, k_kill, false },
 };

@@ -82,6 +82,23 @@ struct pane_val {
 	/* a text's s: the row's own escaped copy (tui_val_text()), never the model's */
 	struct model_field_val v;
 	bool has;	/* the row has one (a latency figure needs samples) */
+	/*
+	 * Not a figure of this row at all: a tree's child row (a VM's vCPU,
+	 * F5) in a column whose field has no counterpart at its level
+	 * (model_field_vcpu_of()).  Drawn empty, where "-" is unknown.
+	 */
+	bool blank;
+};
+
+/*
+ * Where a row of a pane that may be a tree (the VMs pane's F5) hangs:
+ * under the row parent (its index in the pane's rows), or at the top.
+ */
+struct pane_node {
+	long parent;	/* -1: a top row (a VM) */
+	/* a child's place among its siblings where the sort column has no figure of theirs (a vCPU's id) */
+	long rank;
+	bool last;	/* the last child of its parent in the order shown (its tree glyph) */
 };
 
 struct pane_col {
@@ -145,6 +162,11 @@ struct pane_ops {
 	 * exits in the interval; NULL: the pane has no idle rows.
 	 */
 	const char *busy;
+	/*
+	 * A pane whose rows may be a tree: offsetof() the struct pane_node of
+	 * its row (never 0: the values come first); 0: a flat pane.
+	 */
+	size_t node;
 };
 
 /*
@@ -225,6 +247,10 @@ struct pane *tui_top_pane(struct tui *t);
 /* The selected row of the pane shown, NULL if none. */
 const void *tui_selected(const struct tui *t);
 void *tui_row_at(const struct pane *p, size_t i);
+/* Row r's node in a tree (struct pane_node), NULL where p's rows are flat. */
+struct pane_node *tui_row_node(const struct pane *p, const void *r);
+/* The row r hangs under in p's tree (a vCPU's VM), NULL: a top row, or a flat pane. */
+const void *tui_row_parent(const struct pane *p, const void *r);
 /* Filter and sort p's rows; the selection stays on the same key. */
 void tui_pane_order(struct tui *t, struct pane *p);
 /* Keep the selected row's key, to find it again after a rebuild. */
@@ -298,6 +324,13 @@ bool tui_setup_move(struct tui *t, int col, int d);
 /* Every field column's value in row, into vals[column]. */
 void tui_cols_fill(const struct pane_col *cols, int nr_cols, const struct model_row *row,
 		   struct pane_val *vals);
+/*
+ * The same for a vCPU's row under its VM (the VMs pane's tree, F5; row's
+ * v the vCPU): each column's field's vCPU counterpart
+ * (model_field_vcpu_of()), blank where it has none.
+ */
+void tui_cols_fill_vcpu(const struct pane_col *cols, int nr_cols, const struct model_row *row,
+			struct pane_val *vals);
 /* A text value kept: escaped into the row's buf, which pv's s then points at. */
 const char *tui_val_text(struct pane_val *pv, char *buf, size_t len);
 

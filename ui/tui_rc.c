@@ -171,6 +171,22 @@ static void rc_write_idle(const struct tui *t, int id, char *buf, size_t len)
 	snprintf(buf, len, "%s", t->hide_idle ? "hidden" : "shown");
 }
 
+/* F5: the VMs pane's tree, "on" or "off" */
+static int rc_read_tree(struct tui *t, int id, const char *val, char *err, size_t len)
+{
+	if (strcasecmp(val, "on") && strcasecmp(val, "off")) {
+		snprintf(err, len, "tree: '%.32s' is not on or off", val);
+		return -1;
+	}
+	t->vms_tree = !strcasecmp(val, "on");
+	return 0;
+}
+
+static void rc_write_tree(const struct tui *t, int id, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", t->vms_tree ? "on" : "off");
+}
+
 /* The old -> new names the file being read used (one notice for the file, rc_lines). */
 static char rc_renames[512];
 
@@ -248,6 +264,7 @@ static const struct rc_setting {
 	{ "history", false, rc_read_history, rc_write_history },
 	{ "start",   false, rc_read_start,   rc_write_start },
 	{ "idle",    false, rc_read_idle,    rc_write_idle },
+	{ "tree",    false, rc_read_tree,    rc_write_tree },
 	{ "sort",    true,  rc_read_sort,    rc_write_sort },
 	{ "columns", true,  rc_read_columns, rc_write_columns },
 };

@@ -23,11 +23,22 @@ void *tui_row_at(const struct pane *p, size_t i)
 	return (char *)p->rows + i * p->ops->row_size;
 }
 
-static int order_cmp(const void *a, const void *b, void *arg)
+struct pane_node *tui_row_node(const struct pane *p, const void *r)
 {
-	const struct pane *p = arg;
+	return p->ops->node ? (struct pane_node *)((char *)r + p->ops->node) : NULL;
+}
+
+const void *tui_row_parent(const struct pane *p, const void *r)
+{
+	const struct pane_node *n = tui_row_node(p, r);
+
+	return n && n->parent >= 0 && (size_t)n->parent < p->nr ? tui_row_at(p, (size_t)n->parent) : NULL;
+}
+
+/* The order of rows x and y by the sort column (then their keys), in the pane's direction. */
+static int order_rows(const struct pane *p, const void *x, const void *y)
+{
 	const struct pane_col *c = &p->ops->cols[p->sort];
-	const void *x = tui_row_at(p, *(const size_t *)a), *y = tui_row_at(p, *(const size_t *)b);
 	bool hx = tui_col_has(p->ops, x, p->sort), hy = tui_col_has(p->ops, y, p->sort);
 	int r;
 
@@ -42,6 +53,52 @@ static int order_cmp(const void *a, const void *b, void *arg)
 	}
 	/* ties too, so I gives exactly the reverse */
 	return c->descending != p->invert ? -r : r;
+}
+
+/* Whether row r has no figure of its own in column col (a tree's child: pane_val.blank). */
+static bool order_blank(const struct pane *p, const void *r, int col)
+{
+	return p->ops->cols[col].field &&
+	       ((const struct pane_val *)((const char *)r + p->ops->vals))[col].blank;
+}
+
+/*
+ * A tree's order: its top rows by the sort column, each followed by its
+ * children, by the sort column's figure of theirs where they have one,
+ * else by their rank (a vCPU's id) up.  A flat pane's rows are all top.
+ */
+static int order_cmp(const void *a, const void *b, void *arg)
+{
+	const struct pane *p = arg;
+	const void *x = tui_row_at(p, *(const size_t *)a), *y = tui_row_at(p, *(const size_t *)b);
+	const void *px = tui_row_parent(p, x), *py = tui_row_parent(p, y);
+	long rx, ry;
+
+	if ((px ? px : x) != (py ? py : y))
+		return order_rows(p, px ? px : x, py ? py : y);
+	if (!px || !py)
+		return !px ? -1 : 1;	/* the parent first */
+	if (!order_blank(p, x, p->sort) && !order_blank(p, y, p->sort))
+		return order_rows(p, x, y);
+	rx = tui_row_node(p, x)->rank;
+	ry = tui_row_node(p, y)->rank;
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	return p->ops->key(x) < p->ops->key(y) ? -1 : p->ops->key(x) > p->ops->key(y);
+}
+
+/* A tree's children each told whether it is the last of its parent's shown (its glyph). */
+static void order_mark_last(struct pane *p)
+{
+	size_t i;
+
+	for (i = 0; p->ops->node && i < p->nr_order; i++) {
+		const void *r = tui_row_at(p, p->order[i]);
+		const void *up = tui_row_parent(p, r);
+
+		tui_row_node(p, r)->last = up && (i + 1 == p->nr_order ||
+						  tui_row_parent(p, tui_row_at(p, p->order[i + 1])) != up);
+	}
 }
 
 void tui_stat_add(struct tui_stat *s, uint64_t t0)
@@ -89,6 +146,7 @@ void tui_pane_order(struct tui *t, struct pane *p)
 		p->order[p->nr_order++] = i;
 	}
 	qsort_r(p->order, p->nr_order, sizeof(*p->order), order_cmp, p);
+	order_mark_last(p);
 	if (p->have_sel) {
 		for (i = 0; i < p->nr_order; i++)
 			if (p->ops->key(tui_row_at(p, p->order[i])) == p->sel_key) {

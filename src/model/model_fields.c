@@ -560,6 +560,42 @@ const struct model_field *model_field(const char *name)
 	return NULL;
 }
 
+/*
+ * A VM's field and the vCPU's that means the same for one of its vCPUs
+ * (model_field_vcpu_of()), declared pair by pair: a name is no guide
+ * (vm_pid's is vcpu_tid; vm_state and vcpu_state, vm_numa_node and
+ * vcpu_node mean other things; vm_exits_pct has none).  Each pair is of
+ * one kind, so that a view writes both alike (tests/unit/test_fields.c).
+ */
+static const struct model_field_pair {
+	const char *vm;
+	const char *vcpu;
+} model_field_pairs[] = {
+	{ "vm_pid",               "vcpu_tid" },
+	{ "vm_exits",             "vcpu_exits" },
+	{ "vm_exits_total",       "vcpu_exits_total" },
+	{ "vm_exits_per_s",       "vcpu_exits_per_s" },
+	{ "vm_unmatched_exits",   "vcpu_unmatched_exits" },
+	{ "vm_unmatched_entries", "vcpu_unmatched_entries" },
+	{ "vm_halt_pct",          "vcpu_halt_pct" },
+	{ "vm_util_pct",          "vcpu_util_pct" },
+	{ "vm_steal_pct",         "vcpu_steal_pct" },
+	{ "vm_latency_mean",      "vcpu_latency_mean" },
+	{ "vm_latency_stddev",    "vcpu_latency_stddev" },
+	{ "vm_latency_p99",       "vcpu_latency_p99" },
+	{ "vm_top_reason",        "vcpu_top_reason" },
+};
+
+const struct model_field *model_field_vcpu_of(const struct model_field *f)
+{
+	size_t i;
+
+	for (i = 0; f && i < sizeof(model_field_pairs) / sizeof(model_field_pairs[0]); i++)
+		if (!strcmp(model_field_pairs[i].vm, f->name))
+			return model_field(model_field_pairs[i].vcpu);
+	return NULL;
+}
+
 /* The fields that can pass 2^53 (model_field_big): the snapshot's clock, the sums of times. */
 static const char *const model_big_fields[] = {
 	"start", "end", "latency_sum", "handling_sum", "obj_latency_sum",

@@ -121,6 +121,12 @@ extern const unsigned int model_nr_fields;
 /* The fields of one kind of row, in the table's order: *n of them. */
 const struct model_field *model_fields_of(enum model_row_kind row, unsigned int *n);
 /*
+ * The vCPU's field that means for one of a VM's vCPUs what VM field f
+ * means for the VM (vm_exits_per_s: vcpu_exits_per_s, vm_pid: vcpu_tid),
+ * or NULL: f has none (vm_vcpu_count, the VM's context) or is not a VM's.
+ */
+const struct model_field *model_field_vcpu_of(const struct model_field *f);
+/*
  * Is f a 64-bit figure that can pass 2^53 within a year of running (a
  * clock, a sum of ns)?  JSON writes one as a decimal string, which a
  * reader keeping numbers as doubles (jq, JavaScript) does not round, as

@@ -243,6 +243,50 @@ static void test_json_rows(void **state)
 	free(text);
 }
 
+/*
+ * A VM's field's vCPU counterpart (the VMs pane's tree, F5): the pairs
+ * the figures' meanings give (written here, not read from the table),
+ * none where the names look alike but mean other things; each pair a VM's
+ * and a vCPU's field of one kind and one histogram.
+ */
+static void test_pairs(void **state)
+{
+	static const struct { const char *vm, *vcpu; } want[] = {
+		{ "vm_pid", "vcpu_tid" }, { "vm_exits", "vcpu_exits" }, { "vm_exits_total", "vcpu_exits_total" },
+		{ "vm_exits_per_s", "vcpu_exits_per_s" }, { "vm_latency_mean", "vcpu_latency_mean" },
+		{ "vm_latency_stddev", "vcpu_latency_stddev" }, { "vm_latency_p99", "vcpu_latency_p99" },
+		{ "vm_halt_pct", "vcpu_halt_pct" }, { "vm_util_pct", "vcpu_util_pct" },
+		{ "vm_steal_pct", "vcpu_steal_pct" }, { "vm_top_reason", "vcpu_top_reason" },
+		{ "vm_unmatched_exits", "vcpu_unmatched_exits" }, { "vm_unmatched_entries", "vcpu_unmatched_entries" },
+		{ "vm_name", NULL }, { "vm_state", NULL }, { "vm_numa_node", NULL }, { "vm_exits_pct", NULL },
+		{ "vm_vcpu_count", NULL }, { "vm_emulator_run_pct", NULL }, { "vm_mem_rss_bytes", NULL },
+	};
+	const struct model_field *vms, *f;
+	unsigned int i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		f = model_field_vcpu_of(model_field(want[i].vm));
+		assert_non_null(model_field(want[i].vm));
+		if (want[i].vcpu)
+			assert_ptr_equal(f, model_field(want[i].vcpu));
+		else
+			assert_null(f);
+	}
+	vms = model_fields_of(MR_VM, &n);
+	for (i = 0; i < n; i++) {
+		f = model_field_vcpu_of(&vms[i]);
+		if (!f)
+			continue;
+		assert_int_equal(f->row, MR_VCPU);
+		assert_int_equal(f->kind, vms[i].kind);
+		assert_int_equal(f->hist, vms[i].hist);
+	}
+	/* only a VM's field has one */
+	assert_null(model_field_vcpu_of(model_field("vcpu_exits")));
+	assert_null(model_field_vcpu_of(NULL));
+}
+
 /* Names are unique across the whole table: CSV's columns and the pane's names pick by them. */
 static void test_unique(void **state)
 {
@@ -288,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_json_rows),
 		cmocka_unit_test(test_pane),
 		cmocka_unit_test(test_unique),
+		cmocka_unit_test(test_pairs),
 	};
 
 	return cmocka_run_group_tests_name("fields", tests, NULL, NULL);
