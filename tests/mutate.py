@@ -35,6 +35,9 @@ import time
 
 # (what, [(file, old text, new text), ...]): each old text must occur exactly once
 MUTATIONS = [
+    ("settings file: a tree value other than on or off taken as off, unsaid",
+     [("ui/tui_rc.c", 'if (strcasecmp(val, "on") && strcasecmp(val, "off")) {\n\t\tsnprintf(err, len, "tree:',
+       'if (0 && strcasecmp(val, "off")) {\n\t\tsnprintf(err, len, "tree:')]),
     ("hist: percentile rank rounded down (floor, not ceil)",
      [("src/model/hist.c", "\t\trank++;\n", "\t\t;\n")]),
     ("hist: a bucket's lower edge instead of its middle",

@@ -240,6 +240,12 @@ def bad_cases(recording, rc):
         f.write(text[:cut].replace("VMs.sort = vm_exits_total", "VMs.sort = -vm_pid"))
     line = text[:cut].count("\n") + 1
     bad_file("truncated", p, recording, "PID\u25b2", ":%d: the VMs pane has no column 'vm_exi'" % line, 1)
+    # values out of their set: the tree (F5) and idle rows (i), each said with its line and the values
+    p = os.path.join(d, "values")
+    with open(p, "w") as f:
+        f.write("VMs.sort = -vm_pid\ntree = sideways\nidle = maybe\n")
+    bad_file("tree and idle out of their values", p, recording, "PID\u25b2",
+             ":2: tree: 'sideways' is not on or off", 2)
     # unreadable: a directory, a FIFO (never waited on), /dev/zero; a file without read permission
     p = os.path.join(d, "fifo")
     os.mkfifo(p)
