@@ -62,6 +62,12 @@ Then kvmtop's own CPU per snapshot reading 100 VMs of 4 vCPUs with
 --source stats (a fixture tree) beside --source debugfs on the same VMs,
 and --source stats on this host's /proc.
 
+Then what finding VMs and vCPUs costs --source stats each second (a look:
+a stat of each process's /proc/PID/fd, its fds listed only when their
+number changed): kvmtop's CPU per second on a tree of 100 VMMs of 200 fds,
+quiet and with every fd table changing each second (each listed at each
+look: what a look costs without the signature), and on this host's /proc.
+
 Then the VMs' context (src/context/): kvmtop's CPU per VM per interval
 reading 100 VMs' memory, disk, network, pressure and NUMA figures (their
 /proc files are those of 100 real processes, linked from a fixture tree),
@@ -765,6 +771,63 @@ def stats_cpu():
     shutil.rmtree(dbg, ignore_errors=True)
 
 
+def stats_looks():
+    """kvmtop -b --source stats -d 1 (JSON to /dev/null) for 15 s, its own CPU per second (3 runs,
+    medians): on a --proc tree of 100 VMMs of 4 vCPUs and 200 other fds each, quiet (each look stats
+    100 fd directories, lists none) and with a Python writer adding or removing one link in each of
+    them every 0.5 s (every VMM's fds listed at each look: the cost of a look without the signature);
+    and on this host's /proc (every process's /proc/PID/fd stat'ed at each look, its fds listed when
+    their number changed), with how many processes and fds it has."""
+    sys.path.insert(0, os.path.join(SRC, "tests"))
+    import kstat_fixture as kf
+    root = os.path.join(OUT, "looks-tree")
+    shutil.rmtree(root, ignore_errors=True)
+    vals = {"exits": 1000, "io_exits": 400, "halt_wait_hist": [3] * 32, "exit_lat_lin": [1] * 4}
+    for k in range(100):
+        pid = 300000 + 10 * k
+        d = kf.proc_vm(root, pid, "vm%d" % k, {i: (pid + 1 + i, "CPU %d/KVM" % i, True) for i in range(4)})
+        kf.vm_stats(root, pid, {}, {i: vals for i in range(4)})
+        for fd in range(100, 300):
+            os.symlink("socket:[%d]" % (pid + fd), os.path.join(d, "fd", str(fd)))
+    kvmtop = os.path.join(TOP, "kvmtop")
+
+    def once(args, churn):
+        p = subprocess.Popen([kvmtop, "-b", "--source", "stats", "-d", "1", "-o", "json"] + args,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        end = time.monotonic() + 15
+        while time.monotonic() < end:
+            time.sleep(0.5)
+            for k in range(100 if churn else 0):
+                link = os.path.join(root, str(300000 + 10 * k), "fd", "300")
+                if os.path.lexists(link):
+                    os.unlink(link)
+                else:
+                    os.symlink("pipe:[1]", link)
+        p.send_signal(signal.SIGINT)
+        return cpu_of(p) / 15 * 1e3
+    runs = {"tree, 100 VMMs x 204 fds, quiet": (["--proc", root], False),
+            "tree, the same, each fd table changing": (["--proc", root], True)}
+    if os.geteuid() == 0:
+        runs["this host's /proc"] = ([], False)
+    ms = {k: [] for k in runs}
+    for _ in range(3):
+        for name, (args, churn) in runs.items():
+            ms[name].append(once(args, churn))
+    procs = [d for d in os.listdir("/proc") if d.isdigit()]
+    fds = 0
+    for d in procs:
+        try:
+            fds += len(os.listdir("/proc/%s/fd" % d))
+        except OSError:
+            pass
+    print("\nstats looks: kvmtop --source stats -d 1, its own CPU per second over 15 s (3 runs, median)")
+    for name in runs:
+        print("%-44s %8.2f ms/s" % (name, median(ms[name])))
+    print("(this host: %d processes, %d fds; a look stats each process's /proc/PID/fd, and lists the fds"
+          " of those whose number changed)" % (len(procs), fds))
+    shutil.rmtree(root, ignore_errors=True)
+
+
 def context_cpu():
     """The VMs' context: 100 VMs of 2 vCPUs as a --proc tree for --source stats whose context files
     (status, stat, io, cmdline, maps, smaps_rollup, numa_maps, cgroup, task/) are links to 100 real
@@ -961,9 +1024,10 @@ def metrics():
 
 
 # KVMTOP_BENCH_ONLY=NAME[,NAME]: only those parts (main scale first_frame screen live sched_cost
-# guest_cost stats_cpu context_cpu metrics), e.g. the VMs' context's cost alone
+# guest_cost stats_cpu stats_looks context_cpu metrics), e.g. the VMs' context's cost alone
 ONLY = [n for n in os.environ.get("KVMTOP_BENCH_ONLY", "").split(",") if n]
-for part in (main, scale, first_frame, screen, live, sched_cost, guest_cost, stats_cpu, context_cpu, metrics):
+for part in (main, scale, first_frame, screen, live, sched_cost, guest_cost, stats_cpu, stats_looks, context_cpu,
+             metrics):
     if not ONLY or part.__name__ in ONLY:
         if part is not main:
             os.makedirs(OUT, exist_ok=True)

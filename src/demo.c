@@ -59,6 +59,8 @@ static useconds_t halt_us;	/* each hlt sleeps this long in the VMM */
 static long linger_ms;		/* the process stays this long after its vCPU threads end */
 static bool no_stats;		/* hold no statistics fds, as Debian 12's QEMU 7.2 */
 static long name_after_ms;	/* a vCPU thread takes its name this long after it starts */
+static long vcpus_after_ms;	/* the vCPUs are made this long after the VM */
+static long long vcpus_made_ns;	/* CLOCK_MONOTONIC as the first was made */
 
 static void on_term(int sig)
 {
@@ -177,7 +179,9 @@ static int setup_vcpu(int kvm, int vm, struct demo_vcpu *v, int mmap_size)
  * Its own counts, as JSON: per vCPU the loops run, the KVM_RUN calls and
  * their returns by exit reason; the seconds from starting the vCPUs to
  * their end, and the loops per second of all of them (the guest's own
- * speed, which make bench compares with and without a monitor).
+ * speed, which make bench compares with and without a monitor); when
+ * the first vCPU was made (CLOCK_MONOTONIC ns, the clock of kvmtop's live
+ * snapshots).
  */
 static void write_report(const char *path, struct demo_vcpu *v, int n, long long loops, double secs)
 {
@@ -190,8 +194,8 @@ static void write_report(const char *path, struct demo_vcpu *v, int n, long long
 	for (i = 0; i < n; i++)
 		all += v[i].done;
 	fprintf(f, "{\"pid\": %d, \"name\": \"%s\", \"loops\": %lld, \"seconds\": %.6f, "
-		"\"loops_per_s\": %.1f, \"vcpus\": [", (int)getpid(), DEMO_NAME, loops, secs,
-		secs > 0 ? all / secs : 0.0);
+		"\"loops_per_s\": %.1f, \"vcpus_made_ns\": %lld, \"vcpus\": [", (int)getpid(), DEMO_NAME,
+		loops, secs, secs > 0 ? all / secs : 0.0, vcpus_made_ns);
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s{\"vcpu\": %d, \"tid\": %d, \"loops\": %lld, \"runs\": %llu, \"exits\": {",
 			i ? ", " : "", v[i].index, v[i].tid, v[i].done, v[i].runs);
@@ -275,7 +279,22 @@ static int run_vcpus(struct demo_vcpu *v, int n, double *secs)
 	return ret;
 }
 
-/* KVMTOP_DEMO_HALT_US, _NAME_AFTER_MS, _LINGER_MS and _NO_STATS: 0, or -1 (said why). */
+/* A millisecond setting (0 to 3600000) from the environment into *ms: 0, or -1 (said why). */
+static int demo_env_ms(const char *name, long *ms)
+{
+	const char *bad = NULL;
+
+	if (!getenv(name))
+		return 0;
+	*ms = (long)strtonum(getenv(name), 0, 3600000, &bad);
+	if (bad) {
+		fprintf(stderr, "kvmtop: %s: %s (0 to 3600000)\n", name, bad);
+		return -1;
+	}
+	return 0;
+}
+
+/* KVMTOP_DEMO_HALT_US, _NAME_AFTER_MS, _LINGER_MS, _VCPUS_AFTER_MS and _NO_STATS: 0, or -1 (said why). */
 static int demo_env(void)
 {
 	const char *bad = NULL;
@@ -288,29 +307,17 @@ static int demo_env(void)
 			return -1;
 		}
 	}
-	if (getenv("KVMTOP_DEMO_NAME_AFTER_MS")) {
-		name_after_ms = (long)strtonum(getenv("KVMTOP_DEMO_NAME_AFTER_MS"), 0, 3600000, &bad);
-		if (bad) {
-			fprintf(stderr, "kvmtop: KVMTOP_DEMO_NAME_AFTER_MS: %s (0 to 3600000)\n", bad);
-			return -1;
-		}
-	}
-	if (getenv("KVMTOP_DEMO_LINGER_MS")) {
-		linger_ms = (long)strtonum(getenv("KVMTOP_DEMO_LINGER_MS"), 0, 3600000, &bad);
-		if (bad) {
-			fprintf(stderr, "kvmtop: KVMTOP_DEMO_LINGER_MS: %s (0 to 3600000)\n", bad);
-			return -1;
-		}
-	}
-	return 0;
+	return demo_env_ms("KVMTOP_DEMO_NAME_AFTER_MS", &name_after_ms) ||
+	       demo_env_ms("KVMTOP_DEMO_LINGER_MS", &linger_ms) ||
+	       demo_env_ms("KVMTOP_DEMO_VCPUS_AFTER_MS", &vcpus_after_ms) ? -1 : 0;
 }
 
-/* A VMM whose vCPU threads were brief: it stays linger_ms (until stopped), its threads gone. */
-static void demo_linger(void)
+/* ms milliseconds, or until stopped. */
+static void demo_wait(long ms)
 {
-	long ms;
+	long t;
 
-	for (ms = 0; ms < linger_ms && !demo_stop_flag; ms += 10)
+	for (t = 0; t < ms && !demo_stop_flag; t += 10)
 		usleep(10000);
 }
 
@@ -318,6 +325,7 @@ int demo_guest_main(int argc, char **argv)
 {
 	struct demo_vcpu *v = NULL;
 	const char *report;
+	struct timespec t;
 	int kvm, vm, n, i, mmap_size, ret = 1;
 	long long loops;
 	double secs;
@@ -348,7 +356,11 @@ int demo_guest_main(int argc, char **argv)
 		fprintf(stderr, "kvmtop: demo guest: out of memory\n");
 		return 1;
 	}
-	for (i = 0; i < n; i++) {
+	/* a VMM that makes its vCPUs well after its VM (a paused QEMU, a slow boot) */
+	demo_wait(vcpus_after_ms);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	vcpus_made_ns = t.tv_sec * 1000000000LL + t.tv_nsec;
+	for (i = 0; i < n && !demo_stop_flag; i++) {
 		v[i].index = i;
 		v[i].loops = loops;
 		if (setup_vcpu(kvm, vm, &v[i], mmap_size)) {
@@ -356,10 +368,12 @@ int demo_guest_main(int argc, char **argv)
 			goto out;
 		}
 	}
+	n = i;		/* stopped while it waited: none made */
 	ret = run_vcpus(v, n, &secs);
 	if (report)
 		write_report(report, v, n, loops, secs);
-	demo_linger();
+	/* a VMM whose vCPU threads were brief stays linger_ms (until stopped), its threads gone */
+	demo_wait(linger_ms);
 out:
 	free(v);
 	return ret;

@@ -665,6 +665,7 @@ static void usage(FILE *f)
 	      "demo guest's VMM sleeps N us at each HLT: an idle vCPU), KVMTOP_DEMO_LINGER_MS=N\n"
 	      "(the demo guest's process stays N ms after its vCPU threads end),\n"
 	      "KVMTOP_DEMO_NAME_AFTER_MS=N (its vCPU threads take their names N ms late),\n"
+	      "KVMTOP_DEMO_VCPUS_AFTER_MS=N (the demo guest makes its vCPUs N ms after its VM),\n"
 	      "KVMTOP_DEMO_NO_STATS=1 (the demo guest holds no KVM statistics fds),\n"
 	      "KVMTOP_SCREEN_JSON=FILE (tests: the screen's snapshots as -b -o json).\n"
 	      "See kvmtop(1) for the output fields.\n", f);

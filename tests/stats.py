@@ -225,6 +225,84 @@ def held_case():
         shutil.rmtree(root, ignore_errors=True)
 
 
+def no_vm_proc(root, pid):
+    """Process pid, a VMM that holds no VM yet (its fds: none of KVM's)."""
+    d = os.path.join(root, str(pid))
+    put(os.path.join(d, "status"), "Name:\tslowvmm\nTgid:\t%d\nPid:\t%d\n" % (pid, pid), "w")
+    put(os.path.join(d, "comm"), "slowvmm\n", "w")
+    put(os.path.join(d, "cmdline"), b"slowvmm\0")
+    os.makedirs(os.path.join(d, "fd"), exist_ok=True)
+    os.symlink("/dev/null", os.path.join(d, "fd", "0"))
+
+
+def sums(docs, pid, key):
+    """Per vCPU of VM pid, kvm_stats[key] summed over the snapshots docs, and the first snapshot
+    (its end, in the source's clock) that has the vCPU's row."""
+    tot, first = {}, {}
+    for d in docs:
+        for v in d["vms"]:
+            for c in v["vcpus"] if v["pid"] == pid else []:
+                tot[c["vcpu"]] = tot.get(c["vcpu"], 0) + (c["kvm_stats"].get(key) or 0)
+                first.setdefault(c["vcpu"], int(d["end"]))
+    return tot, first
+
+
+def late_case():
+    """What comes late, in one-second snapshots (-d 1): a vCPU made 4 s after kvmtop started (past
+    the three looks a VM's fds once had before a 30 s wait), and a VM made 4 s in by a process that
+    was there from the start holding none, are found within a look (a second) and count from zero,
+    so their snapshots sum to what the fixture wrote (marked birth); a vCPU whose statistics could
+    not be had at the start (its file missing) and appear later, made before kvmtop started, counts
+    from its first reading: its growth since, marked found, and its VM with it."""
+    root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-stats-late-")
+    h = [0] * 32
+    try:
+        proc_vm(root, 4500, "late", {0: (4501, "CPU 0/KVM", True), 1: (4502, "CPU 1/KVM", True)})
+        vm_stats(root, 4500, {}, {0: vcpu_vals(10, h, [0] * 4)})      # vCPU 1's statistics: not yet
+        no_vm_proc(root, 4600)
+        p = subprocess.Popen([kvmtop(), "-b", "--source", "stats", "--proc", root, "-d", "1", "-o", "json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        wait_line(p, "binary statistics")
+        time.sleep(1.5)
+        vm_stats(root, 4500, {}, {0: vcpu_vals(10, h, [0] * 4), 1: vcpu_vals(100, h, [0] * 4)})
+        time.sleep(1.0)
+        vm_stats(root, 4500, {}, {0: vcpu_vals(10, h, [0] * 4), 1: vcpu_vals(130, h, [0] * 4)})
+        time.sleep(1.5)
+        made = time.monotonic_ns()
+        proc_vm(root, 4500, "late", {0: (4501, "CPU 0/KVM", True), 1: (4502, "CPU 1/KVM", True),
+                                     2: (4503, "CPU 2/KVM", True)})
+        vm_stats(root, 4500, {}, {0: vcpu_vals(10, h, [0] * 4), 1: vcpu_vals(130, h, [0] * 4),
+                                  2: vcpu_vals(7, h, [0] * 4)})
+        vm_stats(root, 4600, {}, {0: vcpu_vals(5, h, [0] * 4)})      # the same process: its fds now
+        proc_vm(root, 4600, "slow", {0: (4601, "CPU 0/KVM", True)})
+        time.sleep(1.5)
+        vm_stats(root, 4500, {}, {0: vcpu_vals(10, h, [0] * 4), 1: vcpu_vals(130, h, [0] * 4),
+                                  2: vcpu_vals(9, h, [0] * 4)})
+        vm_stats(root, 4600, {}, {0: vcpu_vals(6, h, [0] * 4)})
+        time.sleep(2.0)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=20)
+        docs = [json.loads(l) for l in out.decode().splitlines() if l.startswith("{")]
+        tot, first = sums(docs, 4500, "io_exits")
+        tot6, first6 = sums(docs, 4600, "io_exits")
+        eq((p.returncode, tot.get(2), tot6.get(0)), (0, 4 * 9, 4 * 6),
+           "stats: a vCPU made late, and a VM made late by a process there from the start: their "
+           "snapshots sum to their counts from zero")
+        late = max(first.get(2, made + 10 ** 10), first6.get(0, made + 10 ** 10)) - made
+        ok(late <= 2.5e9, "stats: both are in a snapshot within a look (a second) and that snapshot "
+           "(%.1f s after they were made)" % (late / 1e9))
+        eq(tot.get(1), 4 * 30, "stats: a vCPU made before the start whose statistics came late: its "
+           "growth from its first reading")
+        last = {v["pid"]: v for v in docs[-1]["vms"]} if docs else {}
+        marks = lambda pid: (last.get(pid, {}).get("counted_from"),
+                             sorted((c["vcpu"], c["counted_from"]) for c in last.get(pid, {}).get("vcpus", [])))
+        eq((marks(4500), marks(4600)),
+           (("found", [(0, "start"), (1, "found"), (2, "birth")]), ("birth", [(0, "birth")])),
+           "stats: counted_from marks each VM and vCPU: start, birth, found (a VM with a vCPU found late too)")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def other_exits_case():
     """A kernel's "exits" counts every exit, io_exits, halt_exits ... only their kinds: the rest is the
     reason other_exits, so a VM's and each vCPU's reason rows sum to the exits the fixture wrote.  What
@@ -401,6 +479,7 @@ def usage_case():
 fixture_case()
 units_case()
 held_case()
+late_case()
 other_exits_case()
 churn_case()
 bad_cases()

@@ -368,7 +368,7 @@ static int vms_unseen(struct driver *drv)
 		max *= 2;
 	}
 	for (i = 0; i < n; i++)
-		if (ident_holds_vm(&drv->proc, procs[i].pid) &&
+		if (ident_holds_vm(&drv->proc, procs[i].pid) > 0 &&
 		    model_vm_exits_unknown(drv->m, procs[i].pid, drv->c->exits_unknown))
 			goto out;
 	ret = 0;

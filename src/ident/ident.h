@@ -143,8 +143,12 @@ struct ident_proc {
 };
 /* The processes now, by pid ascending, at most max: the count. */
 size_t ident_procs(const struct ident *id, struct ident_proc *out, size_t max);
-/* Does process pid hold a KVM VM fd (a /proc/PID/fd link "anon_inode:kvm-vm")? */
-bool ident_holds_vm(const struct ident *id, int pid);
+/*
+ * Does process pid hold a KVM VM fd (a /proc/PID/fd link
+ * "anon_inode:kvm-vm")?  1 yes, 0 no, -1 cannot tell (it is gone, or its
+ * fds cannot be read).
+ */
+int ident_holds_vm(const struct ident *id, int pid);
 /*
  * The thread of process pid that is inside ioctl(fd, KVM_RUN) now
  * (/proc/PID/task/TID/syscall; never a kernel worker of its thread

@@ -425,11 +425,12 @@ size_t ident_procs(const struct ident *id, struct ident_proc *out, size_t max)
 	return n;
 }
 
-bool ident_holds_vm(const struct ident *id, int pid)
+int ident_holds_vm(const struct ident *id, int pid)
 {
 	struct ident_kvm_fd vm;
+	ssize_t n = kvm_fds(id, pid, &vm, 1, true);
 
-	return kvm_fds(id, pid, &vm, 1, true) > 0;
+	return n < 0 ? -1 : n > 0;
 }
 
 int ident_vcpu_thread(const struct ident *id, int pid, int fd, int vcpu)

@@ -609,6 +609,22 @@ struct ctr *model_kstats_vcpu(struct model *m, int tid, int vcpu_id, unsigned in
 	return kst_grow(&v->kst, &v->nr_kst, nr);
 }
 
+void model_counted_from(struct model *m, int pid, int tid, enum model_from from)
+{
+	struct vcpu *v;
+	struct vm *vm;
+
+	if (tid) {
+		v = vcpu_lookup(m, tid, false, -1, false);
+		if (v)
+			v->counted_from = from;
+		return;
+	}
+	vm = RB_FIND(vm_tree, &m->vms, &(struct vm){ .pid = pid });
+	if (vm)
+		vm->counted_from = from;
+}
+
 void model_lost(struct model *m, long long n)
 {
 	m->lost_events.total += n > 0 ? (uint64_t)n : n < 0 ? 1 : 0;

@@ -139,6 +139,21 @@ struct reason_stat {
 };
 
 /*
+ * Where a VM's or vCPU's figures count from, as its source says
+ * (kvmtop(1), the stats source): MODEL_FROM_UNKNOWN, the source does not
+ * say; START, it was there when kvmtop started and counts from then;
+ * BIRTH, it was made since and counts from its creation (whole); FOUND,
+ * it was made before kvmtop started but first read later: it counts from
+ * that reading, and what it did before is in no figure.
+ */
+enum model_from {
+	MODEL_FROM_UNKNOWN,
+	MODEL_FROM_START,
+	MODEL_FROM_BIRTH,
+	MODEL_FROM_FOUND,
+};
+
+/*
  * Where a vCPU thread's time goes (model_time.c): in the guest, on a
  * CPU in the host kernel, in the VMM's user space after a userspace
  * exit, asleep (halted), runnable but off a CPU (waiting: steal).
@@ -180,6 +195,7 @@ struct vcpu {
 	 */
 	bool vmm;
 	int vcpu_id;		/* from the events, else the thread name, else -1 */
+	enum model_from counted_from;	/* where its figures count from, as its source says */
 	int last_cpu;
 	/* live (src/context/): the NUMA node of the CPU it last ran on (-1: not known), its run ns then */
 	int ctx_node;
@@ -390,6 +406,7 @@ struct vm {
 	bool kernel;		/* the host kernel's threads (pid MODEL_PID_KERNEL): not a VM */
 	/* why the source sees none of its exits (a constant string), NULL: they are counted */
 	const char *exits_unknown;
+	enum model_from counted_from;	/* where its figures count from, as its source says */
 	struct thread_group_stat groups[TG_NR];
 	/* its threads other than vCPUs one by one, by tid: only while its detail is shown (NULL: not) */
 	struct thread_detail *detail;
@@ -515,6 +532,12 @@ struct ctr *model_kstats_vm(struct model *m, int pid, unsigned int nr);
  */
 int model_vm_exits_unknown(struct model *m, int pid, const char *why);
 struct ctr *model_kstats_vcpu(struct model *m, int tid, int vcpu_id, unsigned int nr);
+/*
+ * Where the figures of VM pid (tid 0) or of its vCPU thread tid count
+ * from (enum model_from), as the source knows it: the row's mark, set
+ * where the row is (none is made).
+ */
+void model_counted_from(struct model *m, int pid, int tid, enum model_from from);
 /*
  * Time states (model_time.c).  The vCPUs' current states last until now:
  * the driver calls this before each snapshot, so the states of an

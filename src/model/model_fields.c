@@ -48,6 +48,22 @@ GET_ROW(get_vm_state, v->s = model_vm_state(row->m, vm))
 GET_ROW(get_vm_grouped_by, v->s = model_vm_ident(row->m, vm))
 GET_ROW(get_vm_exits_unknown, v->s = vm->exits_unknown ? vm->exits_unknown : "")
 GET_ROW(get_vm_vcpus, v->i = vm->nr_vcpus)
+
+/* enum model_from's words; MODEL_FROM_UNKNOWN: the source does not say (null, empty, "-") */
+static void counted_from(enum model_from f, struct model_field_val *v)
+{
+	static const char *const words[] = {
+		[MODEL_FROM_START] = "start",
+		[MODEL_FROM_BIRTH] = "birth",
+		[MODEL_FROM_FOUND] = "found",
+	};
+
+	v->s = f > MODEL_FROM_UNKNOWN && f <= MODEL_FROM_FOUND ? words[f] : NULL;
+	v->unknown = !v->s;
+}
+
+GET_ROW(get_vm_counted_from, counted_from(vm->counted_from, v))
+GET_ROW(get_vcpu_counted_from, counted_from(c->counted_from, v))
 GET_ROW(get_vcpu, v->i = c->vcpu_id)
 GET_ROW(get_tid, v->i = c->tid)
 GET_ROW(get_comm, v->s = c->comm)
@@ -378,6 +394,10 @@ const struct model_field model_fields[] = {
 	   "how its threads were found to be one VM: proc (live), threads (--threads), guess or kernel"),
 	VM("vm_exits_unknown", "exits_unknown", "EXITS UNKNOWN", MF_TEXT, get_vm_exits_unknown,
 	   "why the source cannot see its exits (empty: it sees them)"),
+	VM("vm_counted_from", "counted_from", "COUNTED FROM", MF_TEXT, get_vm_counted_from,
+	   "where its figures count from (--source stats): start (there when kvmtop started: from then), "
+	   "birth (made since: from its creation, whole), found (made before, first read later: from that "
+	   "reading; what it did before is in no figure); empty where the source does not say"),
 	VM("vm_vcpu_count",      "vcpu_count", "VCPUS",     MF_INT,  get_vm_vcpus, "how many vCPU threads it has"),
 	VMAPART("vm_exits",     "EXITS",     MF_NUM,  get_vm_exits, "its exits in the snapshot"),
 	VMAPART("vm_exits_total", "TOTAL",   MF_NUM,  get_vm_exits_total, "its exits since kvmtop started (the recording's start)"),
@@ -443,6 +463,8 @@ const struct model_field model_fields[] = {
 	VCPU("vcpu_comm",        "comm",         "THREAD",    MF_TEXT, get_comm, "its thread's name"),
 	VCPU("vcpu_last_cpu",    "last_cpu",     "CPU",       MF_INT,  get_last_cpu, "the host CPU it last ran on"),
 	VCPU("vcpu_node",        "node",         "NODE",      MF_INT,  get_node, "that CPU's NUMA node"),
+	VCPU("vcpu_counted_from", "counted_from", "COUNTED FROM", MF_TEXT, get_vcpu_counted_from,
+	     "where its figures count from, as vm_counted_from's"),
 	VCPUAPART("vcpu_exits", "EXITS",        MF_NUM,  get_vcpu_exits, "its exits in the snapshot"),
 	VCPUAPART("vcpu_exits_total", "TOTAL",  MF_NUM,  get_vcpu_exits_total, "its exits since kvmtop started (the recording's start)"),
 	VCPUAPART("vcpu_exits_per_s", "EXITS/s",    MF_RATE, get_vcpu_exits_s, "its exits per second over the snapshot; empty where times are not ns"),

@@ -25,6 +25,15 @@
  * the one its VMM named for it ("CPU N/KVM").  Until its thread is known
  * its figures wait (they are cumulative: nothing is lost).
  *
+ * Each look (a second) finds what is new cheaply (stats_sig: a stat of
+ * each process's fd directory), so a VM or vCPU made at any age of its
+ * process is found within a second.  One made since kvmtop's first look
+ * (a VM of a process that came later or held none at an earlier listing;
+ * a vCPU an earlier listing of its VM did not have) counts from zero, as
+ * the kernel's counters did at its creation; one there at the start
+ * counts from then; one made before but first read later counts from
+ * that reading, and says so (MODEL_FROM_FOUND: model_counted_from()).
+ *
  * With --proc DIR the processes come from DIR, laid out as /proc, and
  * the statistics of a process's fd N from DIR/PID/kvm-stats/N (a copy of
  * what its stats fd reads): for tests, and for looking at a copy.
@@ -35,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/capability.h>
@@ -48,12 +58,27 @@
 /* Processes looked at for a VM: more are left out (pid_max is at most 4 M). */
 #define STATS_PROCS_MAX	(1u << 22)
 /*
- * A process is looked at on each of its first STATS_YOUNG looks, then
- * every STATS_RESCAN; a VM's fds are listed on the same schedule.  Live,
- * a look is each second (stats_source_discover) and each sample.
+ * Live, a look is each second (stats_source_discover) and each sample.
+ * A process's fds (and a known VM's) are listed again when its fd
+ * table's signature changed (stats_sig), and every STATS_RESCAN looks
+ * all the same.  Where there is no signature (Linux before 6.2), a known
+ * VM's fds are listed at each look, and a process holding none is
+ * looked at on its first STATS_YOUNG looks, then every STATS_RESCAN.
  */
 #define STATS_YOUNG	3
 #define STATS_RESCAN	30
+
+/*
+ * What a process's fd table looks like, cheaply: stat() of /proc/PID/fd,
+ * whose size is the number of its open fds since Linux 6.2 (so an fd
+ * opened, a VM or vCPU made, changes it); with --proc DIR, the fd
+ * directory's size and mtime (a link made or removed changes them).
+ */
+struct stats_sig {
+	long long size;		/* -1: none taken */
+	long long mtime_ns;	/* --proc only */
+};
+
 /* The code of the reason "other_exits": no table index of a counter is this one. */
 #define STATS_OTHER_CODE	(UINT32_MAX - 1)
 
@@ -63,6 +88,9 @@ struct stats_proc {
 	uint64_t ino;		/* of its /proc directory: another process reusing pid has another */
 	unsigned int looks;
 	unsigned int next;
+	struct stats_sig sig;	/* its fd table's at its last listing */
+	bool born;		/* it came after kvmtop's first look: so did any VM it holds */
+	bool empty;		/* a listing found no VM in it: one found since was made since */
 };
 
 /* Does kvmtop have CAP_SYS_PTRACE (pidfd_getfd's check), without being root? */
@@ -84,6 +112,8 @@ struct stats_file {
 	bool held;		/* the VMM's own statistics fd, taken: not asked for by ioctl */
 	int vcpu;		/* -1: the VM's */
 	int tid;		/* a vCPU's thread, 0 until known */
+	unsigned int found;	/* the look it was found at: its thread is looked for each look at first */
+	enum model_from from;	/* BIRTH: its first reading counts from zero; else it is the baseline */
 	struct kstat_layout l;
 	int *idx;		/* l.nr: each descriptor's index in its scope's table */
 	uint64_t *last;		/* the values fed so far */
@@ -94,11 +124,17 @@ struct stats_vm {
 	int pid;
 	int pidfd;		/* live: to take its fds; -1 with --proc */
 	bool seen;		/* its VM fd was there when its fds were last listed */
+	enum model_from from;	/* BIRTH: made after kvmtop's first look, its files count from zero */
 	unsigned int scans;	/* times its fds were listed */
 	bool listed;		/* ... and in this poll: its vCPUs' threads are looked for then */
 	bool refused;		/* KVM refused KVM_GET_STATS_FD (EIO): not asked again */
 	bool refused_said;
-	unsigned int next_scan;	/* the poll to list them again at */
+	unsigned int next_scan;	/* the look to list them again at, whatever the signature says */
+	struct stats_sig sig;	/* its fd table's at its last listing */
+	/* vCPU ids a listing showed, a bit each; born: first shown after its first listing */
+	uint64_t *ids_seen;
+	uint64_t *ids_born;
+	unsigned int nr_ids;	/* words of each */
 	struct stats_file vm;
 	struct stats_file *vcpus;
 	unsigned int nr_vcpus;
@@ -112,6 +148,8 @@ struct stats_src {
 	unsigned int alloc_vms;
 	unsigned int looks;	/* for new VMs and vCPUs: each sample, and each second between */
 	unsigned int reads;	/* samples: the first is the counters' start */
+	bool fresh;		/* in the first sample: what is found now counts from kvmtop's start */
+	bool sig_ok;		/* fd tables have a signature (Linux 6.2+, or --proc) */
 	int *reason;		/* vCPU table index: -2 not an exit counter, -1 "exits", else a reason */
 	unsigned int nr_reason;
 	int other_exits;	/* the reason "other_exits" (stats_other_exits), -1 until needed */
@@ -149,6 +187,33 @@ static int procs_grow(struct stats_src *s)
 	return 0;
 }
 
+/* Process pid's fd table signature into *sig: 0, or -1 (it is gone). */
+static int stats_sig_read(const struct stats_src *s, int pid, struct stats_sig *sig)
+{
+	char path[PATH_MAX + 32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%d/fd", s->proc.root, pid);
+	if (stat(path, &st))
+		return -1;
+	sig->size = st.st_size;
+	sig->mtime_ns = s->dir ? st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec : 0;
+	return 0;
+}
+
+static bool stats_sig_eq(const struct stats_sig *a, const struct stats_sig *b)
+{
+	return a->size == b->size && a->mtime_ns == b->mtime_ns;
+}
+
+/* Do fd tables have a signature: a --proc tree, or a kernel whose /proc/PID/fd size counts its fds (6.2+)? */
+static bool stats_sig_works(const struct stats_src *s)
+{
+	struct stats_sig sig;
+
+	return s->dir || (!stats_sig_read(s, getpid(), &sig) && sig.size > 0);
+}
+
 static void file_close(struct stats_file *f)
 {
 	if (f->fd >= 0)
@@ -169,6 +234,8 @@ static void vm_close(struct stats_vm *vm)
 	for (i = 0; i < vm->nr_vcpus; i++)
 		file_close(&vm->vcpus[i]);
 	free(vm->vcpus);
+	free(vm->ids_seen);
+	free(vm->ids_born);
 	if (vm->pidfd >= 0)
 		close(vm->pidfd);
 	memset(vm, 0, sizeof(*vm));
@@ -331,6 +398,58 @@ static int file_setup(struct stats_src *s, struct stats_file *f, char *err, size
 	return file_intern(s, f, err, errlen);
 }
 
+/* *ids grown from nr to n words, the new ones zero: 0, or -1 (no memory). */
+static int ids_grow(uint64_t **ids, unsigned int nr, unsigned int n)
+{
+	uint64_t *p = reallocarray(*ids, n, sizeof(*p));
+
+	if (!p)
+		return -1;
+	memset(p + nr, 0, (n - nr) * sizeof(*p));
+	*ids = p;
+	return 0;
+}
+
+/*
+ * A listing of vm shows vCPU id: one not shown before, after the VM's
+ * first listing, was made since (its counters start at zero).  0, or -1
+ * (no memory).
+ */
+static int vm_note_vcpu(struct stats_vm *vm, int id)
+{
+	unsigned int w = (unsigned int)id / 64, n;
+	uint64_t bit = UINT64_C(1) << (id % 64);
+
+	if (w >= vm->nr_ids) {
+		n = w + 1 > vm->nr_ids * 2 ? w + 1 : vm->nr_ids * 2;
+		if (ids_grow(&vm->ids_seen, vm->nr_ids, n) || ids_grow(&vm->ids_born, vm->nr_ids, n))
+			return -1;
+		vm->nr_ids = n;
+	}
+	if (vm->ids_seen[w] & bit)
+		return 0;
+	vm->ids_seen[w] |= bit;
+	if (vm->scans)
+		vm->ids_born[w] |= bit;
+	return 0;
+}
+
+/*
+ * Where a file of vm (vcpu -1: the VM's) found now counts from: its
+ * creation where it was made since kvmtop's first look (the VM, or the
+ * vCPU, was not there at an earlier listing), else kvmtop's start (found
+ * at the first sample) or this reading (found later, made before).
+ */
+static enum model_from vm_file_from(const struct stats_src *s, const struct stats_vm *vm, int vcpu)
+{
+	unsigned int w = (unsigned int)vcpu / 64;
+	bool born = vcpu >= 0 && w < vm->nr_ids && (vm->ids_born[w] >> (vcpu % 64) & 1);
+
+	if (vm->from == MODEL_FROM_BIRTH || born)
+		return MODEL_FROM_BIRTH;
+	return s->fresh ? MODEL_FROM_START : MODEL_FROM_FOUND;
+}
+
 /* f's stats fd by ioctl, layout and first reading; 0, 1 (not to be had now), -1 (err set). */
 static int file_open(struct stats_src *s, struct stats_vm *vm, struct stats_file *f,
 		     int kfd, int vcpu, char *err, size_t errlen)
@@ -341,6 +460,8 @@ static int file_open(struct stats_src *s, struct stats_vm *vm, struct stats_file
 	f->kfd = kfd;
 	f->run_fd = vcpu >= 0 ? kfd : -1;
 	f->vcpu = vcpu;
+	f->found = s->looks;
+	f->from = vm_file_from(s, vm, vcpu);
 	f->fd = stats_fd(s, vm, kfd, &fatal, why, sizeof(why));
 	if (f->fd < 0) {
 		if (!fatal)
@@ -412,12 +533,26 @@ static int file_feed(struct stats_src *s, struct model *m, const struct stats_fi
 }
 
 /*
- * Read f and feed what grew to its row.  fresh: kvmtop is starting,
- * so this reading is the baseline; else a file opened since counts
- * from zero (its VM or vCPU was made after kvmtop started).
+ * Is f's thread to be looked for now (it reads every task's files)?  At
+ * each look for the first STATS_RESCAN after f was found (a new vCPU's
+ * thread enters KVM_RUN or takes its name a moment after), then when its
+ * VM's fds are listed.
+ */
+static bool file_thread_due(const struct stats_src *s, const struct stats_vm *vm,
+			    const struct stats_file *f)
+{
+	return f->vcpu >= 0 && f->fd >= 0 && !f->tid &&
+	       (vm->listed || s->looks - f->found < STATS_RESCAN);
+}
+
+/*
+ * Read f and feed what grew to its row.  Its first reading: one made
+ * since kvmtop started (MODEL_FROM_BIRTH) counts from zero, as the
+ * kernel's counters did at its creation; else that reading is the
+ * baseline (kvmtop's start, or when it was found).
  */
 static int file_poll(struct stats_src *s, struct model *m, struct stats_vm *vm,
-		     struct stats_file *f, bool fresh, char *err, size_t errlen)
+		     struct stats_file *f, char *err, size_t errlen)
 {
 	const struct kstat_table *t = &s->names->kstats[f->vcpu < 0 ? KSTAT_VM : KSTAT_VCPU];
 	struct ctr *c;
@@ -429,14 +564,14 @@ static int file_poll(struct stats_src *s, struct model *m, struct stats_vm *vm,
 		file_err(s, vm, f->kfd, why, err, errlen);
 		return -1;
 	}
-	if (fresh && !f->started) {
-		memcpy(f->last, s->vals, f->l.data_size);
+	if (!f->started) {
 		f->started = true;
-		return 0;
+		if (f->from != MODEL_FROM_BIRTH) {
+			memcpy(f->last, s->vals, f->l.data_size);
+			return 0;
+		}
 	}
-	f->started = true;
-	/* a thread is looked for on the VM's listing schedule: it reads every task's files */
-	if (f->vcpu >= 0 && !f->tid && vm->listed)
+	if (file_thread_due(s, vm, f))
 		f->tid = ident_vcpu_thread(&s->proc, vm->pid, f->run_fd, f->vcpu);
 	/* no thread yet: its counts wait in the kernel's totals */
 	if (f->vcpu >= 0 && !f->tid)
@@ -449,6 +584,8 @@ static int file_poll(struct stats_src *s, struct model *m, struct stats_vm *vm,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	if (f->vcpu >= 0)
+		model_counted_from(m, vm->pid, f->tid, f->from);
 	if (file_feed(s, m, f, t, c))
 		goto out_nomem;
 	memcpy(f->last, s->vals, f->l.data_size);
@@ -546,8 +683,10 @@ static int held_open(struct stats_src *s, struct stats_vm *vm, const struct iden
 			return 0;
 	t.fd = take_fd(s, vm, k->fd, &fatal, why, sizeof(why));
 	if (t.fd < 0) {
-		if (!fatal)
+		if (!fatal) {
+			vm->next_scan = s->looks + 1;	/* tried again at the next look */
 			return 0;
+		}
 		strlcpy(err, why, errlen);
 		return -1;
 	}
@@ -558,6 +697,12 @@ static int held_open(struct stats_src *s, struct stats_vm *vm, const struct iden
 		file_err(s, vm, k->fd, "its id is not \"kvm-PID\" or \"kvm-PID/vcpu-N\"", err, errlen);
 		goto out_close;
 	}
+	if (t.vcpu >= 0 && vm_note_vcpu(vm, t.vcpu)) {
+		snprintf(err, errlen, "out of memory");
+		goto out_close;
+	}
+	t.found = s->looks;
+	t.from = vm_file_from(s, vm, t.vcpu);
 	if (t.vcpu < 0 ? vm->vm.fd >= 0 || vm->vm.l.d : vm_vcpu(vm, t.vcpu) != NULL) {
 		file_close(&t);
 		return 0;
@@ -594,6 +739,11 @@ static int vm_scan(struct stats_src *s, struct stats_vm *vm, char *err, size_t e
 	vm->seen = true;
 	vm->listed = true;
 	for (i = 0; i < n; i++)
+		if (!s->fds[i].stats && s->fds[i].vcpu >= 0 && vm_note_vcpu(vm, s->fds[i].vcpu)) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	for (i = 0; i < n; i++)
 		if (s->fds[i].stats && held_open(s, vm, &s->fds[i], n, err, errlen))
 			return -1;
 	for (i = 0; i < n && !vm->refused; i++) {
@@ -620,13 +770,15 @@ static int vm_scan(struct stats_src *s, struct stats_vm *vm, char *err, size_t e
 		if (r < 0)
 			return -1;
 		if (r > 0) {
-			/* it ended while being read, or KVM refused: tried again next time unless refused */
+			/* it ended while being read, or KVM refused: tried again next look unless refused */
 			file_close(f);
 			if (k->vcpu >= 0)
 				vm->nr_vcpus--;
+			vm->next_scan = s->looks + 1;
 			break;
 		}
 	}
+	vm->scans++;
 	if (vm->refused && !vm->refused_said && vm->vm.fd < 0 && !vm->nr_vcpus) {
 		vm->refused_said = true;
 		snprintf(s->notice, sizeof(s->notice),
@@ -652,49 +804,69 @@ static bool vm_known(const struct stats_src *s, unsigned int n, int pid)
 }
 
 /* Read each of vm's files: 0, or -1 (err set). */
-static int vm_poll(struct stats_src *s, struct model *m, struct stats_vm *vm, bool fresh,
+static int vm_poll(struct stats_src *s, struct model *m, struct stats_vm *vm,
 		   char *err, size_t errlen)
 {
 	unsigned int j;
 
-	if (file_poll(s, m, vm, &vm->vm, fresh, err, errlen))
+	if (file_poll(s, m, vm, &vm->vm, err, errlen))
 		return -1;
 	for (j = 0; j < vm->nr_vcpus; j++)
-		if (file_poll(s, m, vm, &vm->vcpus[j], fresh, err, errlen))
+		if (file_poll(s, m, vm, &vm->vcpus[j], err, errlen))
 			return -1;
 	return 0;
 }
 
 /*
+ * vm's fds listed again if due: its fd table's signature changed since
+ * its last listing (a vCPU made, a VM fd closed), STATS_RESCAN looks
+ * passed, or there is no signature (then at each look).  0, 1 (it holds
+ * no VM now: to be dropped), -1 (err set).
+ */
+static int vm_relist(struct stats_src *s, struct stats_vm *vm, char *err, size_t errlen)
+{
+	struct stats_sig sig = { .size = -1 };
+
+	if (s->sig_ok && stats_sig_read(s, vm->pid, &sig))
+		return 0;	/* it ended: read a last time at the next look */
+	if (s->looks < vm->next_scan && stats_sig_eq(&sig, &vm->sig))
+		return 0;
+	/* taken before the listing: an fd opened during it changes the next one */
+	vm->sig = sig;
+	vm->next_scan = s->looks + (s->sig_ok ? STATS_RESCAN : 1);
+	vm->seen = false;
+	if (vm_scan(s, vm, err, errlen))
+		return -1;
+	return vm->seen ? 0 : 1;
+}
+
+/*
  * The VMs known: one whose process ended is read a last time (its stats
  * fds still read the kernel's final counts) and goes at once, as they pin
- * the VM in the kernel; the others' fds are listed again on their first
- * looks and then every STATS_RESCAN looks (new vCPUs, a VM fd closed).
+ * the VM in the kernel; the others' fds are listed again when due
+ * (vm_relist: new vCPUs, a VM fd closed).
  */
 static int vms_check(struct stats_src *s, struct model *m, char *err, size_t errlen)
 {
 	unsigned int i, j;
+	int r;
 
 	for (i = j = 0; i < s->nr_vms; i++) {
 		struct stats_vm *vm = &s->vms[i];
 
 		if (!ident_alive(&s->proc, vm->pid)) {
-			int r = vm_poll(s, m, vm, false, err, errlen);
-
+			r = vm_poll(s, m, vm, err, errlen);
 			vm_close(vm);
 			if (r)
 				return -1;
 			continue;
 		}
-		if (s->looks >= vm->next_scan) {
-			vm->seen = false;
-			if (vm_scan(s, vm, err, errlen))
-				return -1;
-			vm->next_scan = s->looks + (++vm->scans < STATS_YOUNG ? 1 : STATS_RESCAN);
-			if (!vm->seen) {
-				vm_close(vm);
-				continue;
-			}
+		r = vm_relist(s, vm, err, errlen);
+		if (r < 0)
+			return -1;
+		if (r > 0) {
+			vm_close(vm);
+			continue;
 		}
 		s->vms[j++] = *vm;
 	}
@@ -703,11 +875,54 @@ static int vms_check(struct stats_src *s, struct model *m, char *err, size_t err
 }
 
 /*
- * The processes that do not hold a VM (as far as kvmtop knows): listing
- * every process's fds costs a readlink per fd, so each is looked at on
- * its first STATS_YOUNG looks (a VMM makes its VM as it starts) and then
- * every STATS_RESCAN looks.  A new VM is read from its creation on, so
- * seeing it late loses nothing of it but its rows in the snapshots between.
+ * Process e, holding no VM as far as kvmtop knows, at this look: its fds
+ * listed when its fd table's signature changed since its last listing
+ * (it opened /dev/kvm, made a VM), and every STATS_RESCAN looks all the
+ * same; without signatures on its first STATS_YOUNG looks (a VMM makes
+ * its VM as it starts), then every STATS_RESCAN.  A VM found is followed
+ * from then.  0, or -1 (err set).
+ */
+static int proc_look(struct stats_src *s, struct stats_proc *e, char *err, size_t errlen)
+{
+	struct stats_sig sig = { .size = -1 };
+	struct stats_vm *vm;
+	int holds;
+
+	if (s->sig_ok && stats_sig_read(s, e->pid, &sig))
+		return 0;	/* it ended */
+	if (s->looks < e->next && stats_sig_eq(&sig, &e->sig))
+		return 0;
+	e->sig = sig;
+	if (s->sig_ok)
+		e->next = s->looks + STATS_RESCAN;
+	else
+		e->next = s->looks + (++e->looks < STATS_YOUNG ? 1 : STATS_RESCAN);
+	holds = ident_holds_vm(&s->proc, e->pid);
+	/* none now: a VM it holds later was made since (unless its fds could not be read) */
+	e->empty |= holds == 0;
+	if (holds <= 0)
+		return 0;
+	vm = stats_vm_find(s, e->pid);
+	if (!vm) {
+		if (s->nr_vms == STATS_VMS_MAX)
+			return 0;	/* over the VMs kvmtop follows */
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	vm->from = e->born || e->empty ? MODEL_FROM_BIRTH : s->fresh ? MODEL_FROM_START : MODEL_FROM_FOUND;
+	vm->sig = sig;
+	vm->next_scan = s->looks + (s->sig_ok ? STATS_RESCAN : 1);
+	if (vm_scan(s, vm, err, errlen))
+		return -1;
+	if (!vm->seen)
+		vm_close(&s->vms[--s->nr_vms]);
+	return 0;
+}
+
+/*
+ * The processes that do not hold a VM (as far as kvmtop knows), each
+ * looked at (proc_look); a process new since the last look was born after
+ * kvmtop's first: so was any VM it holds, which counts from zero.
  */
 static int procs_check(struct stats_src *s, char *err, size_t errlen)
 {
@@ -733,23 +948,12 @@ static int procs_check(struct stats_src *s, char *err, size_t errlen)
 		if (i < s->nr_procs && s->procs[i].pid == pid && s->procs[i].ino == s->pids[k].ino)
 			*e = s->procs[i];
 		else
-			*e = (struct stats_proc){ .pid = pid, .ino = s->pids[k].ino, .next = s->looks };
-		if (s->looks < e->next || vm_known(s, nv, pid))
+			*e = (struct stats_proc){ .pid = pid, .ino = s->pids[k].ino, .next = s->looks,
+						  .sig.size = -1, .born = s->looks > 1 };
+		if (vm_known(s, nv, pid))
 			continue;
-		e->next = s->looks + (++e->looks < STATS_YOUNG ? 1 : STATS_RESCAN);
-		if (ident_holds_vm(&s->proc, pid)) {
-			struct stats_vm *vm = stats_vm_find(s, pid);
-
-			if (!vm) {
-				if (s->nr_vms == STATS_VMS_MAX)
-					continue;	/* over the VMs kvmtop follows */
-				goto out_nomem;
-			}
-			if (vm_scan(s, vm, err, errlen))
-				return -1;
-			if (!vm->seen)
-				vm_close(&s->vms[--s->nr_vms]);
-		}
+		if (proc_look(s, e, err, errlen))
+			return -1;
 	}
 	s->new_procs = s->procs;
 	s->procs = np;
@@ -777,12 +981,29 @@ static int stats_look(struct stats_src *s, struct model *m, char *err, size_t er
 	return vms_check(s, m, err, errlen) || procs_check(s, err, errlen) ? -1 : 0;
 }
 
+/* Where vm's figures count from: found late if one of its files was, else its own. */
+static enum model_from vm_from(const struct stats_vm *vm)
+{
+	unsigned int j;
+
+	if (vm->vm.fd >= 0 && vm->vm.from == MODEL_FROM_FOUND)
+		return MODEL_FROM_FOUND;
+	for (j = 0; j < vm->nr_vcpus; j++)
+		if (vm->vcpus[j].fd >= 0 && vm->vcpus[j].from == MODEL_FROM_FOUND)
+			return MODEL_FROM_FOUND;
+	return vm->from;
+}
+
 static int stats_poll(struct stats_src *s, struct model *m, char *err, size_t errlen)
 {
-	bool fresh = ++s->reads == 1;
 	unsigned int i;
+	int ret;
 
-	if (stats_look(s, m, err, errlen))
+	/* the first sample: what is found now counts from here */
+	s->fresh = ++s->reads == 1;
+	ret = stats_look(s, m, err, errlen);
+	s->fresh = false;
+	if (ret)
 		return -1;
 	for (i = 0; i < s->nr_vms; i++) {
 		struct stats_vm *vm = &s->vms[i];
@@ -791,8 +1012,9 @@ static int stats_poll(struct stats_src *s, struct model *m, char *err, size_t er
 		/* listed all the same, saying why it has no figures */
 		if (model_vm_exits_unknown(m, vm->pid, none ? STATS_NO_FDS : NULL))
 			goto out_nomem;
-		if (vm_poll(s, m, vm, fresh, err, errlen))
+		if (vm_poll(s, m, vm, err, errlen))
 			return -1;
+		model_counted_from(m, vm->pid, 0, vm_from(vm));
 	}
 	return 0;
 out_nomem:
@@ -827,6 +1049,7 @@ static int stats_source_open(struct source *src, const struct source_config *c, 
 	s->other_exits = -1;
 	s->dir = c->proc_root != NULL;
 	ident_init(&s->proc, c->proc_root);
+	s->sig_ok = stats_sig_works(s);
 	s->vals = calloc(KSTAT_DATA_MAX / 8, sizeof(*s->vals));
 	s->fds = calloc(IDENT_KVM_FDS_MAX, sizeof(*s->fds));
 	if (!s->vals || !s->fds || procs_grow(s)) {
@@ -866,16 +1089,21 @@ static int stats_source_discover(struct source *src, struct model *m, char *err,
 	for (i = 0; i < s->nr_vms; i++) {
 		struct stats_vm *vm = &s->vms[i];
 
-		for (j = 0; vm->listed && j < vm->nr_vcpus; j++) {
+		for (j = 0; j < vm->nr_vcpus; j++) {
 			struct stats_file *f = &vm->vcpus[j];
 
-			if (f->fd < 0 || f->tid)
+			if (!file_thread_due(s, vm, f))
 				continue;
 			f->tid = ident_vcpu_thread(&s->proc, vm->pid, f->run_fd, f->vcpu);
+			if (!f->tid)
+				continue;
 			/* its row now, named while its thread and process are there to ask */
-			if (f->tid && !model_kstats_vcpu(m, f->tid, f->vcpu, t->nr_slots) &&
-			    m->nr_vcpus < m->max_vcpus)
-				goto out_nomem;
+			if (!model_kstats_vcpu(m, f->tid, f->vcpu, t->nr_slots)) {
+				if (m->nr_vcpus < m->max_vcpus)
+					goto out_nomem;
+				continue;
+			}
+			model_counted_from(m, vm->pid, f->tid, f->from);
 		}
 	}
 	return 0;
