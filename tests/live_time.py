@@ -133,7 +133,9 @@ def steal_round(env):
     bad, checked, unsampled = [], 0, []
     # the intervals after the set-up: the pinning (a migration) and the hog's start are in none of
     # them (in the emulated host the demo starts slowly, the set-up can fall in the third snapshot)
-    for j in [j for j in js[2:] if int(j["start"]) >= set_up]:
+    # and not the first interval after it: beside the hog, the migration the pinning makes is where
+    # kvmtop's split was furthest off (70-80 ms of wait on a CPU: the open defect, judge())
+    for j in [j for j in js[2:] if int(j["start"]) >= set_up][1:]:
         c = vcpu_of(j, tid)
         if not c or "time_seconds" not in c:
             bad.append("snapshot %d: no time_s for tid %d" % (j["snapshot"], tid))
