@@ -97,9 +97,18 @@ def late_case(keys, where):
                 first.setdefault(c["vcpu"], int(d["end"]))
                 marks.add(c["counted_from"])
     names = {"io_exits": "IO", "mmio_exits": "MMIO", "halt_exits": "HLT"}
-    eq({c: tot.get(c) for c in (0, 1)}, {g["vcpu"]: [g["exits"][names[k]] for k in keys] for g in guest["vcpus"]},
-       "late%s: per vCPU made %d s after its VM, %s summed over the snapshots = the guest's own counts"
-       % (where, LATE_MS // 1000, ", ".join(keys)))
+    want = {g["vcpu"]: [g["exits"][names[k]] for k in keys] for g in guest["vcpus"]}
+    if not eq({c: tot.get(c) for c in (0, 1)}, want,
+              "late%s: per vCPU made %d s after its VM, %s summed over the snapshots = the guest's own counts"
+              % (where, LATE_MS // 1000, ", ".join(keys))):
+        # what kvmtop showed of the guest's VM, snapshot by snapshot, and what it said
+        for line in p.stdout.decode().splitlines()[-6:]:
+            d = json.loads(line)
+            print("# snapshot %s end %s: %s" % (d["snapshot"], d["end"],
+                  [(vm["pid"], vm.get("counted_from"), [(c["vcpu"], c["tid"], c["counted_from"]) for c in vm["vcpus"]])
+                   for vm in d["vms"]]))
+        print("# vCPUs made at %d; guest pid %d; stderr: %s" % (guest["vcpus_made_ns"], guest["pid"],
+                                                                 p.stderr.decode()[-600:]))
     late = max(first.values(), default=guest["vcpus_made_ns"] + 10 ** 11) - guest["vcpus_made_ns"]
     ok(len(first) == 2 and late <= 2.5e9, "late%s: both vCPUs' rows in a snapshot ending within 2.5 s of their "
        "making (%.1f s): found within a look" % (where, late / 1e9))
