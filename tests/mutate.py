@@ -682,7 +682,30 @@ MUTATIONS = [
     ("screen: the reasons pane's TIME% column shows the share of exits (pct)",
      [("ui/pane_reasons.c", 'COL_RIGHT, NULL,           NULL,              true,  3, 0,          "latency_sum_pct" }',
        'COL_RIGHT, NULL,           NULL,              true,  3, 0,          "pct" }')]),
+    # issue 46 item 5: ended VMs, the summary of the whole run
+    ("ended: a VMM that began after kvmtop not counted from zero (its first reading counts nothing)",
+     [("src/context/context_sum.c", "\t\tx->sum[f] = born ? v : 0;\n", "\t\tx->sum[f] = 0;\n")]),
+    ("ended: a tap of a VMM that began after kvmtop not counted from zero",
+     [("src/context/context_sum.c", "\t\t\t\tt->sum[i] = born ? ctr[i] : 0;\n", "\t\t\t\tt->sum[i] = 0;\n")]),
+    ("ended: a VM that ended loses its memory figures (levels known only where read now)",
+     [("src/context/context_sum.c", "uint32_t known = (last ? x->levels : now_known) & CTX_LEVELS;",
+       "uint32_t known = now_known & CTX_LEVELS;")]),
+    ("ended: the peak resident read as VmRSS, not VmHWM",
+     [("src/context/context_proc.c", 'keyval_find(c->buf, "VmHWM:", &v)', 'keyval_find(c->buf, "VmRSS:", &v)')]),
+    ("ended: no end time kept (a VM marked ended goes at the next snapshot, never shown so)",
+     [("src/model/model_ended.c", "\t\tvm->end = now;\n", "\t\tvm->end = 0;\n")]),
+    ("ended: the run's start not read (the first snapshot's and a summary's rates unknown)",
+     [("src/driver/loop_live.c", "driver_context(drv, now, true)", "driver_context(drv, now, false)")]),
+    ("ended: --keep-ended ignored (the default bound instead)",
+     [("src/driver/pipeline.c", "m->max_ended = c->keep_ended;", "m->max_ended = MODEL_KEEP_ENDED;")]),
+    ("ended: ended VMs kept whatever the view (the exporter keeps their series)",
+     [("src/driver/pipeline.c", "m->keep_ended = c->summary && drv->src.live;", "m->keep_ended = drv->src.live;")]),
+    ("ended: the rest's row takes the VMs that ended last, not first",
+     [("src/model/model_ended.c", "(!first || vm->end < first->end)", "(!first || vm->end >= first->end)")]),
+    ("ended: the rest's row leaves out the folded VMs' exits",
+     [("src/model/model_scope.c", "\tsc->exits_total += r->exits;\n", "")]),
 ]
+
 
 def sh(cmd, cwd, log=None, env=None):
     with open(log or os.devnull, "w") as out:

@@ -39,7 +39,6 @@ void context_free(struct context *c)
 	c->xml = NULL;
 }
 
-
 /* Did the process of reading r begin after the model's start (m->first_time)?  Not known: no. */
 static bool ctx_born(const struct context *c, const struct model *m, const struct ctx_reading *r)
 {
@@ -50,6 +49,12 @@ static bool ctx_born(const struct context *c, const struct model *m, const struc
 	/* stat's start is CLOCK_BOOTTIME's, in ticks */
 	at = (double)r->start_ticks * 1e9 / (double)c->clk_tck - (double)c->boot_off;
 	return at > (double)m->first_time;
+}
+
+/* Is kernel.task_delayacct 0 (no block-I/O delay to read)? */
+static bool ctx_delayacct_off(struct context *c)
+{
+	return ctx_file_read(c, "%s/sys/kernel/task_delayacct", c->proc) > 0 && c->buf[0] == '0';
 }
 
 /* CLOCK_BOOTTIME less CLOCK_MONOTONIC now, ns (the time suspended). */
@@ -138,6 +143,7 @@ void context_read(struct context *c, struct model *m, uint64_t now, bool new_onl
 
 	c->boot_off = ctx_boot_off();
 	if (at_start) {
+		c->delayacct_off = ctx_delayacct_off(c);
 		memset(&r, 0, sizeof(r));
 		ctx_psi_host(c, &r);
 		ctx_sum_reading(&m->host_ctx, &r, now, false, true, false);
@@ -157,7 +163,7 @@ unsigned int context_sample(struct context *c, struct model *m, uint64_t now)
 	struct vm *vm;
 
 	c->boot_off = ctx_boot_off();
-	c->delayacct_off = ctx_file_read(c, "%s/sys/kernel/task_delayacct", c->proc) > 0 && c->buf[0] == '0';
+	c->delayacct_off = ctx_delayacct_off(c);
 	memset(&r, 0, sizeof(r));
 	ctx_psi_host(c, &r);
 	ctx_sum_reading(&m->host_ctx, &r, now, false, false, false);

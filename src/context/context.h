@@ -67,7 +67,7 @@ struct context {
 	char proc[PATH_MAX];	/* "/proc", or a tree laid out as it (--proc) */
 	char sys[PATH_MAX];	/* "/sys", or a tree laid out as it (--sys): net, cgroup v2 */
 	long clk_tck;		/* stat's ticks per second */
-	bool delayacct_off;	/* kernel.task_delayacct is 0 (read once per sample) */
+	bool delayacct_off;	/* kernel.task_delayacct is 0 (read at the start and at each snapshot) */
 	bool nodes_read;	/* cpu_node read from sys's nodeN/cpulist */
 	signed char cpu_node[CTX_CPUS];	/* CPU -> its NUMA node, -1: none known */
 	char buf[CONTEXT_CMDLINE_MAX];	/* the file being read: no allocation per VM */
