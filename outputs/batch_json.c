@@ -317,16 +317,18 @@ static void json_numa(const struct batch *b, const struct vm *vm)
 }
 
 /*
- * Each tap/macvtap interface its VMM holds (the first CTX_TAPS of them,
- * the net_* figures summing all): its name and rates, null before a
- * tap's second reading.  Nothing where none is known.
+ * Each tap/macvtap interface its VMM holds or held (CTX_TAPS of them, the
+ * net_* figures summing them): its name, its rates over the snapshot
+ * (null where not counted from its start on: a tap's first reading), its
+ * counters' sums as the VM's (vm_net_rx_bytes ...).  Nothing where none
+ * is known.
  */
 static void json_taps(const struct batch *b, const struct vm *vm)
 {
-	static const struct { const char *key; enum ctx_tap_ctr k; } cols[] = {
-		{ "rx_bytes_per_s", CTX_TAP_RXB }, { "tx_bytes_per_s", CTX_TAP_TXB },
-		{ "rx_packets_per_s", CTX_TAP_RXP }, { "tx_packets_per_s", CTX_TAP_TXP },
-		{ "drops_per_s", CTX_TAP_DROPS },
+	static const struct { const char *key, *total; enum ctx_tap_ctr k; } cols[] = {
+		{ "rx_bytes_per_s", "rx_bytes", CTX_TAP_RXB }, { "tx_bytes_per_s", "tx_bytes", CTX_TAP_TXB },
+		{ "rx_packets_per_s", "rx_packets", CTX_TAP_RXP }, { "tx_packets_per_s", "tx_packets", CTX_TAP_TXP },
+		{ "drops_per_s", "drops", CTX_TAP_DROPS },
 	};
 	struct json_writer *jw = json_w(b);
 	unsigned int c;
@@ -347,6 +349,12 @@ static void json_taps(const struct batch *b, const struct vm *vm)
 				jsonw_double(jw, 2, tap->rate[cols[c].k]);
 			else
 				jsonw_null(jw);
+		}
+		for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
+			if (tap->whole)
+				jsonw_uint_field(jw, cols[c].total, tap->sum[cols[c].k]);
+			else
+				jsonw_null_field(jw, cols[c].total);
 		}
 		jsonw_end_object(jw);
 	}

@@ -430,20 +430,15 @@ static void text_context(const struct batch *b, const struct model_row *row)
 		fputc('\n', b->out);
 }
 
-/*
- * Live: who the VM is (the VM fields vm_display .. vm_flavor, kvmtop(1)
- * identity), those it has, escaped; nothing where it was not looked up.
- */
-static void text_identity(const struct batch *b, const struct model_row *row)
+/* The fields names (n of them) the row has, as NAME=value after label in one line; nothing if none. */
+static void text_named(const struct batch *b, const struct model_row *row, const char *label,
+		       const char *const *names, unsigned int n)
 {
-	static const char *const names[] = { "vm_display_name", "vm_name_from", "vm_uuid", "vm_project", "vm_flavor" };
-	const char *sep = "  identity:";
+	const char *sep = label;
 	unsigned int i;
 	char buf[256];
 
-	if (!row->vm->ident.read)
-		return;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; i < n; i++) {
 		const struct model_field *f = model_field(names[i]);
 		struct model_field_val v;
 		bool has;
@@ -456,6 +451,21 @@ static void text_identity(const struct batch *b, const struct model_row *row)
 	}
 	if (!*sep)
 		fputc('\n', b->out);
+}
+
+/*
+ * Live: who the VM is (the VM fields vm_display .. vm_flavor, kvmtop(1)
+ * identity), those it has, escaped; nothing where it was not looked up.
+ * A VM that ended: when.
+ */
+static void text_identity(const struct batch *b, const struct model_row *row)
+{
+	static const char *const names[] = { "vm_display_name", "vm_name_from", "vm_uuid", "vm_project", "vm_flavor" };
+	static const char *const ended[] = { "vm_end", "vm_end_time" };
+
+	if (row->vm->ident.read)
+		text_named(b, row, "  identity:", names, sizeof(names) / sizeof(names[0]));
+	text_named(b, row, "  ended:", ended, sizeof(ended) / sizeof(ended[0]));
 }
 
 /* One VM and its vCPU threads: 0 or -1 (no memory). */

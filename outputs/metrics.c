@@ -839,10 +839,26 @@ void metrics_doc_free(struct metrics_doc *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* Each VM's lines into their families: how many VMs, or -1 (no memory). */
+static int all_vms(struct out *o)
+{
+	const struct vm *vm;
+	int vms = 0;
+
+	/* the host kernel's threads are host work, not a VM; the rest's row of a summary is no VM either */
+	MODEL_FOREACH_VM(vm, o->m) {
+		if (vm->rest)
+			continue;
+		vms++;
+		if (one_vm(o, vm))
+			return -1;
+	}
+	return vms;
+}
+
 int metrics_doc(struct metrics_doc *d, const struct model *m, const struct metrics_opts *o)
 {
 	struct out out = { .o = o, .m = m };
-	const struct vm *vm;
 	size_t hl = 0, off[2][FAM_NR];
 	FILE *hf = NULL;
 	int i, k, vms = 0, ret = -1;
@@ -867,12 +883,9 @@ int metrics_doc(struct metrics_doc *d, const struct model *m, const struct metri
 		fputc('\0', f);
 		fclose(f);
 	}
-	/* the host kernel's threads are host work, not a VM */
-	MODEL_FOREACH_VM(vm, m) {
-		vms++;
-		if (one_vm(&out, vm))
-			goto out_close;
-	}
+	vms = all_vms(&out);
+	if (vms < 0)
+		goto out_close;
 	if (o->latency == ML_HOST && o->ns && host_latency(&out))
 		goto out_close;
 	globals(&out, vms);

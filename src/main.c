@@ -144,7 +144,7 @@ static void driver_config(const struct options *o, const struct model_filter *f,
 	};
 	*c = (struct driver_config){
 		.delay = o->delay, .iterations = o->iterations, .summary = o->summary, .duration = o->duration,
-		.ring = o->ring, .ip_slots = o->ip_slots, .max_vcpus = o->max_vcpus,
+		.keep_ended = o->keep_ended, .ring = o->ring, .ip_slots = o->ip_slots, .max_vcpus = o->max_vcpus,
 		.no_objects = o->no_objects, .max_objs = o->max_objs,
 		.thieves = o->thieves,
 		/* the metrics' stolen family counts since the start */

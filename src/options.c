@@ -479,6 +479,11 @@ static const struct opt_def opts[] = {
 	  .help = "one report for the whole input (live: until\n"
 		  "SIGINT/SIGTERM, SIGHUP without --output, --duration,\n"
 		  "or the demo guest ends)" },
+	{ "keep-ended", 0, "N", NUM(keep_ended, 0, MODEL_KEEP_ENDED_MAX,
+				    "a number of VMs from 0 to " XSTR(MODEL_KEEP_ENDED_MAX)),
+	  .help = "live --summary: keep the VMs that ended, at most N\n"
+		  "of them one by one (default " XSTR(MODEL_KEEP_ENDED) "), the ones that\n"
+		  "ended first summed in one row, \"M more ended\"" },
 	{ "ring", 0, "N", NUM(ring, 0, 1 << 20, "a number of exits from 0 to 1048576"),
 	  .help = "keep the last N exits per vCPU (default " XSTR(MODEL_RING_DEFAULT) ") for\n"
 		  "the screen; batch mode and the exporter keep none" },
@@ -868,6 +873,7 @@ void options_parse(int argc, char **argv, struct options *o, void (*keys)(FILE *
 	o->ring = MODEL_RING_DEFAULT;
 	o->max_vcpus = MODEL_MAX_VCPUS;
 	o->thieves = MODEL_THIEVES_DEFAULT;
+	o->keep_ended = MODEL_KEEP_ENDED;
 	o->demo_vcpus = 2;
 	o->ip_slots = MODEL_IPS_DEFAULT;
 	o->max_objs = MODEL_OBJS_DEFAULT;

@@ -83,6 +83,7 @@ struct options {
 	/* guest IPs */
 	unsigned int max_vcpus;	/* --max-vcpus: threads tracked, more are dropped */
 	unsigned int thieves;	/* --thieves: per vCPU, 0: none kept */
+	unsigned int keep_ended;	/* --keep-ended: ended VMs a live summary keeps one by one */
 	unsigned int ip_slots;	/* --ip-slots: entries per vCPU and kind, 0: none kept */
 	unsigned int ip_top;	/* --ip-top: IPs per scope and kind in text and JSON */
 	enum ip_kind ip_kind;	/* --ip-kind: what -o folded writes */

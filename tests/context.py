@@ -210,7 +210,7 @@ def fixture_case():
            "context: the guest's RAM from -m size=2G, and where it came from")
         eq(a["huge_pct"], 25.0, "context: huge-page share: AnonHugePages over the guest's RAM")
         eq([a1[k] for k in ("majflt_per_s", "disk_rd_bytes_per_s", "net_rx_bytes_per_s", "psi_mem_some_pct", "blkio_pct")],
-           [None] * 5, "context: a counter's first reading gives no rate (null, not 0)")
+           [0.0] * 5, "context: read at the run's start too: the first snapshot's rates are the growth since (none here)")
         ok(near(a["majflt_per_s"] * secs, 30), "context: major faults per second: stat's majflt growth",
            (a["majflt_per_s"], secs))
         ok(near(a["disk_rd_bytes_per_s"] * secs, 3 * MIB) and near(a["disk_wr_bytes_per_s"] * secs, 2 * MIB) and
@@ -227,9 +227,16 @@ def fixture_case():
            all(near(taps[n]["rx_bytes_per_s"] * secs, k * 1500 * 40) and near(taps[n]["tx_bytes_per_s"] * secs, k * 60 * 20) and
                near(taps[n]["rx_packets_per_s"] * secs, k * 40) and near(taps[n]["tx_packets_per_s"] * secs, k * 20) and
                near(taps[n]["drops_per_s"] * secs, k * 3) for n, k in (("vnet7", 1), ("macvtap0", 10))) and
-           all(v is None for t in a1["net_interfaces"] for k, v in t.items() if k != "name"),
-           "context: JSON's net_interfaces: each tap's own rates (null at its first reading)",
+           all(v == 0 for t in a1["net_interfaces"] for k, v in t.items() if k != "name"),
+           "context: JSON's net_interfaces: each tap's own rates (0 in the first snapshot: read at the start too)",
            (a.get("net_interfaces"), a1.get("net_interfaces")))
+        eq([[taps.get(n, {}).get(k) for k in ("rx_bytes", "tx_bytes", "rx_packets", "tx_packets", "drops")]
+            for n in ("vnet7", "macvtap0")], [[k * 1500 * 40, k * 60 * 20, k * 40, k * 20, k * 3] for k in (1, 10)],
+           "context: JSON's net_interfaces: each tap's counters' growth over the run, as the fixture grew them")
+        eq([a[k] for k in ("majflt", "disk_rd_bytes", "disk_wr_bytes", "disk_rd_ops", "disk_wr_ops", "net_rx_bytes",
+                           "net_tx_bytes", "net_rx_packets", "net_tx_packets", "net_drops")],
+           [30, 3 * MIB, 2 * MIB, 40, 20, 11 * 1500 * 40, 11 * 60 * 20, 11 * 40, 11 * 20, 11 * 3],
+           "context: the totals over the run (the fixture's growth since kvmtop's first reading): faults, disk, taps")
         ok(near(a["psi_cpu_some_pct"] * secs, 20.0) and near(a["psi_mem_some_pct"] * secs, 30.0) and
            near(a["psi_mem_full_pct"] * secs, 15.0) and near(a["psi_io_some_pct"] * secs, 30.0) and
            near(a["psi_cpu_full_pct"], 0.0),
@@ -251,8 +258,8 @@ def fixture_case():
         hp = docs[1]["host_pressure"]
         ok(near(hp["cpu_some"] * secs, 40.0) and hp["cpu_full"] == 0 and hp["io_some"] == 0,
            "context: the host's pressure in JSON: /proc/pressure's totals' growth", hp)
-        ok("host_pressure" in docs[0] and docs[0]["host_pressure"]["cpu_some"] is None,
-           "context: the host's pressure at the first snapshot: null, not 0", docs[0].get("host_pressure"))
+        ok("host_pressure" in docs[0] and docs[0]["host_pressure"]["cpu_some"] == 0,
+           "context: the host's pressure at the first snapshot: read at the start too, its totals still", docs[0].get("host_pressure"))
         # the fixture's figures against the thresholds the man page's FINDINGS gives
         fs = {(f["pid"], f["rule"]): f["severity"] for f in docs[1]["findings"]}
         eq({k: v for k, v in fs.items() if k[1] in ("swapped", "memory-pressure", "io-pressure", "tap-drops",
@@ -270,8 +277,10 @@ def fixture_case():
                            capture_output=True, timeout=30).stdout.decode()
         line = next((l for l in t.splitlines() if l.strip().startswith("context:")), "")
         ok("vm_mem_rss_bytes=%d " % (301000 * 1024) in line and "vm_guest_ram_from=cmdline" in line
-           and "vm_mem_swap_bytes=" in line and "vm_majflt_per_s" not in line, "text: a VM's context line, its known figures as NAME=value", line)
-        ok("host pressure: cpu some -" in t, "text: the host's pressure line, '-' where not known yet", t[:300])
+           and "vm_mem_swap_bytes=" in line and "vm_majflt_per_s=0.00 vm_majflt=0 " in line
+           and "vm_mem_rss_peak_bytes" not in line,
+           "text: a VM's context line, its known figures as NAME=value (none of VmHWM, which the fixture lacks)", line)
+        ok("host pressure: cpu some 0.00 %" in t, "text: the host's pressure line (read at the start too)", t[:300])
         metrics_check(proc, sysd)
         put(os.path.join(proc, "sys", "kernel", "task_delayacct"), "0\n", "w")
         p = subprocess.Popen([kvmtop(), "-b", "--source", "stats", "--proc", proc, "--sys", sysd,

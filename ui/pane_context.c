@@ -97,6 +97,8 @@ static void context_memory(struct pane *p, const struct vm *vm)
 	int n;
 
 	context_fig(p, vm, "resident", CTX_RSS, "B");
+	w = context_fig(p, vm, "resident at most", CTX_RSS_PEAK, "B");
+	snprintf(w->detail, sizeof(w->detail), "since it began (VmHWM)");
 	context_fig(p, vm, "swapped out", CTX_SWAP, "B");
 	context_fig(p, vm, "major faults", CTX_MAJFLT, "/s");
 	w = context_fig(p, vm, "guest RAM", CTX_RAM, "B");

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A VM's context at each snapshot (context.h): the readers' table run
- * for each live VM, and the counters they read turned into rates over the
- * time since the last reading.  A counter's first reading, a counter that
- * went back (a thread gone with its share), or a tap set that changed
- * gives no rate for that interval: unknown, never a zero.
+ * A VM's context (context.h): the readers' table run for each live VM,
+ * whole at each snapshot, its memory, disk and known taps between them;
+ * context_sum.c adds each reading's growth to the VM's sums and makes the
+ * snapshot's rates of them.  A counter not counted from the snapshot's
+ * start on gives no rate for it: unknown, never a zero.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "context_priv.h"
@@ -20,63 +21,6 @@ static const struct ctx_reader ctx_readers[] = {
 	{ "network",  ctx_net_taps },
 	{ "pressure", ctx_psi_vm },
 };
-
-/*
- * The figures that are counters: their rate per second is the growth
- * times this scale (0: a level, kept as read).  Delay ticks and PSI's µs
- * become % of the interval.
- */
-static double ctx_scale(const struct context *c, enum vm_ctx_fig f)
-{
-	switch (f) {
-	case CTX_RSS:
-	case CTX_SWAP:
-	case CTX_RAM:
-	case CTX_HUGE:
-	case CTX_NODE:
-	case CTX_NODE_PCT:
-	case CTX_LOCAL_PCT:
-		return 0;
-	case CTX_BLKIO:
-		return 100.0 / (double)c->clk_tck;
-	case CTX_CPU_SOME:
-	case CTX_CPU_FULL:
-	case CTX_MEM_SOME:
-	case CTX_MEM_FULL:
-	case CTX_IO_SOME:
-	case CTX_IO_FULL:
-		return 100.0 / 1e6;
-	default:
-		return 1;
-	}
-}
-
-/* Each tap of reading r into x's rows, its rates against the same interface's last counters. */
-static void ctx_store_taps(struct vm_ctx *x, const struct ctx_reading *r, double secs)
-{
-	struct vm_ctx_tap old[CTX_TAPS];
-	int nr_old = x->nr_tap_rows, k, j, i;
-
-	memcpy(old, x->taps, sizeof(old));
-	for (k = 0; k < r->nr_tap_rows; k++) {
-		struct vm_ctx_tap *t = &x->taps[k];
-
-		memcpy(t->name, r->tap[k], sizeof(t->name));
-		memcpy(t->prev, r->tap_ctr[k], sizeof(t->prev));
-		t->known = false;
-		for (j = 0; j < nr_old && strcmp(old[j].name, t->name); j++)
-			;
-		if (j == nr_old || secs <= 0)
-			continue;
-		t->known = true;
-		for (i = 0; i < CTX_TAP_NR; i++) {
-			if (t->prev[i] < old[j].prev[i])
-				t->known = false;	/* a counter went back: the interface was made anew */
-			t->rate[i] = (double)(t->prev[i] - old[j].prev[i]) / secs;
-		}
-	}
-	x->nr_tap_rows = r->nr_tap_rows;
-}
 
 void context_init(struct context *c, const char *proc_root, const char *sys_root, const char *libvirt_run)
 {
@@ -95,82 +39,145 @@ void context_free(struct context *c)
 	c->xml = NULL;
 }
 
-/* Reading r at now into x: levels as read, counters as rates against x's last reading. */
-static void ctx_store(const struct context *c, struct vm_ctx *x, const struct ctx_reading *r, uint64_t now,
-		      bool same_taps)
+/* Did the process of reading r begin after the model's start (m->first_time)?  Not known: no. */
+static bool ctx_born(const struct context *c, const struct model *m, const struct ctx_reading *r)
 {
-	double secs = x->prev_at && now > x->prev_at ? (double)(now - x->prev_at) / 1e9 : 0;
-	uint32_t counters = 0;
-	int f;
+	double at;
 
-	x->known = 0;
-	for (f = 0; f < CTX_NR; f++) {
-		double scale = ctx_scale(c, f);
-		bool tap = f >= CTX_RX_BPS && f <= CTX_DROPS;
+	if (!r->start_known || c->clk_tck <= 0)
+		return false;
+	/* stat's start is CLOCK_BOOTTIME's, in ticks */
+	at = (double)r->start_ticks * 1e9 / (double)c->clk_tck - (double)c->boot_off;
+	return at > (double)m->first_time;
+}
 
-		if (!(r->known & (1u << f)))
-			continue;
-		if (!scale) {
-			x->val[f] = r->val[f];
-			x->known |= 1u << f;
-			continue;
-		}
-		counters |= 1u << f;
-		if (secs > 0 && (x->prev_known & (1u << f)) && r->val[f] >= (double)x->prev[f] &&
-		    (!tap || same_taps)) {
-			x->val[f] = (r->val[f] - (double)x->prev[f]) * scale / secs;
-			x->known |= 1u << f;
-		}
-		x->prev[f] = (uint64_t)r->val[f];
+/* Is kernel.task_delayacct 0 (no block-I/O delay to read)? */
+static bool ctx_delayacct_off(struct context *c)
+{
+	return ctx_file_read(c, "%s/sys/kernel/task_delayacct", c->proc) > 0 && c->buf[0] == '0';
+}
+
+/* CLOCK_BOOTTIME less CLOCK_MONOTONIC now, ns (the time suspended). */
+static int64_t ctx_boot_off(void)
+{
+	struct timespec b, mo;
+
+	clock_gettime(CLOCK_MONOTONIC, &mo);
+	clock_gettime(CLOCK_BOOTTIME, &b);
+	return ((int64_t)b.tv_sec - (int64_t)mo.tv_sec) * 1000000000ll + ((int64_t)b.tv_nsec - (int64_t)mo.tv_nsec);
+}
+
+/*
+ * VM vm read whole into r at now: the readers' table, its huge pages,
+ * RAM and NUMA at their slow cadence (the last ones meanwhile), its
+ * vCPUs' nodes.
+ */
+static void ctx_read_whole(struct context *c, struct vm *vm, struct ctx_reading *r, uint64_t now)
+{
+	struct vm_ctx *x = &vm->ctx;
+	unsigned int i;
+
+	memset(r, 0, sizeof(*r));
+	r->nr_taps = -1;
+	for (i = 0; i < sizeof(ctx_readers) / sizeof(ctx_readers[0]); i++)
+		ctx_readers[i].read(c, vm->pid, r);
+	/* smaps_rollup walks page tables: at a slower cadence, the last share meanwhile */
+	if (!x->huge_at || now - x->huge_at >= CTX_HUGE_EVERY_NS) {
+		ctx_proc_huge(c, vm->pid, r);
+		ctx_numa_memory(c, vm->pid, r);
+		memcpy(x->node_bytes, r->node_bytes, sizeof(x->node_bytes));
+		x->nr_nodes = r->nr_nodes;
+		x->huge_at = now;
+	} else {
+		/* the last reading's RAM, huge pages and memory per node stand */
+		if (x->levels & (1u << CTX_HUGE))
+			ctx_set(r, CTX_HUGE, x->val[CTX_HUGE]);
+		if (x->levels & (1u << CTX_RAM))
+			ctx_set(r, CTX_RAM, x->val[CTX_RAM]);
+		r->ram_cmdline = x->ram_cmdline;
 	}
-	x->prev_known = counters;
-	x->prev_at = now;
+	ctx_numa_vcpus(c, vm, r);
+}
+
+/*
+ * VM vm at now: read whole (whole, or never read before) or its memory,
+ * disk and known taps alone, into its sums.  Its reading r, for the
+ * snapshot.
+ */
+static void ctx_read_vm(struct context *c, struct model *m, struct vm *vm, struct ctx_reading *r, uint64_t now,
+			bool whole, bool at_start)
+{
+	struct vm_ctx *x = &vm->ctx;
+
+	whole = whole || !x->prev_at;
+	if (whole) {
+		/* who it is: read at its first reading, again when libvirt's files change */
+		if (c->dir_sig_at != now) {
+			c->dir_sig = ctx_ident_dir(c);
+			c->dir_sig_at = now;
+		}
+		ctx_ident_vm(c, vm, c->dir_sig);
+		ctx_read_whole(c, vm, r, now);
+	} else {
+		memset(r, 0, sizeof(*r));
+		r->nr_taps = -1;
+		ctx_proc_memory(c, vm->pid, r);
+		ctx_proc_io(c, vm->pid, r);
+		ctx_net_known(c, x, r);
+	}
+	if (!r->known)
+		return;		/* gone: its figures stay those of its last reading */
+	if (!x->prev_at)
+		x->born = ctx_born(c, m, r);
+	ctx_sum_reading(x, r, now, x->born, at_start, whole);
+	if (whole) {
+		x->ram_cmdline = r->ram_cmdline;
+		x->nr_taps = r->nr_taps;
+	}
+}
+
+void context_read(struct context *c, struct model *m, uint64_t now, bool new_only, bool at_start)
+{
+	struct ctx_reading r;
+	struct vm *vm;
+
+	c->boot_off = ctx_boot_off();
+	if (at_start) {
+		c->delayacct_off = ctx_delayacct_off(c);
+		memset(&r, 0, sizeof(r));
+		ctx_psi_host(c, &r);
+		ctx_sum_reading(&m->host_ctx, &r, now, false, true, false);
+	}
+	RB_FOREACH(vm, vm_tree, &m->vms) {
+		if (vm->kernel || vm->pid <= 0 || vm->exited || (new_only && vm->ctx.prev_at))
+			continue;
+		ctx_read_vm(c, m, vm, &r, now, at_start, at_start);
+	}
 }
 
 unsigned int context_sample(struct context *c, struct model *m, uint64_t now)
 {
-	uint64_t dir_sig = ctx_ident_dir(c);
+	double secs = now > m->interval_start ? (double)(now - m->interval_start) / 1e9 : 0;
 	struct ctx_reading r;
-	unsigned int i, n = 0;
+	unsigned int n = 0;
 	struct vm *vm;
 
-	c->delayacct_off = ctx_file_read(c, "%s/sys/kernel/task_delayacct", c->proc) > 0 && c->buf[0] == '0';
+	c->boot_off = ctx_boot_off();
+	c->delayacct_off = ctx_delayacct_off(c);
 	memset(&r, 0, sizeof(r));
 	ctx_psi_host(c, &r);
-	ctx_store(c, &m->host_ctx, &r, now, true);
+	ctx_sum_reading(&m->host_ctx, &r, now, false, false, false);
+	ctx_sum_snapshot(c, &m->host_ctx, r.known, false, secs);
 	RB_FOREACH(vm, vm_tree, &m->vms) {
-		struct vm_ctx *x = &vm->ctx;
-		bool same;
-
-		if (vm->kernel || vm->pid <= 0 || vm->exited)
+		if (vm->kernel)
 			continue;
-		ctx_ident_vm(c, vm, dir_sig);
-		memset(&r, 0, sizeof(r));
-		r.nr_taps = -1;
-		for (i = 0; i < sizeof(ctx_readers) / sizeof(ctx_readers[0]); i++)
-			ctx_readers[i].read(c, vm->pid, &r);
-		/* smaps_rollup walks page tables: at a slower cadence, the last share meanwhile */
-		if (!x->huge_at || now - x->huge_at >= CTX_HUGE_EVERY_NS) {
-			ctx_proc_huge(c, vm->pid, &r);
-			ctx_numa_memory(c, vm->pid, &r);
-			memcpy(x->node_bytes, r.node_bytes, sizeof(x->node_bytes));
-			x->nr_nodes = r.nr_nodes;
-			x->huge_at = now;
-		} else {
-			/* the last reading's RAM, huge pages and memory per node stand */
-			if (x->known & (1u << CTX_HUGE))
-				ctx_set(&r, CTX_HUGE, x->val[CTX_HUGE]);
-			if (x->known & (1u << CTX_RAM))
-				ctx_set(&r, CTX_RAM, x->val[CTX_RAM]);
-			r.ram_cmdline = x->ram_cmdline;
+		/* a VM that ended: its figures up to its last reading */
+		if (vm->exited || vm->pid <= 0) {
+			ctx_sum_snapshot(c, &vm->ctx, 0, true, secs);
+			continue;
 		}
-		ctx_numa_vcpus(c, vm, &r);
-		same = r.taps_sig == x->taps_sig;
-		ctx_store_taps(x, &r, x->prev_at && now > x->prev_at ? (double)(now - x->prev_at) / 1e9 : 0);
-		ctx_store(c, x, &r, now, same);
-		x->taps_sig = r.taps_sig;
-		x->ram_cmdline = r.ram_cmdline;
-		x->nr_taps = r.nr_taps;
+		ctx_read_vm(c, m, vm, &r, now, true, false);
+		ctx_sum_snapshot(c, &vm->ctx, r.known, !r.known, secs);
 		n++;
 	}
 	return n;

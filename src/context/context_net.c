@@ -13,13 +13,15 @@
 #include <unistd.h>
 
 #include "context_priv.h"
+#include "model/model.h"
 
-#define NET_MAX_TAPS	64	/* interfaces summed per VM; more are left out */
+#define NET_MAX_TAPS	CTX_TAPS	/* interfaces counted per VM; more are left out */
 #define NET_IFNAMSIZ	CTX_IFNAMSIZ
 
 struct net_taps {
 	char name[NET_MAX_TAPS][NET_IFNAMSIZ];
 	int n;
+	bool cut;	/* more than NET_MAX_TAPS */
 };
 
 /* Add interface name to t once (multiqueue taps open it once per queue). */
@@ -27,11 +29,15 @@ static void net_add(struct net_taps *t, const char *name, size_t len)
 {
 	int i;
 
-	if (!len || len >= NET_IFNAMSIZ || t->n >= NET_MAX_TAPS || memchr(name, '/', len))
+	if (!len || len >= NET_IFNAMSIZ || memchr(name, '/', len))
 		return;
 	for (i = 0; i < t->n; i++)
 		if (!strncmp(t->name[i], name, len) && !t->name[i][len])
 			return;
+	if (t->n >= NET_MAX_TAPS) {
+		t->cut = true;
+		return;
+	}
 	memcpy(t->name[t->n], name, len);
 	t->name[t->n++][len] = '\0';
 }
@@ -85,7 +91,11 @@ static void net_fd(struct context *c, int pid, const char *fd, struct net_taps *
 	net_add(t, p, strcspn(p, "\n"));
 }
 
-void ctx_net_taps(struct context *c, int pid, struct ctx_reading *r)
+/*
+ * The counters of interfaces t into r, one by one and summed (the VM's
+ * figures): none where one cannot be read (an interface gone mid-read).
+ */
+static void net_counters(struct context *c, const struct net_taps *t, struct ctx_reading *r)
 {
 	static const struct { const char *file; enum vm_ctx_fig f; enum ctx_tap_ctr t; } stats[] = {
 		{ "rx_bytes", CTX_RX_BPS, CTX_TAP_RXB }, { "tx_bytes", CTX_TX_BPS, CTX_TAP_TXB },
@@ -93,13 +103,40 @@ void ctx_net_taps(struct context *c, int pid, struct ctx_reading *r)
 		{ "rx_dropped", CTX_DROPS, CTX_TAP_DROPS }, { "tx_dropped", CTX_DROPS, CTX_TAP_DROPS },
 	};
 	double sum[CTX_NR] = { 0 };
+	unsigned int i;
+	int k;
+
+	r->nr_tap_rows = -1;
+	r->taps_cut = t->cut;
+	for (k = 0; k < t->n; k++) {
+		memcpy(r->tap[k], t->name[k], CTX_IFNAMSIZ);
+		memset(r->tap_ctr[k], 0, sizeof(r->tap_ctr[k]));
+		for (i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
+			uint64_t v;
+
+			if (ctx_file_read(c, "%s/class/net/%s/statistics/%s", c->sys, t->name[k],
+					  stats[i].file) <= 0)
+				return;	/* an interface gone mid-read: its counters unknown */
+			v = strtoull(c->buf, NULL, 10);
+			sum[stats[i].f] += (double)v;
+			r->tap_ctr[k][stats[i].t] += v;
+		}
+	}
+	r->nr_tap_rows = t->n;
+	if (!t->n)
+		return;		/* no tap: no network figures, not zeros */
+	for (i = 0; i < sizeof(stats) / sizeof(stats[0]); i++)
+		ctx_set(r, stats[i].f, sum[stats[i].f]);
+}
+
+void ctx_net_taps(struct context *c, int pid, struct ctx_reading *r)
+{
 	char path[PATH_MAX + 32];
 	struct net_taps t = { .n = 0 };
 	struct dirent *de;
-	unsigned int i;
 	DIR *d;
-	int k;
 
+	r->nr_tap_rows = -1;
 	snprintf(path, sizeof(path), "%s/%d/fd", c->proc, pid);
 	d = opendir(path);
 	if (!d)
@@ -109,31 +146,18 @@ void ctx_net_taps(struct context *c, int pid, struct ctx_reading *r)
 			net_fd(c, pid, de->d_name, &t);
 	closedir(d);
 	r->nr_taps = t.n;
-	r->taps_sig = 1469598103934665603ull;
-	for (k = 0; k < t.n; k++) {
-		const char *s;
+	net_counters(c, &t, r);
+}
 
-		for (s = t.name[k]; *s; s++)
-			r->taps_sig = (r->taps_sig ^ (unsigned char)*s) * 1099511628211ull;
-		r->taps_sig = (r->taps_sig ^ '/') * 1099511628211ull;
-		if (k < CTX_TAPS)
-			memcpy(r->tap[k], t.name[k], CTX_IFNAMSIZ);
-		for (i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
-			uint64_t v;
+void ctx_net_known(struct context *c, const struct vm_ctx *x, struct ctx_reading *r)
+{
+	struct net_taps t = { .n = 0, .cut = x->taps_cut };
+	int k;
 
-			if (ctx_file_read(c, "%s/class/net/%s/statistics/%s", c->sys, t.name[k],
-					  stats[i].file) <= 0)
-				return;	/* an interface gone mid-read: its counters unknown */
-			v = strtoull(c->buf, NULL, 10);
-			sum[stats[i].f] += (double)v;
-			if (k < CTX_TAPS)
-				r->tap_ctr[k][stats[i].t] += v;
-		}
-		if (k < CTX_TAPS)
-			r->nr_tap_rows = k + 1;
-	}
-	if (!t.n)
-		return;		/* no tap: no network figures, not zeros */
-	for (i = 0; i < sizeof(stats) / sizeof(stats[0]); i++)
-		ctx_set(r, stats[i].f, sum[stats[i].f]);
+	r->nr_tap_rows = -1;
+	for (k = 0; k < x->nr_tap_rows; k++)
+		if (x->taps[k].held)
+			memcpy(t.name[t.n++], x->taps[k].name, NET_IFNAMSIZ);
+	if (t.n)
+		net_counters(c, &t, r);
 }

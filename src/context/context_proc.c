@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Memory and disk of a VM's VMM process, from its /proc files: resident
- * and swapped (status), major faults and block-I/O delay (stat), huge
+ * Memory and disk of a VM's VMM process, from its /proc files: resident,
+ * its peak and swapped (status), major faults, block-I/O delay and when
+ * it began (stat), huge
  * pages (smaps_rollup), the guest's RAM (the command line's -m, else the
  * largest anonymous mapping of maps), bytes and calls read and written
  * (io).  Process-wide files count every thread, those gone included.
@@ -83,11 +84,17 @@ void ctx_proc_memory(struct context *c, int pid, struct ctx_reading *r)
 	if (ctx_file_read(c, "%s/%d/status", c->proc, pid) > 0) {
 		if (keyval_find(c->buf, "VmRSS:", &v))
 			ctx_set(r, CTX_RSS, (double)v * 1024);
+		if (keyval_find(c->buf, "VmHWM:", &v))
+			ctx_set(r, CTX_RSS_PEAK, (double)v * 1024);
 		if (keyval_find(c->buf, "VmSwap:", &v))
 			ctx_set(r, CTX_SWAP, (double)v * 1024);
 	}
-	if (ctx_file_read(c, "%s/%d/stat", c->proc, pid) > 0 && ctx_stat_field(c->buf, 12, &v))
+	if (ctx_file_read(c, "%s/%d/stat", c->proc, pid) <= 0)
+		return;
+	if (ctx_stat_field(c->buf, 12, &v))
 		ctx_set(r, CTX_MAJFLT, (double)v);
+	/* when it began: a VMM that began after kvmtop counts from zero */
+	r->start_known = ctx_stat_field(c->buf, 22, &r->start_ticks);
 }
 
 void ctx_proc_huge(struct context *c, int pid, struct ctx_reading *r)
@@ -148,7 +155,7 @@ static bool proc_blkio(struct context *c, int pid, uint64_t *ticks)
 	return any;
 }
 
-void ctx_proc_disk(struct context *c, int pid, struct ctx_reading *r)
+void ctx_proc_io(struct context *c, int pid, struct ctx_reading *r)
 {
 	static const struct { const char *key; enum vm_ctx_fig f; } io[] = {
 		{ "read_bytes:", CTX_RD_BPS }, { "write_bytes:", CTX_WR_BPS },
@@ -161,6 +168,13 @@ void ctx_proc_disk(struct context *c, int pid, struct ctx_reading *r)
 		for (i = 0; i < sizeof(io) / sizeof(io[0]); i++)
 			if (keyval_find(c->buf, io[i].key, &v))
 				ctx_set(r, io[i].f, (double)v);
+}
+
+void ctx_proc_disk(struct context *c, int pid, struct ctx_reading *r)
+{
+	uint64_t v;
+
+	ctx_proc_io(c, pid, r);
 	if (proc_blkio(c, pid, &v))
 		ctx_set(r, CTX_BLKIO, (double)v);
 }

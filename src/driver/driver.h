@@ -42,6 +42,7 @@ struct driver_config {
 	 */
 	double duration;
 	bool summary;			/* one report of the whole input (--summary) */
+	unsigned int keep_ended;	/* live --summary: ended VMs kept one by one (--keep-ended) */
 	unsigned int ring;		/* recent exits kept per vCPU, for a view that shows them */
 	unsigned int ip_slots;		/* guest IPs kept per vCPU and kind, for a view that shows them */
 	bool no_objects;		/* keep no objects (what exits touched) */

@@ -62,6 +62,7 @@ struct driver {
 	/* the filter's pids and names said to match no VM (bit i: the i-th), said once */
 	uint64_t said_pids, said_names;
 	uint64_t discover_at;		/* live: a counter source looks for new VMs next then */
+	uint64_t ctx_at;		/* live: the VMs' context is read next then (CONTEXT_READ_MS) */
 	/* KVMTOP_SNAPSHOT_STATS: how long the snapshots' output took (make bench) */
 	uint64_t snap_n, snap_ns, snap_max_ns;
 	/* ... and the VMs' context: calls, VMs read, this thread's CPU ns in them */
@@ -110,6 +111,13 @@ void driver_close(struct driver *drv);
 int driver_sample(struct driver *drv);
 /* Live, between samples: a counter source looks for new VMs (at most each SOURCE_DISCOVER_MS): 0, or -1. */
 int driver_discover(struct driver *drv, uint64_t now);
+/*
+ * Live, between snapshots (each tick): the VMs that ended marked and each
+ * VM's context read (context_read()) each CONTEXT_READ_MS, the VMs never
+ * read at once; at_start: the run's start, everything read.  0, or -1
+ * (said why).
+ */
+int driver_context(struct driver *drv, uint64_t now, bool at_start);
 /* Live without sched events: each vCPU thread's /proc accounting at now (new_only: those never read). */
 void driver_read_times(struct driver *drv, uint64_t now, bool new_only);
 /*

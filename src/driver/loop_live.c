@@ -190,8 +190,8 @@ static int live_tick(struct live *l, uint64_t now)
 		l->next = now + l->step;
 	}
 	now_please = act & (VIEW_REFRESH | VIEW_RESET);
-	/* VMs that live a few seconds: found between the samples */
-	if (driver_discover(drv, now))
+	/* VMs that live a few seconds: found between the samples, their context read meanwhile */
+	if (driver_discover(drv, now) || driver_context(drv, now, false))
 		return -1;
 	/* --summary of counters: read them each delay all the same, so VMs that come and go count */
 	if (!l->timed && drv->ops->sample && now >= l->next) {
@@ -222,6 +222,9 @@ static int live_loop(struct live *l)
 	if (drv->c->duration)
 		l->until = now + (uint64_t)llround(drv->c->duration * 1e9);
 	if (driver_view_up(drv))
+		return -1;
+	/* the VMs there are now (a counter source's), their context: what the first snapshot's rates grow from */
+	if (driver_discover(drv, now) || driver_context(drv, now, true))
 		return -1;
 	while (!driver_stop_sig && !drv->stop && !drv->done) {
 		uint64_t wake = now + (uint64_t)drv->tick_ms * 1000000ull;

@@ -152,6 +152,23 @@ static bool driver_alive(void *ctx, int pid)
 	return ident_alive(&drv->proc, pid);
 }
 
+int driver_context(struct driver *drv, uint64_t now, bool at_start)
+{
+	bool due = at_start || now >= drv->ctx_at;
+	uint64_t t0 = clock_thread_cpu_ns();
+
+	if (due) {
+		drv->ctx_at = now + CONTEXT_READ_MS * 1000000ull;
+		if (model_mark_ended(drv->m, driver_alive, drv, now)) {
+			driver_fail(drv, "out of memory");
+			return -1;
+		}
+	}
+	context_read(&drv->ctx, drv->m, now, !due, at_start);
+	drv->ctx_cpu_ns += clock_thread_cpu_ns() - t0;
+	return 0;
+}
+
 void driver_read_times(struct driver *drv, uint64_t now, bool new_only)
 {
 	int bad;
@@ -234,6 +251,9 @@ static int model_up(struct driver *drv)
 	m->steal_totals = c->steal_totals;
 	/* the metrics' host-wide latency */
 	m->host_lat_on = drv->v->totals && c->host_latency;
+	/* a summary's VMs that ended stay, at most keep_ended of them one by one */
+	m->keep_ended = c->summary && drv->src.live;
+	m->max_ended = c->keep_ended;
 	if (drv->src.live) {
 		uint64_t now = clock_mono_ns();
 
@@ -391,17 +411,19 @@ static int snapshot_prepare(struct driver *drv, uint64_t end, bool at_end)
 		driver_fail(drv, "out of memory");
 		return -1;
 	}
-	/* live: each VM's memory, disk, network and pressure (src/context/), its CPU timed for make bench */
 	if (drv->src.live) {
 		uint64_t t0 = clock_thread_cpu_ns();
 
+		/* VMs that ended go, once their last figures were shown; those that ended now are marked */
+		if (model_reap(drv->m, driver_alive, drv, end)) {
+			driver_fail(drv, "out of memory");
+			return -1;
+		}
+		/* each VM's memory, disk, network and pressure (src/context/), its CPU timed for make bench */
 		drv->ctx_vms += context_sample(&drv->ctx, drv->m, end);
 		drv->ctx_cpu_ns += clock_thread_cpu_ns() - t0;
 		drv->ctx_n++;
 	}
-	/* VMs that ended go, once their last figures were shown */
-	if (drv->src.live)
-		model_reap(drv->m, driver_alive, drv);
 	if (driver_view_up(drv))
 		return -1;
 	filter_unmatched(drv, at_end);

@@ -74,6 +74,12 @@ static void vm_free(struct vm *vm)
 		free(vm->groups[g].last);
 	free(vm->detail);
 	free(vm->kst);
+	free(vm->ctx.taps);
+	if (vm->rest) {
+		free(vm->rest->reasons);
+		free(vm->rest->other);
+		free(vm->rest);
+	}
 	free(vm);
 }
 
@@ -768,8 +774,24 @@ int model_interval_end(struct model *m, uint64_t now)
 	return 0;
 }
 
+/* A VM's context counted from now on: its sums and their bases 0, nothing lost since. */
+static void ctx_zero(struct vm_ctx *x)
+{
+	int k;
+
+	memset(x->sum, 0, sizeof(x->sum));
+	memset(x->base, 0, sizeof(x->base));
+	x->whole = x->summed;
+	for (k = 0; k < x->nr_tap_rows; k++) {
+		memset(x->taps[k].sum, 0, sizeof(x->taps[k].sum));
+		memset(x->taps[k].base, 0, sizeof(x->taps[k].base));
+		x->taps[k].whole = true;
+	}
+}
+
 void model_reset(struct model *m, uint64_t now)
 {
+	struct vm *vm;
 	struct vcpu *v;
 	unsigned int i;
 
@@ -802,6 +824,9 @@ void model_reset(struct model *m, uint64_t now)
 	ctrs_apply(m, ctr_zero, true);
 	dirty_clear(m);
 	model_steal_reset(m);
+	ctx_zero(&m->host_ctx);
+	RB_FOREACH(vm, vm_tree, &m->vms)
+		ctx_zero(&vm->ctx);
 	m->first_time = now;
 	m->interval_start = now;
 }
@@ -825,7 +850,7 @@ int model_reason_total_lat(const struct reason_stat *rs, struct hist *out)
 	return hist_merge(out, &rs->lat_done) ?: hist_merge(out, &rs->lat);
 }
 
-static void vm_remove(struct model *m, struct vm *vm)
+void model_vm_remove(struct model *m, struct vm *vm)
 {
 	struct vcpu *v;
 
@@ -853,18 +878,6 @@ static void vm_remove(struct model *m, struct vm *vm)
 	}
 	RB_REMOVE(vm_tree, &m->vms, vm);
 	vm_free(vm);
-}
-
-void model_reap(struct model *m, alive_fn alive, void *ctx)
-{
-	struct vm *vm, *next;
-
-	RB_FOREACH_SAFE(vm, vm_tree, &m->vms, next) {
-		if (vm->exited)
-			vm_remove(m, vm);
-		else if (vm->pid > 0 && !alive(ctx, vm->pid))
-			vm->exited = true;
-	}
 }
 
 void model_group_read(struct vm *vm, enum thread_group g, struct group_thread *now, size_t n)

@@ -19,6 +19,7 @@
 #ifndef KVMTOP_MODEL_H
 #define KVMTOP_MODEL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/tree.h>
@@ -341,32 +342,65 @@ struct thread_detail {
  * second over the snapshot's interval.
  */
 
-/* One tap of a VM's: its name, its rates per second (known: there was a reading before). */
+/*
+ * One tap of a VM's: its name, its rates per second over the snapshot
+ * (known: counted from the snapshot's start on), and its counters' growth
+ * kvmtop counted (sum: since its first reading, or from zero for a tap of
+ * a VMM that began after kvmtop).
+ */
 struct vm_ctx_tap {
 	char name[CTX_IFNAMSIZ];	/* raw: escape before printing */
 	bool known;
+	bool held;			/* its VMM held it at the last whole reading */
+	bool base_ok;			/* base is sum at the snapshot's start */
+	bool whole;			/* sum is all it grew since counted (no counter went back) */
 	double rate[CTX_TAP_NR];
-	uint64_t prev[CTX_TAP_NR];
+	uint64_t prev[CTX_TAP_NR];	/* its counters as last read */
+	uint64_t sum[CTX_TAP_NR];
+	uint64_t base[CTX_TAP_NR];
 };
 
 struct vm_ctx {
 	uint32_t known;			/* bit f: val[f] holds a figure */
+	uint32_t levels;		/* bit f: val[f] holds a level as last read (a VM that ended keeps it) */
 	bool ram_cmdline;		/* CTX_RAM is the command line's -m, not the largest mapping */
 	int nr_taps;			/* tap/macvtap interfaces its VMM holds (-1: not known) */
-	uint64_t taps_sig;		/* which ones (a hash of their names): the rates' counters sum them */
 	uint64_t huge_at;		/* when huge pages and NUMA were last read (they walk page tables) */
 	/* its memory per NUMA node (numa_maps), bytes; nr_nodes 0: not known */
 	uint64_t node_bytes[CTX_NODES];
 	int nr_nodes;
-	/* its first CTX_TAPS taps one by one */
-	struct vm_ctx_tap taps[CTX_TAPS];
+	/* its taps one by one, those it held once too (their sums count): allocated, at most CTX_TAPS */
+	struct vm_ctx_tap *taps;
 	int nr_tap_rows;
+	bool taps_cut;			/* it held more than CTX_TAPS: the net sums leave some out */
 	double val[CTX_NR];
-	/* the counters behind the rates, as of prev_at (bit f of prev_known: prev[f] was read) */
+	/* the counters as last read, at prev_at (bit f of prev_known: prev[f] was read) */
 	uint32_t prev_known;
 	uint64_t prev_at;
 	uint64_t prev[CTX_NR];
+	/*
+	 * Each counter's growth kvmtop counted (context_sum.c): since its
+	 * first reading, or from zero where its VMM began after kvmtop (born);
+	 * base: the sum at the snapshot's start.  Bit f of summed: sum[f]
+	 * counts; of whole: nothing of it was lost (no counter went back);
+	 * of base_ok: base[f] was taken at the snapshot's start, so the
+	 * interval's growth is known.
+	 */
+	uint32_t summed;
+	uint32_t whole;
+	uint32_t base_ok;
+	uint32_t last_read;		/* bit f: read at its last reading (between snapshots: no pressure, no delay) */
+	uint64_t sum[CTX_NR];
+	uint64_t base[CTX_NR];
+	bool born;			/* its VMM began after kvmtop (decided at its first reading, prev_at 0 before) */
 };
+
+/* f's sum over the run (sum[f]): true with *val, or false where it is not known. */
+static inline bool vm_ctx_total(const struct vm_ctx *c, enum vm_ctx_fig f, uint64_t *val)
+{
+	*val = c->sum[f];
+	return c->summed & c->whole & (1u << f);
+}
 
 /* Figure f of a VM's context: true with *val, or false where it is not known. */
 static inline bool vm_ctx_get(const struct vm_ctx *c, enum vm_ctx_fig f, double *val)
@@ -401,7 +435,8 @@ struct vm {
 	int nr_vcpus;
 	TAILQ_HEAD(, vcpu) vmm_threads;	/* struct vcpu with vmm set: no vCPU rows */
 	int nr_vmm;
-	bool exited;		/* live: its process ended; removed next interval */
+	bool exited;		/* live: its process ended; removed next interval (kept: model_reap) */
+	uint64_t end;		/* ... found ended then (the source's clock), 0: running */
 	bool guessed;		/* a recording's VM grouped by the guess, not a snapshot */
 	bool kernel;		/* the host kernel's threads (pid MODEL_PID_KERNEL): not a VM */
 	/* why the source sees none of its exits (a constant string), NULL: they are counted */
@@ -416,10 +451,41 @@ struct vm {
 	/* KVM's statistics of its VM fd (the stats source), by names->kstats[KSTAT_VM] slot */
 	struct ctr *kst;
 	unsigned int nr_kst;
+	/*
+	 * The row of the ended VMs past the model's max_ended, "N more
+	 * ended" (model_ended.c): their exits and context summed, NULL for
+	 * every other VM.
+	 */
+	struct model_rest *rest;
+};
+
+/*
+ * What the ended VMs folded into the rest's row carried (model_ended.c):
+ * their exits (by reason, not their latencies or objects), events, time
+ * states; their context's sums are the row's vm_ctx.
+ */
+struct model_rest {
+	unsigned int nr;		/* VMs folded */
+	uint64_t *reasons;		/* exits by reason id, nr_reasons of them */
+	unsigned int nr_reasons;
+	uint64_t exits;
+	uint64_t unmatched_exits;
+	uint64_t unmatched_entries;
+	uint64_t *other;		/* other events by kvm_event.other, the model's nr_other */
+	uint64_t uexit[UEXIT_MAX];
+	uint64_t time[VS_NR];
+	unsigned int time_known;	/* bit (1 << VS_x): every VM folded measured it */
 };
 
 /* The vm entry that holds every host kernel thread that raised KVM events. */
 #define MODEL_PID_KERNEL	(-1)
+/* ... and the one of the ended VMs past max_ended (last in pid order) */
+#define MODEL_PID_REST		INT_MAX
+/* --keep-ended's default: ended VMs a summary keeps one by one */
+#define MODEL_KEEP_ENDED	1000
+#define MODEL_KEEP_ENDED_MAX	1000000
+/* An ended VM is folded into the rest's row once it ended this long ago: its source has read it a last time. */
+#define MODEL_ENDED_SETTLE_NS	(5 * 1000000000ull)
 
 RB_HEAD(vcpu_tree, vcpu);
 RB_HEAD(vm_tree, vm);
@@ -496,6 +562,15 @@ struct model {
 	unsigned int nr_host_lat;
 	/* live: the host's pressure (/proc/pressure), CTX_CPU_SOME .. CTX_IO_FULL (src/context/) */
 	struct vm_ctx host_ctx;
+	/*
+	 * Live: VMs that ended stay to the end (a summary's), at most
+	 * max_ended of them one by one, the older ones folded into the rest's
+	 * row (model_ended.c); else each goes once a snapshot showed it ended.
+	 */
+	bool keep_ended;
+	unsigned int max_ended;
+	unsigned int nr_ended;		/* kept one by one */
+	struct vm *rest;		/* the rest's row, NULL: none folded */
 };
 
 /* names->nr_other is fixed from here on. */
@@ -609,11 +684,19 @@ int model_reason_total_lat(const struct reason_stat *rs, struct hist *out);
 /* Does VM (host process) pid still run? */
 typedef bool (*alive_fn)(void *ctx, int pid);
 /*
- * Live, before printing an interval: remove the VMs marked exited at the
- * previous interval, then mark those whose process has ended, so a
- * stopped VM's last figures are printed once, marked, and then go.
+ * Live, ended VMs (model_ended.c).  Between snapshots: mark the VMs whose
+ * process has ended (end: now), and with keep_ended fold those past
+ * max_ended that ended MODEL_ENDED_SETTLE_NS ago or more, oldest first,
+ * into the rest's row.  0, or -1 (no memory).
  */
-void model_reap(struct model *m, alive_fn alive, void *ctx);
+int model_mark_ended(struct model *m, alive_fn alive, void *ctx, uint64_t now);
+/*
+ * Before printing an interval: remove the VMs an earlier snapshot showed
+ * ended (with keep_ended: fold those past max_ended instead), then mark
+ * those whose process has ended, so a stopped VM's last figures are
+ * printed once, marked, and then go.  0, or -1 (no memory).
+ */
+int model_reap(struct model *m, alive_fn alive, void *ctx, uint64_t now);
 /* The vm entry of the host kernel's threads, NULL if none raised events. */
 const struct vm *model_kernel_vm(const struct model *m);
 /*

@@ -36,7 +36,8 @@ uint64_t model_quantile(const struct hist *h, double q)
 	static void fn(const struct model_row *row, struct model_field_val *v) \
 	{ const struct vm *vm = row->vm; const struct vcpu *c = row->v; (void)vm; (void)c; expr; }
 
-GET_ROW(get_vm_pid, v->i = vm->pid)
+/* the rest's row (the ended VMs past --keep-ended) is no process */
+GET_ROW(get_vm_pid, v->i = vm->pid; v->unknown = vm->rest != NULL)
 GET_ROW(get_vm_name, v->s = vm->name)
 /* who it is (vm->ident, live): the best name, else the VMM's; the rest unknown where not read */
 GET_ROW(get_vm_display, v->s = vm->ident.read && vm->ident.name[0] ? vm->ident.name : vm->name)
@@ -74,7 +75,23 @@ GET_ROW(get_last_cpu, v->i = c->last_cpu)
 	static void fn(const struct model_row *row, struct model_field_val *v) \
 	{ v->unknown = !vm_ctx_get(&row->vm->ctx, f, &v->d); v->u = (uint64_t)v->d; }
 
+/* A VM's context counter f summed over the run (vm_ctx_total): a whole number. */
+#define GET_TOTAL(fn, f) \
+	static void fn(const struct model_row *row, struct model_field_val *v) \
+	{ v->unknown = !vm_ctx_total(&row->vm->ctx, f, &v->u); }
+
 GET_CTX(get_rss, CTX_RSS)
+GET_CTX(get_rss_peak, CTX_RSS_PEAK)
+GET_TOTAL(get_majflt_total, CTX_MAJFLT)
+GET_TOTAL(get_rd_bytes, CTX_RD_BPS)
+GET_TOTAL(get_wr_bytes, CTX_WR_BPS)
+GET_TOTAL(get_rd_ops_total, CTX_RD_OPS)
+GET_TOTAL(get_wr_ops_total, CTX_WR_OPS)
+GET_TOTAL(get_rx_bytes, CTX_RX_BPS)
+GET_TOTAL(get_tx_bytes, CTX_TX_BPS)
+GET_TOTAL(get_rx_packets, CTX_RX_PPS)
+GET_TOTAL(get_tx_packets, CTX_TX_PPS)
+GET_TOTAL(get_drops_total, CTX_DROPS)
 GET_CTX(get_swap, CTX_SWAP)
 GET_CTX(get_majflt, CTX_MAJFLT)
 GET_CTX(get_ram, CTX_RAM)
@@ -201,6 +218,10 @@ bool model_snap_time(const struct model_snap *s, uint64_t t, char *buf, size_t l
 }
 
 GET_SNAP(get_snapshot, v->u = s->number)
+/* when a VM was found ended: unknown while it runs, and for the rest's row (many VMs) */
+GET_SNAP(get_vm_end, v->u = row->vm->end; v->unknown = !row->vm->end)
+GET_SNAP(get_vm_end_time, v->unknown = !row->vm->end || !model_snap_time(s, row->vm->end, v->buf, sizeof(v->buf));
+	 v->s = v->buf)
 GET_SNAP(get_start, v->u = s->start)
 GET_SNAP(get_end, v->u = s->end)
 GET_SNAP(get_time, v->unknown = !model_snap_time(s, s->end, v->buf, sizeof(v->buf)); v->s = v->buf)
@@ -390,6 +411,10 @@ const struct model_field model_fields[] = {
 	VM("vm_project",    "project",      "PROJECT",   MF_TEXT, get_vm_project, "its OpenStack project, where the host says"),
 	VM("vm_flavor",     "flavor",       "FLAVOR",    MF_TEXT, get_vm_flavor, "its OpenStack flavor, where the host says"),
 	VM("vm_state",      "state",        "STATE",     MF_TEXT, get_vm_state, "running or exited (live), recorded (a recording)"),
+	VM("vm_end",        "end",          "END",       MF_NUM,  get_vm_end,
+	   "when kvmtop found its process ended (within a second), in the source's clock and time unit; empty while it runs"),
+	VM("vm_end_time",   "end_time",     "END TIME",  MF_TEXT, get_vm_end_time,
+	   "the same as wall-clock time, RFC 3339 in UTC; empty while it runs"),
 	VM("vm_grouped_by", "grouped_by",   "GROUPED BY", MF_TEXT, get_vm_grouped_by,
 	   "how its threads were found to be one VM: proc (live), threads (--threads), guess or kernel"),
 	VM("vm_exits_unknown", "exits_unknown", "EXITS UNKNOWN", MF_TEXT, get_vm_exits_unknown,
@@ -430,9 +455,14 @@ const struct model_field model_fields[] = {
 	VMX("vm_vhost_run_pct",     "VHOST%",  MF_PCT, get_vhost_run_pct, "its vhost workers' time on a CPU, the same"),
 	VMX("vm_vhost_wait_pct",    "VH WT%",  MF_PCT, get_vhost_wait_pct, "their time waiting for a CPU, the same"),
 	/* its context (src/context/): null, empty or "-" where the host does not say */
-	VM("vm_mem_rss_bytes",       "mem_rss_bytes",      "RES",       MF_NUM,  get_rss, "its VMM's resident memory, bytes"),
+	VM("vm_mem_rss_bytes",       "mem_rss_bytes",      "RES",       MF_NUM,  get_rss,
+	   "its VMM's resident memory, bytes, as last read (a VM that ended: at its last reading)"),
+	VM("vm_mem_rss_peak_bytes",  "mem_rss_peak_bytes", "RES PEAK",  MF_NUM,  get_rss_peak,
+	   "its VMM's peak resident memory since it began (VmHWM), bytes, as last read"),
 	VM("vm_mem_swap_bytes",      "mem_swap_bytes",     "SWAP",      MF_NUM,  get_swap, "its VMM's memory in swap, bytes"),
 	VM("vm_majflt_per_s",      "majflt_per_s",     "MAJFLT/S",  MF_RATE, get_majflt, "its VMM's major page faults per second"),
+	VM("vm_majflt",            "majflt",           "MAJFLT",    MF_NUM,  get_majflt_total,
+	   "its VMM's major page faults kvmtop counted: since its first reading, or since the VMM began when after kvmtop"),
 	VM("vm_guest_ram_bytes",     "guest_ram_bytes",    "RAM",       MF_NUM,  get_ram, "the guest's RAM, bytes"),
 	VM("vm_guest_ram_from", "guest_ram_from", "RAM FROM", MF_TEXT, get_ram_from,
 	   "where vm_guest_ram_bytes comes from: cmdline or mapping"),
@@ -441,6 +471,10 @@ const struct model_field model_fields[] = {
 	VM("vm_disk_wr_bytes_per_s",   "disk_wr_bytes_per_s",  "DISK WR/S", MF_RATE, get_wr_bps, "bytes written per second by its VMM"),
 	VM("vm_disk_rd_ops_per_s",   "disk_rd_ops_per_s",  "RDOPS/S",   MF_RATE, get_rd_ops, "read calls per second"),
 	VM("vm_disk_wr_ops_per_s",   "disk_wr_ops_per_s",  "WROPS/S",   MF_RATE, get_wr_ops, "write calls per second"),
+	VM("vm_disk_rd_bytes",   "disk_rd_bytes",  "DISK RD",   MF_NUM, get_rd_bytes, "bytes read by its VMM, counted as vm_majflt"),
+	VM("vm_disk_wr_bytes",   "disk_wr_bytes",  "DISK WR",   MF_NUM, get_wr_bytes, "bytes written by its VMM, the same"),
+	VM("vm_disk_rd_ops",     "disk_rd_ops",    "RDOPS",     MF_NUM, get_rd_ops_total, "read calls, the same"),
+	VM("vm_disk_wr_ops",     "disk_wr_ops",    "WROPS",     MF_NUM, get_wr_ops_total, "write calls, the same"),
 	VM("vm_blkio_pct",     "blkio_pct",    "BLKIO%",    MF_PCT,  get_blkio, "its threads' time waiting for block I/O, % of the span"),
 	VM("vm_net_taps",      "net_taps",     "TAPS",      MF_INT,  get_taps, "how many tap or macvtap interfaces its VMM holds"),
 	VM("vm_net_rx_bytes_per_s",    "net_rx_bytes_per_s",   "NET RX/S",  MF_RATE, get_rx_bps, "bytes per second its guest received over them"),
@@ -448,6 +482,12 @@ const struct model_field model_fields[] = {
 	VM("vm_net_rx_packets_per_s",    "net_rx_packets_per_s",   "RXPKT/S",   MF_RATE, get_rx_pps, "packets per second received"),
 	VM("vm_net_tx_packets_per_s",    "net_tx_packets_per_s",   "TXPKT/S",   MF_RATE, get_tx_pps, "packets per second sent"),
 	VM("vm_net_drops_per_s",   "net_drops_per_s",  "DROPS/S",   MF_RATE, get_drops, "packets dropped per second"),
+	VM("vm_net_rx_bytes",    "net_rx_bytes",    "NET RX",    MF_NUM, get_rx_bytes,
+	   "bytes its guest received over its taps, counted as vm_majflt (a tap from its first reading, or from 0)"),
+	VM("vm_net_tx_bytes",    "net_tx_bytes",    "NET TX",    MF_NUM, get_tx_bytes, "bytes its guest sent, the same"),
+	VM("vm_net_rx_packets",  "net_rx_packets",  "RXPKT",     MF_NUM, get_rx_packets, "packets received, the same"),
+	VM("vm_net_tx_packets",  "net_tx_packets",  "TXPKT",     MF_NUM, get_tx_packets, "packets sent, the same"),
+	VM("vm_net_drops",       "net_drops",       "DROPS",     MF_NUM, get_drops_total, "packets dropped, the same"),
 	VM("vm_psi_cpu_some_pct",  "psi_cpu_some_pct", "CPU SOME%", MF_PCT,  get_cpu_some, "its cgroup's CPU pressure, some, % of the span"),
 	VM("vm_psi_cpu_full_pct",  "psi_cpu_full_pct", "CPU FULL%", MF_PCT,  get_cpu_full, "its cgroup's CPU pressure, full"),
 	VM("vm_psi_mem_some_pct",  "psi_mem_some_pct", "MEM SOME%", MF_PCT,  get_mem_some, "its cgroup's memory pressure, some"),
@@ -620,7 +660,7 @@ const struct model_field *model_field_vcpu_of(const struct model_field *f)
 
 /* The fields that can pass 2^53 (model_field_big): the snapshot's clock, the sums of times. */
 static const char *const model_big_fields[] = {
-	"start", "end", "latency_sum", "handling_sum", "obj_latency_sum",
+	"start", "end", "vm_end", "latency_sum", "handling_sum", "obj_latency_sum",
 };
 
 bool model_field_big(const struct model_field *f)

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The model's internals: what model.c, model_time.c, model_steal.c and
- * model_read.c tell each other.  No file outside src/model/ includes it;
+ * The model's internals: what model.c, model_time.c, model_steal.c,
+ * model_read.c and model_ended.c tell each other.  No file outside src/model/ includes it;
  * views read the model through model.h's accessors.
  *
  * Who calls whom (no circle): model.c feeds the time states
  * (model_time.c) and the stolen-time tables (model_steal.c); the time
  * states give out the waits to the tables; both look threads up through
- * model_read.c, which calls none of them.
+ * model_read.c, which calls none of them.  model_ended.c calls model.c
+ * (to remove a VM) and model_scope.c (to sum one up), never the other way.
  */
 #ifndef KVMTOP_MODEL_PRIV_H
 #define KVMTOP_MODEL_PRIV_H
@@ -60,5 +61,8 @@ int model_objs_interval_end(struct vcpu *v);
 void model_objs_reset(struct vcpu *v);
 void model_objs_marks(struct vcpu *v, void (*op)(struct ctr *));
 void model_objs_free(struct vcpu *v);
+
+/* model.c: vm and its threads out of the model, freed (model_ended.c's reap and fold). */
+void model_vm_remove(struct model *m, struct vm *vm);
 
 #endif

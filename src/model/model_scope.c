@@ -288,6 +288,41 @@ static int scope_add_vcpu(struct model_scope *sc, const struct model *m, const s
 	return 0;
 }
 
+/*
+ * The ended VMs folded into the rest's row (model_ended.c): their exits
+ * by reason, events and states since the start, in an interval too (a
+ * summary's, the one that has them), no latency.
+ */
+static void scope_add_rest(struct model_scope *sc, const struct model *m, const struct model_rest *r)
+{
+	unsigned int i;
+	int j;
+
+	for (i = 0; i < r->nr_reasons && i < sc->nr; i++) {
+		sc->rows[i].count += r->reasons[i];
+		sc->rows[i].total += r->reasons[i];
+	}
+	sc->exits += r->exits;
+	sc->exits_total += r->exits;
+	sc->unmatched_exits += r->unmatched_exits;
+	sc->unmatched_entries += r->unmatched_entries;
+	for (j = 0; j < m->nr_other; j++) {
+		sc->other[j] += r->other[j];
+		sc->other_total[j] += r->other[j];
+	}
+	for (j = 0; j < UEXIT_MAX; j++) {
+		sc->uexit[j] += r->uexit[j];
+		sc->uexit_total[j] += r->uexit[j];
+		sc->uexits += r->uexit[j];
+	}
+	for (j = 0; j < VS_NR; j++) {
+		if (!(r->time_known & (1u << j)))
+			continue;
+		sc->time[j] += r->time[j];
+		sc->time_known |= 1u << j;
+	}
+}
+
 int model_scope_host(struct model_scope *sc, const struct model *m, bool cumulative)
 {
 	struct vcpu *v;
@@ -297,6 +332,8 @@ int model_scope_host(struct model_scope *sc, const struct model *m, bool cumulat
 	RB_FOREACH(v, vcpu_tree, (struct vcpu_tree *)&m->vcpus)
 		if (scope_add_vcpu(sc, m, v))
 			return -1;
+	if (m->rest)
+		scope_add_rest(sc, m, m->rest->rest);
 	return scope_objs_merge(sc);
 }
 
@@ -304,6 +341,12 @@ int model_scope_host(struct model_scope *sc, const struct model *m, bool cumulat
 static int scope_add_vm(struct model_scope *sc, const struct model *m, const struct vm *vm)
 {
 	struct vcpu *v;
+
+	if (vm->rest) {
+		/* no thread of its own: what the VMs folded into it measured */
+		scope_add_rest(sc, m, vm->rest);
+		return 0;
+	}
 
 	TAILQ_FOREACH(v, &vm->vcpus, vm_link)
 		if (scope_add_vcpu(sc, m, v))

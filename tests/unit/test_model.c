@@ -234,8 +234,9 @@ static void test_tid_table(void **state)
 		feed(m, ev(KVM_EV_EXIT, i, 1024 * i + 7, io, 0));
 	assert_int_equal(m->nr_vcpus, N);
 	assert_int_equal(m->by_tid_mask + 1, 1024);
-	model_reap(m, odd_pid_alive, NULL);	/* marks the even pids' VMs exited */
-	model_reap(m, odd_pid_alive, NULL);	/* removes them */
+	assert_int_equal(model_reap(m, odd_pid_alive, NULL, 10), 0);	/* marks the even pids' VMs exited */
+	assert_int_equal(model_interval_end(m, 10), 0);		/* ... shown so in the interval that ends */
+	assert_int_equal(model_reap(m, odd_pid_alive, NULL, 20), 0);	/* removes them */
 	for (i = 1; i <= N; i++) {
 		struct vcpu key = { .tid = 1024 * i + 7 }, *v = RB_FIND(vcpu_tree, &m->vcpus, &key);
 
@@ -677,8 +678,9 @@ static void test_host_latency(void **state)
 	host_lat_is(m, io, 3, 150);
 	/* pid 2 (tid 1024) ends: marked at one reap, gone at the next, its pairs kept */
 	lat_pair(m, 2048, io, 400, 9);
-	model_reap(m, odd_pid_alive, NULL);
-	model_reap(m, odd_pid_alive, NULL);
+	assert_int_equal(model_reap(m, odd_pid_alive, NULL, 450), 0);
+	assert_int_equal(model_interval_end(m, 450), 0);
+	assert_int_equal(model_reap(m, odd_pid_alive, NULL, 460), 0);
 	assert_int_equal(m->nr_vcpus, 1);
 	host_lat_is(m, io, 4, 159);
 	assert_int_equal(model_interval_end(m, 500), 0);
@@ -689,6 +691,98 @@ static void test_host_latency(void **state)
 	model_reset(m, 600);
 	m->host_lat_on = true;
 	host_lat_is(m, io, 0, 0);
+	model_free(m);
+	names_free(&nm);
+}
+
+static void ident_by_1024(void *ctx, int tid, struct ident_info *out)
+{
+	out->pid = tid / 1024;
+}
+
+/* Processes up to *ctx have ended. */
+static bool pid_over(void *ctx, int pid)
+{
+	return pid > *(int *)ctx;
+}
+
+/* VM pid's exits, all of them and of reason id, since the start. */
+static void vm_exits_are(const struct model *m, int pid, int id, uint64_t n)
+{
+	const struct vm *vm = model_find_vm(m, pid);
+	struct model_scope sc;
+
+	assert_non_null(vm);
+	assert_int_equal(model_scope_vm(&sc, m, vm, true), 0);
+	assert_int_equal(sc.exits_total, n);
+	assert_int_equal(sc.rows[id].total, n);
+	model_scope_free(&sc);
+}
+
+/*
+ * A summary keeps the VMs that end (keep_ended), max_ended of them one by
+ * one: those that ended first, once they ended MODEL_ENDED_SETTLE_NS
+ * before, are summed in the rest's row; the host keeps every exit.  VM p
+ * (p = 1 .. 6) makes p exits and read p KiB (its context's sum).
+ */
+static void test_ended_kept_and_folded(void **state)
+{
+	const uint32_t rd = 1u << CTX_RD_BPS;
+	struct kvm_names nm;
+	struct model_scope host;
+	struct model *m;
+	struct vm *vm;
+	int io, p, k, gone = 0;
+
+	names_init(&nm);
+	io = reason_intern(&nm.reasons, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
+	m = model_new(&nm, 0, ident_by_1024, NULL);
+	assert_non_null(m);
+	m->live = true;
+	m->keep_ended = true;
+	m->max_ended = 2;
+	for (p = 1; p <= 6; p++)
+		for (k = 0; k < p; k++)
+			feed(m, ev(KVM_EV_EXIT, p * 10 + k, 1024 * p, io, 0));
+	RB_FOREACH(vm, vm_tree, &m->vms) {
+		vm->ctx.summed = vm->ctx.whole = vm->ctx.base_ok = vm->ctx.last_read = rd;
+		vm->ctx.sum[CTX_RD_BPS] = 1024 * (uint64_t)vm->pid;
+	}
+	/* two VMs end at 10 s, two at 11 s, two at 12 s: none has settled yet */
+	for (p = 10; p <= 12; p++) {
+		gone += 2;
+		assert_int_equal(model_mark_ended(m, pid_over, &gone, p * S), 0);
+	}
+	assert_int_equal(m->nr_ended, 6);
+	assert_null(m->rest);
+	assert_int_equal(model_find_vm(m, 1)->end, 10 * S);
+	/* at 20 s all have: the four that ended first go to the rest's row */
+	assert_int_equal(model_mark_ended(m, pid_over, &gone, 20 * S), 0);
+	assert_int_equal(m->nr_ended, 2);
+	assert_non_null(m->rest);
+	assert_null(model_find_vm(m, 1));
+	assert_null(model_find_vm(m, 4));
+	assert_true(model_find_vm(m, 5) && model_find_vm(m, 6));
+	assert_int_equal(m->rest->rest->nr, 4);
+	assert_string_equal(m->rest->name, "4 more ended");
+	assert_int_equal(m->rest->pid, MODEL_PID_REST);
+	assert_true(m->rest->exited);
+	vm_exits_are(m, MODEL_PID_REST, io, 1 + 2 + 3 + 4);
+	vm_exits_are(m, 6, io, 6);
+	assert_int_equal(m->rest->ctx.sum[CTX_RD_BPS], 1024 * (1 + 2 + 3 + 4));
+	assert_int_equal(m->rest->ctx.summed & m->rest->ctx.whole & rd, rd);
+	assert_int_equal(m->rest->nr_vcpus, 4);
+	/* the host's figures keep every VM's exits */
+	assert_int_equal(model_scope_host(&host, m, true), 0);
+	assert_int_equal(host.exits_total, 21);
+	assert_int_equal(host.rows[io].total, 21);
+	model_scope_free(&host);
+	/* the summary's snapshot: those past the bound folded whatever their age */
+	m->max_ended = 0;
+	assert_int_equal(model_reap(m, pid_over, &gone, 21 * S), 0);
+	assert_int_equal(m->rest->rest->nr, 6);
+	vm_exits_are(m, MODEL_PID_REST, io, 21);
+	assert_int_equal(model_nr_vms(m), 1);
 	model_free(m);
 	names_free(&nm);
 }
@@ -765,6 +859,7 @@ int main(void)
 		cmocka_unit_test(test_late_first_event),
 		cmocka_unit_test(test_host_latency),
 		cmocka_unit_test(test_steal_unseen),
+		cmocka_unit_test(test_ended_kept_and_folded),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
