@@ -115,6 +115,16 @@ static enum reason_class riscv_class(enum kvm_isa isa, uint32_t code, uint32_t f
 	return RC_OTHER;
 }
 
+/*
+ * A virtual-instruction exit is a WFI where its stval is WFI's encoding
+ * (riscv_decode_exit): its stval is kept by a source that counts exits by
+ * their fields (the bpf source), whole, as the instruction it names.
+ */
+static const struct exit_keep riscv_exit_keep[] = {
+	{ RV_EXC_VIRTUAL_INST_FAULT, 0, 0xffffffffull, 0, 0 },
+	{ 0 },
+};
+
 const struct arch_ops arch_riscv = {
 	.name = "riscv",
 	.exit_system = "kvm",
@@ -145,4 +155,5 @@ const struct arch_ops arch_riscv = {
 		{ FR_IP, "no guest IPs" },
 		{ FR_INFO1, "WFI exits are not told apart" },
 	},
+	.exit_keep = riscv_exit_keep,
 };

@@ -279,6 +279,19 @@ static const struct obj_event x86_obj_events[] = {
 	{ NULL },
 };
 
+/*
+ * What of an exit's info fields names its object (x86_port,
+ * x86_npf_mmio): the port, direction and size bits of a port I/O's
+ * info1; an SVM nested page fault's reserved and write bits, and its
+ * page where the reserved bit says MMIO.
+ */
+static const struct exit_keep x86_exit_keep[] = {
+	{ 30, X86_ISA_VMX, 0xffff000full, 0, 0 },
+	{ 0x07b, X86_ISA_SVM, 0xffff0071ull, 0, 0 },
+	{ 0x400, X86_ISA_SVM, 0xaull, ~0xfffull, 0x8ull },
+	{ 0 },
+};
+
 const struct arch_ops arch_x86 = {
 	.name = "x86",
 	.exit_system = "kvm",
@@ -313,4 +326,5 @@ const struct arch_ops arch_x86 = {
 	.class_of = x86_class,
 	.ip_halves = true,
 	.obj_events = x86_obj_events,
+	.exit_keep = x86_exit_keep,
 };

@@ -52,6 +52,14 @@ Both live figures need a real KVM host (VMX or SVM): inside the tests'
 emulated KVM host, or where KVM is PVM's (no kvm_exit to trace), they are
 printed as unmeasured, with the reason.
 
+Then, as root with tracefs, the sched line: live kvmtop's own CPU over 5 s
+with its sched instance (set_event_pid, event-fork), with the filter of
+older kernels (KVMTOP_SCHED_FILTER=1) and with --no-sched, side by side,
+with no load, while an unrelated ping-pong pair switches context flat out,
+and (on a VMX or SVM host) while the demo guest's vCPU threads switch
+(they sleep 100 us at each HLT); each load's context switches per second
+(target: the unrelated load adds < 10 % beside --no-sched).
+
 Then, as root with /dev/kvm, what each monitor costs the guest: the demo
 guest's own loops per second (its report), bare and under kvmtop tracing,
 kvmtop --source stats, and where perf is installed perf stat -e 'kvm:*'
@@ -487,6 +495,13 @@ def scale():
             "  WRONG: %d VMs, %d dropped" % (len(j["vms"]), j["dropped_events"])), flush=True)
 
 
+def proc_cpu(pid):
+    """Process pid's user+system seconds so far (/proc/PID/stat's utime and stime)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def cpu_of(p):
     """Wait for p: its own user+system seconds (not its children's)."""
     _, status, ru = os.wait4(p.pid, 0)
@@ -604,48 +619,102 @@ def pingpong(stop_at):
     os.waitpid(pid, 0)
 
 
+def vm_switches(pid):
+    """Context switches so far of process pid's threads (their /proc status), 0 where gone."""
+    n = 0
+    try:
+        for t in os.listdir("/proc/%d/task" % pid):
+            for line in open("/proc/%d/task/%s/status" % (pid, t)):
+                if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                    n += int(line.split()[1])
+    except OSError:
+        pass
+    return n
+
+
+def demo_pid(kvmtop_pid):
+    """The demo guest kvmtop kvmtop_pid started, waited for up to 10 s, or None."""
+    end = time.time() + 10
+    while time.time() < end:
+        for d in os.listdir("/proc"):
+            try:
+                if d.isdigit() and open("/proc/%s/stat" % d).read().split(") ")[1].split()[1] == str(kvmtop_pid):
+                    return int(d)
+            except (OSError, IndexError):
+                pass
+        time.sleep(0.05)
+    return None
+
+
+def sched_run(args, env, load, guest):
+    """One 5 s run of live kvmtop: (its CPU s, unrelated switches/s, the VM's threads' switches/s) or None."""
+    kvmtop = os.path.join(TOP, "kvmtop")
+    extra = ["--demo", "--demo-vcpus", "2"] if guest else []
+    c0, t0 = ctxt(), time.time()
+    p = subprocess.Popen([kvmtop, "-b", "--source", "trace", "-d", "1", "-n", "5", "-o", "json"] + extra + args,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ, **env))
+    g = demo_pid(p.pid) if guest else None
+    v0 = vm_switches(g) if g else 0
+    kid = os.fork() if load else -1
+    if kid == 0:
+        pingpong(time.time() + 5.5)
+        os._exit(0)
+    if g:
+        time.sleep(4.5)
+    v1 = vm_switches(g) if g else 0
+    cpu = cpu_of(p)
+    if kid > 0:
+        os.waitpid(kid, 0)
+    dt = time.time() - t0
+    if p.returncode != 0:
+        print("sched: kvmtop failed: %s" % p.stderr.read().decode()[:300])
+        return None
+    return cpu, (ctxt() - c0) / dt, (v1 - v0) / 4.5 if g else 0.0
+
+
 def sched_cost():
-    """Live kvmtop's own CPU while unrelated threads switch context flat out.  Its sched
-    events are filtered in the kernel to the vCPU threads, so what the load adds to its
-    CPU beside the same run with --no-sched is their cost (target < 10 %).  Runs take
-    turns, three of each; medians."""
-    print("\nsched: live kvmtop's CPU over 5 s while a ping-pong pair switches context flat out")
+    """Live kvmtop's own CPU for the VMs' threads' sched events: the sched instance (set_event_pid,
+    event-fork) beside the filter path of older kernels (KVMTOP_SCHED_FILTER) and --no-sched, with
+    no load, while unrelated threads switch context flat out (a ping-pong pair), and where this host
+    traces KVM exits while the demo guest's vCPU threads switch (they sleep 100 us at each HLT).
+    What the unrelated load adds beside --no-sched is what each way costs for switches it should
+    not see (target < 10 %).  Runs take turns, three of each; medians."""
+    print("\nsched: live kvmtop's CPU over 5 s: the sched instance beside the filter path and --no-sched")
     if os.geteuid() != 0 or not os.path.isdir("/sys/kernel/tracing/events/sched"):
         print("sched: SKIP (needs root and tracefs with the sched events)")
         return
-    kvmtop = os.path.join(TOP, "kvmtop")
-    runs = {"no load": [], "load, sched events (filtered)": [], "load, --no-sched": []}
-    rates = []
+    ways = (("--no-sched", ["--no-sched"], {}), ("instance", [], {}), ("filter", [], {"KVMTOP_SCHED_FILTER": "1"}))
+    loads = [("no load", False, False), ("unrelated ping-pong", True, False)]
+    why = kvm_unmeasured()
+    if why:
+        print("sched: the VM threads' row unmeasured: %s" % why)
+    else:
+        loads.append(("VM threads (demo, HLT 100 us)", False, True))
+    runs = {(l, w): [] for l, _, _ in loads for w, _, _ in ways}
+    rates = {l: [] for l, _, _ in loads}
     for turn in range(3):
-        for label, args, load in (("load, --no-sched", ["--no-sched"], True),
-                                  ("load, sched events (filtered)", [], True),
-                                  ("no load", [], False)):
-            c0, t0 = ctxt(), time.time()
-            p = subprocess.Popen([kvmtop, "-b", "--source", "trace", "-d", "1", "-n", "5", "-o", "json"] + args,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            kid = os.fork() if load else -1
-            if kid == 0:
-                pingpong(time.time() + 5.5)
-                os._exit(0)
-            cpu = cpu_of(p)
-            if kid > 0:
-                os.waitpid(kid, 0)
-                rates.append((ctxt() - c0) / (time.time() - t0))
-            if p.returncode != 0:
-                print("sched: kvmtop failed: %s" % p.stderr.read().decode()[:300])
-                return
-            runs[label].append(cpu)
+        for label, load, guest in loads:
+            for way, args, env in ways:
+                r = sched_run(args, dict(env, KVMTOP_DEMO_HALT_US="100") if guest else env, load, guest)
+                if not r:
+                    return
+                runs[(label, way)].append(r[0])
+                rates[label].append(r[2] if guest else r[1])
     med = {k: sorted(v)[1] for k, v in runs.items()}
-    print("%-34s %10s   %s" % ("run (3 each, in turns)", "median cpu s", "all"))
-    for k, v in runs.items():
-        print("%-34s %10.3f   %s" % (k, med[k], " ".join("%.3f" % x for x in v)))
-    off, on = med["load, --no-sched"], med["load, sched events (filtered)"]
-    print("\nsched: %.0f context switches/s of unrelated load; with its sched events filtered kvmtop"
-          " uses %+.1f%% CPU beside --no-sched under the same load (target < 10%%: %s);"
-          " the load itself (no tracing of it) moves kvmtop's CPU %+.1f%% from the idle host's"
-          % (sorted(rates)[len(rates) // 2], 100 * (on - off) / off if off else 0.0,
-             "met" if off and (on - off) / off < 0.10 else "NOT met",
-             100 * (off - med["no load"]) / med["no load"] if med["no load"] else 0.0))
+    print("%-32s %14s %12s %12s %12s" % ("median cpu s (3 each, in turns)", "switches/s", "--no-sched",
+                                         "instance", "filter"))
+    for label, _, guest in loads:
+        print("%-32s %14.0f %12.3f %12.3f %12.3f" % (label + (" (VM's)" if guest else " (host)"),
+                                                    median(rates[label]), med[(label, "--no-sched")],
+                                                    med[(label, "instance")], med[(label, "filter")]))
+    off = med[("unrelated ping-pong", "--no-sched")]
+    inst, filt = med[("unrelated ping-pong", "instance")], med[("unrelated ping-pong", "filter")]
+    print("\nsched: at %.0f unrelated context switches/s kvmtop uses %+.1f%% CPU beside --no-sched with the sched"
+          " instance, %+.1f%% with the filter (target < 10%%: %s)"
+          % (median(rates["unrelated ping-pong"]), 100 * (inst - off) / off if off else 0.0,
+             100 * (filt - off) / off if off else 0.0,
+             "met" if off and (inst - off) / off < 0.10 else "NOT met"))
+
 
 def median(v):
     v = sorted(v)
@@ -708,6 +777,86 @@ def guest_cost():
         pk = median(rate["perf kvm stat live"])
         print("guest cost: tracing %.2f%%, perf kvm stat live %.2f%% (target: no worse: %s)"
               % (100 * (bare - tr) / bare, 100 * (bare - pk) / bare, "met" if tr >= pk * 0.99 else "NOT met"))
+
+
+def bpf_cost():
+    """The bpf source beside the trace source on the same guest, in turns, 3 rounds: kvmtop's own
+    CPU per million KVM events (from when it is ready: the verifier's check of the programs at
+    load, hundreds of ms of kvmtop's system time, is no cost per event), the BPF programs' own
+    time per event, context switch and wakeup in the kernel
+    (BPF_ENABLE_STATS through an fd of kvmtop's, KVMTOP_BPF_STATS), and the demo guest's loops/s
+    bare and under each.  On PVM's KVM (no kvm_exit or kvm_entry) the events are the ones it
+    does raise (kvm_pio, kvm_userspace_exit ...), so no exit's latency is measured there; in the
+    emulated KVM host no figure means anything for a real host."""
+    print("\nbpf: --source bpf beside --source trace on the demo guest (2 vCPUs), 3 rounds in turns")
+    if os.geteuid() != 0 or not os.path.exists("/dev/kvm"):
+        print("bpf: SKIP (needs root and /dev/kvm)")
+        return
+    if os.environ.get("KVMTOP_VMHOST_INSIDE") == "1":
+        print("bpf: unmeasured (an emulated KVM host: every guest instruction is emulated)")
+        return
+    kvmtop = os.path.join(TOP, "kvmtop")
+    probe = subprocess.run([kvmtop, "-b", "-n", "1", "-d", "0.1", "--source", "bpf"], capture_output=True)
+    if probe.returncode:
+        print("bpf: SKIP (%s)" % probe.stderr.decode().strip()[:200])
+        return
+    if kvm_unmeasured():
+        print("bpf: note: %s; the events measured are the KVM events it raises" % kvm_unmeasured())
+    loops, stats = 50000, os.path.join(OUT, "bpf-stats.json")
+    rows = {"bare": [], "trace": [], "bpf": []}
+    for _ in range(3):
+        for name in ("bare", "trace", "bpf"):
+            p = None
+            if name != "bare":
+                env = dict(os.environ, KVMTOP_BPF_STATS=stats)
+                p = subprocess.Popen([kvmtop, "-b", "--source", name, "--summary", "-o", "json"], env=env,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                time.sleep(1.5)
+                # its start (the verifier's checking of the BPF programs, tracefs's set-up) is no
+                # cost per event: what it used before the guest runs is taken off
+                ready = proc_cpu(p.pid)
+            rep = run_guest(loops)
+            if not p:
+                rows[name].append((rep["loops_per_s"] if rep else 0, 0, 0, None))
+                continue
+            time.sleep(0.3)
+            p.send_signal(signal.SIGINT)
+            out = p.stdout.read()
+            cpu = cpu_of(p) - ready
+            try:
+                events = json.loads(out)["kvm_events"]
+            except ValueError:
+                print("bpf: kvmtop --source %s failed: %s" % (name, p.stderr.read().decode()[:200]))
+                return
+            prog = json.load(open(stats)) if name == "bpf" and os.path.exists(stats) else None
+            if os.path.exists(stats):
+                os.unlink(stats)
+            rows[name].append((rep["loops_per_s"] if rep else 0, cpu, events, prog))
+    bare = median([r[0] for r in rows["bare"]])
+    print("%-22s %12s %9s %14s %14s %16s" % ("source", "loops/s", "slowdown", "events", "kvmtop cpu s",
+                                              "kvmtop us/Mev"))
+    for name in ("bare", "trace", "bpf"):
+        rate, cpu, ev = (median([r[i] for r in rows[name]]) for i in range(3))
+        print("%-22s %12.0f %8.2f%% %14s %14s %16s" % (
+            name, rate, 100 * (bare - rate) / bare if bare else float("nan"), ev if name != "bare" else "-",
+            "%.3f" % cpu if name != "bare" else "-", "%.0f" % (cpu * 1e12 / ev) if ev else "-"))
+    progs = [r[3] for r in rows["bpf"] if r[3] and r[3]["event_runs"]]
+    if progs:
+        per = median([p["event_run_ns"] / p["event_runs"] for p in progs])
+        print("\nbpf: the program runs %.0f ns per KVM event in the kernel (BPF_ENABLE_STATS, median of %d runs)"
+              % (per, len(progs)))
+    else:
+        print("\nbpf: the program's own time: unmeasured (no BPF_ENABLE_STATS figures)")
+    # the sched programs run at every context switch and wakeup on the host, a VM's thread or not
+    sched = [r[3] for r in rows["bpf"] if r[3] and r[3].get("switch_runs")]
+    if sched:
+        print("bpf: the sched programs run %.0f ns per context switch and %.0f ns per wakeup, every one on the "
+              "host (median of %d runs)" % (median([p["switch_run_ns"] / p["switch_runs"] for p in sched]),
+                                             median([p["waking_run_ns"] / p["waking_runs"] for p in sched
+                                                     if p.get("waking_runs")] or [float("nan")]), len(sched)))
+    tr, bp = (median([r[1] * 1e9 / r[2] for r in rows[n] if r[2]]) for n in ("trace", "bpf"))
+    print("bpf: kvmtop's own CPU %.0f ns per event under bpf, %.0f under trace (%.1fx less)"
+          % (bp, tr, tr / bp if bp else float("inf")))
 
 
 def stats_cpu():
@@ -832,7 +981,8 @@ def context_cpu():
     """The VMs' context: 100 VMs of 2 vCPUs as a --proc tree for --source stats whose context files
     (status, stat, io, cmdline, maps, smaps_rollup, numa_maps, cgroup, task/) are links to 100 real
     processes of this bench, each holding a tap where /dev/net/tun can be opened; kvmtop times its
-    own thread's CPU in the context's reading (KVMTOP_SNAPSHOT_STATS): per VM per interval.  Then
+    own thread's CPU in the context's reading (KVMTOP_SNAPSHOT_STATS): per VM per interval, and per
+    VM per once-a-second reading between snapshots (memory, disk, known taps).  Then
     the page-table walks the slow cadence pays: numa_maps and smaps_rollup of a process with 1 GiB
     touched, per GiB."""
     sys.path.insert(0, os.path.join(SRC, "tests"))
@@ -865,13 +1015,16 @@ def context_cpu():
                 os.makedirs(os.path.join(d, "fdinfo"), exist_ok=True)
                 os.symlink("/proc/%d/fdinfo/%d" % (p.pid, tunfd), os.path.join(d, "fdinfo", "30"))
         stats = os.path.join(OUT, "context-stats.json")
+
+        def run(*args):
+            """kvmtop on the tree with args: its KVMTOP_SNAPSHOT_STATS line."""
+            subprocess.run([os.path.join(TOP, "kvmtop"), "-b", "--source", "stats", "--proc", root, "-o", "csv"] +
+                           list(args), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           env=dict(os.environ, KVMTOP_SNAPSHOT_STATS=stats))
+            return json.load(open(stats))
         per = []
         for _ in range(3):
-            env = dict(os.environ, KVMTOP_SNAPSHOT_STATS=stats)
-            subprocess.run([os.path.join(TOP, "kvmtop"), "-b", "--source", "stats", "--proc", root,
-                            "-d", "0.1", "-n", "50", "-o", "csv"], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, env=env)
-            s = json.load(open(stats))
+            s = run("-d", "0.1", "-n", "50")
             if s.get("context_vms"):
                 per.append(s["context_cpu_ns"] / s["context_vms"])
         if per:
@@ -879,6 +1032,15 @@ def context_cpu():
                   % (median(per) / 1e3, len(procs), "with" if procs[0][1] >= 0 else "no"))
         else:
             print("context: unmeasured (kvmtop read no VM's context)")
+        # between snapshots: the once-a-second reading (memory, disk, known taps) that keeps a VM's
+        # figures to its end, alone over 10 s of -d 5
+        s = run("-d", "5", "-n", "2")
+        if s.get("context_read_vms"):
+            print("context: %.0f us of kvmtop's CPU per VM per once-a-second reading between snapshots "
+                  "(%d readings of %d VMs over 10 s, -d 5)" % (s["context_read_cpu_ns"] / s["context_read_vms"] / 1e3,
+                                                             s["context_reads"], len(procs)))
+        else:
+            print("context: the once-a-second reading unmeasured (kvmtop read no VM between snapshots)")
     finally:
         for p, _ in procs:
             p.kill()
@@ -1024,10 +1186,10 @@ def metrics():
 
 
 # KVMTOP_BENCH_ONLY=NAME[,NAME]: only those parts (main scale first_frame screen live sched_cost
-# guest_cost stats_cpu stats_looks context_cpu metrics), e.g. the VMs' context's cost alone
+# guest_cost bpf_cost stats_cpu stats_looks context_cpu metrics), e.g. the VMs' context's cost alone
 ONLY = [n for n in os.environ.get("KVMTOP_BENCH_ONLY", "").split(",") if n]
-for part in (main, scale, first_frame, screen, live, sched_cost, guest_cost, stats_cpu, stats_looks, context_cpu,
-             metrics):
+for part in (main, scale, first_frame, screen, live, sched_cost, guest_cost, bpf_cost, stats_cpu, stats_looks,
+             context_cpu, metrics):
     if not ONLY or part.__name__ in ONLY:
         if part is not main:
             os.makedirs(OUT, exist_ok=True)

@@ -15,6 +15,8 @@
 #include "util/clock.h"
 #include "util/escape.h"
 #include "util/fmt.h"
+#include "model/model_view.h"
+#include "model/model_time.h"
 
 uint64_t batch_start(const struct batch *b)
 {

@@ -15,6 +15,7 @@
 #include "batch_priv.h"
 #include "util/escape.h"
 #include "model/model_scope.h"
+#include "model/model_view.h"
 
 static const char *const ips_kind_name[IP_KINDS] = { "time", "exit" };
 static const char *const ips_kind_title[IP_KINDS] = {

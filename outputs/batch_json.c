@@ -13,6 +13,9 @@
 #include <string.h>
 
 #include "batch_priv.h"
+#include "model/model_view.h"
+#include "model/model_time.h"
+#include "model/model_steal.h"
 
 /* The writer of the snapshot being printed. */
 static struct json_writer *json_w(const struct batch *b)
@@ -320,8 +323,8 @@ static void json_numa(const struct batch *b, const struct vm *vm)
  * Each tap/macvtap interface its VMM holds or held (CTX_TAPS of them, the
  * net_* figures summing them): its name, its rates over the snapshot
  * (null where not counted from its start on: a tap's first reading), its
- * counters' sums as the VM's (vm_net_rx_bytes ...).  Nothing where none
- * is known.
+ * counters' sums as the VM's (vm_net_rx_bytes ...), where they count
+ * from (as vm_net_counted_from's).  Nothing where none is known.
  */
 static void json_taps(const struct batch *b, const struct vm *vm)
 {
@@ -343,6 +346,10 @@ static void json_taps(const struct batch *b, const struct vm *vm)
 
 		jsonw_begin_object(jw);
 		jsonw_string_field(jw, "name", tap->name);
+		if (model_from_word(tap->from))
+			jsonw_string_field(jw, "counted_from", model_from_word(tap->from));
+		else
+			jsonw_null_field(jw, "counted_from");
 		for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
 			jsonw_name(jw, cols[c].key);
 			if (tap->known)

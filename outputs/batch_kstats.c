@@ -14,6 +14,7 @@
 
 #include "batch_priv.h"
 #include "util/escape.h"
+#include "model/model_view.h"
 
 static const struct kstat_table *kstats_table(const struct batch *b, enum kstat_scope sc)
 {

@@ -16,6 +16,9 @@
 #include "batch_priv.h"
 #include "util/escape.h"
 #include "util/fmt.h"
+#include "model/model_view.h"
+#include "model/model_time.h"
+#include "model/model_steal.h"
 
 /* The text tables' columns: fields by name, and their widths (others: their title's, or 9). */
 static const struct {

@@ -27,6 +27,9 @@
 #include "model/model_fields.h"
 #include "decode/objects.h"
 #include "model/model_scope.h"
+#include "model/model_view.h"
+#include "model/model_time.h"
+#include "model/model_steal.h"
 
 enum fam_id {
 	FAM_EXITS,

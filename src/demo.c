@@ -60,6 +60,7 @@ static long linger_ms;		/* the process stays this long after its vCPU threads en
 static bool no_stats;		/* hold no statistics fds, as Debian 12's QEMU 7.2 */
 static long name_after_ms;	/* a vCPU thread takes its name this long after it starts */
 static long vcpus_after_ms;	/* the vCPUs are made this long after the VM */
+static long last_after_ms;	/* the last vCPU's thread starts this long after the others' (added late) */
 static long long vcpus_made_ns;	/* CLOCK_MONOTONIC as the first was made */
 
 static void on_term(int sig)
@@ -254,6 +255,15 @@ static int make_vm(int kvm, int *mmap_size)
 	return vm;
 }
 
+/* ms milliseconds, or until stopped. */
+static void demo_wait(long ms)
+{
+	long t;
+
+	for (t = 0; t < ms && !demo_stop_flag; t += 10)
+		usleep(10000);
+}
+
 /* Run n vCPUs to their end: 0, or 1 (one failed, said why); *secs the time they took. */
 static int run_vcpus(struct demo_vcpu *v, int n, double *secs)
 {
@@ -261,12 +271,15 @@ static int run_vcpus(struct demo_vcpu *v, int n, double *secs)
 	int i, ret = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		if (i && i == n - 1)
+			demo_wait(last_after_ms);
 		if (pthread_create(&v[i].thread, NULL, vcpu_thread, &v[i])) {
 			demo_stop_flag = 1;
 			n = i;
 			break;
 		}
+	}
 	for (i = 0; i < n; i++)
 		pthread_join(v[i].thread, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -294,7 +307,10 @@ static int demo_env_ms(const char *name, long *ms)
 	return 0;
 }
 
-/* KVMTOP_DEMO_HALT_US, _NAME_AFTER_MS, _LINGER_MS, _VCPUS_AFTER_MS and _NO_STATS: 0, or -1 (said why). */
+/*
+ * KVMTOP_DEMO_HALT_US, _NAME_AFTER_MS, _LINGER_MS, _VCPUS_AFTER_MS,
+ * _LAST_VCPU_AFTER_MS and _NO_STATS: 0, or -1 (said why).
+ */
 static int demo_env(void)
 {
 	const char *bad = NULL;
@@ -309,16 +325,8 @@ static int demo_env(void)
 	}
 	return demo_env_ms("KVMTOP_DEMO_NAME_AFTER_MS", &name_after_ms) ||
 	       demo_env_ms("KVMTOP_DEMO_LINGER_MS", &linger_ms) ||
-	       demo_env_ms("KVMTOP_DEMO_VCPUS_AFTER_MS", &vcpus_after_ms) ? -1 : 0;
-}
-
-/* ms milliseconds, or until stopped. */
-static void demo_wait(long ms)
-{
-	long t;
-
-	for (t = 0; t < ms && !demo_stop_flag; t += 10)
-		usleep(10000);
+	       demo_env_ms("KVMTOP_DEMO_VCPUS_AFTER_MS", &vcpus_after_ms) ||
+	       demo_env_ms("KVMTOP_DEMO_LAST_VCPU_AFTER_MS", &last_after_ms) ? -1 : 0;
 }
 
 int demo_guest_main(int argc, char **argv)

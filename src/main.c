@@ -156,6 +156,8 @@ static void driver_config(const struct options *o, const struct model_filter *f,
 		.workload = o->demo ? w : NULL,
 		.source = {
 			.file = o->replay, .threads = o->threads, .buffer_kb = o->buffer_kb,
+			.bpf_entries = o->bpf_entries,
+			.bpf_samples = o->bpf_samples < 0 ? OPT_BPF_SAMPLES : (unsigned int)o->bpf_samples,
 			.no_sched = o->no_sched, .debugfs_root = o->debugfs_root, .proc_root = o->proc_root,
 		},
 	};

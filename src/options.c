@@ -17,6 +17,7 @@
 #include "demo.h"
 #include "model/model.h"
 #include "options.h"
+#include "model/model_steal.h"
 
 #define STR(x)	#x
 #define XSTR(x)	STR(x)
@@ -499,6 +500,17 @@ static const struct opt_def opts[] = {
 	{ "buffer-kb", 0, "N", NUM(buffer_kb, 64, 4 << 20, "KiB from 64 to 4194304"),
 	  .help = "live: trace buffer per CPU in KiB (default: sized\n"
 		  "for the 100 ms drain tick, 3200)" },
+	{ "bpf-entries", 0, "N", NUM(bpf_entries, 64, 1 << 24, "a number of entries from 64 to 16777216"),
+	  .help = "--source bpf: each of its maps (threads, exits,\n"
+		  "latencies, buckets, events) holds at most N entries\n"
+		  "(default 65536); updates a full map refuses are\n"
+		  "counted and said" },
+	{ "bpf-samples", 0, "N", NUM(bpf_samples, 0, 1000000, "a number of samples a second from 0 to 1000000"),
+	  .help = "--source bpf: at most about N exits a second taken as\n"
+		  "samples, each standing for the exits since its\n"
+		  "vCPU's last (every Nth exit, N set each interval):\n"
+		  "the guest IPs and the recent exits (default " XSTR(OPT_BPF_SAMPLES) "; 0:\n"
+		  "none)" },
 	{ "no-sched", 0, NULL, OPT_FLAG, F(no_sched),
 	  .help = "live: do not trace the vCPU threads' context switches\n"
 		  "(each exit's split is then unknown; their time states\n"
@@ -509,6 +521,11 @@ static const struct opt_def opts[] = {
 		  "  its reason, latency, guest IP; costs each exit\n"
 		  "  a trace record (on a host whose KVM traces no\n"
 		  "  exits, PVM's kvm_pvm, stats is the default)\n"
+		  "bpf: the same tracepoints and the sched events\n"
+		  "  counted in the kernel by BPF: exits, latencies,\n"
+		  "  objects, time states, splits and stolen-by at a\n"
+		  "  fraction of trace's cost, guest IPs and recent\n"
+		  "  exits sampled (--bpf-samples; kvmtop(1))\n"
 		  "stats: KVM's binary statistics (Linux 5.14+) per\n"
 		  "  VM and vCPU: the kernel's exit counts, halt and\n"
 		  "  halt-polling figures and histograms, no latencies;\n"
@@ -832,6 +849,10 @@ static void check_combinations(struct options *o)
 		die_usage("--proc goes with --source stats");
 	if (o->sys_root && strcmp(o->source, "stats"))
 		die_usage("--sys goes with --source stats");
+	if (o->bpf_entries && strcmp(o->source, "bpf"))
+		die_usage("--bpf-entries sizes the bpf source's maps: it goes with --source bpf");
+	if (o->bpf_samples >= 0 && strcmp(o->source, "bpf"))
+		die_usage("--bpf-samples is the bpf source's sampling: it goes with --source bpf");
 	if (strcmp(o->source, "trace") && (o->buffer_kb || o->no_sched))
 		die_usage("--buffer-kb and --no-sched are for tracing; --source %s does not trace",
 			  o->source);
@@ -876,6 +897,7 @@ void options_parse(int argc, char **argv, struct options *o, void (*keys)(FILE *
 	o->keep_ended = MODEL_KEEP_ENDED;
 	o->demo_vcpus = 2;
 	o->ip_slots = MODEL_IPS_DEFAULT;
+	o->bpf_samples = -1;
 	o->max_objs = MODEL_OBJS_DEFAULT;
 	o->ip_top = 10;
 	o->ip_kind = IP_TIME;

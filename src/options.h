@@ -28,6 +28,7 @@ typedef int (*opt_format_fn)(unsigned int i, struct opt_format *f);
 
 #define OPT_MAX_LE	32	/* --metrics-buckets: bounds at most */
 #define OPT_SCOPE_MAX	MODEL_FILTER_MAX	/* -p, -g, --vcpu: at most this many of each */
+#define OPT_BPF_SAMPLES	1000	/* --bpf-samples: the bpf source's exits a second taken as samples */
 
 /* The metrics options: --metrics-per-vcpu, --metrics-buckets. */
 struct opt_metrics {
@@ -53,6 +54,8 @@ struct options {
 	const char *threads;	/* --threads: the recording host's ps -eLo tid=,pid=,args= */
 	unsigned int ring;
 	size_t buffer_kb;	/* live: per-CPU trace buffer, 0: default */
+	unsigned int bpf_entries;	/* --source bpf: each map's most entries, 0: default */
+	int bpf_samples;	/* --source bpf: exits a second taken as samples, -1: not given (OPT_BPF_SAMPLES) */
 	bool no_sched;		/* live: no sched events (time states without host, halt, wait) */
 	bool no_objects;	/* what exits touched is not kept (kvmtop(1), OBJECTS) */
 	unsigned int max_objs;	/* --objects: kept per vCPU */

@@ -101,6 +101,10 @@ def readme_cases():
     one, two = readme_cmd(readme, 1), readme_cmd(readme, 2)
     conf = open(os.path.join(SRC, "configure.ac")).read()
     needed = re.findall(r"^KVMTOP_DEP\(\[\w+\], \[[^]]+\], \[([\w.+-]+)\]\)", conf, re.M)
+    # the bpf source's, which configure builds where they are (--enable-bpf=auto): its line names them
+    bpf = re.search(r"--enable-bpf=yes, but not found:\$bpf_missing \(apt-get install ([\w .+-]+)\)", conf)
+    ok(bpf, "configure.ac names the bpf source's packages")
+    needed += bpf.group(1).split() if bpf else []
     ok(len(needed) >= 8, "configure.ac's dependencies read (%d)" % len(needed))
     build, suite = apt_packages(one), apt_packages(two)
     tools = {"build-essential", "autoconf", "automake", "pkg-config", "man-db"}

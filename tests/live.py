@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 import time
 
-from tap import ok, eq, skip, done, kvmtop, mount_point, demo_guests, demo_vcpu, kvm_here, inside_kvm_host, in_kvm_host, \
+from tap import ok, eq, skip, done, kvmtop, mount_point, demo_guests, demo_vcpu, inside_kvm_host, \
     sanitized, live_size, live_only, guest_cases, LIVE_ONLY
 
 ASAN = os.environ.get("KVMTOP_ASAN")
@@ -164,8 +164,10 @@ def intervals():
     delay = "1" if sanitized() else "0.3"
     # six snapshots: the first three are timed; the demo's vCPUs are looked for in the last, as a
     # loaded emulated host can start them later than 0.9 s (a helper's run saw none by then)
+    # a sanitizer build inside the emulated host reads the demo's events several times slower than
+    # they come: its one-second snapshots took 5 to 14 s each there (76 s for six, measured idle)
     p = subprocess.run([kvmtop(), "-b", "-n", "6", "-d", delay, "-o", "json", "--demo"], capture_output=True,
-                       timeout=60)
+                       timeout=2 * LIMIT if sanitized() else 60)
     lines = p.stdout.decode().splitlines()
     if not ok(p.returncode == 0 and len(lines) == 6, "-n 6 -d %s: six JSON snapshots" % delay, p.stderr.decode()):
         return
@@ -175,11 +177,16 @@ def intervals():
         for c in ("each interval is ~0.3 s of wall time", "three intervals end 0.9 s after the first began"):
             skip(c, "kvmtop is a sanitizer build: its snapshots are late by its own slowness, not kvmtop's")
     else:
-        # Emulated, a loaded host makes a snapshot late by the emulator's speed (0.93 s seen
-        # under make -j2 check): only a bound that a wrong delay (a unit slip: 3 s) breaks holds.
-        high = 2.0 if inside_kvm_host() else 0.8
-        ok(all(low <= j["seconds"] <= high for j in js[:3]), "each interval is ~0.3 s of wall time (at most %g s)" % high,
-           [j["seconds"] for j in js])
+        if inside_kvm_host():
+            # Emulated, a loaded host makes snapshots late by the emulator's speed, several in a
+            # row (2.1 and 2.3 s seen under make -j2 check beside other work; the same with the
+            # kvmtop of before this bound, 4.9 s beside two CPU hogs): a wrong delay (a unit
+            # slip: 3 s, or -d ignored) makes every interval long, a loaded host only some
+            ok(min(j["seconds"] for j in js) <= 1.0, "an interval is ~0.3 s of wall time (the shortest of six "
+               "at most 1 s: the emulated host is late by its load)", [j["seconds"] for j in js])
+        else:
+            ok(all(low <= j["seconds"] <= 0.8 for j in js[:3]), "each interval is ~0.3 s of wall time (at most 0.8 s)",
+               [j["seconds"] for j in js])
         span = int(js[2]["end"]) - int(js[0]["start"])
         if inside_kvm_host():
             # emulated: a loaded host misses deadline after deadline, so only "never early" holds
@@ -293,16 +300,20 @@ def killed(t):
     p = subprocess.Popen([kvmtop(), "-b", "-d", "0.2", "-o", "json", "--demo"], stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
     name = "kvmtop-%d" % p.pid
-    wait_for(lambda: name in ours(t), 10)
+    # and its sched instance (trace_sched.c), where this kernel has set_event_pid and event-fork
+    both = [name, name + "-sched"] if os.path.exists(os.path.join(t, "options", "event-fork")) else [name]
+    # a sanitizer build inside the emulated host takes seconds to start (it made the kvm instance
+    # and was killed before the sched one, in .ci/asan)
+    wait_for(lambda: all(n in ours(t) for n in both), LIMIT)
     time.sleep(0.3)
     p.kill()
     p.wait()
-    eq(ours(t), [name], "SIGKILL: the instance is left behind (nothing can run on SIGKILL)")
+    eq(ours(t), both, "SIGKILL: the instances are left behind (nothing can run on SIGKILL)")
     ok(wait_for(lambda: not demo_guests(), 5), "SIGKILL: the demo guest ends with its parent")
     q = subprocess.run([kvmtop(), "-b", "-n", "1", "-d", "0.1", "-o", "json"], capture_output=True, timeout=LIMIT)
     err = q.stderr.decode()
-    ok(q.returncode == 0 and "removed 1 trace instance" in err, "the next start removes the dead kvmtop's instance",
-       err)
+    ok(q.returncode == 0 and "removed %d trace instance" % len(both) in err,
+       "the next start removes the dead kvmtop's instances", err)
     eq(ours(t), [], "SIGKILL: nothing of kvmtop's is left after the next run")
 
 
@@ -373,7 +384,9 @@ def renamed():
     name, and its last snapshot has the names /proc gives them (read by this test) since."""
     name = "renamed vCPU threads: the last snapshot has the names /proc gives them now"
     env = dict(os.environ, KVMTOP_DEMO_NAME_AFTER_MS="3000")
-    delay, n = ("1", 20) if sanitized() else ("0.5", 16)
+    # a sanitizer build's snapshots inside the emulated host are 5 to 14 s apart (intervals()):
+    # ten of them are well past the renaming at 3 s
+    delay, n = ("1", 10) if sanitized() else ("0.5", 16)
     p = subprocess.Popen([kvmtop(), "-b", "-n", str(n), "-d", delay, "-o", "json", "--demo"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     pid, tid = demo_vcpu(60)
@@ -383,7 +396,7 @@ def renamed():
             proc[int(t)] = open("/proc/%d/task/%s/comm" % (pid, t)).read().strip()
         except OSError:
             pass
-    out, err = p.communicate(timeout=LIMIT)
+    out, err = p.communicate(timeout=2 * LIMIT if sanitized() else LIMIT)
     js = [json.loads(l) for l in out.decode().splitlines() if l.strip()]
     seen = [demo_names(j) for j in js if demo_names(j)]
     if not seen or p.returncode:

@@ -29,7 +29,7 @@ import subprocess
 import time
 import urllib.request
 
-from tap import ok, eq, skip, done, kvmtop, guest_cases, addr_ints
+from tap import ok, eq, skip, done, kvmtop, guest_cases, addr_ints, kvm_traced
 
 TMP = os.environ.get("KVMTOP_TMP", "/tmp")
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guest", "mbguest.S")
@@ -119,20 +119,6 @@ def instances():
     return sorted(n for n in os.listdir(d) if n.startswith("kvmtop-")) if os.path.isdir(d) else []
 
 
-def tracing(pid, secs=30):
-    """Wait until kvmtop pid traces (its instance's kvm events on)."""
-    f = "/sys/kernel/tracing/instances/kvmtop-%d/events/kvm/enable" % pid
-    end = time.time() + secs
-    while time.time() < end:
-        try:
-            if open(f).read().strip() == "1":
-                return True
-        except OSError:
-            pass
-        time.sleep(0.1)
-    return False
-
-
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
@@ -172,7 +158,7 @@ def watch_run(d, elf, mapfile):
                          stdout=jout, stderr=subprocess.PIPE)
     listen = subprocess.Popen([kvmtop(), "--listen", "127.0.0.1:%d" % port, "-d", "1"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    up = tracing(k.pid) and tracing(listen.pid)
+    up = kvm_traced(k.pid) and kvm_traced(listen.pid)
     q = qemu(elf)
     seen, scrapes, rss = {}, [], []
     # a run takes well under a minute inside the emulated host
@@ -353,7 +339,7 @@ def screen_case(d):
     tmux("new-session", "-d", "-x", "160", "-y", "40", "%s -d 0.5; echo KVMTOP-EXIT=$?; sleep 30" % kvmtop())
     # QEMU starts once kvmtop traces: the firmware's few exits on vCPU 1 come at once, then never
     end = time.time() + 60
-    while time.time() < end and not any(tracing(int(n.split("-")[1]), 0.1) for n in instances()):
+    while time.time() < end and not any(kvm_traced(int(n.split("-")[1]), 0.1) for n in instances()):
         time.sleep(0.1)
     q = qemu(b[0])
     try:

@@ -78,7 +78,10 @@ def exact_case():
 def late_case(keys, where):
     """The demo guest's vCPUs made LATE_MS after its VM; keys: the statistics compared."""
     rep = os.path.join(tempfile.mkdtemp(dir=TMP), "report.json")
-    env = dict(os.environ, KVMTOP_DEMO_VCPUS_AFTER_MS=str(LATE_MS))
+    # each HLT sleeps 200 us (KVMTOP_DEMO_HALT_US), so the vCPUs live 4 s at least: on PVM the
+    # 20,000 loops took 0.5 s, and vCPUs made and gone between two of the source's looks (one a
+    # second) are in no statistics fd it can read (kvmtop(1), the stats source)
+    env = dict(os.environ, KVMTOP_DEMO_VCPUS_AFTER_MS=str(LATE_MS), KVMTOP_DEMO_HALT_US="200")
     p = subprocess.run([kvmtop(), "-b", "--source", "stats", "-d", "1", "-o", "json", "--demo", "--demo-vcpus",
                         "2", "--demo-loops", str(live_size(20000)), "--demo-report", rep],
                        capture_output=True, timeout=300, env=env)
@@ -101,12 +104,14 @@ def late_case(keys, where):
     if not eq({c: tot.get(c) for c in (0, 1)}, want,
               "late%s: per vCPU made %d s after its VM, %s summed over the snapshots = the guest's own counts"
               % (where, LATE_MS // 1000, ", ".join(keys))):
-        # what kvmtop showed of the guest's VM, snapshot by snapshot, and what it said
-        for line in p.stdout.decode().splitlines()[-6:]:
+        # what kvmtop showed of the guest's VM, snapshot by snapshot (those with its vCPUs), and what it said
+        for line in p.stdout.decode().splitlines():
             d = json.loads(line)
-            print("# snapshot %s end %s: %s" % (d["snapshot"], d["end"],
-                  [(vm["pid"], vm.get("counted_from"), [(c["vcpu"], c["tid"], c["counted_from"]) for c in vm["vcpus"]])
-                   for vm in d["vms"]]))
+            rows = [(vm["pid"], vm.get("state"), vm.get("counted_from"),
+                     [(c["vcpu"], c["tid"], c["counted_from"], [c["kvm_stats"].get(k) for k in keys])
+                      for c in vm["vcpus"]]) for vm in d["vms"] if vm["pid"] == guest["pid"] and vm["vcpus"]]
+            if rows:
+                print("# snapshot %s end %s: %s" % (d["snapshot"], d["end"], rows))
         print("# vCPUs made at %d; guest pid %d; stderr: %s" % (guest["vcpus_made_ns"], guest["pid"],
                                                                  p.stderr.decode()[-600:]))
     late = max(first.values(), default=guest["vcpus_made_ns"] + 10 ** 11) - guest["vcpus_made_ns"]

@@ -13,11 +13,14 @@ import select
 import subprocess
 import time
 
-from tap import ok, done, kvmtop, mount_point, kvm_here, inside_kvm_host, demo_vcpu, guest_cases
+from tap import ok, skip, done, kvmtop, mount_point, kvm_here, inside_kvm_host, demo_vcpu, guest_cases, sanitized
 
 CASES = ["the hog is the vCPU's top thief, with most of its wait",
          "the overcommit finding names the hog",
          "without the hog the finding clears within two snapshots"]
+# the same under --source bpf: who ran while the vCPU waited, counted in the kernel
+BPF = "--source bpf: "
+BPF_CASES = [BPF + c for c in CASES]
 
 
 def why_not():
@@ -72,10 +75,10 @@ def mine(j, tid):
     return c, f
 
 
-def main():
-    guest_cases(__file__, CASES, why_not)
+def hog_run(src=(), names=CASES):
+    """The demo guest's vCPU beside a hog on its CPU, under kvmtop with src: the cases names."""
     # the demo guest's vCPU runs flat out: with the hog on its CPU it waits about half the time
-    p = subprocess.Popen([kvmtop(), "-b", "-o", "json", "-d", "1", "--demo", "--demo-vcpus", "1"],
+    p = subprocess.Popen([kvmtop(), "-b", "-o", "json", "-d", "1", "--demo", "--demo-vcpus", "1"] + list(src),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     hog = None
     try:
@@ -103,6 +106,17 @@ def main():
             hog.stdout.close()
         p.terminate()
         p.wait(timeout=30)
+    if sanitized():
+        # seen in .ci/asan and in a run by hand with 64 MiB buffers: a sanitizer build reads the
+        # emulated host's events 5 to 14 s late, and with the hog taking half its CPU its snapshots
+        # with the hog had no time states for the vCPU (null), so there is nothing to judge
+        why = "kvmtop is a sanitizer build: it reads the emulated host's events seconds late, and " \
+              "its snapshots with the hog may have no time states"
+        skip(names[0], why)
+        skip(names[1], why)
+        cleared = [bool(mine(j, tid)[1]) for j in after if j]
+        ok(len(cleared) == 3 and not any(cleared[1:]), "%s (%r)" % (names[2], cleared), cleared)
+        return
     bad = [] if spins else ["the hog did not say that it spins within 60 s"]
     for j in with_hog:
         c, f = mine(j, tid) if j and tid else (None, [])
@@ -111,12 +125,24 @@ def main():
         if not c or s[0].get("tid") != hog.pid or s[0].get("pid") != hog.pid or s[0].get("comm") != "sh" \
                 or not wait or s[0]["seconds"] < 0.5 * wait:
             bad.append("snapshot %s: wait %r, stolen_by %r" % (j and j["snapshot"], wait, s[:3]))
-    ok(tid and not bad, "%s (pid %d on CPU %d)" % (CASES[0], hog.pid if hog else 0, cpu), "\n".join(bad))
+    ok(tid and not bad, "%s (pid %d on CPU %d)" % (names[0], hog.pid if hog else 0, cpu), "\n".join(bad))
     named = [mine(j, tid)[1] for j in with_hog if j]
     ok(named and all(f and "sh (pid %d, tid %d)" % (hog.pid, hog.pid) in f[0]["evidence"] for f in named),
-       CASES[1], [(mine(j, tid)[0] or {}).get("time_seconds") for j in with_hog if j] + named)
+       names[1], [(mine(j, tid)[0] or {}).get("time_seconds") for j in with_hog if j] + named)
     cleared = [bool(mine(j, tid)[1]) for j in after if j]
-    ok(len(cleared) == 3 and not any(cleared[1:]), "%s (%r)" % (CASES[2], cleared), cleared)
+    ok(len(cleared) == 3 and not any(cleared[1:]), "%s (%r)" % (names[2], cleared), cleared)
+
+
+def main():
+    guest_cases(__file__, CASES + BPF_CASES, why_not)
+    hog_run()
+    # the bpf source where it is built in and this kernel loads it, else each case says why not
+    p = subprocess.run([kvmtop(), "-b", "-n", "1", "-d", "0.1", "--source", "bpf"], capture_output=True, timeout=120)
+    if p.returncode != 0:
+        for c in BPF_CASES:
+            skip(c, p.stderr.decode().strip().splitlines()[-1] if p.stderr.strip() else "kvmtop --source bpf failed")
+    else:
+        hog_run(["--source", "bpf"], BPF_CASES)
     done()
 
 

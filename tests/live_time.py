@@ -33,7 +33,11 @@ from tap import ok, skip, done, kvmtop, mount_point, sanitized, demo_vcpu, guest
 
 CASES = ["steal: wait and on-CPU time against schedstat", "halt: an idle demo vCPU", "five states add up",
          "steal, kvmtop 150 ms late after each drain: wait and on-CPU time against schedstat",
-         "kvmtop 150 ms late after each drain: no interval ends before its deadline"]
+         "kvmtop 150 ms late after each drain: no interval ends before its deadline",
+         "--source bpf, steal: wait and on-CPU time against schedstat",
+         "--source bpf, halt: an idle demo vCPU",
+         "--source bpf, five states add up"]
+BPF = ["--source", "bpf"]
 
 
 def why_not():
@@ -111,10 +115,10 @@ def vcpu_of(j, tid):
     return None
 
 
-def steal_round(env):
+def steal_round(env, src=()):
     """One run of the demo's vCPU beside a hog on its CPU: (exit status, snapshots, intervals judged,
     mismatches, intervals not judged, stderr); status None where the vCPU thread was not found."""
-    p = snapshots(env, 10)
+    p = snapshots(env, 10, src)
     pid, tid = demo_vcpu()
     if not tid:
         p.kill()
@@ -151,7 +155,7 @@ def steal_round(env):
     return p.returncode, js, checked, bad, unsampled, err.decode()
 
 
-def steal_case(name, env):
+def steal_case(name, env, src=()):
     """Up to three rounds, until three intervals are judged: a loaded emulated host can starve the
     sampler at most edges of one round (the oracle cannot say there, which is no failure of kvmtop's).
     The snapshots of each round, a list per round."""
@@ -164,7 +168,7 @@ def steal_case(name, env):
         return []
     rounds, checked, bad, notes = [], 0, [], []
     while len(rounds) < 3 and checked < 3 and not bad:
-        rc, js, n, wrong, unsampled, err = steal_round(env)
+        rc, js, n, wrong, unsampled, err = steal_round(env, src)
         rounds.append(js)
         checked += n
         bad += wrong + (["exit status %s: %s" % (rc, err)] if rc != 0 else [])
@@ -191,17 +195,25 @@ def judge(sampler, j, c):
         lo, hi = (b[0] - a[1]) / 1e9, (b[1] - a[0]) / 1e9
         if hi - lo > 0.1:
             return None
-        # and 2 % + 2 ms for the two clocks' reading of one moment.  In the emulated host, 5 % + 20 ms:
-        # beside a CPU hog there, 3 runs of 20 put 11-26 ms of the thread's wait on a CPU, and a few
-        # times kvmtop saw a switch in of a thread it held on a CPU (a switch out it never read);
-        # the cause is open (the closing note of 2026-11-28), the bound here is that figure's
+        # and 2 % + 2 ms for the two clocks' reading of one moment.  In the emulated host, 5 % + 20 ms.
+        # Part of what that covered is found and fixed (issue 46): a vCPU thread's sched events before
+        # the filter written at its first KVM event listed it were lost; the sched instance lists a
+        # VM's threads with event-fork, and set beside the kernel's own complete trace kvmtop's
+        # intervals after a thread's first are within 3 ms of it (tests/live_sched.py).  But 20 runs
+        # by hand at 2 % + 5 ms, beside a CPU hog on a loaded machine, failed 4 times: kvmtop 20-49 ms
+        # outside these bounds (3 of them 150 ms late); that remainder is not explained yet
         slack = (0.05, 0.020) if inside_kvm_host() else (0.02, 0.002)
         if not lo - slack[0] * lo - slack[1] <= got[k] <= hi + slack[0] * hi + slack[1]:
             lines.append("%s %.4f s, schedstat's bounds [%.4f, %.4f] s" % (what, got[k], lo, hi))
+        # how far outside the bounds (0 inside them): the runs by hand report the worst
+        WORST[what] = max(WORST.get(what, 0.0), lo - got[k], got[k] - hi)
     return "; ".join(lines)
 
 
-def halt_case():
+WORST = {}
+
+
+def halt_case(name=CASES[1], src=()):
     # inside the emulated host every guest instruction between two HLTs is emulated, slower still on
     # a loaded machine (a CI run saw 0.89-0.91 with 20 ms): a longer sleep keeps the bound about kvmtop
     # and a sanitizer build's guest (kvmtop itself) is slower still there: 0.70 seen with 50 ms
@@ -209,7 +221,7 @@ def halt_case():
     env = dict(os.environ, KVMTOP_DEMO_HALT_US=halt)
     # 8 intervals: a sanitizer build's demo guest on a loaded machine may take 5 s to start; the
     # intervals that began after its vCPU was seen are checked
-    p = snapshots(env, 8)
+    p = snapshots(env, 8, src)
     pid, tid = demo_vcpu(60)
     seen = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
     out, err = p.communicate(timeout=90)
@@ -224,7 +236,7 @@ def halt_case():
     # gives 0, so 60 % still tells
     low = 0.60 if inside_kvm_host() else 0.90
     ok(p.returncode == 0 and len(shares) >= 2 and min(shares) >= low,
-       "%s: halt is %d %% or more of each interval (%s)" % (CASES[1], round(low * 100),
+       "%s: halt is %d %% or more of each interval (%s)" % (name, round(low * 100),
                                                             ", ".join("%.3f" % s for s in shares)),
        "vCPU 0 thread %s; lost events %s; %s" % (tid, [j.get("lost_events") for j in js], err.decode()))
     return js
@@ -244,24 +256,44 @@ def deadlines_case(js):
     ok(len(js) >= 5 and not early, "%s (%d snapshots)" % (CASES[4], len(js)), "\n".join(early))
 
 
-def main():
-    guest_cases(__file__, CASES, why_not)
-    late = dict(os.environ, LD_PRELOAD=os.environ.get("LATEDRAIN_SO", "tests/latedrain.so"))
-    late_rounds = steal_case(CASES[3], late)
-    deadlines_case(late_rounds[0] if late_rounds else [])
-    js = [j for r in steal_case(CASES[0], os.environ) + late_rounds for j in r] + halt_case()
+def add_up(name, js):
+    """Every vCPU interval's five states add up to the interval's length, within 0.5 %."""
     bad, n = [], 0
     for j in js:
         for vm in j["vms"]:
             for c in vm["vcpus"]:
-                if "time_seconds" not in c:
+                if not c.get("time_seconds"):
                     continue
                 n += 1
                 total = sum(c["time_seconds"].values())
                 if abs(total - j["seconds"]) > 0.005 * j["seconds"]:
                     bad.append("snapshot %d tid %d: states %.6f s, interval %.6f s" % (j["snapshot"], c["tid"],
                                                                                        total, j["seconds"]))
-    ok(n > 0 and not bad, "%s: %d vCPU intervals, each within 0.5 %%" % (CASES[2], n), "\n".join(bad))
+    ok(n > 0 and not bad, "%s: %d vCPU intervals, each within 0.5 %%" % (name, n), "\n".join(bad))
+
+
+def bpf_cases():
+    """The same under --source bpf, whose programs count the states in the kernel (bpf_kvm.bpf.c):
+    where it is not built in, or this kernel will not load it, each case says so."""
+    p = subprocess.run([kvmtop(), "-b", "-n", "1", "-d", "0.1"] + BPF, capture_output=True, timeout=120)
+    if p.returncode != 0:
+        for c in CASES[5:]:
+            skip(c, p.stderr.decode().strip().splitlines()[-1] if p.stderr.strip() else "kvmtop --source bpf failed")
+        return
+    js = [j for r in steal_case(CASES[5], os.environ, BPF) for j in r] + halt_case(CASES[6], BPF)
+    add_up(CASES[7], js)
+
+
+def main():
+    guest_cases(__file__, CASES, why_not)
+    late = dict(os.environ, LD_PRELOAD=os.environ.get("LATEDRAIN_SO", "tests/latedrain.so"))
+    late_rounds = steal_case(CASES[3], late)
+    deadlines_case(late_rounds[0] if late_rounds else [])
+    js = [j for r in steal_case(CASES[0], os.environ) + late_rounds for j in r] + halt_case()
+    add_up(CASES[2], js)
+    bpf_cases()
+    print("# worst distance of kvmtop's figure outside schedstat's bounds (0: inside), over the judged intervals: %s"
+          % ", ".join("%s %.4f s" % kv for kv in sorted(WORST.items())))
     done()
 
 

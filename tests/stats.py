@@ -303,6 +303,40 @@ def late_case():
         shutil.rmtree(root, ignore_errors=True)
 
 
+def exiting_case():
+    """A VM process that is exiting: it has closed its fds (so it holds no VM, as a zombie or a
+    process in its exit does) but is still in /proc, its counters grown since kvmtop's last
+    reading.  kvmtop still holds the statistics fds, which read the final counts: they are read a
+    last time before the VM is let go, so the snapshots sum to the whole growth."""
+    root = tempfile.mkdtemp(dir=TMP, prefix="kvmtop-stats-exiting-")
+    h = [0] * 32
+    try:
+        d = proc_vm(root, 4800, "exiting", {0: (4801, "CPU 0/KVM", True)})
+        vm_stats(root, 4800, {}, {0: vcpu_vals(10, h, [0] * 4)})
+        p = subprocess.Popen([kvmtop(), "-b", "--source", "stats", "--proc", root, "-d", "0.3", "-o", "json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        wait_line(p, "binary statistics")
+        time.sleep(1.0)
+        # kvmtop stopped while the VM grows and its process closes its fds: no reading between
+        p.send_signal(signal.SIGSTOP)
+        vm_stats(root, 4800, {}, {0: vcpu_vals(25, h, [0] * 4)})
+        for fd in os.listdir(os.path.join(d, "fd")):
+            os.unlink(os.path.join(d, "fd", fd))
+        p.send_signal(signal.SIGCONT)
+        time.sleep(1.0)
+        shutil.rmtree(d)
+        time.sleep(0.6)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=20)
+        docs = [json.loads(l) for l in out.decode().splitlines() if l.startswith("{")]
+        tot, first = sums(docs, 4800, "io_exits")
+        eq((p.returncode, tot.get(0)), (0, 4 * 15),
+           "stats: a VM whose process closed its fds (exiting) while it grew: read a last time, its "
+           "snapshots sum to its whole growth")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def other_exits_case():
     """A kernel's "exits" counts every exit, io_exits, halt_exits ... only their kinds: the rest is the
     reason other_exits, so a VM's and each vCPU's reason rows sum to the exits the fixture wrote.  What
@@ -480,6 +514,7 @@ fixture_case()
 units_case()
 held_case()
 late_case()
+exiting_case()
 other_exits_case()
 churn_case()
 bad_cases()

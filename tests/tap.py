@@ -183,6 +183,23 @@ def wait_line(p, text, timeout=10):
     return None
 
 
+def kvm_traced(pid, secs=30, proc=None):
+    """Wait until trace kvmtop pid traces KVM's events (its instance's kvm_exit on): True, or
+    False after secs, or once process proc (kvmtop's Popen, if given) has ended."""
+    import time
+    f = os.path.join(mount_point("tracefs") or "/sys/kernel/tracing", "instances", "kvmtop-%d" % pid,
+                     "events", "kvm", "kvm_exit", "enable")
+    end = time.time() + secs
+    while time.time() < end and (proc is None or proc.poll() is None):
+        try:
+            if open(f).read().strip() == "1":
+                return True
+        except OSError:
+            pass
+        time.sleep(0.1)
+    return False
+
+
 def demo_guests():
     """pids of running demo guests (their command line says --demo-guest)."""
     found = []

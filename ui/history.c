@@ -16,6 +16,8 @@
 
 #include "history.h"
 #include "model/model_scope.h"
+#include "model/model_view.h"
+#include "model/model_time.h"
 
 #define SHARE_NONE	255	/* the state is not measured for it then */
 

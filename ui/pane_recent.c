@@ -7,6 +7,7 @@
 
 #include "decode/objects.h"
 #include "tui_priv.h"
+#include "model/model_view.h"
 
 struct recent_row {
 	uint64_t seq;		/* 0 = the oldest exit still in the ring */

@@ -10,6 +10,7 @@
 
 #include "util/escape.h"
 #include "tui_priv.h"
+#include "model/model_steal.h"
 
 struct thief_row {
 	int tid;		/* -1: "other" */

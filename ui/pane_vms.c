@@ -14,6 +14,7 @@
 #include "util/escape.h"
 #include "model/model_scope.h"
 #include "tui_priv.h"
+#include "model/model_view.h"
 
 /* The pane's columns: each a field of the table (model_fields.h), by name. */
 enum {

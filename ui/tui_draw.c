@@ -16,6 +16,7 @@
 #include "util/clock.h"
 #include "history.h"
 #include "tui_priv.h"
+#include "model/model_time.h"
 
 /* --- drawing --- */
 

@@ -8,6 +8,7 @@
 #include "util/escape.h"
 #include "util/fmt.h"
 #include "tui_priv.h"
+#include "model/model_view.h"
 
 /* --- formats --- */
 

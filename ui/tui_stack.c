@@ -12,6 +12,7 @@
 
 #include "util/clock.h"
 #include "tui_priv.h"
+#include "model/model_view.h"
 
 struct pane *tui_top_pane(struct tui *t)
 {

@@ -19,7 +19,6 @@
 
 #include "context_priv.h"
 #include "ident/ident.h"
-#include "model/model.h"
 
 /* The status files looked at when a VM's is not NAME.xml: at most this many. */
 #define CTX_IDENT_SCAN_MAX	4096
@@ -132,9 +131,8 @@ static void ctx_ident_cmdline(struct context *c, int pid, const char *vm_name, s
 		ident_vm_parent(c->buf, (size_t)n, id);
 }
 
-void ctx_ident_vm(struct context *c, struct vm *vm, uint64_t dir_sig)
+void ctx_ident_vm(struct context *c, int pid, const char *vm_name, struct ident_vm *id, uint64_t dir_sig)
 {
-	struct ident_vm *id = &vm->ident;
 	char path[PATH_MAX + 256];
 	uint64_t file_sig = 0;
 
@@ -142,8 +140,8 @@ void ctx_ident_vm(struct context *c, struct vm *vm, uint64_t dir_sig)
 		return;
 	if (dir_sig) {
 		/* libvirt names the file for the domain, and QEMU's -name guest= too */
-		snprintf(path, sizeof(path), "%s/%s.xml", c->libvirt, vm->name);
-		file_sig = strchr(vm->name, '/') ? 0 : ctx_ident_stat(path);
+		snprintf(path, sizeof(path), "%s/%s.xml", c->libvirt, vm_name);
+		file_sig = strchr(vm_name, '/') ? 0 : ctx_ident_stat(path);
 		if (id->read && file_sig && file_sig == id->file_sig) {
 			id->dir_sig = dir_sig;
 			return;
@@ -152,12 +150,12 @@ void ctx_ident_vm(struct context *c, struct vm *vm, uint64_t dir_sig)
 	memset(id, 0, sizeof(*id));
 	id->read = true;
 	id->dir_sig = dir_sig;
-	ctx_ident_cmdline(c, vm->pid, vm->name, id);
+	ctx_ident_cmdline(c, pid, vm_name, id);
 	if (!dir_sig)
 		return;
-	if (file_sig && !ctx_ident_file(c, path, vm->pid, id))
+	if (file_sig && !ctx_ident_file(c, path, pid, id))
 		return;
-	ctx_ident_scan(c, vm->pid, id);
+	ctx_ident_scan(c, pid, id);
 }
 
 uint64_t ctx_ident_dir(const struct context *c)

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "context_priv.h"
-#include "model/model.h"
 
 /* sys's devices/system/node/nodeN/cpulist ("0-3,8-11") into c->cpu_node, once. */
 static void numa_map_cpus(struct context *c)
@@ -71,8 +70,7 @@ void ctx_numa_memory(struct context *c, int pid, struct ctx_reading *r)
 	fclose(f);
 }
 
-/* The node holding most of bytes (nr nodes) into r: CTX_NODE and CTX_NODE_PCT; the node, or -1. */
-static int numa_main(const uint64_t *bytes, int nr, struct ctx_reading *r)
+int ctx_numa_main(const uint64_t *bytes, int nr, struct ctx_reading *r)
 {
 	uint64_t all = 0, best = 0;
 	int n, main = -1;
@@ -91,32 +89,19 @@ static int numa_main(const uint64_t *bytes, int nr, struct ctx_reading *r)
 	return main;
 }
 
-void ctx_numa_vcpus(struct context *c, struct vm *vm, struct ctx_reading *r)
+int ctx_numa_thread(struct context *c, int pid, int tid, int *node, uint64_t *run_ns)
 {
-	uint64_t run, on_main = 0, all = 0, cpu;
-	int main = numa_main(vm->ctx.node_bytes, vm->ctx.nr_nodes, r);
-	bool any = false;
-	struct vcpu *v;
+	uint64_t cpu;
 
+	*node = -1;
 	if (!c->nodes_read)
 		numa_map_cpus(c);
-	TAILQ_FOREACH(v, &vm->vcpus, vm_link) {
-		v->ctx_node = -1;
-		if (ctx_file_read(c, "%s/%d/task/%d/stat", c->proc, vm->pid, v->tid) <= 0 ||
-		    !ctx_stat_field(c->buf, 39, &cpu))
-			continue;
-		if (cpu < CTX_CPUS)
-			v->ctx_node = c->cpu_node[cpu];
-		if (ctx_file_read(c, "%s/%d/task/%d/schedstat", c->proc, vm->pid, v->tid) <= 0)
-			continue;
-		run = strtoull(c->buf, NULL, 10);
-		if (v->ctx_run_ns && run >= v->ctx_run_ns && v->ctx_node >= 0) {
-			all += run - v->ctx_run_ns;
-			on_main += v->ctx_node == main ? run - v->ctx_run_ns : 0;
-			any = true;
-		}
-		v->ctx_run_ns = run;
-	}
-	if (main >= 0 && any && all)
-		ctx_set(r, CTX_LOCAL_PCT, 100.0 * (double)on_main / (double)all);
+	if (ctx_file_read(c, "%s/%d/task/%d/stat", c->proc, pid, tid) <= 0 || !ctx_stat_field(c->buf, 39, &cpu))
+		return -1;
+	if (cpu < CTX_CPUS)
+		*node = c->cpu_node[cpu];
+	if (ctx_file_read(c, "%s/%d/task/%d/schedstat", c->proc, pid, tid) <= 0)
+		return 1;
+	*run_ns = strtoull(c->buf, NULL, 10);
+	return 0;
 }

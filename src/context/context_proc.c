@@ -155,6 +155,64 @@ static bool proc_blkio(struct context *c, int pid, uint64_t *ticks)
 	return any;
 }
 
+static int thread_cmp(const void *a, const void *b)
+{
+	int x = ((const struct ctx_thread *)a)->tid, y = ((const struct ctx_thread *)b)->tid;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Thread tid of VM pid's own counters (its io and stat) into t: true, or
+ * false where it ended meanwhile or a line is missing.
+ */
+static bool proc_thread(struct context *c, int pid, const char *tid, struct ctx_thread *t)
+{
+	static const char *const keys[] = { [CTX_THR_RD] = "read_bytes:", [CTX_THR_WR] = "write_bytes:" };
+	unsigned int i;
+
+	t->tid = atoi(tid);
+	if (ctx_file_read(c, "%s/%d/task/%s/io", c->proc, pid, tid) <= 0)
+		return false;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!keyval_find(c->buf, keys[i], &t->ctr[i]))
+			return false;
+	return ctx_file_read(c, "%s/%d/task/%s/stat", c->proc, pid, tid) > 0 &&
+	       ctx_stat_field(c->buf, 12, &t->ctr[CTX_THR_MAJFLT]);
+}
+
+/*
+ * Each of VM pid's threads' own counters into r->thr, by tid: what its
+ * exit record is measured from (context_ends()).  Read after the process's
+ * io: a thread's growth between the two is in neither, never in both.
+ */
+static void proc_threads(struct context *c, int pid, struct ctx_reading *r)
+{
+	char path[PATH_MAX + 32];
+	struct dirent *de;
+	DIR *d;
+
+	if (!c->read_threads)
+		return;		/* no exit records to measure from them: not worth their reads */
+	snprintf(path, sizeof(path), "%s/%d/task", c->proc, pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	r->nr_thr = 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		if (r->nr_thr == CTX_THREADS) {
+			r->thr_cut = true;
+			break;
+		}
+		if (proc_thread(c, pid, de->d_name, &r->thr[r->nr_thr]))
+			r->nr_thr++;
+	}
+	closedir(d);
+	qsort(r->thr, (size_t)r->nr_thr, sizeof(r->thr[0]), thread_cmp);
+}
+
 void ctx_proc_io(struct context *c, int pid, struct ctx_reading *r)
 {
 	static const struct { const char *key; enum vm_ctx_fig f; } io[] = {
@@ -168,6 +226,7 @@ void ctx_proc_io(struct context *c, int pid, struct ctx_reading *r)
 		for (i = 0; i < sizeof(io) / sizeof(io[0]); i++)
 			if (keyval_find(c->buf, io[i].key, &v))
 				ctx_set(r, io[i].f, (double)v);
+	proc_threads(c, pid, r);
 }
 
 void ctx_proc_disk(struct context *c, int pid, struct ctx_reading *r)

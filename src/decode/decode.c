@@ -198,6 +198,8 @@ static const struct sched_want {
 	  SCHED_SWITCH_FIELDS },
 	{ "sched", "sched_waking", KVM_EV_WAKE, { [FR_AUX] = { "pid" }, [FR_INFO1] = { "target_cpu" } }, 1u << FR_AUX },
 	{ "sched", "sched_wakeup", KVM_EV_WAKE, { [FR_AUX] = { "pid" }, [FR_INFO1] = { "target_cpu" } }, 1u << FR_AUX },
+	/* a new thread's first wakeup: it waits for a CPU from its birth (live: the sched instance's) */
+	{ "sched", "sched_wakeup_new", KVM_EV_WAKE, { [FR_AUX] = { "pid" }, [FR_INFO1] = { "target_cpu" } }, 1u << FR_AUX },
 	{ "task", "task_newtask", KVM_EV_NEWTASK, { [FR_AUX] = { "pid" }, [FR_INFO1] = { "clone_flags" } },
 	  1u << FR_AUX | 1u << FR_INFO1 },
 };
@@ -964,5 +966,26 @@ int decode_record(struct decoder *d, struct tep_record *rec, struct kvm_event *e
 	default:
 		return decode_task(f, &fv, rec, ev);
 	}
+	return 1;
+}
+
+int decode_layout(const struct decoder *d, int type, struct decode_layout *out)
+{
+	const struct decode_fmt *f;
+	unsigned int i;
+
+	if (type < 0 || type >= d->nr_ids || !(f = d->by_id[type]))
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->kind = f->kind;
+	out->obj = f->obj != NULL;
+	out->system = f->event->system;
+	out->name = f->event->name;
+	out->rec_size = f->slots_end;
+	for (i = 0; i < f->nr_slots; i++) {
+		out->field[f->slot[i].role].off = f->slot[i].off;
+		out->field[f->slot[i].role].size = f->slot[i].size;
+	}
+	out->keep = f->kind == KVM_EV_EXIT && f->arch ? f->arch->exit_keep : NULL;
 	return 1;
 }

@@ -99,6 +99,23 @@ struct obj_parts {
 	uint64_t (*compose)(const struct field_vals *fv);
 };
 
+/*
+ * An exit whose info fields name its object (x86's port I/O, SVM's MMIO
+ * fault), for a source that counts exits by their fields' values rather
+ * than keeping each (the bpf source): of an exit whose raw reason and
+ * isa fields are reason and isa, info1 under info1_mask, and info2 under
+ * info2_mask where info1 has every bit of info2_if, are all that its
+ * object is made of; the rest of them differ from exit to exit.  A row
+ * with reason 0 ends a table.
+ */
+struct exit_keep {
+	uint64_t reason;
+	uint64_t isa;
+	uint64_t info1_mask;
+	uint64_t info2_mask;
+	uint64_t info2_if;
+};
+
 struct arch_ops {
 	const char *name;
 	const char *exit_system;
@@ -147,6 +164,8 @@ struct arch_ops {
 	const struct obj_event *obj_events;
 	/* Those whose object is made of several fields (a NULL event ends them), or NULL. */
 	const struct obj_parts *obj_parts;
+	/* The exits whose object comes out of their info fields, or NULL. */
+	const struct exit_keep *exit_keep;
 };
 
 extern const struct arch_ops arch_x86;
@@ -195,5 +214,26 @@ int decode_init(struct decoder *d, struct tep_handle *tep, struct kvm_names *nam
 void decode_free(struct decoder *d);
 /* 1: rec was a KVM event, now in *ev; 0: not ours; -1: no memory. */
 int decode_record(struct decoder *d, struct tep_record *rec, struct kvm_event *ev);
+
+/*
+ * Where the decoder reads the records of event id type: its kind, its
+ * fields' places by role (size 0: none), whether it is a companion that
+ * names an object, and the exits its arch keeps info fields of.  For a
+ * source that copies those fields in the kernel and hands decode_record
+ * a record made of them (the bpf source).  1, or 0: not an event of ours.
+ */
+struct decode_layout {
+	enum kvm_event_kind kind;
+	bool obj;
+	const char *system;
+	const char *name;
+	struct {
+		int off;
+		int size;
+	} field[FR_NR];
+	int rec_size;			/* a record this long holds every field */
+	const struct exit_keep *keep;	/* an exit's, or NULL */
+};
+int decode_layout(const struct decoder *d, int type, struct decode_layout *out);
 
 #endif

@@ -18,11 +18,13 @@
 #include <string.h>
 
 #include "driver_priv.h"
+#include "model/model_feed.h"
 
 /* KVMTOP_SNAPSHOT_STATS=FILE: one JSON line of the snapshots' output times, for make bench. */
 static void snapshot_stats(const struct driver *drv)
 {
 	const char *path = getenv("KVMTOP_SNAPSHOT_STATS");
+	const struct sampler_cost *ctx, *tick;
 	FILE *f;
 
 	if (!path || !*path)
@@ -32,10 +34,13 @@ static void snapshot_stats(const struct driver *drv)
 		fprintf(stderr, "kvmtop: KVMTOP_SNAPSHOT_STATS: cannot write %s: %s\n", path, strerror(errno));
 		return;
 	}
+	ctx = &drv->samp.snap[SAMPLER_CONTEXT];
+	tick = &drv->samp.between[SAMPLER_CONTEXT];
 	fprintf(f, "{\"snapshots\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
-		",\"context_samples\":%" PRIu64 ",\"context_vms\":%" PRIu64 ",\"context_cpu_ns\":%" PRIu64 "}\n",
+		",\"context_samples\":%" PRIu64 ",\"context_vms\":%" PRIu64 ",\"context_cpu_ns\":%" PRIu64
+		",\"context_reads\":%" PRIu64 ",\"context_read_vms\":%" PRIu64 ",\"context_read_cpu_ns\":%" PRIu64 "}\n",
 		drv->snap_n, drv->snap_n ? drv->snap_ns / drv->snap_n : 0, drv->snap_max_ns,
-		drv->ctx_n, drv->ctx_vms, drv->ctx_cpu_ns);
+		ctx->n, ctx->items, ctx->cpu_ns + tick->cpu_ns, tick->n, tick->items, tick->cpu_ns);
 	fclose(f);
 }
 
@@ -62,12 +67,15 @@ int driver_run(const struct driver_config *c, const struct source_ops *ops, stru
 	drv.tick_ms = tick_ms(c);
 	/* the host's threads and processes, or the tree --proc gives for them */
 	ident_init(&drv.proc, c->proc_root);
-	context_init(&drv.ctx, c->proc_root, c->sys_root, c->libvirt_run);
+	samplers_init(&drv.samp, &drv.proc, false, c->exits_unknown, c->proc_root, c->sys_root, c->libvirt_run);
 	/* SIGHUP reopens the output of a view that can, else it stops the run */
 	driver_signals(v->ops->reopen != NULL);
 	driver_crash_arm(&drv);
 	if (!driver_open(&drv)) {
-		int status = drv.src.live ? loop_live(&drv) : loop_recording(&drv);
+		int status;
+
+		drv.samp.live = drv.src.live;
+		status = drv.src.live ? loop_live(&drv) : loop_recording(&drv);
 
 		if (status >= 0) {
 			ret = status;
@@ -78,7 +86,7 @@ int driver_run(const struct driver_config *c, const struct source_ops *ops, stru
 	driver_crash_disarm();
 	driver_close(&drv);
 	findings_free(&drv.findings);
-	context_free(&drv.ctx);
+	samplers_free(&drv.samp);
 	driver_signals_restore();
 	return ret;
 }

@@ -21,12 +21,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "context/context.h"
 #include "decode/decode.h"
 #include "ident/ident.h"
-#include "ident/ident_sample.h"
+#include "samplers/samplers.h"
 #include "model/findings.h"
 #include "model/model.h"
+#include "model/model_feed.h"
 #include "driver.h"
 
 #define DRIVER_TICK_MS		100	/* live: drain the buffers this often; keys: look this often */
@@ -52,8 +52,7 @@ struct driver {
 	bool nomem;
 	bool done;			/* -n snapshots shown: stop */
 	unsigned long long snapshots;
-	struct ident_sampler groups;	/* live: the VMs' other threads, from /proc */
-	struct context ctx;		/* live: the VMs' memory, disk, network, pressure */
+	struct samplers samp;		/* live: what /proc, /sys and cgroupfs say of the VMs (src/samplers/) */
 	struct findings findings;	/* the last snapshot's */
 	/* the screen on a recording: it shows interval k of nr (k 0: all of it); -n does not count */
 	bool browsing;
@@ -62,11 +61,8 @@ struct driver {
 	/* the filter's pids and names said to match no VM (bit i: the i-th), said once */
 	uint64_t said_pids, said_names;
 	uint64_t discover_at;		/* live: a counter source looks for new VMs next then */
-	uint64_t ctx_at;		/* live: the VMs' context is read next then (CONTEXT_READ_MS) */
 	/* KVMTOP_SNAPSHOT_STATS: how long the snapshots' output took (make bench) */
 	uint64_t snap_n, snap_ns, snap_max_ns;
-	/* ... and the VMs' context: calls, VMs read, this thread's CPU ns in them */
-	uint64_t ctx_n, ctx_vms, ctx_cpu_ns;
 };
 
 /* signals.c: SIGINT, SIGTERM, SIGHUP only set this; the loops look at it. */
@@ -87,10 +83,12 @@ void driver_signals_in(void);
 void driver_signals_out(void);
 void driver_signals_restore(void);
 /*
- * Sleep until until, or a signal, or input on fd (-1: none): fd's revents.
- * A signal pending when it returns is let in too: its flag is set.
+ * Sleep until until, or a signal, or input on fd or on also (-1: none):
+ * fd's revents (also's only end the sleep: the VMs' taps' news, read at
+ * the tick).  A signal pending when it returns is let in too: its flag is
+ * set.
  */
-short driver_wait(uint64_t now, uint64_t until, int fd);
+short driver_wait(uint64_t now, uint64_t until, int fd, int also);
 
 /* crash.c: a crash (SIGSEGV, SIGABRT ...) gives drv's view and source a last call. */
 void driver_crash_arm(struct driver *drv);
@@ -112,14 +110,10 @@ int driver_sample(struct driver *drv);
 /* Live, between samples: a counter source looks for new VMs (at most each SOURCE_DISCOVER_MS): 0, or -1. */
 int driver_discover(struct driver *drv, uint64_t now);
 /*
- * Live, between snapshots (each tick): the VMs that ended marked and each
- * VM's context read (context_read()) each CONTEXT_READ_MS, the VMs never
- * read at once; at_start: the run's start, everything read.  0, or -1
- * (said why).
+ * The samplers that run at when (samplers.h), at now; a figure they
+ * cannot measure said once.  0, or -1 (said why).
  */
-int driver_context(struct driver *drv, uint64_t now, bool at_start);
-/* Live without sched events: each vCPU thread's /proc accounting at now (new_only: those never read). */
-void driver_read_times(struct driver *drv, uint64_t now, bool new_only);
+int driver_samplers(struct driver *drv, uint64_t now, enum sample_when when);
 /*
  * Hand what the source has to fn, with the stop signals let in: 0 (all
  * of it), 1 (fn stopped it), -1 (failed, said why; also when fn ran out

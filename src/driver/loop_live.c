@@ -16,6 +16,7 @@
 
 #include "driver_priv.h"
 #include "util/clock.h"
+#include "model/model_feed.h"
 
 /* What only the live loop keeps. */
 struct live {
@@ -49,18 +50,25 @@ static int live_record(struct tep_record *rec, void *ctx)
 }
 
 /*
- * The vCPU threads came or went: tell the source, which narrows what it
- * traces to them (the sched events' kernel filters).  0 or -1.
+ * The vCPU threads came or went: tell the source their tids and their
+ * VMs' pids, which narrows what it traces to them (the VMs' threads in
+ * the sched events' instance, or the filters of older kernels).  0 or -1.
  */
 static int follow_threads(struct live *l)
 {
 	struct driver *drv = l->drv;
+	size_t n = 0, np = 0, nv = 0;
 	struct vcpu *v;
-	size_t n = 0;
-	int *tids, ret;
+	struct vm *vm;
+	int *tids, *pids, ret;
 
+	RB_FOREACH(vm, vm_tree, &drv->m->vms)
+		nv++;
 	tids = calloc(drv->m->nr_vcpus ? drv->m->nr_vcpus : 1, sizeof(*tids));
-	if (!tids) {
+	pids = calloc(nv ? nv : 1, sizeof(*pids));
+	if (!tids || !pids) {
+		free(tids);
+		free(pids);
 		driver_fail(drv, "out of memory");
 		return -1;
 	}
@@ -68,10 +76,16 @@ static int follow_threads(struct live *l)
 	RB_FOREACH(v, vcpu_tree, &drv->m->vcpus)
 		if (!v->vm->kernel && !v->vmm)
 			tids[n++] = v->tid;
-	ret = drv->ops->threads(&drv->src, tids, n);
+	/* the tree is in pid order too */
+	RB_FOREACH(vm, vm_tree, &drv->m->vms)
+		if (!vm->kernel && !vm->exited && vm->pid > 0)
+			pids[np++] = vm->pid;
+	ret = drv->ops->threads(&drv->src, tids, n, pids, np);
 	free(tids);
+	free(pids);
 	if (ret < 0) {
-		driver_fail(drv, "cannot set the sched event filters to the %zu vCPU threads: %s", n, strerror(errno));
+		driver_fail(drv, "cannot trace the sched events of the %zu vCPU threads of %zu VMs: %s",
+			    n, np, strerror(errno));
 		return -1;
 	}
 	if (ret > 0 && !l->unfiltered_said) {
@@ -104,11 +118,8 @@ static int live_pull(struct live *l)
 	 * snapshot, so every interval a thread has figures for is whole.
 	 */
 	if (drv->c->summary && drv->m->vcpus_gen != l->times_gen) {
-		driver_read_times(drv, clock_mono_ns(), true);
-		if (ident_sample_groups(&drv->groups, &drv->proc, drv->m, true)) {
-			driver_fail(drv, "out of memory");
+		if (driver_samplers(drv, clock_mono_ns(), SAMPLE_NEW))
 			return -1;
-		}
 		l->times_gen = drv->m->vcpus_gen;
 	}
 	/* losses are counted in the output; make them less likely */
@@ -191,7 +202,7 @@ static int live_tick(struct live *l, uint64_t now)
 	}
 	now_please = act & (VIEW_REFRESH | VIEW_RESET);
 	/* VMs that live a few seconds: found between the samples, their context read meanwhile */
-	if (driver_discover(drv, now) || driver_context(drv, now, false))
+	if (driver_discover(drv, now) || driver_samplers(drv, now, SAMPLE_TICK))
 		return -1;
 	/* --summary of counters: read them each delay all the same, so VMs that come and go count */
 	if (!l->timed && drv->ops->sample && now >= l->next) {
@@ -224,7 +235,7 @@ static int live_loop(struct live *l)
 	if (driver_view_up(drv))
 		return -1;
 	/* the VMs there are now (a counter source's), their context: what the first snapshot's rates grow from */
-	if (driver_discover(drv, now) || driver_context(drv, now, true))
+	if (driver_discover(drv, now) || driver_samplers(drv, now, SAMPLE_START))
 		return -1;
 	while (!driver_stop_sig && !drv->stop && !drv->done) {
 		uint64_t wake = now + (uint64_t)drv->tick_ms * 1000000ull;
@@ -234,7 +245,7 @@ static int live_loop(struct live *l)
 			wake = l->next;
 		if (l->until && l->until < wake)
 			wake = l->until;
-		rev = driver_wait(now, wake, drv->v->fd);
+		rev = driver_wait(now, wake, drv->v->fd, context_fd(&drv->samp.ctx));
 
 		/* the terminal went away (closed window, dead ssh): stop, as on SIGHUP */
 		if (rev & (POLLHUP | POLLERR | POLLNVAL))
@@ -282,7 +293,7 @@ static void live_linger(struct driver *drv)
 	if (!drv->v->linger || drv->failed)
 		return;
 	while (!driver_stop_sig)
-		driver_wait(0, 1000000000ull, -1);
+		driver_wait(0, 1000000000ull, -1, -1);
 }
 
 int loop_live(struct driver *drv)

@@ -17,6 +17,8 @@
 
 #include "driver_priv.h"
 #include "util/clock.h"
+#include "model/model_feed.h"
+#include "model/model_time.h"
 
 /* The screen reading a recording: the clock is looked at every this many records + 1 ... */
 #define PROGRESS_MASK	4095
@@ -415,7 +417,7 @@ static int browse(struct cursor *cur)
 	if (cursor_load(cur, 0))
 		return -1;
 	while (!driver_stop_sig && !drv->stop && !drv->done) {
-		short rev = driver_wait(now, now + (uint64_t)drv->tick_ms * 1000000ull, drv->v->fd);
+		short rev = driver_wait(now, now + (uint64_t)drv->tick_ms * 1000000ull, drv->v->fd, -1);
 		int act;
 
 		/* the terminal went away (closed window, dead ssh): stop, as on SIGHUP */
@@ -475,7 +477,7 @@ int loop_recording(struct driver *drv)
 	/* an exporter serves a recording's final figures until it is stopped: that is its end */
 	if (drv->v->linger && !drv->failed) {
 		while (!driver_stop_sig)
-			driver_wait(0, 1000000000ull, -1);
+			driver_wait(0, 1000000000ull, -1, -1);
 		ret = 0;
 	}
 	return ret;

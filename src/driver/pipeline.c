@@ -13,6 +13,9 @@
 
 #include "driver_priv.h"
 #include "util/clock.h"
+#include "model/model_feed.h"
+#include "model/model_view.h"
+#include "model/model_time.h"
 
 void driver_view_off(struct driver *drv)
 {
@@ -55,7 +58,7 @@ int driver_view_up(struct driver *drv)
 		.ns = drv->src.ns,
 		.live = drv->src.live,
 		.wall_known = drv->src.live || drv->src.wall,
-		.traced = drv->src.tep != NULL,
+		.traced = drv->src.tep != NULL || drv->src.each_event,
 	};
 
 	if (drv->view_on)
@@ -81,6 +84,9 @@ void driver_birth(struct driver *drv, const struct kvm_event *ev)
 {
 	/* CLONE_THREAD (linux/sched.h): a thread of its creator's process */
 	ident_births_add(drv->births, ev->next_tid, ev->tid, ev->info1 & 0x00010000, ev->next_comm);
+	/* a VM's new thread the kernel does not list by itself: its sched events from now on */
+	if (drv->ops->born && drv->ops->born(&drv->src, ev->next_tid, ev->tid, ev->next_comm) && !drv->failed)
+		driver_fail(drv, "cannot trace the sched events of thread %d: %s", ev->next_tid, strerror(errno));
 }
 
 /* Who thread tid is, as the source says, else as the host's /proc says. */
@@ -145,37 +151,17 @@ static void driver_ident(void *ctx, int tid, struct ident_info *out)
 	out->vcpu_id = ident_vcpu_id(out->comm);
 }
 
-static bool driver_alive(void *ctx, int pid)
+int driver_samplers(struct driver *drv, uint64_t now, enum sample_when when)
 {
-	struct driver *drv = ctx;
-
-	return ident_alive(&drv->proc, pid);
-}
-
-int driver_context(struct driver *drv, uint64_t now, bool at_start)
-{
-	bool due = at_start || now >= drv->ctx_at;
-	uint64_t t0 = clock_thread_cpu_ns();
-
-	if (due) {
-		drv->ctx_at = now + CONTEXT_READ_MS * 1000000ull;
-		if (model_mark_ended(drv->m, driver_alive, drv, now)) {
-			driver_fail(drv, "out of memory");
-			return -1;
-		}
+	if (samplers_run(&drv->samp, drv->m, now, when)) {
+		driver_fail(drv, "out of memory");
+		return -1;
 	}
-	context_read(&drv->ctx, drv->m, now, !due, at_start);
-	drv->ctx_cpu_ns += clock_thread_cpu_ns() - t0;
+	if (drv->samp.notice[0]) {
+		driver_notice(drv, "%s", drv->samp.notice);
+		drv->samp.notice[0] = '\0';
+	}
 	return 0;
-}
-
-void driver_read_times(struct driver *drv, uint64_t now, bool new_only)
-{
-	int bad;
-
-	if (ident_sample_times(&drv->proc, drv->m, now, new_only, &bad))
-		driver_notice(drv, "%s/%d/schedstat is absent or off: a vCPU's host, VMM, halt and wait time is not measured",
-			      drv->proc.root, bad);
 }
 
 int driver_sample(struct driver *drv)
@@ -261,7 +247,7 @@ static int model_up(struct driver *drv)
 		m->first_time = now;
 		m->interval_start = now;
 		/* threads of the host: /proc says where their time goes (not debugfs' rows) */
-		m->proc_time = !drv->ops->ident;
+		m->proc_time = !drv->ops->ident || drv->ops->ident_host;
 	}
 	return 0;
 }
@@ -365,64 +351,44 @@ static void filter_unmatched(struct driver *drv, bool at_end)
 		}
 }
 
-/*
- * Live, where the source sees no exits at all (c->exits_unknown): each
- * process holding a VM (its /proc fds) listed, saying why.  Every
- * process's fds are read at each snapshot: only for that case.  0 or -1
- * (no memory).
- */
-static int vms_unseen(struct driver *drv)
+/* A counter source's reading ended at sampled_to: the snapshot's end, where it is after its start. */
+static void snapshot_sampled_to(const struct driver *drv, uint64_t *end)
 {
-	struct ident_proc *procs = NULL, *p;
-	size_t n = 0, max = 4096, i;
-	int ret = -1;
+	uint64_t to = drv->src.sampled_to;
 
-	for (;;) {
-		p = reallocarray(procs, max, sizeof(*procs));
-		if (!p)
-			goto out;
-		procs = p;
-		n = ident_procs(&drv->proc, procs, max);
-		if (n < max || max >= (1u << 22))
-			break;
-		max *= 2;
-	}
-	for (i = 0; i < n; i++)
-		if (ident_holds_vm(&drv->proc, procs[i].pid) > 0 &&
-		    model_vm_exits_unknown(drv->m, procs[i].pid, drv->c->exits_unknown))
-			goto out;
-	ret = 0;
-out:
-	free(procs);
-	return ret;
+	if (to > drv->m->interval_start)
+		*end = to;
 }
 
-/* The model brought to end (at_end: the recording's) and read from /proc for the snapshot: 0, or -1 (said why). */
-static int snapshot_prepare(struct driver *drv, uint64_t end, bool at_end)
+/*
+ * The model brought to *end (at_end: the recording's) and read from /proc
+ * for the snapshot: 0, or -1 (said why).  A counter source that says
+ * where its reading ended moves *end there: its figures are of up to then.
+ */
+static int snapshot_prepare(struct driver *drv, uint64_t *end, bool at_end)
 {
+	uint64_t marks;
+
 	if (driver_sample(drv))
 		return -1;
+	snapshot_sampled_to(drv, end);
 	/* every thread's state lasts to the snapshot's end: the states add up to it */
-	model_time_to(drv->m, end);
-	driver_read_times(drv, end, false);
-	drv->groups.detail_pid = drv->v->detail_pid;
-	if ((drv->src.live && drv->c->exits_unknown && vms_unseen(drv)) ||
-	    ident_sample_groups(&drv->groups, &drv->proc, drv->m, false)) {
-		driver_fail(drv, "out of memory");
+	model_time_to(drv->m, *end);
+	/* /proc's figures (src/samplers/), the context's CPU timed for make bench */
+	drv->samp.detail_pid = drv->v->detail_pid;
+	marks = drv->m->ended_marks;
+	if (driver_samplers(drv, *end, SAMPLE_SNAP))
 		return -1;
-	}
-	if (drv->src.live) {
-		uint64_t t0 = clock_thread_cpu_ns();
-
-		/* VMs that ended go, once their last figures were shown; those that ended now are marked */
-		if (model_reap(drv->m, driver_alive, drv, end)) {
-			driver_fail(drv, "out of memory");
+	/*
+	 * A VM whose process ended after the source's reading above is marked
+	 * ended now and shown so in this snapshot, then gone: a counter source
+	 * reads it a last time first, or its last counts would come after it
+	 * was shown and go with it (the stats source: vms_check()).
+	 */
+	if (drv->m->ended_marks != marks) {
+		if (driver_sample(drv))
 			return -1;
-		}
-		/* each VM's memory, disk, network and pressure (src/context/), its CPU timed for make bench */
-		drv->ctx_vms += context_sample(&drv->ctx, drv->m, end);
-		drv->ctx_cpu_ns += clock_thread_cpu_ns() - t0;
-		drv->ctx_n++;
+		snapshot_sampled_to(drv, end);
 	}
 	if (driver_view_up(drv))
 		return -1;
@@ -475,14 +441,15 @@ static int snapshot_show(struct driver *drv, struct snapshot *snap)
 int driver_snapshot(struct driver *drv, uint64_t start, uint64_t end, bool at_end, uint64_t empty)
 {
 	struct snapshot snap = {
-		.m = drv->m, .start = start, .end = end, .at_end = at_end, .empty = empty,
+		.m = drv->m, .start = start, .at_end = at_end, .empty = empty,
 		.interval = drv->interval, .nr_intervals = drv->nr_intervals,
 	};
 	int ret;
 
 	/* a SIGHUP since the last one: this one goes to the reopened output */
-	if (snapshot_prepare(drv, end, at_end) || driver_reopen(drv))
+	if (snapshot_prepare(drv, &end, at_end) || driver_reopen(drv))
 		return -1;
+	snap.end = end;
 	if (drv->v->totals && model_interval_end(drv->m, end))
 		goto out_nomem;
 	ret = snapshot_show(drv, &snap);

@@ -117,18 +117,19 @@ static void signals_deliver(void)
 	}
 }
 
-short driver_wait(uint64_t now, uint64_t until, int fd)
+short driver_wait(uint64_t now, uint64_t until, int fd, int also)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	/* a negative fd is left out by poll */
+	struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN }, { .fd = also, .events = POLLIN } };
 	struct timespec ts;
 	uint64_t d = until > now ? until - now : 0;
 	int n;
 
 	ts.tv_sec = d / 1000000000ull;
 	ts.tv_nsec = d % 1000000000ull;
-	n = ppoll(&pfd, fd >= 0 ? 1 : 0, &ts, &unblocked);
+	n = ppoll(pfd, 2, &ts, &unblocked);
 	/* -1 (EINTR): a signal was let in; else one may still be pending */
 	if (n >= 0)
 		signals_deliver();
-	return n > 0 ? pfd.revents : 0;
+	return n > 0 ? pfd[0].revents : 0;
 }

@@ -83,12 +83,14 @@ bool ident_kernel_comm(const char *comm);
  * without CONFIG_SCHED_INFO) or counts nothing (sched_info off).
  */
 int ident_read_times(const struct ident *id, int tid, struct proc_times *out);
-/* A thread of a process: its name and schedstat (ident_read_tasks). */
+/* A thread of a process: its name, schedstat and start (ident_read_tasks). */
 struct ident_task {
 	int tid;
 	char comm[IDENT_NAME_LEN];
 	uint64_t run_ns;
 	uint64_t wait_ns;
+	uint64_t start_ticks;	/* when it began, clock ticks after boot (stat's field 22) */
+	bool start_known;
 };
 
 #define IDENT_TASKS_MAX	4096
@@ -100,6 +102,12 @@ struct ident_task {
  * memory); *out is to be freed.
  */
 ssize_t ident_read_tasks(const struct ident *id, int pid, struct ident_task **out);
+/*
+ * When this process (kvmtop) began, in the clock of stat's field 22
+ * (ticks after boot), from the running system's /proc whatever the root:
+ * true with *ticks.
+ */
+bool ident_self_start(uint64_t *ticks);
 /*
  * Thread tid of process pid's own disk bytes: read_bytes and write_bytes
  * of /proc/PID/task/TID/io (pid 0: /proc/TID/io, a kernel thread of its

@@ -188,6 +188,26 @@ int ident_read_times(const struct ident *id, int tid, struct proc_times *out)
 }
 
 
+/* When task tid of process pid began (its stat's field 22) into t; start_known false where not read. */
+static void task_start(const struct ident *id, int pid, long tid, struct ident_task *t)
+{
+	char rel[96], buf[1024], *p;
+
+	snprintf(rel, sizeof(rel), "%d/task/%ld/stat", pid, tid);
+	t->start_known = read_file(id, rel, buf, sizeof(buf)) > 0 && (p = strrchr(buf, ')')) &&
+			 !stat_field(p, 22, &t->start_ticks);
+}
+
+bool ident_self_start(uint64_t *ticks)
+{
+	struct ident self;
+	char buf[1024], *p;
+
+	ident_init(&self, "/proc");
+	return read_file(&self, "self/stat", buf, sizeof(buf)) > 0 && (p = strrchr(buf, ')')) &&
+	       !stat_field(p, 22, ticks);
+}
+
 static int task_cmp(const void *a, const void *b)
 {
 	int x = ((const struct ident_task *)a)->tid, y = ((const struct ident_task *)b)->tid;
@@ -229,6 +249,7 @@ ssize_t ident_read_tasks(const struct ident *id, int pid, struct ident_task **ou
 		if (read_file(id, rel, t[n].comm, sizeof(t[n].comm)) < 0)
 			continue;
 		chomp(t[n].comm);
+		task_start(id, pid, tid, &t[n]);
 		n++;
 	}
 	closedir(d);

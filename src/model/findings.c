@@ -14,6 +14,8 @@
 #include "decode/objects.h"
 #include "util/fmt.h"
 #include "model_fields.h"
+#include "model_view.h"
+#include "model_steal.h"
 
 /* The thresholds, named where the man page and the rules share them. */
 #define WAIT_WARN	0.10	/* of a vCPU thread's time, waiting for a CPU */

@@ -189,6 +189,26 @@ int hist_add(struct hist *h, uint64_t v)
 	return 0;
 }
 
+unsigned int hist_bucket_of(uint64_t v)
+{
+	unsigned int sub, oct = octave_of(v, &sub);
+
+	return oct * HIST_SUB + sub;
+}
+
+int hist_bucket_add(struct hist *h, unsigned int b, uint64_t n)
+{
+	uint64_t *page;
+
+	if (b >= HIST_OCTAVES * HIST_SUB)
+		return -1;
+	page = octave_page(h, b / HIST_SUB);
+	if (!page)
+		return -1;
+	page[b % HIST_SUB] += n;
+	return 0;
+}
+
 int hist_merge(struct hist *dst, const struct hist *src)
 {
 	uint64_t left = src->present;

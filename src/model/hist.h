@@ -40,6 +40,16 @@ void hist_free(struct hist *h);
 void hist_clear(struct hist *h);
 int hist_add(struct hist *h, uint64_t v);
 int hist_merge(struct hist *dst, const struct hist *src);
+/*
+ * Samples counted elsewhere (the bpf source's program fills the same
+ * buckets): n more in bucket b, octave * HIST_SUB + sub, the figures
+ * (samples, sum, min, max, m2) left to the caller, which sets them.  Only
+ * for more than two samples: two or fewer are min and max, no bucket.
+ * 0, or -1 (no memory, or no such bucket).
+ */
+int hist_bucket_add(struct hist *h, unsigned int b, uint64_t n);
+/* The bucket of value v, as hist_bucket_add() takes it. */
+unsigned int hist_bucket_of(uint64_t v);
 /* q in [0, 1]: the value at or below which q of the samples lie. */
 uint64_t hist_quantile(const struct hist *h, double q);
 double hist_mean(const struct hist *h);

@@ -70,11 +70,15 @@ static void vm_free(struct vm *vm)
 {
 	int g;
 
-	for (g = 0; g < TG_NR; g++)
+	for (g = 0; g < TG_NR; g++) {
 		free(vm->groups[g].last);
+		free(vm->groups[g].gone);
+		free(vm->groups[g].ended);
+	}
 	free(vm->detail);
 	free(vm->kst);
 	free(vm->ctx.taps);
+	free(vm->ctx.threads);
 	if (vm->rest) {
 		free(vm->rest->reasons);
 		free(vm->rest->other);
@@ -282,7 +286,7 @@ static inline void vcpu_touch(struct model *m, struct vcpu *v)
 }
 
 /* The vCPU of thread tid, made if new, marked changed: NULL if none (or no memory). */
-static struct vcpu *vcpu_get(struct model *m, int tid, int vcpu_hint, bool run)
+struct vcpu *model_vcpu_get(struct model *m, int tid, int vcpu_hint, bool run)
 {
 	struct vcpu *v = vcpu_lookup(m, tid, true, vcpu_hint, run);
 
@@ -307,7 +311,21 @@ static int ring_grow(const struct model *m, struct vcpu *v)
 	return 0;
 }
 
-static struct reason_stat *reason_stat_get(struct vcpu *v, int id)
+struct reason_split *model_reason_split(struct reason_stat *rs)
+{
+	struct reason_split *sp = rs->split;
+
+	if (sp)
+		return sp;
+	sp = rs->split = calloc(1, sizeof(*sp));
+	if (!sp)
+		return NULL;
+	hist_init(&sp->handling);
+	hist_init(&sp->handling_done);
+	return sp;
+}
+
+struct reason_stat *model_reason_stat(struct vcpu *v, int id)
 {
 	struct reason_stat *rs;
 
@@ -336,14 +354,13 @@ static struct reason_stat *reason_stat_get(struct vcpu *v, int id)
 	return rs;
 }
 
-/* The exit's guest IP, in the time samples or the exit sites: 0 or -1 (no memory). */
-static int feed_ip(struct model *m, struct vcpu *v, const struct kvm_event *ev)
+int model_feed_ip(struct model *m, struct vcpu *v, const struct kvm_event *ev, uint64_t n)
 {
 	const struct reason *r = &m->reasons->r[ev->reason_id];
 	enum ip_kind k = r->async ? IP_TIME : IP_EXIT;
 
 	if (!ev->ip) {
-		v->no_ip++;
+		v->no_ip += n;
 		return 0;
 	}
 	if (!v->ips[k]) {
@@ -352,13 +369,37 @@ static int feed_ip(struct model *m, struct vcpu *v, const struct kvm_event *ev)
 			return -1;
 		model_ips_init(v->ips[k], m->ip_slots);
 	}
-	return model_ips_add(v->ips[k], ev->ip, k == IP_TIME ? -1 : ev->reason_id, ev->mode);
+	return model_ips_add_n(v->ips[k], ev->ip, k == IP_TIME ? -1 : ev->reason_id, ev->mode, n);
+}
+
+struct exit_rec *model_ring_put(struct model *m, struct vcpu *v, const struct kvm_event *ev)
+{
+	struct exit_rec *r;
+
+	if (v->ring_head == v->ring_alloc && ring_grow(m, v))
+		return NULL;
+	r = &v->ring[v->ring_head];
+	r->time = ev->time;
+	r->ip = ev->ip;
+	r->latency = MODEL_LAT_NONE;
+	r->reason_id = ev->reason_id;
+	r->cpu = (int16_t)ev->cpu;
+	r->info1 = ev->info1;
+	r->info2 = ev->info2;
+	r->ninfo = (int8_t)ev->ninfo;
+	r->mode = (int8_t)ev->mode;
+	r->obj_kind = KVM_OBJ_NONE;
+	v->pending_slot = v->ring_head;
+	/* it wraps once it has all ring_size slots */
+	if (++v->ring_head == m->ring_size)
+		v->ring_head = 0;
+	v->ring_count++;
+	return r;
 }
 
 static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev)
 {
-	struct reason_stat *rs = reason_stat_get(v, ev->reason_id);
-	struct exit_rec *r;
+	struct reason_stat *rs = model_reason_stat(v, ev->reason_id);
 
 	if (!rs)
 		return -1;
@@ -371,26 +412,8 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 	v->exits.total++;
 	m->exits.total++;
 	rs->count.total++;
-	if (m->ring_size) {
-		if (v->ring_head == v->ring_alloc && ring_grow(m, v))
-			return -1;
-		r = &v->ring[v->ring_head];
-		r->time = ev->time;
-		r->ip = ev->ip;
-		r->latency = MODEL_LAT_NONE;
-		r->reason_id = ev->reason_id;
-		r->cpu = (int16_t)ev->cpu;
-		r->info1 = ev->info1;
-		r->info2 = ev->info2;
-		r->ninfo = (int8_t)ev->ninfo;
-		r->mode = (int8_t)ev->mode;
-		r->obj_kind = KVM_OBJ_NONE;
-		v->pending_slot = v->ring_head;
-		/* it wraps once it has all ring_size slots */
-		if (++v->ring_head == m->ring_size)
-			v->ring_head = 0;
-		v->ring_count++;
-	}
+	if (m->ring_size && !model_ring_put(m, v, ev))
+		return -1;
 	v->pending = true;
 	memset(v->pending_states, 0, sizeof(v->pending_states));
 	v->pending_time = ev->time;
@@ -400,7 +423,7 @@ static int feed_exit(struct model *m, struct vcpu *v, const struct kvm_event *ev
 		v->pobj_ip = m->reasons->r[ev->reason_id].async ? 0 : ev->ip;
 		model_objs_note(v, ev);
 	}
-	return m->ip_slots ? feed_ip(m, v, ev) : 0;
+	return m->ip_slots ? model_feed_ip(m, v, ev, 1) : 0;
 }
 
 static int feed_entry(struct model *m, struct vcpu *v, const struct kvm_event *ev)
@@ -418,15 +441,10 @@ static int feed_entry(struct model *m, struct vcpu *v, const struct kvm_event *e
 	if (hist_add(&rs->lat, lat) || model_objs_close(m, v, lat))
 		return -1;
 	if (m->names->sched) {
-		struct reason_split *sp = rs->split;
+		struct reason_split *sp = model_reason_split(rs);
 
-		if (!sp) {
-			sp = rs->split = calloc(1, sizeof(*sp));
-			if (!sp)
-				return -1;
-			hist_init(&sp->handling);
-			hist_init(&sp->handling_done);
-		}
+		if (!sp)
+			return -1;
 		/* on a CPU (host or VMM), runnable off one, asleep: see model_time.c */
 		if (hist_add(&sp->handling, v->pending_states[VS_HOST] + v->pending_states[VS_VMM]))
 			return -1;
@@ -483,7 +501,7 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 
 	/* only a thread inside KVM_RUN enters or leaves the guest: that makes it a vCPU */
 	run = ev->kind == KVM_EV_EXIT || ev->kind == KVM_EV_ENTRY;
-	v = vcpu_get(m, ev->tid, ev->vcpu_id != KVM_VCPU_NONE ? (int)ev->vcpu_id : -1, run);
+	v = model_vcpu_get(m, ev->tid, ev->vcpu_id != KVM_VCPU_NONE ? (int)ev->vcpu_id : -1, run);
 	if (!v) {
 		m->dropped.total++;
 		return m->nr_vcpus >= m->max_vcpus ? 0 : -1;
@@ -521,7 +539,7 @@ int model_feed(struct model *m, const struct kvm_event *ev)
 
 int model_add_exits(struct model *m, int tid, int reason_id, uint64_t n)
 {
-	struct vcpu *v = vcpu_get(m, tid, -1, true);
+	struct vcpu *v = model_vcpu_get(m, tid, -1, true);
 	struct reason_stat *rs;
 
 	if (!v) {
@@ -529,7 +547,7 @@ int model_add_exits(struct model *m, int tid, int reason_id, uint64_t n)
 		return m->nr_vcpus >= m->max_vcpus ? 0 : -1;
 	}
 	if (reason_id >= 0) {
-		rs = reason_stat_get(v, reason_id);
+		rs = model_reason_stat(v, reason_id);
 		if (!rs)
 			return -1;
 		rs->count.total += n;
@@ -542,7 +560,7 @@ int model_add_exits(struct model *m, int tid, int reason_id, uint64_t n)
 
 int model_add_other(struct model *m, int tid, int other, uint64_t n)
 {
-	struct vcpu *v = vcpu_get(m, tid, -1, true);
+	struct vcpu *v = model_vcpu_get(m, tid, -1, true);
 
 	if (!v) {
 		m->dropped.total += n;
@@ -606,7 +624,7 @@ int model_vm_exits_unknown(struct model *m, int pid, const char *why)
 
 struct ctr *model_kstats_vcpu(struct model *m, int tid, int vcpu_id, unsigned int nr)
 {
-	struct vcpu *v = vcpu_get(m, tid, vcpu_id, true);
+	struct vcpu *v = model_vcpu_get(m, tid, vcpu_id, true);
 
 	if (!v)
 		return NULL;
@@ -880,35 +898,152 @@ void model_vm_remove(struct model *m, struct vm *vm)
 	vm_free(vm);
 }
 
+/* Thread b's time since a (NULL: all of it, b born) into gs; false where it went back (another thread). */
+static bool group_add(struct thread_group_stat *gs, const struct group_thread *a, const struct group_thread *b)
+{
+	if (a && (b->run_ns < a->run_ns || b->wait_ns < a->wait_ns))
+		return false;
+	gs->run.total += b->run_ns - (a ? a->run_ns : 0);
+	gs->wait.total += b->wait_ns - (a ? a->wait_ns : 0);
+	return true;
+}
+
+/* The threads of gs's last reading that now (n of them, by tid) no longer has, into gs->gone. */
+static void group_keep_gone(struct thread_group_stat *gs, const struct group_thread *now, size_t n)
+{
+	size_t i, j = 0, k = 0;
+
+	free(gs->gone);
+	gs->gone = NULL;
+	gs->nr_gone = 0;
+	if (!gs->nr_last || !(gs->gone = calloc(gs->nr_last, sizeof(*gs->gone))))
+		return;
+	for (i = 0; i < gs->nr_last; i++) {
+		while (j < n && now[j].tid < gs->last[i].tid)
+			j++;
+		if (j == n || now[j].tid != gs->last[i].tid)
+			gs->gone[k++] = gs->last[i];
+	}
+	gs->nr_gone = k;
+}
+
+/*
+ * The threads of now (n of them) whose end gs counted already left out (a
+ * zombie leader is listed until it is reaped): what they ran since their
+ * exit record (their exit path, freeing their memory) added; gs->ended
+ * keeps those still listed.  The count left.
+ */
+static size_t group_drop_ended(struct thread_group_stat *gs, struct group_thread *now, size_t n)
+{
+	size_t i, j, k = 0, kept = 0;
+	struct group_thread *e;
+
+	for (j = 0; j < n; j++) {
+		for (i = 0, e = NULL; i < gs->nr_ended && !e; i++)
+			e = gs->ended[i].tid == now[j].tid ? &gs->ended[i] : NULL;
+		if (!e) {
+			now[k++] = now[j];
+			continue;
+		}
+		if (group_add(gs, e, &now[j]))
+			*e = now[j];
+		gs->ended[kept++] = *e;
+	}
+	gs->nr_ended = kept;
+	return k;
+}
+
 void model_group_read(struct vm *vm, enum thread_group g, struct group_thread *now, size_t n)
 {
 	struct thread_group_stat *gs = &vm->groups[g];
-	size_t i = 0, j = 0;
+	bool all_born = true;
+	size_t i = 0, j;
 
+	n = group_drop_ended(gs, now, n);
 	/* both sorted by tid: walk them together */
-	while (gs->last && i < gs->nr_last && j < n) {
-		const struct group_thread *a = &gs->last[i], *b = &now[j];
+	for (j = 0; j < n; j++) {
+		const struct group_thread *b = &now[j];
 
-		if (a->tid < b->tid) {
+		while (i < gs->nr_last && gs->last[i].tid < b->tid)
 			i++;
-		} else if (a->tid > b->tid) {
-			j++;
-		} else {
+		all_born = all_born && b->born;
+		if (i < gs->nr_last && gs->last[i].tid == b->tid) {
 			/* a tid that is another thread now counts from here */
-			if (b->run_ns >= a->run_ns && b->wait_ns >= a->wait_ns) {
-				gs->run.total += b->run_ns - a->run_ns;
-				gs->wait.total += b->wait_ns - a->wait_ns;
-			}
-			i++;
-			j++;
+			group_add(gs, &gs->last[i], b);
+		} else if (b->born) {
+			/* began after kvmtop: from zero, its first interval whole */
+			group_add(gs, NULL, b);
 		}
 	}
-	gs->known = gs->seen;
+	gs->known = gs->known || gs->seen || (n && all_born);
 	gs->seen = true;
+	group_keep_gone(gs, now, n);
 	free(gs->last);
 	gs->last = now;
 	gs->nr_last = n;
 	gs->count = (int)n;
+}
+
+static int group_tid_cmp(const void *key, const void *t)
+{
+	int x = *(const int *)key, y = ((const struct group_thread *)t)->tid;
+
+	return (x > y) - (x < y);
+}
+
+/* Thread tid's entry in list (n of them, by tid) taken out into *out: true, or false where it is not there. */
+static bool group_take(struct group_thread *list, size_t *n, int tid, struct group_thread *out)
+{
+	struct group_thread *t = list ? bsearch(&tid, list, *n, sizeof(*list), group_tid_cmp) : NULL;
+	size_t i;
+
+	if (!t)
+		return false;
+	*out = *t;
+	for (i = (size_t)(t - list) + 1; i < *n; i++)
+		list[i - 1] = list[i];
+	(*n)--;
+	return true;
+}
+
+/* Thread end's end counted in gs: a reading that still lists it adds only its growth (group_drop_ended). */
+static void group_ended(struct thread_group_stat *gs, const struct group_thread *end)
+{
+	struct group_thread *e;
+
+	if (end->tid <= 0)
+		return;
+	e = reallocarray(gs->ended, gs->nr_ended + 1, sizeof(*e));
+	if (!e)
+		return;
+	gs->ended = e;
+	gs->ended[gs->nr_ended++] = *end;
+}
+
+bool model_group_end(struct vm *vm, enum thread_group g, int tid, uint64_t run_ns, uint64_t wait_ns, bool born)
+{
+	const struct group_thread end = { .tid = tid, .run_ns = run_ns, .wait_ns = wait_ns };
+	struct group_thread from;
+	int k;
+
+	/* read before: what it had since, in the group it was read in */
+	for (k = 0; k < TG_NR; k++) {
+		struct thread_group_stat *gs = &vm->groups[k];
+
+		if (group_take(gs->last, &gs->nr_last, tid, &from) || group_take(gs->gone, &gs->nr_gone, tid, &from)) {
+			group_ended(gs, &end);
+			return group_add(gs, &from, &end);
+		}
+	}
+	/* never read: all of it, where it began after kvmtop (after the group's last reading, if any) */
+	if (!born && !vm->groups[g].seen)
+		return false;
+	group_ended(&vm->groups[g], &end);
+	group_add(&vm->groups[g], NULL, &end);
+	if (!vm->groups[g].seen)
+		vm->groups[g].known = true;
+	vm->groups[g].seen = true;
+	return true;
 }
 
 void model_thread_detail(struct vm *vm, struct thread_detail *now, size_t n)

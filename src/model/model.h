@@ -15,6 +15,11 @@
  *
  * Per interval, only the vCPUs that changed are walked in full: each is
  * on the model's dirty list from its first change of the interval on.
+ *
+ * This header has the model's types; what is done with them is split by
+ * who does it: model_feed.h what the feeders call (sources, samplers,
+ * the driver), model_view.h what the views read, model_time.h the vCPUs'
+ * time states, model_steal.h stolen time.
  */
 #ifndef KVMTOP_MODEL_H
 #define KVMTOP_MODEL_H
@@ -155,6 +160,19 @@ enum model_from {
 };
 
 /*
+ * Where a VM's figures that ended run to (vm_counted_to): to its end,
+ * from the kernel's exit records of its threads (taskstats), or to its
+ * last reading, what came after lost (no exit records: no CAP_NET_ADMIN,
+ * no CONFIG_TASKSTATS, some dropped, a thread not kept).  Unknown while
+ * it runs.
+ */
+enum model_to {
+	MODEL_TO_UNKNOWN,
+	MODEL_TO_EXACT,
+	MODEL_TO_READ,
+};
+
+/*
  * Where a vCPU thread's time goes (model_time.c): in the guest, on a
  * CPU in the host kernel, in the VMM's user space after a userspace
  * exit, asleep (halted), runnable but off a CPU (waiting: steal).
@@ -179,8 +197,11 @@ enum vcpu_state {
 #define TIME_GROUPS	(1u << (VS_NR + 1))
 
 struct vm;
+struct model_cpu;
+struct model_steal;
 
 struct vcpu {
+	/* who it is, and where it is kept */
 	RB_ENTRY(vcpu) node;
 	TAILQ_ENTRY(vcpu) vm_link;
 	TAILQ_ENTRY(vcpu) dirty_link;	/* on m->dirty when dirty */
@@ -197,48 +218,50 @@ struct vcpu {
 	bool vmm;
 	int vcpu_id;		/* from the events, else the thread name, else -1 */
 	enum model_from counted_from;	/* where its figures count from, as its source says */
-	int last_cpu;
-	/* live (src/context/): the NUMA node of the CPU it last ran on (-1: not known), its run ns then */
-	int ctx_node;
-	uint64_t ctx_run_ns;
 	char comm[MODEL_NAME_LEN];	/* raw: escape before printing */
+	int last_cpu;
+
+	/* its exits: counts, and per reason (counts and latency histograms) */
 	struct ctr exits;
 	struct ctr unmatched_exits;	/* exits followed by an exit, not an entry */
 	struct ctr unmatched_entries;	/* entries with no exit before them */
+	struct reason_stat **rs;	/* indexed by reason id, NULL if never seen */
+	unsigned int nr_rs;
+	/* the exit waiting for its entry: when, why, what it touched, its time in each state */
 	bool pending;
 	uint64_t pending_time;
 	int pending_reason;
 	unsigned int pending_slot;
-	struct reason_stat **rs;	/* indexed by reason id, NULL if never seen */
-	struct model_objs *objs;	/* what its exits touched, NULL before the first */
 	bool pending_obj;		/* the pending exit's object is known: pobj */
 	struct model_obj_key pobj;
 	uint64_t pobj_ip;		/* the pending exit's guest IP, its object's site; 0: none */
-	unsigned int nr_rs;
+	uint64_t pending_states[VS_NR];	/* the pending exit's time in each state */
+
+	/* what its exits touched, and its other events */
+	struct model_objs *objs;	/* NULL before the first */
 	struct ctr *other;		/* indexed by kvm_event.other */
 	struct ctr *uexit;		/* kvm_userspace_exit by reason, UEXIT_MAX; NULL before the first */
+
+	/* its recent exits, and sampled guest IPs */
 	struct exit_rec *ring;		/* ring_alloc slots, NULL before the first exit */
 	unsigned int ring_alloc;	/* grows by doubling up to the model's ring_size */
 	unsigned int ring_head;		/* next slot to write */
 	uint64_t ring_count;		/* exits ever written */
-	/* sampled guest IPs since the start or the last reset; NULL until the first */
-	struct model_ips *ips[IP_KINDS];
+	struct model_ips *ips[IP_KINDS];	/* since the start or the last reset; NULL until the first */
 	uint64_t no_ip;			/* exits whose event carries no guest IP */
+
 	/* where its time goes: enum vcpu_state since state_since, VS_NONE before any event */
 	int8_t state;
 	int8_t on_cpu;			/* the state it left when switched out: host or VMM */
 	uint64_t state_since;
 	struct ctr time[VS_NR];		/* in the source's time unit */
-	uint64_t pending_states[VS_NR];	/* the pending exit's time in each state */
 	/* the same from /proc (model_time_proc): the last reading, when, and the trace's guest time then */
 	struct proc_times proc_last;
 	uint64_t proc_at;		/* 0: not read yet */
 	uint64_t proc_guest;
 	bool proc_known;		/* ptime holds figures: read twice or more */
 	struct ctr ptime[VS_NR];
-	/* KVM's statistics of its vCPU fd (the stats source), by names->kstats[KSTAT_VCPU] slot */
-	struct ctr *kst;
-	unsigned int nr_kst;
+
 	/* who ran instead while it waited for a CPU (model_steal.c), this interval */
 	struct model_steal *steal;	/* NULL until its first wait */
 	struct model_steal *steal_all;	/* the same since the start (m->steal_totals), never reset */
@@ -247,42 +270,16 @@ struct vcpu {
 	TAILQ_ENTRY(vcpu) wait_link;	/* on m->cpus[wait_cpu].waiters */
 	TAILQ_ENTRY(vcpu) steal_link;	/* on m->stolen: its table has figures */
 	bool stolen;
+
+	/* KVM's statistics of its vCPU fd (the stats source), by names->kstats[KSTAT_VCPU] slot */
+	struct ctr *kst;
+	unsigned int nr_kst;
+
+	/* live (src/samplers/): the NUMA node of the CPU it last ran on (-1: not known), its run ns then */
+	int ctx_node;
+	uint64_t ctx_run_ns;
 };
 
-/* A thread that ran while a vCPU waited for a CPU: its time, this interval. */
-struct model_thief {
-	int tid;		/* 0: the CPU's idle task (no thread ran: wake-up latency) */
-	int pid;		/* its process as the source tells it, 0: not known */
-	uint64_t ns;		/* in the source's time unit */
-	char comm[KVM_COMM_LEN];	/* as the sched event named it, raw */
-};
-
-/* Who a thief is, for the views: a VM's vCPU or VMM thread, or a host task. */
-struct model_thief_who {
-	const struct vm *vm;	/* the VM whose thread it is, NULL: a host task */
-	int vcpu;		/* its vCPU id there, -1: a VMM thread (or a host task) */
-	int pid;		/* the VM's pid, or the task's process, 0: not known */
-	const char *comm;	/* raw */
-};
-
-/*
- * A vCPU's thieves: at most the model's max_thieves, the largest kept;
- * one pushed out adds its time to rest.  The entries and rest add up
- * to the wait time the sched events gave out.
- */
-struct model_steal {
-	uint64_t ns;
-	uint64_t rest;
-	unsigned int nr;
-	struct model_thief t[];
-};
-
-/* A host CPU as the sched events show it: who runs there, who waits for it. */
-struct model_cpu {
-	int tid;			/* -1: not known yet */
-	char comm[KVM_COMM_LEN];
-	TAILQ_HEAD(, vcpu) waiters;
-};
 
 /*
  * A VM's threads other than its vCPUs, live (model_group_read): the
@@ -301,16 +298,31 @@ struct group_thread {
 	int tid;
 	uint64_t run_ns;
 	uint64_t wait_ns;
+	bool born;			/* it began after kvmtop: its first reading counts from zero */
 };
 
 struct thread_group_stat {
 	int count;			/* threads at the last reading */
-	bool seen;			/* read once */
-	bool known;			/* read twice: run and wait hold figures */
+	bool seen;			/* read once, or a thread of it ended after kvmtop began (model_group_end) */
+	/*
+	 * run and wait hold figures: read twice, or every thread it had at
+	 * its first reading began after kvmtop (counted from zero)
+	 */
+	bool known;
 	struct ctr run;			/* ns on a CPU, all the group's threads */
 	struct ctr wait;		/* ns runnable, waiting for a CPU */
 	struct group_thread *last;	/* the last reading, by tid */
 	size_t nr_last;
+	/* threads of the reading before that the last no longer had: an exit record may come after it */
+	struct group_thread *gone;
+	size_t nr_gone;
+	/*
+	 * threads whose end was counted (model_group_end), as their exit
+	 * record said: a reading may still list them (a zombie leader, until
+	 * it is reaped), with what they ran after it (their exit path)
+	 */
+	struct group_thread *ended;
+	size_t nr_ended;
 };
 
 /*
@@ -345,13 +357,16 @@ struct thread_detail {
 /*
  * One tap of a VM's: its name, its rates per second over the snapshot
  * (known: counted from the snapshot's start on), and its counters' growth
- * kvmtop counted (sum: since its first reading, or from zero for a tap of
- * a VMM that began after kvmtop).
+ * kvmtop counted (sum: since its first reading, or from its counters at
+ * its birth where rtnetlink told of it: from), to its end where
+ * rtnetlink told of that (its RTM_DELLINK's counters).
  */
 struct vm_ctx_tap {
 	char name[CTX_IFNAMSIZ];	/* raw: escape before printing */
 	bool known;
 	bool held;			/* its VMM held it at the last whole reading */
+	bool ended;			/* it ended in this snapshot: its growth to its end is in it */
+	enum model_from from;		/* START, BIRTH (counted from it), FOUND (from its first reading) */
 	bool base_ok;			/* base is sum at the snapshot's start */
 	bool whole;			/* sum is all it grew since counted (no counter went back) */
 	double rate[CTX_TAP_NR];
@@ -373,13 +388,14 @@ struct vm_ctx {
 	struct vm_ctx_tap *taps;
 	int nr_tap_rows;
 	bool taps_cut;			/* it held more than CTX_TAPS: the net sums leave some out */
+	bool tap_ended;			/* a tap ended in this snapshot: the net rates are known without a reading */
 	double val[CTX_NR];
 	/* the counters as last read, at prev_at (bit f of prev_known: prev[f] was read) */
 	uint32_t prev_known;
 	uint64_t prev_at;
 	uint64_t prev[CTX_NR];
 	/*
-	 * Each counter's growth kvmtop counted (context_sum.c): since its
+	 * Each counter's growth kvmtop counted (samplers/sample_sum.c): since its
 	 * first reading, or from zero where its VMM began after kvmtop (born);
 	 * base: the sum at the snapshot's start.  Bit f of summed: sum[f]
 	 * counts; of whole: nothing of it was lost (no counter went back);
@@ -393,6 +409,11 @@ struct vm_ctx {
 	uint64_t sum[CTX_NR];
 	uint64_t base[CTX_NR];
 	bool born;			/* its VMM began after kvmtop (decided at its first reading, prev_at 0 before) */
+	/* its VMM's threads as last read (context_ends() measures an exit record from them), by tid */
+	struct ctx_thread *threads;
+	int nr_threads;
+	bool threads_cut;		/* more than CTX_THREADS, or not kept: an end is not exact */
+	uint64_t threads_at;		/* when they were read, 0: never */
 };
 
 /* f's sum over the run (sum[f]): true with *val, or false where it is not known. */
@@ -400,6 +421,27 @@ static inline bool vm_ctx_total(const struct vm_ctx *c, enum vm_ctx_fig f, uint6
 {
 	*val = c->sum[f];
 	return c->summed & c->whole & (1u << f);
+}
+
+/*
+ * Where a VM's network figures count from: FOUND where one of its taps
+ * was first read after its birth (what it did before is in no figure),
+ * else START where one was there at kvmtop's start, else BIRTH (every tap
+ * counted from its birth); UNKNOWN: no tap.
+ */
+static inline enum model_from vm_ctx_net_from(const struct vm_ctx *c)
+{
+	enum model_from f = MODEL_FROM_UNKNOWN;
+	int k;
+
+	for (k = 0; k < c->nr_tap_rows; k++) {
+		enum model_from t = c->taps[k].from;
+
+		if (t == MODEL_FROM_FOUND || (t == MODEL_FROM_START && f != MODEL_FROM_FOUND) ||
+		    (t == MODEL_FROM_BIRTH && f == MODEL_FROM_UNKNOWN))
+			f = t;
+	}
+	return f;
 }
 
 /* Figure f of a VM's context: true with *val, or false where it is not known. */
@@ -442,6 +484,9 @@ struct vm {
 	/* why the source sees none of its exits (a constant string), NULL: they are counted */
 	const char *exits_unknown;
 	enum model_from counted_from;	/* where its figures count from, as its source says */
+	enum model_to counted_to;	/* an ended VM's: where its figures run to */
+	bool end_seen;		/* its process's last exit record was read (taskstats) */
+	bool end_lost;		/* a record of one of its threads could not be counted */
 	struct thread_group_stat groups[TG_NR];
 	/* its threads other than vCPUs one by one, by tid: only while its detail is shown (NULL: not) */
 	struct thread_detail *detail;
@@ -497,8 +542,6 @@ int model_vcpu_cmp(const struct vcpu *a, const struct vcpu *b);
 int model_vm_cmp(const struct vm *a, const struct vm *b);
 RB_PROTOTYPE(vcpu_tree, vcpu, node, model_vcpu_cmp)
 RB_PROTOTYPE(vm_tree, vm, node, model_vm_cmp)
-
-
 
 TAILQ_HEAD(vcpu_list, vcpu);
 
@@ -569,187 +612,20 @@ struct model {
 	 */
 	bool keep_ended;
 	unsigned int max_ended;
+	/*
+	 * Live: the kernel's exit records of threads are read (taskstats), so
+	 * a VM that ends can count to its end (vm->counted_to); ended_lost:
+	 * how many times some were dropped.
+	 */
+	bool exit_records;
+	uint64_t exits_dropped;
 	unsigned int nr_ended;		/* kept one by one */
+	uint64_t ended_marks;		/* VMs marked ended, ever: the driver sees one marked just now */
 	struct vm *rest;		/* the rest's row, NULL: none folded */
 };
-
-/* names->nr_other is fixed from here on. */
-/* How VM vm was found: "proc" (live), "threads" (--threads), "guess", "kernel". */
-const char *model_vm_ident(const struct model *m, const struct vm *vm);
 
 struct model *model_new(const struct kvm_names *names,
 			unsigned int ring_size, ident_fn ident, void *ident_ctx);
 void model_free(struct model *m);
-/* 0, or -1 when memory ran out. */
-int model_feed(struct model *m, const struct kvm_event *ev);
-/*
- * Sources that count rather than trace (debugfs), where the total and the
- * split by reason are separate counters: reason_id -1 adds n to the
- * exits of thread tid (and the host's), a reason id adds n to that
- * reason's count only; model_add_other() adds n to other event "other".
- * 0, or -1 when memory ran out.
- */
-int model_add_exits(struct model *m, int tid, int reason_id, uint64_t n);
-int model_add_other(struct model *m, int tid, int other, uint64_t n);
-/*
- * KVM's binary statistics (the stats source): the slots of VM pid, or of
- * vCPU thread tid (vcpu_id: its index), made when new and grown to nr
- * (names->kstats[scope].nr_slots).  A cumulative counter or a
- * histogram's bucket grows its slot's total; an instant or peak value is
- * the total itself.  NULL when memory ran out, or for a vCPU over
- * max_vcpus (its figures are then dropped).
- */
-struct ctr *model_kstats_vm(struct model *m, int pid, unsigned int nr);
-/*
- * VM pid runs, but the source sees none of its exits, for the reason why
- * (a constant string, said in its row; NULL: they are seen again): its
- * row is made if new, named as its process.  0 or -1 (no memory).
- */
-int model_vm_exits_unknown(struct model *m, int pid, const char *why);
-struct ctr *model_kstats_vcpu(struct model *m, int tid, int vcpu_id, unsigned int nr);
-/*
- * Where the figures of VM pid (tid 0) or of its vCPU thread tid count
- * from (enum model_from), as the source knows it: the row's mark, set
- * where the row is (none is made).
- */
-void model_counted_from(struct model *m, int pid, int tid, enum model_from from);
-/*
- * Time states (model_time.c).  The vCPUs' current states last until now:
- * the driver calls this before each snapshot, so the states of an
- * interval add up to its length.
- */
-void model_time_to(struct model *m, uint64_t now);
-/*
- * Stolen time (model_steal.c): while a vCPU thread waits for a CPU
- * (runnable, not running), who ran on that CPU instead, from the sched
- * events; --thieves of them kept per vCPU.
- */
-#define MODEL_THIEVES_DEFAULT	5
-#define MODEL_THIEVES_MAX	64
-/*
- * v's thieves, most time first, into out (m->max_thieves of them): how
- * many; *rest: the time of those not shown.
- */
-unsigned int model_steal_top(const struct model *m, const struct vcpu *v, const struct model_thief **out,
-			     uint64_t *rest);
-/* The same since the start, with m->steal_totals. */
-unsigned int model_steal_top_total(const struct model *m, const struct vcpu *v, const struct model_thief **out,
-				   uint64_t *rest);
-/* v's wait time given out this interval. */
-uint64_t model_steal_total(const struct vcpu *v);
-void model_thief_who(const struct model *m, const struct model_thief *t, struct model_thief_who *w);
-/*
- * Which states are measured: bit (1 << VS_x) set, from the events or
- * (m->proc_time) from /proc; TIME_SPLIT when sched events are traced.
- */
-unsigned int model_time_known(const struct model *m);
-/* Where the figure of state st comes from: "trace", "proc", or NULL (not measured). */
-const char *model_time_source(const struct model *m, enum vcpu_state st);
-/* v's counter of state st (the events' or /proc's), NULL when v has no figure for it. */
-const struct ctr *model_time_ctr(const struct model *m, const struct vcpu *v, enum vcpu_state st);
-/*
- * A reading t of v's /proc accounting at now: the time since the last
- * reading is split into the five states (model_time.c says how).
- */
-void model_time_proc(struct model *m, struct vcpu *v, const struct proc_times *t, uint64_t now);
-const char *model_state_name(enum vcpu_state s);
-/*
- * The threads of group g of vm now, sorted by tid (the model keeps the
- * array, freed with the VM or at the next reading): the time they ran
- * and waited since the last reading is added, of the threads in both.
- */
-void model_group_read(struct vm *vm, enum thread_group g, struct group_thread *now, size_t n);
-const char *model_group_name(enum thread_group g);
-/*
- * The threads of vm other than its vCPUs now, one by one, sorted by tid
- * (the model keeps the array; NULL, 0: its detail is no longer shown and
- * what was kept goes): each thread's growth since the last reading of the
- * same thread.
- */
-void model_thread_detail(struct vm *vm, struct thread_detail *now, size_t n);
-/* Group g's ns on a CPU (or waiting for one): this interval, or since start; 0 if not known. */
-uint64_t model_group_ns(const struct vm *vm, enum thread_group g, bool wait, bool cumulative);
-/* A record says missed events were lost before it: n, or < 0 if how many is unknown (counted as 1). */
-void model_lost(struct model *m, long long n);
-/* Close the interval at time now: interval figures start again from 0. */
-int model_interval_end(struct model *m, uint64_t now);
-/* Forget every count (the TUI's reset key): VMs and vCPUs stay. */
-void model_reset(struct model *m, uint64_t now);
-/* End of input: exits still waiting for an entry become unmatched. */
-void model_finish(struct model *m);
-/* Latency of a reason since start: both histograms merged into out. */
-int model_reason_total_lat(const struct reason_stat *rs, struct hist *out);
-
-
-/* Does VM (host process) pid still run? */
-typedef bool (*alive_fn)(void *ctx, int pid);
-/*
- * Live, ended VMs (model_ended.c).  Between snapshots: mark the VMs whose
- * process has ended (end: now), and with keep_ended fold those past
- * max_ended that ended MODEL_ENDED_SETTLE_NS ago or more, oldest first,
- * into the rest's row.  0, or -1 (no memory).
- */
-int model_mark_ended(struct model *m, alive_fn alive, void *ctx, uint64_t now);
-/*
- * Before printing an interval: remove the VMs an earlier snapshot showed
- * ended (with keep_ended: fold those past max_ended instead), then mark
- * those whose process has ended, so a stopped VM's last figures are
- * printed once, marked, and then go.  0, or -1 (no memory).
- */
-int model_reap(struct model *m, alive_fn alive, void *ctx, uint64_t now);
-/* The vm entry of the host kernel's threads, NULL if none raised events. */
-const struct vm *model_kernel_vm(const struct model *m);
-/*
- * The VMs in pid order, without the host kernel's threads (never a VM)
- * and those the filter leaves out: MODEL_FOREACH_VM(vm, m) {
- * MODEL_FOREACH_VCPU(v, vm) { ... } }, read-only.
- */
-const struct vm *model_vm_first(const struct model *m);
-const struct vm *model_vm_next(const struct vm *vm);
-#define MODEL_FOREACH_VM(vm, m) \
-	for ((vm) = model_vm_first(m); (vm); (vm) = model_vm_next(vm))
-/* How many VMs MODEL_FOREACH_VM walks. */
-unsigned int model_nr_vms(const struct model *m);
-/* VM pid, vCPU thread tid (or a VMM thread), or NULL: for views that keep ids, not pointers. */
-const struct vm *model_find_vm(const struct model *m, int pid);
-const struct vcpu *model_find_vcpu(const struct model *m, int tid);
-/* A VM's vCPU threads (not its VMM threads) the filter shows, in the order they were seen. */
-const struct vcpu *model_vcpu_first(const struct vm *vm);
-const struct vcpu *model_vcpu_next(const struct vcpu *v);
-#define MODEL_FOREACH_VCPU(v, vm) \
-	for ((v) = model_vcpu_first(vm); (v); (v) = model_vcpu_next(v))
-/*
- * Did vCPU thread v, or any thread of vm, count KVM events in the
- * interval: exits, other events or userspace exits (what -z keeps)?
- */
-bool model_vcpu_active(const struct model *m, const struct vcpu *v);
-bool model_vm_active(const struct model *m, const struct vm *vm);
-/*
- * Is VM vm called glob (a shell glob): its name, or live, who it is (its
- * best name: OpenStack's display name, libvirt's ...; its UUID)?
- */
-bool model_vm_called(const struct vm *vm, const char *glob);
-/* Does the filter show VM vm, vCPU thread v (and its VM)? */
-bool model_vm_shown(const struct vm *vm);
-bool model_vcpu_shown(const struct vcpu *v);
-/* "running", "exited", or for a recording "recorded" */
-const char *model_vm_state(const struct model *m, const struct vm *vm);
-/*
- * A vCPU's recent exits (the ring, --ring): how many are kept, and the
- * i-th of them, oldest first (NULL past the last), with *seq its number
- * among all the exits the vCPU made (0: its first).
- */
-unsigned int model_recent_nr(const struct vcpu *v);
-const struct exit_rec *model_recent(const struct vcpu *v, unsigned int i, uint64_t *seq);
-/*
- * Does v wait for the entry after an exit now?  *blocking: that exit's
- * reason blocks (HLT, WFI: the vCPU is halted, not handled).
- */
-bool model_vcpu_pending(const struct model *m, const struct vcpu *v, bool *blocking);
-/*
- * KVM's binary statistics of VM vm (v NULL) or of its vCPU v: their
- * counters by names->kstats[scope] slot, *nr of them (NULL: none yet).
- */
-const struct ctr *model_kstats(const struct vm *vm, const struct vcpu *v, unsigned int *nr);
 
 #endif

@@ -161,7 +161,10 @@ static void ended_mark(struct model *m, alive_fn alive, void *ctx, uint64_t now)
 			continue;
 		vm->exited = true;
 		vm->end = now;
+		/* all its threads' exit records came before its process left /proc, and were read */
+		vm->counted_to = m->exit_records && vm->end_seen && !vm->end_lost ? MODEL_TO_EXACT : MODEL_TO_READ;
 		m->nr_ended++;
+		m->ended_marks++;
 	}
 }
 

@@ -17,6 +17,8 @@
 
 #include "model_fields.h"
 #include "decode/objects.h"
+#include "model_view.h"
+#include "model_time.h"
 
 uint64_t model_quantile(const struct hist *h, double q)
 {
@@ -50,8 +52,7 @@ GET_ROW(get_vm_grouped_by, v->s = model_vm_ident(row->m, vm))
 GET_ROW(get_vm_exits_unknown, v->s = vm->exits_unknown ? vm->exits_unknown : "")
 GET_ROW(get_vm_vcpus, v->i = vm->nr_vcpus)
 
-/* enum model_from's words; MODEL_FROM_UNKNOWN: the source does not say (null, empty, "-") */
-static void counted_from(enum model_from f, struct model_field_val *v)
+const char *model_from_word(enum model_from f)
 {
 	static const char *const words[] = {
 		[MODEL_FROM_START] = "start",
@@ -59,12 +60,27 @@ static void counted_from(enum model_from f, struct model_field_val *v)
 		[MODEL_FROM_FOUND] = "found",
 	};
 
-	v->s = f > MODEL_FROM_UNKNOWN && f <= MODEL_FROM_FOUND ? words[f] : NULL;
+	return f > MODEL_FROM_UNKNOWN && f <= MODEL_FROM_FOUND ? words[f] : NULL;
+}
+
+/* enum model_from's word; MODEL_FROM_UNKNOWN: the source does not say (null, empty, "-") */
+static void counted_from(enum model_from f, struct model_field_val *v)
+{
+	v->s = model_from_word(f);
+	v->unknown = !v->s;
+}
+
+/* enum model_to's words; MODEL_TO_UNKNOWN: it runs (null, empty, "-") */
+static void counted_to(enum model_to t, struct model_field_val *v)
+{
+	v->s = t == MODEL_TO_EXACT ? "exact" : t == MODEL_TO_READ ? "read" : NULL;
 	v->unknown = !v->s;
 }
 
 GET_ROW(get_vm_counted_from, counted_from(vm->counted_from, v))
+GET_ROW(get_vm_counted_to, counted_to(vm->counted_to, v))
 GET_ROW(get_vcpu_counted_from, counted_from(c->counted_from, v))
+GET_ROW(get_net_counted_from, counted_from(vm_ctx_net_from(&vm->ctx), v))
 GET_ROW(get_vcpu, v->i = c->vcpu_id)
 GET_ROW(get_tid, v->i = c->tid)
 GET_ROW(get_comm, v->s = c->comm)
@@ -420,9 +436,13 @@ const struct model_field model_fields[] = {
 	VM("vm_exits_unknown", "exits_unknown", "EXITS UNKNOWN", MF_TEXT, get_vm_exits_unknown,
 	   "why the source cannot see its exits (empty: it sees them)"),
 	VM("vm_counted_from", "counted_from", "COUNTED FROM", MF_TEXT, get_vm_counted_from,
-	   "where its figures count from (--source stats): start (there when kvmtop started: from then), "
-	   "birth (made since: from its creation, whole), found (made before, first read later: from that "
-	   "reading; what it did before is in no figure); empty where the source does not say"),
+	   "where its figures count from (--source stats; live, else by its process's start): start (there when "
+	   "kvmtop started: from then), birth (made since: from its creation, whole), found (made before, first "
+	   "read later: from that reading; what it did before is in no figure); empty where the source does not say"),
+	VM("vm_counted_to", "counted_to", "COUNTED TO", MF_TEXT, get_vm_counted_to,
+	   "where an ended VM's figures run to (live): exact (to its end: the kernel's exit records of its "
+	   "threads, taskstats), read (to its last reading, each second: what it did after is in no figure); "
+	   "empty while it runs"),
 	VM("vm_vcpu_count",      "vcpu_count", "VCPUS",     MF_INT,  get_vm_vcpus, "how many vCPU threads it has"),
 	VMAPART("vm_exits",     "EXITS",     MF_NUM,  get_vm_exits, "its exits in the snapshot"),
 	VMAPART("vm_exits_total", "TOTAL",   MF_NUM,  get_vm_exits_total, "its exits since kvmtop started (the recording's start)"),
@@ -477,6 +497,10 @@ const struct model_field model_fields[] = {
 	VM("vm_disk_wr_ops",     "disk_wr_ops",    "WROPS",     MF_NUM, get_wr_ops_total, "write calls, the same"),
 	VM("vm_blkio_pct",     "blkio_pct",    "BLKIO%",    MF_PCT,  get_blkio, "its threads' time waiting for block I/O, % of the span"),
 	VM("vm_net_taps",      "net_taps",     "TAPS",      MF_INT,  get_taps, "how many tap or macvtap interfaces its VMM holds"),
+	VM("vm_net_counted_from", "net_counted_from", "NET FROM", MF_TEXT, get_net_counted_from,
+	   "where its taps' figures count from (live): birth (each from its birth, rtnetlink: whole), start (one "
+	   "there when kvmtop started: from then), found (one first read after its birth: from that reading); "
+	   "empty without a tap"),
 	VM("vm_net_rx_bytes_per_s",    "net_rx_bytes_per_s",   "NET RX/S",  MF_RATE, get_rx_bps, "bytes per second its guest received over them"),
 	VM("vm_net_tx_bytes_per_s",    "net_tx_bytes_per_s",   "NET TX/S",  MF_RATE, get_tx_bps, "bytes per second its guest sent"),
 	VM("vm_net_rx_packets_per_s",    "net_rx_packets_per_s",   "RXPKT/S",   MF_RATE, get_rx_pps, "packets per second received"),

@@ -136,6 +136,8 @@ const struct model_field *model_field_vcpu_of(const struct model_field *f);
 bool model_field_big(const struct model_field *f);
 /* The field called name (names are unique across the kinds), or NULL. */
 const struct model_field *model_field(const char *name);
+/* enum model_from's word (vm_counted_from's values: "start", "birth", "found"), NULL: unknown. */
+const char *model_from_word(enum model_from f);
 /*
  * The families of fields whose names KVM gives at run time (HACKING,
  * "Names of figures"): a VM's and a vCPU's KVM statistics (the stats

@@ -161,6 +161,11 @@ static int ips_grow(struct model_ips *t)
 
 int model_ips_add(struct model_ips *t, uint64_t ip, int reason_id, enum guest_mode mode)
 {
+	return model_ips_add_n(t, ip, reason_id, mode, 1);
+}
+
+int model_ips_add_n(struct model_ips *t, uint64_t ip, int reason_id, enum guest_mode mode, uint64_t n)
+{
 	struct ip_entry *e;
 	uint32_t s;
 	unsigned int i;
@@ -170,8 +175,8 @@ int model_ips_add(struct model_ips *t, uint64_t ip, int reason_id, enum guest_mo
 			i = t->hash[s] - 1;
 			e = &t->e[i];
 			if (e->ip == ip && e->reason_id == reason_id && e->mode == (int8_t)mode) {
-				e->count++;
-				t->samples++;
+				e->count += n;
+				t->samples += n;
 				if (t->heap)
 					sift_down(t, i);
 				return 0;
@@ -187,10 +192,10 @@ int model_ips_add(struct model_ips *t, uint64_t ip, int reason_id, enum guest_mo
 		e->ip = ip;
 		e->reason_id = reason_id;
 		e->mode = (int8_t)mode;
-		e->count = 1;
+		e->count = n;
 		e->err = 0;
 		hash_put(t, i);
-		t->samples++;
+		t->samples += n;
 		if (t->nr == t->cap)
 			heapify(t);
 		return 0;
@@ -202,9 +207,9 @@ int model_ips_add(struct model_ips *t, uint64_t ip, int reason_id, enum guest_mo
 	e->reason_id = reason_id;
 	e->mode = (int8_t)mode;
 	e->err = e->count;
-	e->count++;
+	e->count += n;
 	hash_put(t, 0);
-	t->samples++;
+	t->samples += n;
 	t->replaced++;
 	sift_down(t, 0);
 	return 0;

@@ -67,6 +67,8 @@ void model_ips_free(struct model_ips *t);
 void model_ips_clear(struct model_ips *t);
 /* One sample: 0, or -1 when memory ran out (the sample is not counted). */
 int model_ips_add(struct model_ips *t, uint64_t ip, int reason_id, enum guest_mode mode);
+/* n samples of one IP at once (one taken for every n exits, the bpf source's): as model_ips_add. */
+int model_ips_add_n(struct model_ips *t, uint64_t ip, int reason_id, enum guest_mode mode, uint64_t n);
 
 /*
  * The entries of n tables (a VM's vCPUs), entries of the same key summed:

@@ -176,23 +176,23 @@ static struct model_obj *objs_get(const struct model *m, struct vcpu *v)
 	return o;
 }
 
-/* One more exit of o from guest IP ip (0: none): on its site, a new site, or the rest. */
-static void objs_site(struct model_obj *o, uint64_t ip)
+/* n more exits of o from guest IP ip (0: none): on its site, a new site, or the rest. */
+static void objs_site(struct model_obj *o, uint64_t ip, uint64_t n)
 {
 	unsigned int i;
 
 	if (!ip) {
-		o->site_none.total++;
+		o->site_none.total += n;
 		return;
 	}
 	for (i = 0; i < MODEL_OBJ_SITES; i++) {
 		if (o->site[i].ip == ip || !o->site[i].ip) {
 			o->site[i].ip = ip;
-			o->site[i].n.total++;
+			o->site[i].n.total += n;
 			return;
 		}
 	}
-	o->site_rest.total++;
+	o->site_rest.total += n;
 }
 
 int model_objs_close(const struct model *m, struct vcpu *v, uint64_t lat)
@@ -215,9 +215,35 @@ int model_objs_close(const struct model *m, struct vcpu *v, uint64_t lat)
 	if (!o)
 		return -1;
 	o->count.total++;
-	objs_site(o, v->pobj_ip);
+	objs_site(o, v->pobj_ip, 1);
 	if (lat != MODEL_LAT_NONE && hist_add(&o->lat, lat))
 		return -1;
+	return 0;
+}
+
+int model_objs_add(const struct model *m, struct vcpu *v, const struct model_obj_key *k, uint64_t n,
+		   const struct hist *lat)
+{
+	struct model_obj *o;
+
+	v->pobj = *k;
+	o = objs_get(m, v);
+	if (!o)
+		return -1;
+	o->count.total += n;
+	return hist_merge(&o->lat, lat);
+}
+
+int model_objs_site(const struct model *m, struct vcpu *v, const struct model_obj_key *k, uint64_t ip,
+		    uint64_t n)
+{
+	struct model_obj *o;
+
+	v->pobj = *k;
+	o = objs_get(m, v);
+	if (!o)
+		return -1;
+	objs_site(o, ip, n);
 	return 0;
 }
 

@@ -14,12 +14,27 @@
 #define KVMTOP_MODEL_PRIV_H
 
 #include "model.h"
+#include "model_feed.h"
+#include "model_steal.h"
+#include "model_time.h"
+#include "model_view.h"
 
 /* A vCPU's slot in the model's table of vCPUs by tid (open addressing, linear probing). */
 static inline unsigned int model_tid_slot(const struct model *m, int tid)
 {
 	return ((unsigned int)tid * 2654435761u) & m->by_tid_mask;
 }
+
+/* model.c: the vCPU of thread tid, made if new, marked changed: NULL if none (or no memory). */
+struct vcpu *model_vcpu_get(struct model *m, int tid, int vcpu_hint, bool run);
+/* model.c: v's figures of reason id, made if new: NULL (no memory). */
+struct reason_stat *model_reason_stat(struct vcpu *v, int id);
+/* rs's split (the sched events' figures), made if it has none: NULL (no memory). */
+struct reason_split *model_reason_split(struct reason_stat *rs);
+/* Exit ev's guest IP, standing for n exits, in v's time samples or exit sites: 0, or -1 (no memory). */
+int model_feed_ip(struct model *m, struct vcpu *v, const struct kvm_event *ev, uint64_t n);
+/* Exit ev in v's ring of recent exits, its latency and object not known yet: its slot, NULL (no memory). */
+struct exit_rec *model_ring_put(struct model *m, struct vcpu *v, const struct kvm_event *ev);
 
 /* Time states: an exit, entry or other KVM event of v, before the model counts it. */
 void model_time_event(struct model *m, struct vcpu *v, const struct kvm_event *ev);
@@ -47,6 +62,12 @@ int model_steal_sched(struct model *m, struct vcpu *prev, struct vcpu *next, con
 void model_steal_to(struct model *m, uint64_t now);
 void model_steal_reset(struct model *m);
 void model_steal_forget(struct model *m, struct vcpu *v);
+/*
+ * ns of v's wait, measured elsewhere (the bpf source), to thread tid
+ * named comm (NUL-terminated, KVM_COMM_LEN); tid <= 0: to no one known
+ * (the "other" row).  0, or -1 (no memory).
+ */
+int model_steal_add(struct model *m, struct vcpu *v, int tid, const char *comm, uint64_t ns);
 
 /*
  * Objects (model_objs.c): an exit's or a companion event's object
@@ -57,6 +78,12 @@ void model_steal_forget(struct model *m, struct vcpu *v);
  */
 void model_objs_note(struct vcpu *v, const struct kvm_event *ev);
 int model_objs_close(const struct model *m, struct vcpu *v, uint64_t lat);
+/* n exits of v on object k, counted elsewhere, lat their latencies: 0, or -1 (no memory). */
+int model_objs_add(const struct model *m, struct vcpu *v, const struct model_obj_key *k, uint64_t n,
+		   const struct hist *lat);
+/* n exits of v on object k (counted elsewhere) from guest IP ip (0: none), on its sites: 0, or -1. */
+int model_objs_site(const struct model *m, struct vcpu *v, const struct model_obj_key *k, uint64_t ip,
+		    uint64_t n);
 int model_objs_interval_end(struct vcpu *v);
 void model_objs_reset(struct vcpu *v);
 void model_objs_marks(struct vcpu *v, void (*op)(struct ctr *));

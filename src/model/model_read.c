@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "model_priv.h"
+#include "model_view.h"
 
 int model_vcpu_cmp(const struct vcpu *a, const struct vcpu *b)
 {

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "model_scope.h"
+#include "model_view.h"
+#include "model_time.h"
 
 static int scope_init(struct model_scope *sc, const struct model *m, bool cumulative)
 {

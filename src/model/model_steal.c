@@ -149,6 +149,33 @@ static int give(struct model *m, struct vcpu *v, int tid, const char *comm, uint
 	return m->steal_totals ? give_table(m, &v->steal_all, tid, comm, ns) : 0;
 }
 
+/* ns of v's wait to no one known: the rest of its tables (made if new).  0, or -1 (no memory). */
+static int give_rest(struct model *m, struct vcpu *v, uint64_t ns)
+{
+	struct model_steal **tp[2] = { &v->steal, m->steal_totals ? &v->steal_all : NULL };
+	unsigned int i;
+
+	for (i = 0; i < 2 && tp[i]; i++) {
+		if (!*tp[i] && !(*tp[i] = calloc(1, sizeof(**tp[i]) + MODEL_STEAL_SLOTS(m->max_thieves) *
+						 sizeof((*tp[i])->t[0]))))
+			return -1;
+		(*tp[i])->ns += ns;
+		(*tp[i])->rest += ns;
+	}
+	if (!v->stolen) {
+		v->stolen = true;
+		TAILQ_INSERT_TAIL(&m->stolen, v, steal_link);
+	}
+	return 0;
+}
+
+int model_steal_add(struct model *m, struct vcpu *v, int tid, const char *comm, uint64_t ns)
+{
+	if (!ns || !m->max_thieves)
+		return 0;
+	return tid > 0 ? give(m, v, tid, comm, ns) : give_rest(m, v, ns);
+}
+
 /* v's wait up to now to tid (comm), from where it was given out last. */
 static int give_to(struct model *m, struct vcpu *v, int tid, const char *comm, uint64_t now)
 {

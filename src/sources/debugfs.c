@@ -26,6 +26,7 @@
 #include "debugfs.h"
 #include "ident/ident.h"
 #include "source.h"
+#include "model/model_feed.h"
 
 #define DEBUGFS_DEFAULT	"/sys/kernel/debug"
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A source of what kvmtop counts, behind one interface: the running
- * kernel's KVM tracepoints (trace.c), a trace-cmd recording (replay.c),
+ * kernel's KVM tracepoints (trace.c) or the same counted in the kernel
+ * by BPF (bpf.c), a trace-cmd recording (replay.c),
  * KVM's debugfs counters (debugfs.c), KVM's binary statistics (stats.c).
  * The driver opens one, reads it in batches, asks it who a thread is,
  * and closes it.  They are found by name in one table (sources.c): a new
@@ -27,7 +28,8 @@ typedef int (*source_rec_fn)(struct tep_record *rec, void *ctx);
 
 struct source;
 
-#define SOURCE_DISCOVER_MS	1000	/* live: a counter source looks for new VMs this often */
+#define SOURCE_DISCOVER_MS	1000
+#define SOURCE_BPF_SAMPLES	1000	/* --bpf-samples' default */	/* live: a counter source looks for new VMs this often */
 
 /* What a source is asked to read: the program fills it from its command line. */
 struct source_config {
@@ -37,6 +39,8 @@ struct source_config {
 	bool no_sched;			/* tracing: no sched events */
 	const char *debugfs_root;	/* debugfs: DIR/kvm instead of the system's */
 	const char *proc_root;		/* stats: DIR laid out as /proc instead of the host's */
+	unsigned int bpf_entries;	/* bpf: each map's most entries, 0: the default */
+	unsigned int bpf_samples;	/* bpf: exits a second taken as samples (IPs, recent exits), 0: none */
 };
 
 struct source_ops {
@@ -72,11 +76,24 @@ struct source_ops {
 	/* Who thread (or counter row) tid is; NULL: the host's /proc says (s->proc). */
 	void (*ident)(struct source *src, int tid, struct ident_info *out);
 	/*
-	 * Optional: the vCPU threads are now tids (ascending, host kernel
-	 * threads left out): trace what concerns them.  0; 1 when that cannot
-	 * be narrowed to them (everything is traced); -1 on error.
+	 * ident names the host's threads (the bpf source: /proc first, then
+	 * what the kernel kept of one gone): /proc has their time states too,
+	 * as without ident.  False with ident: rows that are no host thread
+	 * (debugfs) or a recording's.
 	 */
-	int (*threads)(struct source *src, const int *tids, size_t n);
+	bool ident_host;
+	/*
+	 * Optional: the vCPU threads are now tids (ascending, host kernel
+	 * threads left out), of the VMs pids (their VMMs' pids, ascending): trace what
+	 * concerns them.  0; 1 when that cannot be narrowed to them
+	 * (everything is traced); -1 on error (errno).
+	 */
+	int (*threads)(struct source *src, const int *tids, size_t n, const int *pids, size_t np);
+	/*
+	 * Optional: thread tid was born, made by thread creator, named comm
+	 * (raw): trace it too where it is a VM's.  0, or -1 on error (errno).
+	 */
+	int (*born)(struct source *src, int tid, int creator, const char *comm);
 	/* Records were lost: grow the buffers.  Their new KiB per CPU, or 0 if they cannot. */
 	size_t (*grow)(struct source *src);
 	/* Undo everything open did (not after a failed open: that undid itself). */
@@ -100,6 +117,12 @@ struct source {
 	bool ns;		/* times in ns */
 	bool live;		/* the host's now: intervals of wall time, VMs are its processes */
 	bool wall;		/* a recording whose timestamps are the wall clock's ns (trace-cmd --date) */
+	/*
+	 * A counter source that counts every event as a record source does
+	 * (the bpf source, in the kernel): exits paired with their entries
+	 * (latencies), userspace exits, other events.
+	 */
+	bool each_event;
 	char notice[512];	/* one line to show once the view is up, or "" */
 	/*
 	 * Live, set by read: every event up to this time (the source's clock)
@@ -108,10 +131,18 @@ struct source {
 	 * land in the next one.  0: the source does not say.
 	 */
 	uint64_t read_to;
+	/*
+	 * A counter source, set by sample: what it added counts up to this
+	 * time (the bpf source: where its programs began the next interval,
+	 * a moment after the snapshot was due), so the snapshot ends there.
+	 * 0: the source does not say.
+	 */
+	uint64_t sampled_to;
 	void *priv;		/* the source's own state, ops->priv_size bytes */
 };
 
 extern const struct source_ops source_trace;
+extern const struct source_ops source_bpf;
 extern const struct source_ops source_replay;
 extern const struct source_ops source_debugfs;
 extern const struct source_ops source_stats;

@@ -10,6 +10,7 @@
 
 const struct source_ops *const sources[] = {
 	&source_trace,
+	&source_bpf,
 	&source_debugfs,
 	&source_stats,
 	&source_replay,

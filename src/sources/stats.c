@@ -53,6 +53,7 @@
 #include "ident/ident.h"
 #include "stats_file.h"
 #include "source.h"
+#include "model/model_feed.h"
 
 #define STATS_VMS_MAX	MODEL_MAX_VCPUS
 /* Processes looked at for a VM: more are left out (pid_max is at most 4 M). */
@@ -841,10 +842,10 @@ static int vm_relist(struct stats_src *s, struct stats_vm *vm, char *err, size_t
 }
 
 /*
- * The VMs known: one whose process ended is read a last time (its stats
- * fds still read the kernel's final counts) and goes at once, as they pin
- * the VM in the kernel; the others' fds are listed again when due
- * (vm_relist: new vCPUs, a VM fd closed).
+ * The VMs known: one whose process ended, or that holds no VM now, is
+ * read a last time (its stats fds still read the kernel's final counts)
+ * and goes at once, as they pin the VM in the kernel; the others' fds are
+ * listed again when due (vm_relist: new vCPUs, a VM fd closed).
  */
 static int vms_check(struct stats_src *s, struct model *m, char *err, size_t errlen)
 {
@@ -865,7 +866,16 @@ static int vms_check(struct stats_src *s, struct model *m, char *err, size_t err
 		if (r < 0)
 			return -1;
 		if (r > 0) {
+			/*
+			 * It holds no VM now: an exiting process closes its
+			 * fds before it leaves /proc (a zombie has none), and
+			 * a VMM may close its VM.  The fds kvmtop holds still
+			 * read the final counts: read them, then let go.
+			 */
+			r = vm_poll(s, m, vm, err, errlen);
 			vm_close(vm);
+			if (r)
+				return -1;
 			continue;
 		}
 		s->vms[j++] = *vm;

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Live source.  Everything kvmtop does to tracefs happens here, in its
- * own instance "kvmtop-<pid>": the top-level buffer and other tools'
- * instances are never touched, so kvmtop runs beside trace-cmd, perf and
- * a second kvmtop.
+ * Live source.  Everything kvmtop does to tracefs happens here and in
+ * trace_sched.c, in its own instances "kvmtop-<pid>" (the KVM and task
+ * events, unfiltered) and "kvmtop-<pid>-sched" (the VMs' threads'
+ * scheduler events): the top-level buffer and other tools' instances are
+ * never touched, so kvmtop runs beside trace-cmd, perf and a second
+ * kvmtop.
  *
- * Each tick the caller drains all CPUs: whole ring-buffer pages are read
- * from trace_pipe_raw without blocking (one read() per page, not per
- * event) and their events are merged across CPUs in timestamp order with
- * libtraceevent's kbuffer.  The instance uses the "mono" trace clock, so
+ * Each tick the caller drains all CPUs of both: whole ring-buffer pages
+ * are read from trace_pipe_raw without blocking (one read() per page,
+ * not per event) and their events are merged across CPUs and instances
+ * in timestamp order with libtraceevent's kbuffer.  The instance uses the "mono" trace clock, so
  * event times and CLOCK_MONOTONIC share one time base: the drain stops at
  * the moment it started, and interval ends are real times.
  */
@@ -28,6 +30,7 @@
 #include <kbuffer.h>
 
 #include "util/clock.h"
+#include "ident/ident.h"
 #include "source.h"
 #include "trace.h"
 
@@ -92,17 +95,25 @@ uint64_t trace_now(const struct trace *t)
 	return clock_mono_ns();
 }
 
-/* A kvmtop instance is stale when its pid is gone or is not a kvmtop. */
+/*
+ * A kvmtop instance ("kvmtop-<pid>", "kvmtop-<pid>-sched") is stale when
+ * its pid is gone or is not a kvmtop.
+ */
 static bool instance_stale(const char *name)
 {
-	char path[64], comm[32] = "";
-	const char *errstr;
+	char path[64], comm[32] = "", num[16];
+	const char *errstr, *p = name + strlen(INSTANCE_PREFIX);
+	size_t len = strspn(p, "0123456789");
 	long long pid;
 	FILE *f;
 
-	pid = strtonum(name + strlen(INSTANCE_PREFIX), 1, INT_MAX, &errstr);
-	if (errstr)
+	if (!len || len >= sizeof(num) || (p[len] && strcmp(p + len, TRACE_SCHED_SUFFIX)))
 		return false;	/* not named by kvmtop: not ours to remove */
+	memcpy(num, p, len);
+	num[len] = '\0';
+	pid = strtonum(num, 1, INT_MAX, &errstr);
+	if (errstr)
+		return false;
 	if (pid == getpid())
 		return false;
 	if (kill((pid_t)pid, 0) && errno == ESRCH)
@@ -192,7 +203,7 @@ static int find_systems(struct trace *t, const char **sys, int max)
  * tracefs_local_events_system(): that also parses /proc/kallsyms and the
  * printk formats, a fifth of a second of CPU kvmtop has no use for.
  */
-static const char *const sched_events[] = { "sched_switch", "sched_waking" };
+static const char *const sched_events[] = { "sched_switch", "sched_waking", "sched_wakeup_new" };
 static int trace_sched_filters(struct trace *t, const int *tids, size_t n);
 
 static struct tep_handle *load_formats(struct trace *t, const char *const *sys, bool sched)
@@ -247,40 +258,68 @@ out_free:
 	return NULL;
 }
 
+/* CPU cpu's buffer of instance inst into stream s of t->cpus: 1 opened, 0 offline, -1 (no memory). */
+static int open_stream(struct trace *t, struct tracefs_instance *inst, int s, int cpu)
+{
+	struct trace_cpu *c = &t->cpus[s];
+
+	c->cpu = cpu;
+	/* an offline CPU has no buffer to read: skip it */
+	c->tcpu = tracefs_cpu_open(inst, cpu, true);
+	if (!c->tcpu)
+		return 0;
+	t->page_size = tracefs_cpu_read_size(c->tcpu);
+	c->page = malloc(t->page_size);
+	c->kbuf = tep_kbuffer(t->tep);
+	return c->page && c->kbuf ? 1 : -1;
+}
+
+/*
+ * Each CPU's buffer of instance inst (called name) as streams first ..
+ * first + nr_cpus - 1: 0, or -1 with err set (no memory, or none opened).
+ */
+static int open_inst_cpus(struct trace *t, struct tracefs_instance *inst, const char *name, int first,
+			  char *err, size_t errlen)
+{
+	int cpu, opened = 0, r;
+
+	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
+		r = open_stream(t, inst, first + cpu, cpu);
+		if (r < 0) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		opened += r;
+	}
+	if (!opened) {
+		snprintf(err, errlen, "cannot open %s/instances/%s/per_cpu/*/trace_pipe_raw: %s",
+			 t->dir, name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Each CPU's buffer of the kvm instance (room for the sched one's too): 0, or -1 with err set. */
 static int open_cpus(struct trace *t, char *err, size_t errlen)
 {
-	int cpu, opened = 0;
-
 	t->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	if (t->nr_cpus < 1)
 		t->nr_cpus = 1;
-	t->cpus = calloc(t->nr_cpus, sizeof(*t->cpus));
+	t->cpus = calloc(2 * (size_t)t->nr_cpus, sizeof(*t->cpus));
 	if (!t->cpus) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
-		struct trace_cpu *c = &t->cpus[cpu];
+	t->nr_streams = t->nr_cpus;
+	return open_inst_cpus(t, t->inst, t->name, 0, err, errlen);
+}
 
-		c->cpu = cpu;
-		/* an offline CPU has no buffer to read: skip it */
-		c->tcpu = tracefs_cpu_open(t->inst, cpu, true);
-		if (!c->tcpu)
-			continue;
-		t->page_size = tracefs_cpu_read_size(c->tcpu);
-		c->page = malloc(t->page_size);
-		c->kbuf = tep_kbuffer(t->tep);
-		if (!c->page || !c->kbuf) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		opened++;
-	}
-	if (!opened) {
-		snprintf(err, errlen, "cannot open %s/instances/%s/per_cpu/*/trace_pipe_raw: %s",
-			 t->dir, t->name, strerror(errno));
+/* Each CPU's buffer of the sched instance, after the kvm one's: 0, or -1 with err set. */
+static int open_sched_cpus(struct trace *t, char *err, size_t errlen)
+{
+	if (open_inst_cpus(t, t->sched_inst, t->sched_name, t->nr_cpus, err, errlen))
 		return -1;
-	}
+	t->nr_streams = 2 * t->nr_cpus;
 	return 0;
 }
 
@@ -310,7 +349,10 @@ static int set_up(struct trace *t, unsigned int tick_ms, size_t buffer_kb, char 
 	return open_cpus(t, err, errlen);
 }
 
-/* The KVM systems' events on, and (with sched) the sched events of no thread yet.  0, or -1. */
+/*
+ * The KVM systems' events on, and (sched: the filter path) the sched
+ * events of no thread yet.  0, or -1.
+ */
 static int enable(struct trace *t, const char *const *sys, bool sched, char *err, size_t errlen)
 {
 	int i;
@@ -330,27 +372,24 @@ static int enable(struct trace *t, const char *const *sys, bool sched, char *err
 	if (tep_find_event_by_name(t->tep, "task", "task_newtask"))
 		tracefs_event_enable(t->inst, "task", "task_newtask");
 	/*
-	 * The sched events, filtered in the kernel to the vCPU threads (none
+	 * The filter path (a kernel without set_event_pid and event-fork):
+	 * the sched events, filtered in the kernel to the vCPU threads (none
 	 * yet: trace_sched_threads() sets them as they appear), so a busy
 	 * host's other context switches never reach the buffer.  Without
 	 * them the time states lack host, halt and wait: not fatal.
 	 */
-	if (sched && tep_find_event_by_name(t->tep, "sched", "sched_switch") &&
-	    tep_find_event_by_name(t->tep, "sched", "sched_waking") &&
-	    !trace_sched_filters(t, NULL, 0) &&
+	if (sched && !trace_sched_filters(t, NULL, 0) &&
 	    !tracefs_event_enable(t->inst, "sched", "sched_switch") &&
 	    !tracefs_event_enable(t->inst, "sched", "sched_waking"))
 		t->sched = true;
 	return 0;
 }
 
-int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, bool sched,
-	       char *err, size_t errlen)
+/* t zeroed, tracefs found and sys[] (4) the KVM systems it has: 0, or -1 with one line in err. */
+static int trace_find(struct trace *t, const char **sys, char *err, size_t errlen)
 {
-	const char *sys[4];
-
 	memset(t, 0, sizeof(*t));
-	t->on_fd = -1;
+	t->on_fd = t->sched_on_fd = t->pid_fd = -1;
 	if (find_tracefs(t, err, errlen))
 		return -1;
 	if (!find_systems(t, sys, 4)) {
@@ -359,6 +398,30 @@ int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, bool sch
 			 t->dir);
 		return -1;
 	}
+	return 0;
+}
+
+struct tep_handle *trace_kvm_formats(struct trace *t, char *err, size_t errlen)
+{
+	const char *sys[4];
+	struct tep_handle *tep;
+
+	if (trace_find(t, sys, err, errlen))
+		return NULL;
+	tep = load_formats(t, sys, false);
+	if (!tep)
+		snprintf(err, errlen, "cannot read the KVM event formats under %s/events", t->dir);
+	return tep;
+}
+
+int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, bool sched,
+	       char *err, size_t errlen)
+{
+	const char *sys[4];
+	int ret;
+
+	if (trace_find(t, sys, err, errlen))
+		return -1;
 	remove_stale(t);
 
 	snprintf(t->name, sizeof(t->name), INSTANCE_PREFIX "%d", (int)getpid());
@@ -380,7 +443,17 @@ int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, bool sch
 	/* kbuffer needs the word size; older libtraceevents leave it unset */
 	if (!tep_get_long_size(t->tep))
 		tep_set_long_size(t->tep, sizeof(long));
-	if (set_up(t, tick_ms, buffer_kb, err, errlen) || enable(t, sys, sched, err, errlen))
+	if (set_up(t, tick_ms, buffer_kb, err, errlen))
+		goto out_close;
+	/* the VMs' threads' sched events in their own instance, else (old kernels) filtered here */
+	sched = sched && tep_find_event_by_name(t->tep, "sched", "sched_switch") &&
+		tep_find_event_by_name(t->tep, "sched", "sched_waking");
+	/* KVMTOP_SCHED_FILTER (make bench): the filter path, to set its cost beside the instance's */
+	ret = sched && !getenv("KVMTOP_SCHED_FILTER") ? trace_sched_open(t, err, errlen) : 1;
+	if (ret < 0 || (!ret && open_sched_cpus(t, err, errlen)))
+		goto out_close;
+	t->sched = sched && !ret;
+	if (enable(t, sys, sched && ret, err, errlen))
 		goto out_close;
 	t->on_fd = tracefs_instance_file_open(t->inst, "tracing_on", O_WRONLY | O_CLOEXEC);
 	if (tracefs_trace_on(t->inst) < 0) {
@@ -461,7 +534,7 @@ static int trace_sched_filters(struct trace *t, const int *tids, size_t n)
 
 int trace_sched_threads(struct trace *t, const int *tids, size_t n)
 {
-	return t->sched ? trace_sched_filters(t, tids, n) : 0;
+	return t->sched && !t->sched_inst ? trace_sched_filters(t, tids, n) : 0;
 }
 
 /* Load c's next page with events; c->data is NULL when none is ready. */
@@ -492,19 +565,19 @@ int trace_drain(struct trace *t, trace_fn fn, void *ctx)
 {
 	uint64_t horizon = trace_now(t);
 	/* and a bound on pages, should writers outpace the drain */
-	long budget = (long)(t->buffer_kb * 1024 / (t->page_size ? t->page_size : 4096)) + 16;
+	long budget = (long)((t->buffer_kb + t->sched_kb) * 1024 / (t->page_size ? t->page_size : 4096)) + 16;
 	struct tep_record rec;
 	int i;
 
-	for (i = 0; i < t->nr_cpus; i++)
+	for (i = 0; i < t->nr_streams; i++)
 		if (t->cpus[i].tcpu && !t->cpus[i].data && load_page(&t->cpus[i]))
 			return -1;
 	for (;;) {
 		struct trace_cpu *best = NULL;
 		uint64_t limit = horizon;
 
-		/* the oldest event, and up to when its CPU can go on alone */
-		for (i = 0; i < t->nr_cpus; i++) {
+		/* the oldest event, and up to when its buffer can go on alone */
+		for (i = 0; i < t->nr_streams; i++) {
 			struct trace_cpu *c = &t->cpus[i];
 
 			if (!c->data)
@@ -547,10 +620,15 @@ int trace_drain(struct trace *t, trace_fn fn, void *ctx)
 
 int trace_grow(struct trace *t)
 {
-	size_t kb = t->buffer_kb * 2;
+	size_t kb = t->buffer_kb * 2, skb = t->sched_kb * 2;
 
 	if (kb > TRACE_BUFFER_MAX_KB)
 		kb = TRACE_BUFFER_MAX_KB;
+	if (skb > TRACE_BUFFER_MAX_KB)
+		skb = TRACE_BUFFER_MAX_KB;
+	/* either instance's losses: the sched one grows with it */
+	if (t->sched_inst && skb > t->sched_kb && tracefs_instance_set_buffer_size(t->sched_inst, skb, -1) >= 0)
+		t->sched_kb = skb;
 	if (kb <= t->buffer_kb || tracefs_instance_set_buffer_size(t->inst, kb, -1) < 0)
 		return 0;
 	t->buffer_kb = kb;
@@ -569,7 +647,12 @@ void trace_close(struct trace *t)
 		if (t->enabled)
 			tracefs_event_disable(t->inst, NULL, NULL);
 	}
-	for (i = 0; t->cpus && i < t->nr_cpus; i++) {
+	if (t->sched_inst) {
+		tracefs_trace_off(t->sched_inst);
+		tracefs_event_disable(t->sched_inst, NULL, NULL);
+	}
+	trace_sched_close(t);
+	for (i = 0; t->cpus && i < 2 * t->nr_cpus; i++) {
 		if (t->cpus[i].tcpu)
 			tracefs_cpu_close(t->cpus[i].tcpu);
 		if (t->cpus[i].kbuf)
@@ -578,6 +661,13 @@ void trace_close(struct trace *t)
 	}
 	free(t->cpus);
 	t->cpus = NULL;
+	t->nr_streams = 0;
+	/* the files above closed first: an instance with one open cannot go */
+	if (t->sched_inst) {
+		tracefs_instance_destroy(t->sched_inst);
+		tracefs_instance_free(t->sched_inst);
+		t->sched_inst = NULL;
+	}
 	if (t->inst) {
 		tracefs_instance_destroy(t->inst);
 		tracefs_instance_free(t->inst);
@@ -624,9 +714,97 @@ static int trace_source_read(struct source *src, source_rec_fn fn, void *ctx, ch
 	return -1;
 }
 
-static int trace_source_threads(struct source *src, const int *tids, size_t n)
+/*
+ * The sched instance: list VM pid's threads, its VMM's and its vhost
+ * kernel threads (made by kthreadd, no thread of a listed one).  Read
+ * twice: a thread made between the first reading and the write is in
+ * the second (one made after the write is listed by the kernel).
+ * 0, or -1 with errno.
+ */
+static int trace_source_vm(struct source *src, struct trace *t, int pid)
 {
-	return trace_sched_threads(src->priv, tids, n);
+	int ktids[64], kpids[64], *tids;
+	struct ident_task *tasks;
+	ssize_t n, i;
+	size_t nk, k;
+	int round, ret;
+
+	for (round = 0; round < 2; round++) {
+		tasks = NULL;
+		n = ident_read_tasks(src->proc, pid, &tasks);
+		tids = n > 0 ? calloc((size_t)n, sizeof(*tids)) : NULL;
+		for (i = 0; tids && i < n; i++)
+			tids[i] = tasks[i].tid;
+		ret = n > 0 && !tids ? -1 : trace_sched_list(t, tids, tids ? (size_t)n : 0, !round);
+		free(tids);
+		free(tasks);
+		if (ret)
+			return -1;	/* errno: the write's, or calloc's ENOMEM */
+	}
+	nk = ident_vhost_kthreads(src->proc, ktids, kpids, sizeof(ktids) / sizeof(ktids[0]));
+	for (k = 0; k < nk; k++)
+		if (kpids[k] == pid && trace_sched_list(t, &ktids[k], 1, true))
+			return -1;
+	return 0;
+}
+
+/*
+ * The VMs' threads now: vCPU threads tids (ascending), VMs pids.  The
+ * filter path narrows the sched events to the vCPU threads; the sched
+ * instance lists the threads of each VM not yet seen (and the vCPU
+ * threads, should their VM be unknown).  0; 1 when nothing could be
+ * narrowed (everything traced); -1 with errno.
+ */
+static int trace_source_threads(struct source *src, const int *tids, size_t n, const int *pids, size_t np)
+{
+	struct trace *t = src->priv;
+	size_t i;
+	int r;
+
+	if (!t->sched_inst)
+		return trace_sched_threads(t, tids, n);
+	trace_sched_vms_keep(t, pids, np);
+	for (i = 0; i < np; i++) {
+		r = trace_sched_vm(t, pids[i]);
+		if (r < 0) {
+			errno = ENOMEM;
+			return -1;
+		}
+		if (r > 0 && trace_source_vm(src, t, pids[i]))
+			return -1;
+	}
+	return trace_sched_list(t, tids, n, false);
+}
+
+/* "vhost-PID" (a vhost worker's name): PID, else 0. */
+static int vhost_of(const char *comm)
+{
+	const char *errstr;
+	long long pid;
+
+	if (strncmp(comm, "vhost-", 6))
+		return 0;
+	pid = strtonum(comm + 6, 1, INT_MAX, &errstr);
+	return errstr ? 0 : (int)pid;
+}
+
+/*
+ * A thread was born (task_newtask): listed when its creator is (a fork
+ * the kernel listed too, or a thread made by copy_process() alone: an
+ * io_uring worker, a vhost task of Linux 6.4 on), or when it is a vhost
+ * kernel thread of a listed VM.  0, or -1 with errno.
+ */
+static int trace_source_born(struct source *src, int tid, int creator, const char *comm)
+{
+	struct trace *t = src->priv;
+	int pid;
+
+	if (!t->sched_inst || trace_sched_listed(t, tid))
+		return 0;
+	pid = vhost_of(comm);
+	if (trace_sched_listed(t, creator) || (pid && trace_sched_has_vm(t, pid)))
+		return trace_sched_list(t, &tid, 1, true);
+	return 0;
 }
 
 static size_t trace_source_grow(struct source *src)
@@ -641,13 +819,15 @@ static void trace_source_close(struct source *src)
 	trace_close(src->priv);
 }
 
-/* A crash: tracing off in one write (the next kvmtop removes the instance). */
+/* A crash: tracing off in one write each (the next kvmtop removes the instances). */
 static void trace_source_panic(struct source *src)
 {
 	struct trace *t = src->priv;
 
 	if (t->on_fd >= 0 && write(t->on_fd, "0", 1) != 1)
 		return;	/* nothing more to try in a crash */
+	if (t->sched_on_fd >= 0 && write(t->sched_on_fd, "0", 1) != 1)
+		return;
 }
 
 const struct source_ops source_trace = {
@@ -657,6 +837,7 @@ const struct source_ops source_trace = {
 	.open = trace_source_open,
 	.read = trace_source_read,
 	.threads = trace_source_threads,
+	.born = trace_source_born,
 	.grow = trace_source_grow,
 	.close = trace_source_close,
 	.panic = trace_source_panic,

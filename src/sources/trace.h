@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Live source: the running kernel's KVM tracepoints, read from kvmtop's
- * own tracefs instance ("kvmtop-<pid>"), never the top-level buffer.
- * The only caller of libtracefs.
+ * own tracefs instance ("kvmtop-<pid>"), and the VMs' threads' scheduler
+ * events from a second one ("kvmtop-<pid>-sched", trace_sched.c), never
+ * the top-level buffer.  The only caller of libtracefs.
  */
 #ifndef KVMTOP_TRACE_H
 #define KVMTOP_TRACE_H
@@ -34,10 +35,63 @@ struct trace {
 	unsigned int stale_removed;	/* instances of dead kvmtops removed */
 	bool enabled;
 	int on_fd;			/* the instance's tracing_on, for a crash to write 0 */
-	bool sched;			/* sched_switch and sched_waking are enabled, filtered */
-	bool sched_unfiltered;		/* the vCPU threads did not fit a kernel filter */
+	bool sched;			/* sched events are traced: in the sched instance, or filtered here */
+	bool sched_unfiltered;		/* the filter path: the vCPU threads did not fit a kernel filter */
 	uint64_t read_to;		/* the last drain took every event up to this time */
+	int nr_streams;			/* cpus[]: each CPU's buffer of the kvm instance, then of the sched one */
+	/* the sched instance (trace_sched.c); NULL: none (no sched events, or the filter path) */
+	struct tracefs_instance *sched_inst;
+	char sched_name[40];		/* kvmtop-<pid>-sched */
+	size_t sched_kb;		/* its buffer per CPU */
+	int sched_on_fd;		/* its tracing_on */
+	int pid_fd;			/* its set_event_pid, open to append to */
+	bool sched_enabled;		/* its events are on: since the first thread was listed */
+	int *listed;			/* the tids written to set_event_pid, ascending */
+	size_t nr_listed, listed_alloc;
+	int *vms;			/* the VMs (their VMM's pid) whose threads were listed, ascending */
+	size_t nr_vms, vms_alloc;
 };
+
+/*
+ * The running kernel's KVM event formats (TRACE_SYSTEMS), with no
+ * instance made: tracefs found in t (mounted if it was not: then
+ * t->mounted_by_us), for a source that reads the events elsewhere (the
+ * bpf source).  NULL with one line in err.
+ */
+struct tep_handle *trace_kvm_formats(struct trace *t, char *err, size_t errlen);
+
+#define TRACE_SCHED_SUFFIX	"-sched"
+
+/*
+ * The sched instance: made, its buffers sized (per CPU, a quarter of
+ * kb_kvm's, at least 1 MiB), the "mono" clock, options/event-fork on and
+ * set_event_pid empty; its events go on with the first thread listed
+ * (trace.c opens its CPUs' buffers).  0; 1 when this kernel has no set_event_pid or options/event-fork
+ * (before Linux 4.7): nothing made, the caller filters instead; -1 with
+ * a one-line reason in err (what it made is undone by trace_close()).
+ */
+int trace_sched_open(struct trace *t, char *err, size_t errlen);
+/*
+ * Add the n threads tids to set_event_pid (those written before are left
+ * out, unless again: a thread that ended leaves the kernel's list, and
+ * its tid may be another's now); the first turns the sched events on.
+ * 0, or -1 with errno.
+ */
+int trace_sched_list(struct trace *t, const int *tids, size_t n, bool again);
+/* Is tid one that trace_sched_list() wrote? */
+bool trace_sched_listed(const struct trace *t, int tid);
+/* Note VM pid: 1 when it is new (its threads are to be listed), 0 known, -1 (no memory). */
+int trace_sched_vm(struct trace *t, int pid);
+/*
+ * Forget the VMs noted that are not among pids (ascending: they ended,
+ * and a new VM of the same pid is then new).
+ */
+void trace_sched_vms_keep(struct trace *t, const int *pids, size_t np);
+/* Is pid a VM noted by trace_sched_vm()? */
+bool trace_sched_has_vm(const struct trace *t, int pid);
+/* The sched instance's fds closed and its lists freed (trace_close removes it). */
+void trace_sched_close(struct trace *t);
+
 
 /* The longest event filter kvmtop writes: the kernel takes less than a page. */
 #define TRACE_FILTER_MAX	4000
@@ -51,9 +105,10 @@ struct trace {
 int trace_pid_filter(const int *tids, size_t n, const char *field, const char *field2,
 		     char *buf, size_t len);
 /*
- * Keep the sched events of these vCPU threads only (ascending tids): the
- * filters of sched_switch (either side) and sched_waking.  0; 1 when they
- * did not fit a filter and every context switch is traced; -1 on error.
+ * The filter path (no sched instance): keep the sched events of these
+ * vCPU threads only (ascending tids): the filters of sched_switch (either
+ * side) and sched_waking.  0; 1 when they did not fit a filter and every
+ * context switch is traced; -1 on error.  With the sched instance: 0.
  */
 int trace_sched_threads(struct trace *t, const int *tids, size_t n);
 
@@ -63,8 +118,10 @@ typedef int (*trace_fn)(struct tep_record *rec, void *ctx);
 /*
  * Find (or mount) tracefs, remove instances left by dead kvmtops, create
  * this one, size its buffers (buffer_kb per CPU, 0: the default for a
- * tick of tick_ms), enable the KVM events (and, with sched, the sched
- * events of no thread yet: trace_sched_threads()) and start tracing.
+ * tick of tick_ms), enable the KVM events and start tracing; with sched,
+ * the sched instance too (trace_sched_open(): its events go on with the
+ * first thread listed), or on kernels without it the sched events here,
+ * filtered to no thread yet (trace_sched_threads()).
  * 0, or -1 with a one-line reason in err (everything already undone).
  */
 int trace_open(struct trace *t, unsigned int tick_ms, size_t buffer_kb, bool sched,

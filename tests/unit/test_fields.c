@@ -21,6 +21,7 @@
 #include "model/model.h"
 #include "model/model_fields.h"
 #include "ui/tui_priv.h"	/* the panes' columns */
+#include "model/model_feed.h"
 
 static struct kvm_event ev(enum kvm_event_kind kind, uint64_t t, int tid, int reason_id)
 {

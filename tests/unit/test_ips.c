@@ -16,6 +16,7 @@
 
 #include "model/model.h"
 #include "model/model_scope.h"
+#include "model/model_feed.h"
 
 static const struct ip_entry *find(const struct model_ips *t, uint64_t ip, int reason)
 {

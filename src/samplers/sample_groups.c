@@ -1,40 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Live, what /proc says of the VMs' threads, into the model: each vCPU
- * thread's accounting (without sched events), and each VM's other threads
- * -- the VMM's own (emulator) and its vhost workers -- as groups.
+ * Live, what /proc says of each VM's threads that are not its vCPUs, into
+ * the model as groups: the VMM's own (emulator) and its vhost workers;
+ * and the threads of the VM shown one by one (its detail).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "ident_sample.h"
+#include "samplers_priv.h"
 #include "model/model.h"
-
-int ident_sample_times(const struct ident *id, struct model *m, uint64_t now, bool new_only, int *bad)
-{
-	struct proc_times t;
-	struct vcpu *v;
-
-	/* with sched events the trace has every state: /proc would only cost */
-	if (!m->proc_time || (model_time_known(m) & TIME_SPLIT))
-		return 0;
-	RB_FOREACH(v, vcpu_tree, &m->vcpus) {
-		if (v->vm->kernel || v->vmm || (new_only && v->proc_at))
-			continue;
-		switch (ident_read_times(id, v->tid, &t)) {
-		case 0:
-			model_time_proc(m, v, &t, now);
-			break;
-		case -2:
-			m->proc_time = false;
-			*bad = v->tid;
-			return -1;
-		default:
-			break;	/* gone: the figures it had stay */
-		}
-	}
-	return 0;
-}
+#include "model/model_feed.h"
+#include "model/model_view.h"
 
 static int group_thread_cmp(const void *a, const void *b)
 {
@@ -89,12 +65,18 @@ static int read_vm_detail(const struct ident *id, struct vm *vm, struct group_th
 	return 0;
 }
 
+/* Did task t begin after kvmtop (in the same clock, ticks after boot)?  Not known: no. */
+static bool groups_born(const struct samplers *s, const struct ident_task *t)
+{
+	return s->self_known && t->start_known && t->start_ticks > s->self_start;
+}
+
 /*
  * One VM's threads that are not its vCPUs, split into the VMM's own
  * (emulator) and vhost workers (threads named vhost-PID, and the vhost
  * kernel threads of older kernels, found in s->vk_*).  0, or -1 (no memory).
  */
-static int read_vm_groups(const struct ident_sampler *s, const struct ident *id, const struct model *m,
+static int read_vm_groups(const struct samplers *s, const struct ident *id, const struct model *m,
 			  struct vm *vm, int detail)
 {
 	struct group_thread *g[TG_NR];
@@ -126,11 +108,13 @@ static int read_vm_groups(const struct ident_sampler *s, const struct ident *id,
 		if (v && !v->vmm)
 			continue;
 		k = vhost ? TG_VHOST : TG_EMULATOR;
-		g[k][n[k]++] = (struct group_thread){ tasks[i].tid, tasks[i].run_ns, tasks[i].wait_ns };
+		g[k][n[k]++] = (struct group_thread){ tasks[i].tid, tasks[i].run_ns, tasks[i].wait_ns,
+						      groups_born(s, &tasks[i]) };
 	}
 	for (i = 0; i < s->nr_vk; i++)
 		if (s->vk_pid[i] == vm->pid && !ident_read_times(id, s->vk_tid[i], &t))
-			g[TG_VHOST][n[TG_VHOST]++] = (struct group_thread){ s->vk_tid[i], t.run_ns, t.wait_ns };
+			/* a kernel thread of its own: when it began is not read (born false) */
+			g[TG_VHOST][n[TG_VHOST]++] = (struct group_thread){ s->vk_tid[i], t.run_ns, t.wait_ns, false };
 	qsort(g[TG_VHOST], n[TG_VHOST], sizeof(*g[TG_VHOST]), group_thread_cmp);
 	if (vm->pid == detail && read_vm_detail(id, vm, g, n, tasks, (size_t)nt))
 		goto out_nomem;
@@ -145,15 +129,18 @@ out_nomem:
 	return -1;
 }
 
-int ident_sample_groups(struct ident_sampler *s, const struct ident *id, struct model *m, bool new_only)
+int sample_groups(struct samplers *s, struct model *m, uint64_t now, enum sample_when when)
 {
+	const struct ident *id = s->proc;
+	bool new_only = when == SAMPLE_NEW;
 	struct vm *vm;
 
+	(void)now;
 	if (!m->proc_time)
 		return 0;
 	/* vhost kernel threads come and go with their VMs: looked for again when those change */
 	if (s->vk_gen != m->vcpus_gen) {
-		s->nr_vk = ident_vhost_kthreads(id, s->vk_tid, s->vk_pid, IDENT_VHOST_MAX);
+		s->nr_vk = ident_vhost_kthreads(id, s->vk_tid, s->vk_pid, SAMPLERS_VHOST_MAX);
 		s->vk_gen = m->vcpus_gen;
 	}
 	RB_FOREACH(vm, vm_tree, &m->vms) {
