@@ -64,6 +64,8 @@ for i in range(int(sys.argv[4])):
     os.write(fd, b"\x02" + b"\x00" * (int(sys.argv[5]) - 1))
 print("done", flush=True)
 sys.stdin.readline()
+# no interpreter teardown: it would free (or touch) memory between the test's reading and the end
+os._exit(0)
 '''
 
 
@@ -139,6 +141,10 @@ def short_vm(args, running=None):
         child.stdin.flush()
         child.wait(timeout=10)
         shutil.rmtree(os.path.join(proc, "4300"))
+        # it is found ended within a second, and the next snapshot shows it so; then the run
+        # ends (a fixed --duration or -n raced the child's work on a loaded machine)
+        time.sleep(3.5)
+        p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=60)
     finally:
         if child.poll() is None:
@@ -191,7 +197,7 @@ def ended_figures(v, want, what):
 def interval_case():
     """-d 1: the one-second snapshots sum to its frames, bytes and read bytes; the one in which it
     ended shows it exited, with when and its figures; it is in none after."""
-    got = short_vm(["-d", "1", "-n", "8"])
+    got = short_vm(["-d", "1"])
     if not got:
         return
     docs, want = got
@@ -232,7 +238,7 @@ def running_vm(proc, sysd, step):
 def summary_case():
     """--summary: the VM that ended is there, exited, with its totals and memory to its end; the VM
     that runs throughout has its disk and network totals and rates over the whole run."""
-    got = short_vm(["--summary", "--duration", "6"], running_vm)
+    got = short_vm(["--summary"], running_vm)
     if not got:
         return
     docs, want = got
@@ -279,6 +285,87 @@ def born_vm(proc, i, pid, start):
         % (i + 1, 4096 * (i + 1)), "w")
     os.rename(os.path.join(tmp, str(pid + 1)), os.path.join(proc, str(pid + 1)))
     os.rename(d, os.path.join(proc, str(pid)))
+
+
+def exiting_case():
+    """A VMM that is exiting: the kernel frees its memory first (status loses VmRSS and VmHWM) and
+    its /proc files last, while it still runs.  Its snapshots from then on keep the memory it had
+    at its last whole reading (the fixture's), never unknown, and its disk counts no more."""
+    root = tempfile.mkdtemp(dir=FAST, prefix="kvmtop-exiting-")
+    proc = os.path.join(root, "proc")
+    os.makedirs(proc)
+    pid = 30000
+    p = subprocess.Popen([kvmtop(), "-b", "-d", "0.5", "--source", "stats", "--proc", proc, "-o", "json"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(0.5)
+        born_vm(proc, 0, pid, uptime_ticks())
+        time.sleep(2.5)
+        put(os.path.join(proc, str(pid), "status"), "Name:\tqemu-system-x86\nTgid:\t%d\n" % pid, "w")
+        put(os.path.join(proc, str(pid), "io"), "rchar: 0\nwchar: 0\nsyscr: 9\nsyscw: 0\nread_bytes: 999999\n"
+            "write_bytes: 0\n", "w")
+        time.sleep(2.5)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+        shutil.rmtree(root, ignore_errors=True)
+    docs = []
+    for line in out.decode().splitlines():
+        try:
+            docs.append(json.loads(line))
+        except ValueError:
+            pass
+    ours = [v for v in (vm_of(d, pid) for d in docs) if v and v["state"] == "running"]
+    # bytes read in each snapshot: its rate over the snapshot's own length
+    read = sum((vm_of(d, pid)["disk_rd_bytes_per_s"] or 0) * (int(d["end"]) - int(d["start"])) / 1e9
+               for d in docs if vm_of(d, pid))
+    ok(p.returncode == 0 and len(ours) >= 6, "exiting: kvmtop ran, the VM in %d snapshots" % len(ours),
+       err.decode()[-500:])
+    eq(sorted({(v["mem_rss_bytes"], v["mem_rss_peak_bytes"]) for v in ours if v["mem_rss_bytes"] is not None or
+               v["disk_rd_bytes_per_s"] is not None}), [(1000 * 1024, 2000 * 1024)],
+       "exiting: every snapshot of a VMM whose memory went has its last VmRSS and VmHWM, not unknown")
+    ok(abs(read - 4096) < 64, "exiting: its disk is the 4096 bytes it read while it ran: what a going VMM's io "
+       "shows after its memory went is not counted", read)
+
+
+def brief_case():
+    """--summary of the stats source: a VM that lives 2.3 s, its vCPU's exits growing from 100 to
+    300 a second after its birth, is in the summary, exited, with all 300, though the source is
+    read each 3 s: it holds the VM's statistics fds, which read its last counters after its end."""
+    root = tempfile.mkdtemp(dir=FAST, prefix="kvmtop-brief-")
+    proc = os.path.join(root, "proc")
+    os.makedirs(proc)
+    pid = 31000
+    p = subprocess.Popen([kvmtop(), "-b", "--source", "stats", "--proc", proc, "--summary", "-o", "json"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(0.5)
+        born_vm(proc, 0, pid, uptime_ticks())
+        time.sleep(1.0)
+        vm_stats(proc, pid, {}, {0: vcpu_vals(30, H0, LIN)})
+        time.sleep(1.3)
+        shutil.rmtree(os.path.join(proc, str(pid)))
+        shutil.rmtree(os.path.join(proc, str(pid + 1)))
+        time.sleep(1.5)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+        shutil.rmtree(root, ignore_errors=True)
+    try:
+        v = vm_of(json.loads(out), pid)
+    except ValueError:
+        v = None
+    if not v:
+        sys.stderr.write(err.decode()[-300:])
+    eq(v and (v["state"], v["exits_total"]), ("exited", 300),
+       "brief: a VM of 2.3 s is in --summary, exited, with its vCPU's 300 exits (100 more a second after "
+       "its birth)")
 
 
 def rss_kib(pid):
@@ -358,5 +445,7 @@ if __name__ == "__main__":
     else:
         interval_case()
         summary_case()
+    exiting_case()
+    brief_case()
     bound_case()
     done()
