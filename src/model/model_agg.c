@@ -207,6 +207,14 @@ void model_agg_last_cpu(struct model *m, int tid, int cpu)
 		v->last_cpu = cpu;
 }
 
+void model_agg_name(struct model *m, int tid, const char *comm)
+{
+	struct vcpu *v = (struct vcpu *)model_find_vcpu(m, tid);
+
+	if (v && !v->comm[0])
+		strlcpy(v->comm, comm, sizeof(v->comm));
+}
+
 void model_agg_dropped(struct model *m, uint64_t n)
 {
 	m->dropped.total += n;

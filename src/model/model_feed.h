@@ -63,6 +63,8 @@ int model_agg_steal(struct model *m, int tid, int thief, const char *comm, uint6
 int model_agg_time(struct model *m, int tid, const uint64_t *ns);
 /* The host CPU of thread tid's last KVM event, where it is one of the model's. */
 void model_agg_last_cpu(struct model *m, int tid, int cpu);
+/* Thread tid's name where its row has none (it went before /proc named it). */
+void model_agg_name(struct model *m, int tid, const char *comm);
 
 /*
  * KVM's binary statistics (the stats source): the slots of VM pid, or of

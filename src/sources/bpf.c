@@ -967,6 +967,7 @@ static void forget_ended(struct bpf_src *b, struct model *m)
 		uint32_t tid = (uint32_t)b->thr[i].tid;
 
 		model_agg_last_cpu(m, b->thr[i].tid, b->thr[i].cpu);
+		model_agg_name(m, b->thr[i].tid, b->thr[i].comm);
 		if (b->thr[i].ended)
 			bpf_map_delete_elem(fd, &tid);
 	}
@@ -1001,8 +1002,9 @@ static void bpf_source_ident(struct source *src, int tid, struct ident_info *out
 	struct bpf_src *b = src->priv;
 	struct bpf_thr key = { .tid = tid }, *t;
 	struct ident_info p = { .vcpu_hint = -1 };
+	bool found = !ident_thread(src->proc, tid, out);
 
-	if (!ident_thread(src->proc, tid, out) || out->kernel)
+	if (found && (out->kernel || out->comm[0]))
 		return;
 	t = b->thr ? bsearch(&key, b->thr, b->nr_thr, sizeof(*b->thr), thr_cmp) : NULL;
 	/* one met since the last reading (a sample read between two): the map has it */
@@ -1010,6 +1012,11 @@ static void bpf_source_ident(struct source *src, int tid, struct ident_info *out
 		t = &key;
 	if (!t || t->tgid <= 0)
 		return;
+	/* it ended between /proc's status and comm: its name as the program kept it */
+	if (found) {
+		strlcpy(out->comm, t->comm, sizeof(out->comm));
+		return;
+	}
 	out->pid = t->tgid;
 	strlcpy(out->comm, t->comm, sizeof(out->comm));
 	if (!ident_thread(src->proc, t->tgid, &p) && p.pid == t->tgid) {

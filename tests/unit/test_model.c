@@ -10,6 +10,10 @@
 
 #include "model/model.h"
 #include "model/model_scope.h"
+#include "model/model_feed.h"
+#include "model/model_view.h"
+#include "model/model_time.h"
+#include "model/model_steal.h"
 
 static struct kvm_event ev(enum kvm_event_kind kind, uint64_t t, int tid, int reason_id, uint64_t ip)
 {
@@ -26,6 +30,13 @@ static struct kvm_event ev(enum kvm_event_kind kind, uint64_t t, int tid, int re
 	e.other = -1;
 	e.sub = -1;
 	return e;
+}
+
+/* e, held in *at: its address, for calls that take one */
+static const struct kvm_event *ptr(struct kvm_event *at, struct kvm_event e)
+{
+	*at = e;
+	return at;
 }
 
 static void feed(struct model *m, struct kvm_event e)
@@ -84,6 +95,127 @@ static void test_pairs_unmatched_and_ring(void **state)
 	assert_int_equal(v->exits.total, 4);
 	assert_int_equal(v->rs[hlt]->lat.samples, 0);
 	assert_int_equal(v->rs[hlt]->lat_done.samples, 1);
+	model_free(m);
+	names_free(&nm);
+}
+
+/*
+ * The bpf source's sampled exits (model_agg_sample): each in the ring with
+ * its latency and object, and its IP counted for the exits it stands for,
+ * time samples for an asynchronous exit, exit sites for the rest; one
+ * without an IP among the "none".
+ */
+static void test_agg_samples(void **state)
+{
+	struct kvm_names nm;
+	struct model *m;
+	struct vcpu key = { .tid = 9 }, *v;
+	struct kvm_event e;
+	int io, intr;
+
+	names_init(&nm);
+	io = reason_intern(&nm.reasons, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
+	intr = reason_intern(&nm.reasons, ISA_VMX, 1, 0, "EXTERNAL_INTERRUPT", NULL, false, true);
+	m = model_new(&nm, 4, NULL, NULL);
+	assert_non_null(m);
+	m->ip_slots = 16;
+	m->max_objs = 8;
+
+	e = ev(KVM_EV_EXIT, 100, 9, io, 0x1000);
+	e.obj_kind = KVM_OBJ_PORT;
+	e.obj = 0x70;
+	e.obj_size = 1;
+	assert_int_equal(model_agg_sample(m, 9, &e, 250, 7), 0);
+	assert_int_equal(model_agg_sample(m, 9, ptr(&e, ev(KVM_EV_EXIT, 200, 9, io, 0x1000)), MODEL_LAT_NONE, 5), 0);
+	assert_int_equal(model_agg_sample(m, 9, ptr(&e, ev(KVM_EV_EXIT, 300, 9, intr, 0x2000)), 40, 3), 0);
+	assert_int_equal(model_agg_sample(m, 9, ptr(&e, ev(KVM_EV_EXIT, 400, 9, io, 0)), 10, 2), 0);
+
+	v = RB_FIND(vcpu_tree, &m->vcpus, &key);
+	assert_non_null(v);
+	/* the exits themselves are counted apart (model_agg_exits): none here */
+	assert_int_equal(v->exits.total, 0);
+	assert_int_equal(v->ring_count, 4);
+	assert_int_equal(v->ring[0].time, 100);
+	assert_int_equal(v->ring[0].latency, 250);
+	assert_int_equal(v->ring[0].obj_kind, KVM_OBJ_PORT);
+	assert_int_equal(v->ring[0].obj, 0x70);
+	assert_int_equal(v->ring[1].latency, MODEL_LAT_NONE);
+	assert_int_equal(v->ring[2].reason_id, intr);
+	assert_non_null(v->ips[IP_EXIT]);
+	assert_non_null(v->ips[IP_TIME]);
+	assert_int_equal(v->ips[IP_EXIT]->samples, 12);
+	assert_int_equal(v->ips[IP_EXIT]->nr, 1);
+	assert_int_equal(v->ips[IP_EXIT]->e[0].count, 12);
+	assert_int_equal(v->ips[IP_TIME]->samples, 3);
+	assert_int_equal(v->ips[IP_TIME]->e[0].ip, 0x2000);
+	assert_int_equal(v->no_ip, 2);
+	/* the port's site: the 7 exits its sample stood for, from its IP */
+	assert_non_null(v->objs);
+	assert_int_equal(v->objs->nr, 1);
+	assert_int_equal(v->objs->o[0].site[0].ip, 0x1000);
+	assert_int_equal(v->objs->o[0].site[0].n.total, 7);
+	model_free(m);
+	names_free(&nm);
+}
+
+/*
+ * The bpf source's time states and splits (model_agg_time, model_agg_split):
+ * added to the vCPU's own counters interval by interval, a VMM thread's
+ * and an unknown thread's left out.
+ */
+static void test_agg_time_split(void **state)
+{
+	static const uint64_t a[VS_NR] = { 100, 200, 300, 400, 500 }, b[VS_NR] = { 1, 2, 3, 4, 5 };
+	struct kvm_names nm;
+	struct model *m;
+	struct vcpu key = { .tid = 11 }, *v;
+	struct hist h;
+	int io, st;
+
+	names_init(&nm);
+	io = reason_intern(&nm.reasons, ISA_VMX, 30, 0, "IO_INSTRUCTION", NULL, false, false);
+	m = model_new(&nm, 0, NULL, NULL);
+	assert_non_null(m);
+	assert_int_equal(model_agg_exits(m, 11, 0, io, 3), 0);
+	/* no ident: the row has no name; the programs' name fills it, once */
+	assert_int_equal(model_agg_time(m, 11, a), 0);
+	assert_int_equal(model_agg_time(m, 11, b), 0);
+	model_agg_name(m, 11, "CPU 0/KVM");
+	model_agg_name(m, 11, "other");
+	model_agg_name(m, 12, "none");		/* no row: nothing made */
+	assert_int_equal(model_agg_time(m, 12, a), 0);		/* no row: nothing made */
+	v = RB_FIND(vcpu_tree, &m->vcpus, &key);
+	assert_non_null(v);
+	assert_string_equal(v->comm, "CPU 0/KVM");
+	for (st = 0; st < VS_NR; st++)
+		assert_int_equal(v->time[st].total, a[st] + b[st]);
+	key.tid = 12;
+	assert_null(RB_FIND(vcpu_tree, &m->vcpus, &key));
+
+	hist_init(&h);
+	assert_int_equal(hist_add(&h, 40), 0);
+	assert_int_equal(hist_add(&h, 60), 0);
+	assert_int_equal(model_agg_split(m, 11, 0, io, &h, 7, 9), 0);
+	assert_int_equal(model_agg_split(m, 11, 0, io, &h, 1, 1), 0);
+	assert_non_null(v->rs[io]->split);
+	assert_int_equal(v->rs[io]->split->handling.samples, 4);
+	assert_int_equal(v->rs[io]->split->preempted.total, 8);
+	assert_int_equal(v->rs[io]->split->blocked.total, 10);
+	hist_free(&h);
+
+	/* who ran while it waited: a thief by name, and what no one is known for in "other" */
+	m->max_thieves = 5;
+	assert_int_equal(model_agg_steal(m, 11, 77, "hog", 500), 0);
+	assert_int_equal(model_agg_steal(m, 11, 77, "hog", 20), 0);
+	assert_int_equal(model_agg_steal(m, 11, -1, "", 30), 0);
+	assert_int_equal(model_agg_steal(m, 12, 77, "hog", 500), 0);	/* no row: nothing */
+	assert_non_null(v->steal);
+	assert_int_equal(v->steal->ns, 550);
+	assert_int_equal(v->steal->rest, 30);
+	assert_int_equal(v->steal->nr, 1);
+	assert_int_equal(v->steal->t[0].tid, 77);
+	assert_int_equal(v->steal->t[0].ns, 520);
+	assert_string_equal(v->steal->t[0].comm, "hog");
 	model_free(m);
 	names_free(&nm);
 }
@@ -847,6 +979,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pairs_unmatched_and_ring),
+		cmocka_unit_test(test_agg_samples),
+		cmocka_unit_test(test_agg_time_split),
 		cmocka_unit_test(test_thread_cap_drops_and_counts),
 		cmocka_unit_test(test_interval_end_and_reset),
 		cmocka_unit_test(test_ring_grows),
