@@ -59,17 +59,42 @@ static int demo_without_kvm(struct options *o)
 }
 
 /*
+ * No --source: the bpf source, where it is built in and nothing asks for
+ * tracing (--buffer-kb, --no-sched, KVMTOP_NO_BPF=1); the driver falls
+ * back to trace where it cannot start or its first exits differ from
+ * tracefs's.
+ */
+static bool bpf_by_default(const struct options *o)
+{
+#ifdef HAVE_BPF
+	const char *no = getenv("KVMTOP_NO_BPF");
+
+	return !o->source_given && !(no && !strcmp(no, "1")) && !o->buffer_kb && !o->no_sched;
+#else
+	(void)o;
+	return false;
+#endif
+}
+
+/*
  * Live, on a host whose KVM raises no kvm_exit or kvm_entry (PVM): tracing
  * would show its VMs without a single exit.  Unless --source was given,
  * KVM's statistics are the source there; either way one line says so.
+ * Elsewhere, with no --source, bpf (bpf_by_default()).
  */
 static void source_for_host(struct options *o)
 {
 	static char line[256];
 	char mod[32];
 
-	if (o->replay || strcmp(o->source, "trace") || !trace_exitless_kvm(NULL, mod, sizeof(mod)))
+	if (o->replay || strcmp(o->source, "trace"))
 		return;
+	if (!trace_exitless_kvm(NULL, mod, sizeof(mod))) {
+		o->bpf_default = bpf_by_default(o);
+		if (o->bpf_default)
+			o->source = "bpf";
+		return;
+	}
 	if (o->source_given) {
 		static char why[160];
 
@@ -159,7 +184,9 @@ static void driver_config(const struct options *o, const struct model_filter *f,
 			.bpf_entries = o->bpf_entries,
 			.bpf_samples = o->bpf_samples < 0 ? OPT_BPF_SAMPLES : (unsigned int)o->bpf_samples,
 			.no_sched = o->no_sched, .debugfs_root = o->debugfs_root, .proc_root = o->proc_root,
+			.bpf_check_ms = o->bpf_default ? OPT_BPF_CHECK_MS : 0,
 		},
+		.fallback = o->bpf_default ? &source_trace : NULL,
 	};
 }
 

@@ -501,12 +501,12 @@ static const struct opt_def opts[] = {
 	  .help = "live: trace buffer per CPU in KiB (default: sized\n"
 		  "for the 100 ms drain tick, 3200)" },
 	{ "bpf-entries", 0, "N", NUM(bpf_entries, 64, 1 << 24, "a number of entries from 64 to 16777216"),
-	  .help = "--source bpf: each of its maps (threads, exits,\n"
+	  .help = "the bpf source: each of its maps (threads, exits,\n"
 		  "latencies, buckets, events) holds at most N entries\n"
 		  "(default 65536); updates a full map refuses are\n"
 		  "counted and said" },
 	{ "bpf-samples", 0, "N", NUM(bpf_samples, 0, 1000000, "a number of samples a second from 0 to 1000000"),
-	  .help = "--source bpf: at most about N exits a second taken as\n"
+	  .help = "the bpf source: at most about N exits a second taken as\n"
 		  "samples, each standing for the exits since its\n"
 		  "vCPU's last (every Nth exit, N set each interval):\n"
 		  "the guest IPs and the recent exits (default " XSTR(OPT_BPF_SAMPLES) "; 0:\n"
@@ -516,16 +516,19 @@ static const struct opt_def opts[] = {
 		  "(each exit's split is then unknown; their time states\n"
 		  "come from /proc's schedstat and stat)" },
 	{ "source", 0, "SRC", OPT_CALL, .set = set_source, .what = "source",
-	  .help = "live: where the figures come from:\n"
-		  "trace (default): the KVM tracepoints: every exit,\n"
-		  "  its reason, latency, guest IP; costs each exit\n"
-		  "  a trace record (on a host whose KVM traces no\n"
-		  "  exits, PVM's kvm_pvm, stats is the default)\n"
-		  "bpf: the same tracepoints and the sched events\n"
+	  .help = "live: where the figures come from (default: bpf,\n"
+		  "  else trace: bpf's first exits are held to a\n"
+		  "  tracefs window's, any difference said, then trace;\n"
+		  "  trace with KVMTOP_NO_BPF=1, --buffer-kb, --no-sched;\n"
+		  "  stats on a host whose KVM traces no exits, PVM's)\n"
+		  "bpf: the KVM tracepoints and the sched events\n"
 		  "  counted in the kernel by BPF: exits, latencies,\n"
 		  "  objects, time states, splits and stolen-by at a\n"
 		  "  fraction of trace's cost, guest IPs and recent\n"
 		  "  exits sampled (--bpf-samples; kvmtop(1))\n"
+		  "trace: the KVM tracepoints read one by one: every\n"
+		  "  exit, its reason, latency, guest IP; costs each\n"
+		  "  exit a trace record\n"
 		  "stats: KVM's binary statistics (Linux 5.14+) per\n"
 		  "  VM and vCPU: the kernel's exit counts, halt and\n"
 		  "  halt-polling figures and histograms, no latencies;\n"
@@ -681,7 +684,8 @@ static void usage(FILE *f)
 	      "(span x vCPUs), UTIL% = (guest + host + VMM time) / (span x vCPUs), STEAL% =\n"
 	      "time waiting for a CPU / (span x vCPUs), EMU% = the VMM's threads' CPU time /\n"
 	      "span.\n", f);
-	fputs("Environment: NO_COLOR (no colours), KVMTOP_DRAW_STATS=FILE (the screen's\n"
+	fputs("Environment: NO_COLOR (no colours), KVMTOP_NO_BPF=1 (no --source: trace, not\n"
+	      "bpf), KVMTOP_DRAW_STATS=FILE (the screen's\n"
 	      "redraw times, written to FILE at the end), KVMTOP_SNAPSHOT_STATS=FILE (how\n"
 	      "long each snapshot's output took, the same way), KVMTOP_DEMO_HALT_US=N (the\n"
 	      "demo guest's VMM sleeps N us at each HLT: an idle vCPU), KVMTOP_DEMO_LINGER_MS=N\n"
@@ -689,7 +693,8 @@ static void usage(FILE *f)
 	      "KVMTOP_DEMO_NAME_AFTER_MS=N (its vCPU threads take their names N ms late),\n"
 	      "KVMTOP_DEMO_VCPUS_AFTER_MS=N (the demo guest makes its vCPUs N ms after its VM),\n"
 	      "KVMTOP_DEMO_NO_STATS=1 (the demo guest holds no KVM statistics fds),\n"
-	      "KVMTOP_SCREEN_JSON=FILE (tests: the screen's snapshots as -b -o json).\n"
+	      "KVMTOP_SCREEN_JSON=FILE (tests: the screen's snapshots as -b -o json),\n"
+	      "KVMTOP_BPF_SKEW=1 (tests: the bpf source counts every other exit).\n"
 	      "See kvmtop(1) for the output fields.\n", f);
 }
 
@@ -849,10 +854,14 @@ static void check_combinations(struct options *o)
 		die_usage("--proc goes with --source stats");
 	if (o->sys_root && strcmp(o->source, "stats"))
 		die_usage("--sys goes with --source stats");
-	if (o->bpf_entries && strcmp(o->source, "bpf"))
+	/* with no --source they go to the default, bpf (trace where it cannot start: unused) */
+	if (o->bpf_entries && (o->replay || (o->source_given && strcmp(o->source, "bpf"))))
 		die_usage("--bpf-entries sizes the bpf source's maps: it goes with --source bpf");
-	if (o->bpf_samples >= 0 && strcmp(o->source, "bpf"))
+	if (o->bpf_samples >= 0 && (o->replay || (o->source_given && strcmp(o->source, "bpf"))))
 		die_usage("--bpf-samples is the bpf source's sampling: it goes with --source bpf");
+	if (!o->source_given && (o->bpf_entries || o->bpf_samples >= 0) && (o->buffer_kb || o->no_sched))
+		die_usage("--bpf-entries and --bpf-samples are the bpf source's, --buffer-kb and --no-sched "
+			  "the trace source's: give --source");
 	if (strcmp(o->source, "trace") && (o->buffer_kb || o->no_sched))
 		die_usage("--buffer-kb and --no-sched are for tracing; --source %s does not trace",
 			  o->source);

@@ -28,6 +28,7 @@ typedef int (*opt_format_fn)(unsigned int i, struct opt_format *f);
 
 #define OPT_MAX_LE	32	/* --metrics-buckets: bounds at most */
 #define OPT_SCOPE_MAX	MODEL_FILTER_MAX	/* -p, -g, --vcpu: at most this many of each */
+#define OPT_BPF_CHECK_MS	250	/* bpf as the default: its first exits held to tracefs's over this window */
 #define OPT_BPF_SAMPLES	1000	/* --bpf-samples: the bpf source's exits a second taken as samples */
 
 /* The metrics options: --metrics-per-vcpu, --metrics-buckets. */
@@ -50,6 +51,7 @@ struct options {
 	struct opt_format fmt;	/* -o's, or the default */
 	bool fmt_given;
 	bool source_given;	/* --source was given: never changed for the host */
+	bool bpf_default;	/* no --source: bpf, trace where it cannot start or counts wrong */
 	const char *replay;
 	const char *threads;	/* --threads: the recording host's ps -eLo tid=,pid=,args= */
 	unsigned int ring;

@@ -508,6 +508,12 @@ def usage_case():
     one_clear_line(rc, err, "stats: --proc without --source stats is a usage error", "--proc")
     rc, out, err = run(["-b", "--source", "stats", "--buffer-kb", "1024", "-n", "1"])
     one_clear_line(rc, err, "stats: --buffer-kb with --source stats is a usage error", "--buffer-kb")
+    # with no --source, the bpf source's options ask for it (the default), the trace source's for
+    # tracing: both at once name no source
+    rc, out, err = run(["-b", "--bpf-entries", "1024", "--no-sched", "-n", "1"])
+    one_clear_line(rc, err, "--bpf-entries with --no-sched and no --source is a usage error", "give --source")
+    rc, out, err = run(["-b", "-r", "/nonexistent.dat", "--bpf-samples", "10"])
+    one_clear_line(rc, err, "--bpf-samples with -r is a usage error", "--bpf-samples")
 
 
 fixture_case()

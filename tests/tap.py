@@ -9,6 +9,11 @@ import sys
 _n = 0
 _failed = 0
 
+# kvmtop's default source is bpf where it loads (issue 48).  The live tests were written for the
+# trace source, the default before: their kvmtops keep it (KVMTOP_NO_BPF=1, kvmtop(1)) unless
+# they ask for one (--source) or test the default (tests/live_default.py takes this out).
+os.environ.setdefault("KVMTOP_NO_BPF", "1")
+
 
 def ok(cond, name, diag=None):
     global _n, _failed

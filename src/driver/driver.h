@@ -63,6 +63,11 @@ struct driver_config {
 	const struct model_filter *filter;	/* what the views show (-p, -g, --vcpu), NULL: all */
 	const struct driver_workload *workload;	/* NULL: none */
 	struct source_config source;	/* what the source is asked */
+	/*
+	 * The source to run where the one asked for cannot start (kvmtop's
+	 * default, bpf: trace), said in one line; NULL: none, a failure.
+	 */
+	const struct source_ops *fallback;
 };
 
 /*

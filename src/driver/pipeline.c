@@ -241,7 +241,7 @@ static int model_up(struct driver *drv)
 	m->keep_ended = c->summary && drv->src.live;
 	m->max_ended = c->keep_ended;
 	if (drv->src.live) {
-		uint64_t now = clock_mono_ns();
+		uint64_t now = drv->src.started_at ? drv->src.started_at : clock_mono_ns();
 
 		m->have_time = true;
 		m->first_time = now;
@@ -249,6 +249,41 @@ static int model_up(struct driver *drv)
 		/* threads of the host: /proc says where their time goes (not debugfs' rows) */
 		m->proc_time = !drv->ops->ident || drv->ops->ident_host;
 	}
+	return 0;
+}
+
+/*
+ * The source opened, or where it cannot start, the fallback the config
+ * names, with one line saying why (the view says it).  0, or -1 with
+ * one line in err.
+ */
+static int source_open(struct driver *drv, char *err, size_t errlen)
+{
+	const struct source_ops *next = drv->c->fallback;
+	char why[400];
+	void *priv;
+
+	if (!drv->ops->open(&drv->src, &drv->c->source, &drv->names, err, errlen))
+		return 0;
+	if (!next)
+		return -1;
+	priv = calloc(1, next->priv_size);
+	if (!priv)
+		return -1;
+	strlcpy(why, err, sizeof(why));
+	free(drv->src.priv);
+	names_free(&drv->names);
+	names_init(&drv->names);
+	drv->ops = next;
+	memset(&drv->src, 0, sizeof(drv->src));
+	drv->src.ops = next;
+	drv->src.tick_ms = drv->tick_ms;
+	drv->src.proc = &drv->proc;
+	drv->src.priv = priv;
+	if (next->open(&drv->src, &drv->c->source, &drv->names, err, errlen))
+		return -1;
+	/* said once the view is up: the screen's message line, batch's stderr */
+	snprintf(drv->src.notice, sizeof(drv->src.notice), "%s: --source %s instead", why, next->select);
 	return 0;
 }
 
@@ -265,7 +300,7 @@ int driver_open(struct driver *drv)
 	drv->births = ident_births_new();
 	if (!drv->src.priv || !drv->births)
 		goto out_nomem;
-	if (drv->ops->open(&drv->src, &drv->c->source, &drv->names, err, sizeof(err))) {
+	if (source_open(drv, err, sizeof(err))) {
 		driver_fail(drv, "%s", err);
 		return -1;
 	}

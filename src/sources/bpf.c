@@ -18,6 +18,7 @@
  * it exits, whatever the signal.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -67,6 +68,7 @@ struct bpf_src {
 	int stats_fd;			/* BPF_ENABLE_STATS, with KVMTOP_BPF_STATS: the programs timed */
 	bool svm_btf;			/* SVM's exits and entries through tp_btf, not their records */
 	bool states;			/* the threads' time states and exit splits counted (sched programs) */
+	bool opened;			/* the driver's reading as it opened came: the next is an interval's */
 	uint64_t full_said[KX_MAP_NR];	/* refused updates already told */
 	uint64_t full_counted;		/* refused updates already in the model's dropped events */
 	uint64_t misses_counted;	/* the programs' skipped runs already in its lost events */
@@ -265,6 +267,8 @@ static void choose_svm_btf(struct bpf_src *b)
 	bpf_program__set_autoload(b->skel->progs.kx_entry_btf, b->svm_btf);
 	b->skel->rodata->kx_exit_type = (uint32_t)exit_type;
 	b->skel->rodata->kx_entry_type = (uint32_t)entry_type;
+	/* a test's: a source that counts wrong (kvmtop(1), ENVIRONMENT) */
+	b->skel->rodata->kx_skew = getenv("KVMTOP_BPF_SKEW") && !strcmp(getenv("KVMTOP_BPF_SKEW"), "1");
 }
 
 /*
@@ -393,6 +397,38 @@ static void stats_write(struct bpf_src *b)
 	fclose(f);
 }
 
+/* The start-up comparison's window, told the programs before it opens (from first: none counts yet). */
+static void check_window(void *ctx, uint64_t from, uint64_t to)
+{
+	struct bpf_src *b = ctx;
+
+	b->skel->bss->kx_check_from = from;
+	__atomic_store_n(&b->skel->bss->kx_check_to, to, __ATOMIC_RELEASE);
+}
+
+/*
+ * bpf as kvmtop's default: the exits the programs counted in the first ms
+ * against the kvm_exit records a tracefs instance holds of the same span
+ * (trace_counts_agree()).  0 (equal, or no count to hold it to), or -1
+ * with one line in err.
+ */
+static int check_exits(struct bpf_src *b, unsigned int ms, char *err, size_t errlen)
+{
+	char why[256];
+	int64_t want = trace_count_exits(b->tep, ms, check_window, b, why, sizeof(why));
+	uint64_t got = __atomic_load_n(&b->skel->bss->kx_check_n, __ATOMIC_ACQUIRE);
+
+	b->skel->bss->kx_check_to = 0;
+	if (getenv("KVMTOP_BPF_DEBUG"))
+		fprintf(stderr, "kvmtop: bpf: start-up comparison: %" PRIu64 " VM exits in %u ms, tracefs %" PRId64 "%s%s\n",
+			got, ms, want, want < 0 ? ": " : "", want < 0 ? why : "");
+	if (want < 0 || trace_counts_agree(got, (uint64_t)want))
+		return 0;
+	snprintf(err, errlen, "bpf: its programs counted %" PRIu64 " VM exits in its first %u ms, tracefs %" PRId64,
+		 got, ms, want);
+	return -1;
+}
+
 static void bpf_source_close(struct source *src);
 
 static int bpf_source_open(struct source *src, const struct source_config *c, struct kvm_names *names,
@@ -417,7 +453,16 @@ static int bpf_source_open(struct source *src, const struct source_config *c, st
 	if (!b->rec || skel_open(b, err, errlen))
 		goto out_close;
 	choose_svm_btf(b);
-	if (load(b, c, err, errlen) || attach_events(b, err, errlen))
+	if (load(b, c, err, errlen))
+		goto out_close;
+	/*
+	 * the first interval starts now, before any program runs: a thread's
+	 * first state counts from it (its start left 0, the first state of a
+	 * thread met at once counted from the boot)
+	 */
+	b->skel->bss->kx_epoch_ns[0] = clock_mono_ns();
+	src->started_at = b->skel->bss->kx_epoch_ns[0];
+	if (attach_events(b, err, errlen))
 		goto out_close;
 	stats_start(b);
 	b->rate = c->bpf_samples;
@@ -428,8 +473,7 @@ static int bpf_source_open(struct source *src, const struct source_config *c, st
 	}
 	/* every exit until the first interval says how many come */
 	b->skel->bss->kx_every = b->rate ? 1 : 0;
-	/* the first interval starts now; its threads' time states, splits and who took their CPU */
-	b->skel->bss->kx_epoch_ns[0] = clock_mono_ns();
+	/* its threads' time states, splits and who took their CPU */
 	b->states = true;
 	names->sched = true;
 
@@ -437,6 +481,8 @@ static int bpf_source_open(struct source *src, const struct source_config *c, st
 		snprintf(err, errlen, "bpf: attaching its programs (sched_process_exit; kvm_exit and kvm_entry through tp_btf on SVM): %s", strerror(errno));
 		goto out_close;
 	}
+	if (c->bpf_check_ms && check_exits(b, c->bpf_check_ms, err, errlen))
+		goto out_close;
 	if (b->t.mounted_by_us)
 		fprintf(stderr, "kvmtop: tracefs was not mounted: mounted it at %s\n", b->t.dir);
 	strlcpy(src->clock, "mono", sizeof(src->clock));
@@ -1214,6 +1260,17 @@ static int bpf_source_sample(struct source *src, struct model *m, char *err, siz
 {
 	struct bpf_src *b = src->priv;
 
+	/*
+	 * the driver's reading as the source opens: the programs count from
+	 * the first interval's start (src->started_at), the snapshot's, so
+	 * there is no baseline to take; a flip here would start the next
+	 * interval inside the snapshot, and a thread met after it would count
+	 * its first state from there
+	 */
+	if (!b->opened) {
+		b->opened = true;
+		return 0;
+	}
 	/* the interval read ends where the programs began the next: the snapshot's end */
 	src->sampled_to = flip(b);
 	if (read_threads(b) || read_events(b, m) || read_exits(b, m) || samples_read(b, m, src->sampled_to)) {

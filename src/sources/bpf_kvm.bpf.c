@@ -96,6 +96,24 @@ struct trace_event_raw_sched_wakeup_template {
 const volatile __u32 kx_exit_type;
 const volatile __u32 kx_entry_type;
 
+/*
+ * KVMTOP_BPF_SKEW=1 (a test's, set before the load): every other exit of
+ * the host goes uncounted, a source that is wrong for the start-up
+ * comparison to find.  0: the verifier drops the test.
+ */
+const volatile __u32 kx_skew;
+__u64 kx_skewed;
+
+/*
+ * The start-up comparison (the loader's, where bpf is kvmtop's default):
+ * the exits whose time falls in [kx_check_from, kx_check_to), counted
+ * where an exit is counted, against a tracefs instance's kvm_exit records
+ * of the same span (bpf_check.c).
+ */
+volatile __u64 kx_check_from;
+volatile __u64 kx_check_to;
+__u64 kx_check_n;
+
 volatile __u32 kx_epoch;
 /* when each interval parity began (bpf_ktime_get_ns), set by the loader before it flips */
 volatile __u64 kx_epoch_ns[2];
@@ -357,6 +375,10 @@ static __always_inline int exit_of(const struct kx_cfg *c, struct kx_thread *t, 
 {
 	__u64 every = kx_every;
 
+	if (kx_skew && (__sync_fetch_and_add(&kx_skewed, 1) & 1))
+		return 0;
+	if (now >= kx_check_from && now < kx_check_to)
+		__sync_fetch_and_add(&kx_check_n, 1);
 	/* out of the guest: its time there ends (a pending exit's, if one had no entry) */
 	state_to(t, KX_ST_HOST, KX_ST_GUEST, 0, now, k->epoch, kx_epoch_ns[k->epoch & 1]);
 	if (t->pending) {

@@ -41,6 +41,8 @@ struct source_config {
 	const char *proc_root;		/* stats: DIR laid out as /proc instead of the host's */
 	unsigned int bpf_entries;	/* bpf: each map's most entries, 0: the default */
 	unsigned int bpf_samples;	/* bpf: exits a second taken as samples (IPs, recent exits), 0: none */
+	/* bpf as kvmtop's default: its exits of this many ms from its start against tracefs's, 0: not */
+	unsigned int bpf_check_ms;
 };
 
 struct source_ops {
@@ -124,6 +126,13 @@ struct source {
 	 */
 	bool each_event;
 	char notice[512];	/* one line to show once the view is up, or "" */
+	/*
+	 * Live, set by open: when it began counting (the bpf source's first
+	 * interval, before its programs were attached and compared), where
+	 * that is before open returned: the first snapshot's start, so its
+	 * counts and states are of its span.  0: when open returned.
+	 */
+	uint64_t started_at;
 	/*
 	 * Live, set by read: every event up to this time (the source's clock)
 	 * has been read; later ones wait in the kernel's buffers.  An interval

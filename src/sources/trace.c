@@ -96,7 +96,7 @@ uint64_t trace_now(const struct trace *t)
 }
 
 /*
- * A kvmtop instance ("kvmtop-<pid>", "kvmtop-<pid>-sched") is stale when
+ * A kvmtop instance ("kvmtop-<pid>", "kvmtop-<pid>-sched", "-check") is stale when
  * its pid is gone or is not a kvmtop.
  */
 static bool instance_stale(const char *name)
@@ -107,7 +107,8 @@ static bool instance_stale(const char *name)
 	long long pid;
 	FILE *f;
 
-	if (!len || len >= sizeof(num) || (p[len] && strcmp(p + len, TRACE_SCHED_SUFFIX)))
+	if (!len || len >= sizeof(num) ||
+	    (p[len] && strcmp(p + len, TRACE_SCHED_SUFFIX) && strcmp(p + len, TRACE_CHECK_SUFFIX)))
 		return false;	/* not named by kvmtop: not ours to remove */
 	memcpy(num, p, len);
 	num[len] = '\0';

@@ -61,6 +61,29 @@ struct trace {
 struct tep_handle *trace_kvm_formats(struct trace *t, char *err, size_t errlen);
 
 #define TRACE_SCHED_SUFFIX	"-sched"
+#define TRACE_CHECK_SUFFIX	"-check"
+
+/* The window [from, to) (CLOCK_MONOTONIC ns) trace_count_exits() counts in, before it opens. */
+typedef void (*trace_window_fn)(void *ctx, uint64_t from, uint64_t to);
+
+/*
+ * The kvm_exit records of a window of ms from now, from an instance of
+ * their own ("kvmtop-<pid>-check", removed after), read with tep (the
+ * formats trace_kvm_formats() loaded); window(ctx, from, to) is told the
+ * window before it opens.  The count, or -1 with one line in err (no
+ * instance, or records lost: no count to trust).  Blocks for the window.
+ */
+int64_t trace_count_exits(struct tep_handle *tep, unsigned int ms, trace_window_fn window, void *ctx, char *err,
+			  size_t errlen);
+
+/*
+ * Does a count of the exits of a window (got) agree with trace_count_exits()'s
+ * (want)?  Each stamps an exit at its own instant, nanoseconds apart: an
+ * exit at either edge may fall inside for one and outside for the other,
+ * so TRACE_CHECK_EDGES apart is equal.
+ */
+#define TRACE_CHECK_EDGES	2
+bool trace_counts_agree(uint64_t got, uint64_t want);
 
 /*
  * The sched instance: made, its buffers sized (per CPU, a quarter of

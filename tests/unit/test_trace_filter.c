@@ -2,7 +2,7 @@
 /*
  * The kernel event filters that keep live sched events to the vCPU
  * threads (trace_pid_filter): written as runs of thread ids, refused past
- * the kernel's length.  tests/unit/test_trace_kernel.c has the running kernel
+ * the kernel's length; and the bpf source's start-up comparison's rule.  tests/unit/test_trace_kernel.c has the running kernel
  * parse and apply them.
  */
 #include <setjmp.h>
@@ -16,6 +16,20 @@
 #include <cmocka.h>
 
 #include "sources/trace.h"
+
+/* The bpf source's start-up comparison: equal but for an exit at each edge of its window. */
+static void test_counts_agree(void **state)
+{
+	(void)state;
+	assert_true(trace_counts_agree(0, 0));
+	assert_true(trace_counts_agree(100, 100));
+	assert_true(trace_counts_agree(98, 100));
+	assert_true(trace_counts_agree(102, 100));
+	assert_false(trace_counts_agree(97, 100));
+	assert_false(trace_counts_agree(103, 100));
+	assert_false(trace_counts_agree(50, 100));	/* KVMTOP_BPF_SKEW's: every other exit */
+	assert_false(trace_counts_agree(0, 3));
+}
 
 static void test_runs(void **state)
 {
@@ -84,6 +98,7 @@ static void test_exitless_kvm(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_counts_agree),
 		cmocka_unit_test(test_runs),
 		cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_exitless_kvm),
