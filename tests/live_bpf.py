@@ -35,7 +35,8 @@ import signal
 import subprocess
 import time
 
-from tap import ok, skip, done, inside_kvm_host, kvm_traced, kvmtop, mount_point, guest_cases, one_clear_line, sanitized
+from tap import ok, skip, done, inside_kvm_host, kvm_traced, kvmtop, mount_point, guest_cases, one_clear_line, \
+    sanitized, bpf_not_built_in
 
 CASES = ["own counts: the demo guest's exits per vCPU, counted in the kernel",
          "side by side: the same rows under trace and bpf, twice bpf",
@@ -60,12 +61,6 @@ FROM_PROC_UNDER_BPF = {"node"}
 LOOPS = 300 if not sanitized() else 100
 
 
-def built_in():
-    p = subprocess.run([kvmtop(), "-b", "-n", "1", "-d", "0.1", "--source", "bpf"], capture_output=True)
-    err = p.stderr.decode()
-    return None if "not built in" not in err else err.strip()
-
-
 def why_not():
     if os.geteuid() != 0:
         return "needs root"
@@ -74,7 +69,7 @@ def why_not():
     t = mount_point("tracefs")
     if not t or not os.path.isdir(os.path.join(t, "events", "kvm")):
         return "tracefs with the kernel's kvm events is not available"
-    return built_in()
+    return bpf_not_built_in()
 
 
 def links_of(pid):

@@ -31,7 +31,8 @@ import signal
 import subprocess
 import time
 
-from tap import ok, skip, done, kvmtop, guest_cases, inside_kvm_host, kvm_vendor, kvm_traced, mount_point
+from tap import ok, skip, done, kvmtop, guest_cases, inside_kvm_host, kvm_vendor, kvm_traced, mount_point, \
+    bpf_not_built_in
 
 CASES = ["default bpf: the bpf source, nothing said, no trace instance, its programs loaded",
          "default bpf: no program left after it ends",
@@ -49,18 +50,12 @@ LINE = re.compile(r"^kvmtop: bpf: its programs counted (\d+) VM exits in its fir
                   r"--source trace instead$")
 
 
-def built_in():
-    p = subprocess.run([kvmtop(), "-b", "-n", "1", "-d", "0.1", "--source", "bpf"], capture_output=True)
-    err = p.stderr.decode()
-    return None if "not built in" not in err else err.strip()
-
-
 def why_not():
     if os.geteuid() != 0:
         return "needs root"
     if not os.path.exists("/sys/kernel/btf/vmlinux"):
         return "this kernel has no BTF (/sys/kernel/btf/vmlinux)"
-    return built_in()
+    return bpf_not_built_in()
 
 
 def programs():

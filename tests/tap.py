@@ -272,6 +272,13 @@ def kvm_here():
     return os.uname().machine not in ("x86_64", "i686") or kvm_vendor() in ("kvm_intel", "kvm_amd")
 
 
+def bpf_not_built_in():
+    """Why the bpf source cannot run (kvmtop built without libbpf, clang or bpftool), or None."""
+    p = subprocess.run([kvmtop(), "-b", "-n", "1", "-d", "0.1", "--source", "bpf"], capture_output=True)
+    err = p.stderr.decode()
+    return None if "not built in" not in err else err.strip()
+
+
 def inside_kvm_host():
     """Is this test running inside the emulated KVM host (tests/vmhost)?"""
     return os.environ.get("KVMTOP_VMHOST_INSIDE") == "1"
